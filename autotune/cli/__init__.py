@@ -1,0 +1,59 @@
+"""Command line: argparse -> library calls -> exit codes.
+
+Each subcommand lives in its own module of this package, which exposes `register(subparsers)`; the
+parser it adds sets `run`, a function taking the parsed arguments and returning an exit status.
+Errors derived from `AutotuneError` are reported here, in one place, as one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from autotune import __version__
+from autotune.errors import AutotuneError
+
+# Module names under autotune.cli, in the order `autotune --help` lists them.
+_COMMAND_MODULES = ("graph", "sssp", "predict", "devices", "sweep", "report")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="autotune",
+        description="Tune the launch parameters of GPU shortest-path (SSSP) kernels.",
+    )
+    parser.add_argument("--version", action="version", version=f"autotune {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"autotune.cli.{name}")
+        except ModuleNotFoundError as error:
+            if error.name == f"autotune.cli.{name}":
+                continue  # a command not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 run failed, 2 bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except AutotuneError as error:
+        if args.debug:
+            raise
+        print(f"autotune: {error}", file=sys.stderr)
+        return error.exit_status
+    except KeyboardInterrupt:
+        print("autotune: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
