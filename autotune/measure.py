@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping, Protocol, Sequence
 
+import numpy as np
+
+from autotune.graphs.csr import CSRGraph
 from autotune.space import LaunchConfig
 
 
@@ -34,6 +37,7 @@ class Measurement:
             took per SSSP, from CUDA events around each phase.
         iterations: mean outer-loop iterations per SSSP.
         edges: arcs of the graph (for GTEPS).
+        launch_share: share of the timed solves' wall time the host spent in launch calls.
         reason: why it is invalid or wrong.
     """
 
@@ -43,6 +47,7 @@ class Measurement:
     kernel_ms: Mapping[str, float] = field(default_factory=dict)
     iterations: float = 0.0
     edges: int = 0
+    launch_share: float | None = None
     reason: str | None = None
 
     @property
@@ -79,6 +84,7 @@ class Measurement:
             "iterations": self.iterations,
             "edges": self.edges,
             "gteps": self.gteps,
+            "launch_share": self.launch_share,
             "verified": self.verified,
             "reason": self.reason,
         }
@@ -92,6 +98,7 @@ class Measurement:
             kernel_ms={k: float(v) for k, v in data.get("kernel_ms", {}).items()},
             iterations=float(data.get("iterations", 0.0)),
             edges=int(data.get("edges", 0)),
+            launch_share=data.get("launch_share"),
             reason=data.get("reason"),
         )
 
@@ -102,5 +109,21 @@ class Timer(Protocol):
     def measure(self, config: LaunchConfig) -> Measurement: ...
 
 
-def median_of(values: Sequence[float]) -> float:
-    return statistics.median(values)
+def choose_sources(graph: CSRGraph, count: int, seed: int = 0) -> tuple[int, ...]:
+    """`count` distinct source vertices among those with out-edges, drawn with `seed`.
+
+    Fewer are returned when the graph has fewer such vertices.
+    """
+    candidates = np.flatnonzero(graph.out_degrees > 0)
+    if len(candidates) == 0:
+        candidates = np.arange(graph.n_vertices)
+    rng = np.random.default_rng(seed)
+    picked = rng.choice(candidates, size=min(count, len(candidates)), replace=False)
+    return tuple(int(v) for v in picked)
+
+
+def sources_for_repetition(pool: Sequence[int], concurrent_kernels: int, repetition: int) -> list[int]:
+    """The CK sources that repetition `repetition` solves: the pool read round-robin, so successive
+    repetitions solve different sources while the pool lasts."""
+    start = repetition * concurrent_kernels
+    return [pool[(start + k) % len(pool)] for k in range(concurrent_kernels)]

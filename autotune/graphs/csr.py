@@ -7,6 +7,8 @@ from functools import cached_property
 
 import numpy as np
 
+from autotune.errors import InputError
+
 
 @dataclass(frozen=True, eq=False)
 class CSRGraph:
@@ -60,6 +62,27 @@ class CSRGraph:
         for array in (self.row_offsets, self.columns, self.weights):
             digest.update(np.ascontiguousarray(array, dtype="<i4").tobytes())
         return digest.hexdigest()
+
+    def validate(self, where: str) -> None:
+        """Check the invariants the docstring states; `where` names the graph's origin in errors.
+
+        Raises:
+            InputError: naming `where` and the first broken invariant.
+        """
+        arrays = {"row_offsets": self.row_offsets, "columns": self.columns, "weights": self.weights}
+        for label, array in arrays.items():
+            if not isinstance(array, np.ndarray) or array.ndim != 1 or array.dtype != np.int32:
+                found = getattr(array, "dtype", type(array).__name__)
+                raise InputError(f"{where}: {label} must be a 1-d int32 array, found {found}")
+        offsets, n, m = self.row_offsets, len(self.row_offsets) - 1, len(self.columns)
+        if n < 0 or offsets[0] != 0 or offsets[-1] != m or np.any(np.diff(offsets) < 0):
+            raise InputError(f"{where}: row_offsets must rise from 0 to the edge count ({m})")
+        if len(self.weights) != m:
+            raise InputError(f"{where}: {len(self.weights)} weights for {m} edges")
+        if m and (self.columns.min() < 0 or self.columns.max() >= n):
+            raise InputError(f"{where}: a column id is outside 0..{n - 1}")
+        if m and self.weights.min() < 0:
+            raise InputError(f"{where}: negative weight {self.weights.min()}; weights must be >= 0")
 
     def info(self) -> dict[str, object]:
         """The summary `autotune graph info --json` prints."""

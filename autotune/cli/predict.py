@@ -1,0 +1,204 @@
+"""`autotune predict --graph SPEC [--graph SPEC ...] --device NAME|FILE|auto [--characterization
+FILE] [-o TABLE.json] [--explain] [--json]`: the model's launch configurations, without a GPU.
+
+Prints a table (and, with `--explain`, per kernel the classes, the occupancy table and the rule
+that chose each value) and writes the JSON table of docs/tables.md with `-o`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from typing import Any, Sequence
+
+from autotune.cli.options import add_graph_options, graph_options, graph_specs, load_graphs
+from autotune.model.characterization import Characterization, load_characterization
+from autotune.model.device import DeviceProfile, load_device
+from autotune.model.features import GraphFeatures
+from autotune.model.occupancy import UNLIMITED
+from autotune.model.rules import KernelPrediction, Prediction, predict
+from autotune.tables import build_table, device_section, make_entry, write_table
+
+ALGORITHMS = ("crauser", "martin")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "predict",
+        help="the model's launch configuration for a GPU (no GPU needed)",
+        description="Predict the launch configuration (block size and L1 state per kernel, lanes "
+        "per vertex for relax, concurrent kernels) from the kernel-characterization model of "
+        "thesis chapter 4: the kernels' classes, the graph's stressing ratio and mean degree, and "
+        "the occupancy calculated from the device profile. Runs on any machine.",
+    )
+    add_graph_options(parser, multiple=True)
+    parser.add_argument(
+        "--device", "-d", required=True, metavar="NAME|FILE|auto",
+        help="a shipped profile (autotune devices), a TOML profile of your own, or auto (the live GPU, PyCUDA)",
+    )
+    parser.add_argument(
+        "--characterization", metavar="FILE", default=None,
+        help="kernel characterization TOML (default: the shipped characterizations/sssp.toml)",
+    )
+    parser.add_argument("--algorithm", choices=ALGORITHMS, default="crauser", help="recorded in the table (default crauser)")
+    parser.add_argument("--output", "-o", metavar="TABLE.json", default=None, help="write the JSON table here")
+    parser.add_argument("--explain", action="store_true", help="show the classes, occupancy and rule behind every value")
+    parser.add_argument("--json", action="store_true", help="print the JSON table instead of the text table")
+    parser.set_defaults(run=run)
+
+
+def load_features(args: argparse.Namespace) -> list[GraphFeatures]:
+    """The features of every graph the arguments name (loaded through the graph cache)."""
+    return [GraphFeatures.from_graph(graph) for graph in load_graphs(args)]
+
+
+def prediction_table(
+    predictions: Sequence[Prediction],
+    device: DeviceProfile,
+    characterization: Characterization,
+    algorithm: str,
+    command: str | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """The JSON table of a list of predictions (schema autotune.table/1)."""
+    entries = []
+    for prediction in predictions:
+        graph = prediction.graph.to_json()
+        if seed is not None:
+            graph["seed"] = seed
+        entries.append(make_entry(graph, predicted=prediction.to_json()))
+    about = {"source": characterization.source, "arch": characterization.resources_arch}
+    if characterization.path is not None:
+        about["path"] = str(characterization.path)
+    return build_table(device_section(device), entries, algorithm, command=command, characterization=about)
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command, rebuilt from the parsed arguments (for the table's record)."""
+    words = ["autotune", "predict"]
+    for spec in graph_specs(args):
+        words += ["--graph", spec]
+    words += ["--device", args.device]
+    for option, value in (("--seed", args.seed), ("--weights", args.weights), ("--characterization", args.characterization)):
+        if value is not None:
+            words += [option, str(value)]
+    if args.algorithm != "crauser":
+        words += ["--algorithm", args.algorithm]
+    return shlex.join(words)
+
+
+def run(args: argparse.Namespace) -> int:
+    device = load_device(args.device)
+    characterization = load_characterization(args.characterization)
+    features = load_features(args)
+    predictions = [predict(graph, device, characterization) for graph in features]
+    command = command_line(args)
+    table = prediction_table(
+        predictions, device, characterization, args.algorithm, command, seed=graph_options(args).seed
+    )
+    if args.output:
+        write_table(args.output, table)
+    if args.json:
+        print(json.dumps(table, indent=2))
+    else:
+        render(predictions, device, explain=args.explain, written=args.output)
+    return 0
+
+
+def _launch_text(kernel: KernelPrediction) -> str:
+    launch = kernel.launch
+    lanes = f" L{launch.lanes}" if kernel.kernel == "relax" else ""
+    return f"{launch.block_size} {launch.cache.value}{lanes}"
+
+
+def render(predictions: Sequence[Prediction], device: DeviceProfile, explain: bool, written: str | None) -> None:
+    """Print the predictions (rich) and, with `explain`, why."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120, highlight=False)
+    title = (
+        f"Predicted launch configurations on {escape(device.name)} "
+        f"(cc {device.compute_capability}, {device.sm_count} SMs x {device.max_threads_per_sm} threads)"
+    )
+    table = Table(title=title)
+    for column in ("graph", "vertices", "d(G)", "st(G, GPU)", "CK", "relax", "minimum", "update"):
+        table.add_column(column, justify="right" if column in ("vertices", "d(G)", "CK") else "left")
+    for prediction in predictions:
+        graph = prediction.graph
+        table.add_row(
+            escape(graph.features.name),
+            f"{graph.features.n_vertices:,}",
+            f"{graph.features.mean_degree:.1f} {graph.degree_class}",
+            f"{graph.stress_ratio:.2f} {graph.stress_class}",
+            str(prediction.config.concurrent_kernels),
+            *(_launch_text(prediction.kernels[name]) for name in ("relax", "minimum", "update")),
+        )
+    console.print(table)
+    if explain:
+        for prediction in predictions:
+            console.print()
+            for line in explanation(prediction):
+                console.print(escape(line))
+    if written:
+        console.print(f"wrote {escape(written)}")
+
+
+def _limit_text(value: int) -> str:
+    return "-" if value >= UNLIMITED else str(value)
+
+
+def explanation(prediction: Prediction) -> list[str]:
+    """The `--explain` text of one prediction, as lines."""
+    graph, device = prediction.graph, prediction.device
+    features = graph.features
+    lines = [
+        f"== {features.name} on {device.name} (cc {device.compute_capability}, {device.sm_count} SMs x "
+        f"{device.max_threads_per_sm} threads = {device.max_resident_threads:,} resident threads)",
+        f"n = {features.n_vertices:,}, m = {features.n_edges:,}, d(G) = {features.mean_degree:.2f} "
+        f"({graph.degree_class}: low <= 20 < medium <= 200 < high)",
+        f"st(G, GPU) = n / resident threads = {graph.stress_ratio:.3f} ({graph.stress_class}: "
+        "low <= 1.5 < medium <= 3 < high; one thread per vertex and one instance, as the thesis)",
+    ]
+    for name, kernel in prediction.kernels.items():
+        classes = kernel.classes
+        resources = kernel.occupancy[0]
+        launch = kernel.launch
+        lines.append("")
+        sharing = classes.data_sharing_rule
+        if not sharing.startswith("Table 4.1"):
+            sharing += f"; Table 4.1 gives {classes.data_sharing_table}"
+        lines.append(
+            f"-- {name}: MAp {classes.memory_access_pattern}, CLr {classes.computational_load}, "
+            f"DSr {classes.data_sharing} ({sharing}), memory accesses {classes.memory_accesses}"
+        )
+        lines.append(
+            f"   launches {kernel.threads_per_instance:,} threads per instance; with CK "
+            f"{prediction.config.concurrent_kernels} instances: "
+            f"{kernel.threads_per_instance * prediction.config.concurrent_kernels / device.max_resident_threads:.2f}"
+            " x the resident threads (shown only: the classes use st(G, GPU))"
+        )
+        lines.append(
+            f"   occupancy with cache {launch.cache.value} (shared memory per SM: "
+            f"{resources.shared_memory_per_sm:,} B):"
+        )
+        lines.append("     block  blocks/SM  warps  occupancy  limits (threads/blocks/registers/shared)  limited by")
+        for row in kernel.occupancy:
+            mark = "*" if row.block_size in kernel.maximizing_block_sizes else " "
+            limits = "/".join(_limit_text(row.limits.get(key, UNLIMITED)) for key in ("threads", "blocks", "registers", "shared_memory"))
+            limited = ", ".join(row.limited_by) or row.reason
+            lines.append(
+                f"   {mark} {row.block_size:>5}  {row.blocks_per_sm:>9}  {row.active_warps:>5}  "
+                f"{row.occupancy:>9.0%}  {limits:<40}  {limited}"
+            )
+        lines.append(f"   (* maximizes occupancy: {'/'.join(map(str, kernel.maximizing_block_sizes))})")
+        for decision in kernel.decisions:
+            value = decision.value.value if hasattr(decision.value, "value") else decision.value
+            lines.append(f"   {decision.parameter} = {value}  [{decision.rule}] {decision.reason}")
+    for decision in prediction.decisions:
+        lines.append("")
+        lines.append(f"solve: {decision.parameter} = {decision.value}  [{decision.rule}] {decision.reason}")
+    lines.append(f"config: {prediction.config}")
+    return lines

@@ -1,0 +1,139 @@
+"""`autotune sssp --graph SPEC [--cpu] ...`: solve shortest paths and report time and iterations.
+
+`--cpu` runs a CPU solver from `autotune.reference`. Without it the solve runs on the GPU: that
+mode is `_run_gpu`, still to be written; its options are already parsed here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from autotune.cli.options import add_graph_options, load_one_graph
+from autotune.errors import GpuUnavailable, InputError
+from autotune.graphs import CSRGraph
+from autotune.reference import ALGORITHMS, SolveResult, solve
+
+GPU_ALGORITHMS = ("crauser", "martin")
+DEFAULT_SOURCES = 8
+GPU_ONLY_OPTIONS = ("config", "preset", "table")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sssp", help="solve single-source shortest paths on the GPU or the CPU",
+        description="Solve single-source shortest paths and print the time, iterations and "
+                    "reached vertices.",
+    )
+    add_graph_options(parser)
+    parser.add_argument("--cpu", action="store_true",
+                        help="solve on the CPU (dijkstra is scipy's; crauser and martin are numpy "
+                             "versions of the GPU algorithms)")
+    parser.add_argument("--algorithm", choices=ALGORITHMS, default="crauser",
+                        help="default crauser; dijkstra only with --cpu")
+    parser.add_argument("--source", type=int, metavar="S", default=None,
+                        help="source vertex (--cpu default: 0)")
+    parser.add_argument("--sources", type=int, metavar="N", default=DEFAULT_SOURCES,
+                        help=f"GPU: number of random sources to solve from (default "
+                             f"{DEFAULT_SOURCES})")
+    parser.add_argument("--config", metavar="FILE_OR_JSON", default=None,
+                        help="GPU: launch configuration, a JSON file or inline JSON")
+    parser.add_argument("--preset", metavar="NAME", default=None,
+                        help="GPU: a named launch configuration, e.g. default")
+    parser.add_argument("--table", metavar="FILE", default=None,
+                        help="GPU: take the launch configuration from a tuned table")
+    parser.add_argument("--save", metavar="FILE.npy", type=Path, default=None,
+                        help="write the distances as int64 .npy, -1 for unreachable")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.cpu:
+        given = [f"--{name}" for name in GPU_ONLY_OPTIONS if getattr(args, name) is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} applies to GPU solves; drop it or drop --cpu")
+    elif args.algorithm not in GPU_ALGORITHMS:
+        raise InputError(f"--algorithm {args.algorithm} runs only on the CPU; add --cpu or use "
+                         f"{' or '.join(GPU_ALGORITHMS)}")
+    graph = load_one_graph(args)
+    if args.source is not None and not 0 <= args.source < graph.n_vertices:
+        raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "
+                         f"(0..{graph.n_vertices - 1})")
+    return _run_cpu(args, graph) if args.cpu else _run_gpu(args, graph)
+
+
+def _run_cpu(args: argparse.Namespace, graph: CSRGraph) -> int:
+    source = 0 if args.source is None else args.source
+    if graph.n_vertices == 0:
+        raise InputError(f"{graph.name} has no vertices to solve from")
+    start = time.perf_counter()
+    result = solve(graph, source, args.algorithm)
+    elapsed_s = time.perf_counter() - start
+    if args.save is not None:
+        save_distances(result.distances, args.save)
+    summary = cpu_summary(graph, result, elapsed_s)
+    print(json.dumps(summary, indent=2) if args.json else render_cpu(summary))
+    return 0
+
+
+def cpu_summary(graph: CSRGraph, result: SolveResult, elapsed_s: float) -> dict[str, object]:
+    """The data `sssp --cpu` prints (as JSON with --json)."""
+    return {
+        "graph": graph.name,
+        "vertices": graph.n_vertices,
+        "edges": graph.n_edges,
+        "device": "cpu",
+        "algorithm": result.algorithm,
+        "source": result.source,
+        "time_s": elapsed_s,
+        "iterations": result.iterations,
+        "reached": result.reached,
+    }
+
+
+def render_cpu(summary: dict[str, object]) -> str:
+    return (f"{summary['algorithm']} (cpu) on {summary['graph']} from source {summary['source']}: "
+            f"{float(summary['time_s']):.4f} s, {summary['iterations']:,} iterations, "  # type: ignore[arg-type]
+            f"{summary['reached']:,} of {summary['vertices']:,} vertices reached")
+
+
+def save_distances(distances: np.ndarray, path: Path) -> None:
+    """Write int64 distances (-1 = unreachable) to `path` as .npy, atomically.
+
+    Raises:
+        InputError: if the file cannot be written.
+    """
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise InputError(f"--save: cannot write {path}: {error.strerror or error}") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            np.save(stream, np.asarray(distances, dtype=np.int64))
+        os.replace(temporary, path)
+    except BaseException as error:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        if isinstance(error, OSError):
+            raise InputError(f"--save: cannot write {path}: {error.strerror or error}") from None
+        raise
+
+
+def _run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
+    """GPU mode: solve from `args.source`, or from `args.sources` random sources (seeded by
+    `args.seed`), with `args.algorithm` (crauser|martin) and the launch configuration from
+    `args.config` / `args.preset` / `args.table`; verify every solve against
+    `autotune.reference.reference_distances`; honour `args.save` and `args.json`.
+
+    TODO(lead): not built yet.
+    """
+    raise GpuUnavailable("GPU solving is not built yet")

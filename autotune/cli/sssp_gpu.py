@@ -1,0 +1,71 @@
+"""`autotune sssp` on the GPU: solve with one launch configuration, verified and timed."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table as RichTable
+
+from autotune.errors import AutotuneError, InputError
+from autotune.graphs.csr import CSRGraph
+from autotune.measure import Measurement, choose_sources
+from autotune.space import LaunchConfig, load_config
+
+PRESETS = {"default": LaunchConfig.default}
+
+
+def config_from_args(args: argparse.Namespace) -> LaunchConfig:
+    """The configuration named by --config or --preset (default preset when neither is given)."""
+    if getattr(args, "config", None):
+        return load_config(args.config)
+    preset = getattr(args, "preset", None) or "default"
+    if preset not in PRESETS:
+        raise InputError(f"--preset: unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
+    return PRESETS[preset]()
+
+
+def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
+    """Measure one configuration on the GPU; exit 0 when verified, 1 when invalid or wrong."""
+    from autotune.gpu import CudaEventTimer, Solver, device_description, gpu_session
+
+    config = config_from_args(args)
+    algorithm = args.algorithm or "crauser"
+    if algorithm not in ("crauser", "martin"):
+        raise InputError(f"--algorithm {algorithm} runs on the CPU only (add --cpu); the GPU runs crauser or martin")
+    n_sources = getattr(args, "sources", 8) or 8
+    if n_sources < 1:
+        raise InputError("--sources must be at least 1")
+    with gpu_session(getattr(args, "device_index", 0) or 0) as device:
+        with Solver(graph, algorithm) as solver:
+            timer = CudaEventTimer(solver, choose_sources(graph, n_sources, seed=args.seed or 0),
+                                   repetitions=getattr(args, "repetitions", None) or 5)
+            measurement = timer.measure(config)
+        device_info = device_description(device)
+    if args.json:
+        print(json.dumps({"graph": graph.info(), "device": device_info, "algorithm": algorithm,
+                          **measurement.to_json()}, indent=2))
+    else:
+        _render(graph, device_info, algorithm, measurement)
+    if not measurement.ok:
+        raise AutotuneError(f"{measurement.status}: {measurement.reason}")
+    return 0
+
+
+def _render(graph: CSRGraph, device_info: dict, algorithm: str, m: Measurement) -> None:
+    console = Console()
+    table = RichTable(title=escape(f"{algorithm} on {device_info['name']}: {graph.name}"), show_header=False)
+    table.add_row("configuration", str(m.config))
+    table.add_row("status", str(m.status))
+    if m.ok:
+        low, high = m.spread_ms
+        table.add_row("ms per SSSP", f"{m.ms_per_sssp:.3f} (min {low:.3f}, max {high:.3f})")
+        table.add_row("GTEPS", f"{m.gteps:.2f}")
+        table.add_row("iterations", f"{m.iterations:.0f}")
+        table.add_row("per kernel (ms per SSSP)",
+                      ", ".join(f"{k} {v:.3f}" for k, v in sorted(m.kernel_ms.items())))
+        table.add_row("host launch share", f"{100 * m.launch_share:.0f}%")
+    else:
+        table.add_row("reason", escape(m.reason or ""))
+    console.print(table)

@@ -1,0 +1,287 @@
+"""`autotune sweep`: measure and tune the launch configuration of each graph; write the JSON table.
+
+On a GPU (PyCUDA, imported only here and only without `--replay`)::
+
+    autotune sweep --graph rmat17 [--graph rmat20 ...] [--strategy bayes|exhaustive|model]
+
+From recorded measurements, on any machine (`--replay`; the graphs are the records' own)::
+
+    autotune sweep --replay tests/data/records/synthetic-rmat12.jsonl --strategy exhaustive -o t.json
+
+Writes the table (`-o`, default `sweep-<graphs>-<device>-<algorithm>.json` here) after every
+graph, atomically; the records (JSON Lines, every measurement, `--records`, default next to the
+table; a replay writes them only when asked); the T4 results (`--t4 DIR`). Ctrl-C or SIGTERM stops
+cleanly: the table so far is written, marked partial, and the exit status is 130.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+import shlex
+import sys
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ContextManager, Iterator, Sequence
+
+from autotune.errors import InputError
+from autotune.search import plan
+from autotune.search.progress import NullProgress, RichProgress
+from autotune.search.records import Record, read_records, records_of, write_records
+from autotune.search.replay import ReplayTimer, recorded_space
+from autotune.search.results import GraphInfo, GraphResult
+from autotune.search.space import SearchSpace
+from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES, make_strategy
+from autotune.search.study import MEMORY, StudyKey, open_storage, open_study
+from autotune.search.summary import render_summary
+from autotune.search.sweep import SweepProgress, SweepSettings, Specials, quiet_optuna, stop_on_sigterm, sweep_graph
+from autotune.search.t4 import write_t4
+from autotune.search.table import sweep_table, write_sweep_table
+
+ALGORITHMS = ("crauser", "martin")
+DEFAULT_REPETITIONS = 5
+DEFAULT_SOURCES = 128
+INTERRUPTED = 130
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sweep", help="measure and tune launch configurations on the GPU; write the JSON table",
+        description="Find the fastest verified launch configuration of each graph on this GPU, measure "
+        "the default, the baseline and the model's prediction, and write the JSON table. Every "
+        "measurement is kept in an Optuna study (resumable) and exported as JSON Lines.")
+    graphs = parser.add_argument_group("graphs")
+    graphs.add_argument("--graph", "-g", metavar="SPEC", action="append", default=None,
+                        help=f"{_graph_help()}; repeat for several graphs (with --replay: a graph name of the records)")
+    graphs.add_argument("--seed", metavar="N", default=None, help="seed of generated graphs, drawn weights and sources (default 0)")
+    graphs.add_argument("--weights", metavar="LO-HI", default=None, help="draw uniform integer weights in LO..HI")
+    search = parser.add_argument_group("search")
+    search.add_argument("--algorithm", choices=ALGORITHMS, default="crauser", help="SSSP kernels to tune (default crauser)")
+    search.add_argument("--strategy", choices=STRATEGIES, default="bayes",
+                        help="bayes: Optuna over every kernel's own launch (default); exhaustive: every uniform "
+                        "configuration, then per-kernel composition (thesis 4.6); model: prediction, default, baseline only")
+    search.add_argument("--trials", type=int, metavar="N", default=None, help=f"bayes: trials (default {DEFAULT_TRIALS})")
+    search.add_argument("--sampler", choices=SAMPLERS, default="tpe", help="bayes: Optuna sampler (default tpe)")
+    search.add_argument("--sampler-seed", type=int, metavar="N", default=None, help="bayes: sampler seed (default: --seed)")
+    search.add_argument("--block-sizes", metavar="LIST", default=None,
+                        help="block sizes to try: 64,128,256 or 64-512 (default 32-1024; with --replay: the records')")
+    search.add_argument("--caches", metavar="LIST", default=None,
+                        help="cache states to try (default all: default,prefer_l1,prefer_shared,no_l1)")
+    search.add_argument("--ck", metavar="LIST", default=None, help="concurrent kernels to try (default 1,2,4,...,64)")
+    search.add_argument("--lanes", metavar="LIST", default=None, help="relax lanes per vertex to try (default 1,2,4,...,32)")
+    search.add_argument("--finalists", type=int, metavar="K", default=3, help="best configurations measured again (default 3)")
+    search.add_argument("--rounds", type=int, metavar="R", default=3, help="interleaved re-measurement rounds (default 3)")
+    measure = parser.add_argument_group("measurement")
+    measure.add_argument("--repetitions", type=int, metavar="N", default=DEFAULT_REPETITIONS, help=f"timed solves per measurement (default {DEFAULT_REPETITIONS})")
+    measure.add_argument("--sources", type=int, metavar="N", default=DEFAULT_SOURCES, help=f"source pool size (default {DEFAULT_SOURCES})")
+    measure.add_argument("--device-index", type=int, metavar="I", default=0, help="CUDA device (default 0)")
+    measure.add_argument("--replay", metavar="RECORDS.jsonl", default=None, help="answer from recorded measurements instead of the GPU")
+    keep = parser.add_argument_group("storage and output")
+    keep.add_argument("--storage", metavar="URL", default=None,
+                      help="Optuna storage: an RDB URL, a .db/.sqlite file, a .log journal file, or memory "
+                      "(default: a SQLite file in the user data directory; memory with --replay)")
+    keep.add_argument("--resume", action="store_true", help="continue the newest matching study, re-using its measurements")
+    keep.add_argument("--output", "-o", metavar="TABLE.json", default=None, help="the table (default: sweep-<graphs>-<device>-<algorithm>.json)")
+    keep.add_argument("--records", metavar="FILE.jsonl", default=None, help="every measurement as JSON Lines (default: next to the table; with --replay only if given)")
+    keep.add_argument("--t4", metavar="DIR", default=None, help="also write T4 results files (Kernel Tuner, BAT) into DIR")
+    keep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    keep.add_argument("--json", action="store_true", help="print the table as JSON on stdout (implies no progress bar)")
+    parser.set_defaults(run=run)
+
+
+def _graph_help() -> str:
+    try:
+        from autotune.cli.options import GRAPH_HELP
+    except ImportError:
+        return "graph spec: rmat<S>, random<N>-d<D>, or a file"
+    return GRAPH_HELP
+
+
+def _seed(args: argparse.Namespace) -> int:
+    if args.seed is None:
+        return 0
+    if not str(args.seed).strip().isdigit():
+        raise InputError(f"--seed: expected a non-negative integer, found {args.seed!r}")
+    return int(args.seed)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    for option, value, low in (("--trials", args.trials, 1), ("--repetitions", args.repetitions, 1),
+                               ("--sources", args.sources, 1), ("--finalists", args.finalists, 0),
+                               ("--rounds", args.rounds, 0)):
+        if value is not None and value < low:
+            raise InputError(f"{option}: expected a number >= {low}, found {value}")
+    if args.trials is not None and args.strategy != "bayes":
+        raise InputError(f"--trials applies to --strategy bayes, not {args.strategy}")
+    if args.resume and (args.storage == MEMORY or (args.replay and args.storage is None)):
+        raise InputError("--resume needs a storage that outlives the process; give --storage FILE.db")
+    if not args.replay and not args.graph:
+        raise InputError("no graph given; use --graph SPEC (or --replay RECORDS.jsonl)")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "x"
+
+
+def default_output(graph_names: Sequence[str], device_name: str, algorithm: str) -> Path:
+    names = "+".join(_slug(Path(name).name) for name in graph_names)[:80]
+    return Path(f"sweep-{names}-{_slug(device_name)}-{algorithm}.json")
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One graph to sweep: its description, its specials, and a context manager giving its timer."""
+
+    graph: GraphInfo
+    specials: Specials
+    timer: ContextManager[Any]
+
+
+def _replay_records(args: argparse.Namespace) -> list[Record]:
+    records = [r for r in read_records(args.replay) if r.algorithm == args.algorithm]
+    if not records:
+        raise InputError(f"{args.replay}: holds no records of algorithm {args.algorithm}")
+    return records
+
+
+def _space(args: argparse.Namespace, records: Sequence[Record] | None) -> SearchSpace:
+    """The space the options give; a replay defaults each option to what its records cover."""
+    given = {"block_sizes": args.block_sizes, "caches": args.caches, "ck": args.ck, "lanes": args.lanes}
+    if records:
+        covered = recorded_space(records)
+        given = {name: value if value is not None else covered[name] for name, value in given.items()}
+    return SearchSpace.from_options(**given)
+
+
+def _replay_jobs(args: argparse.Namespace, records: list[Record]) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
+    devices = {r.device_name for r in records}
+    if len(devices) > 1:
+        raise InputError(f"{args.replay}: the records mix GPUs ({', '.join(sorted(devices))}); replay one GPU's records")
+    by_graph: dict[str, list[Record]] = {}
+    for record in records:
+        by_graph.setdefault(record.graph.sha256 or record.graph.name, []).append(record)
+    names = {group[0].graph.name: key for key, group in by_graph.items()}
+    if args.graph:
+        unknown = [g for g in args.graph if g not in names and g not in by_graph]
+        if unknown:
+            raise InputError(f"--graph {unknown[0]}: not in {args.replay}; it holds {', '.join(sorted(names))}")
+        keys = [names.get(g, g) for g in args.graph]
+    else:
+        keys = list(by_graph)
+    device = dict(records[0].device)
+    profile = plan.profile_from_json(device, args.replay)
+
+    def jobs() -> Iterator[_Job]:
+        for key in keys:
+            group = by_graph[key]
+            graph = plan.classify_graph(group[0].graph, profile)
+            yield _Job(graph, plan.recorded_specials(group, graph, profile), contextlib.nullcontext(ReplayTimer(group)))
+
+    return device, jobs(), [by_graph[k][0].graph.name for k in keys]
+
+
+@contextlib.contextmanager
+def _cuda_timer(graph: Any, args: argparse.Namespace, seed: int) -> Iterator[Any]:
+    """A `CudaEventTimer` for one graph; its GPU memory is released on exit."""
+    from autotune.gpu import CudaEventTimer, Solver
+    from autotune.measure import choose_sources
+
+    with Solver(graph, args.algorithm) as solver:
+        yield CudaEventTimer(solver, choose_sources(graph, args.sources, seed), args.repetitions)
+
+
+def _gpu_jobs(args: argparse.Namespace, stack: ExitStack) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
+    from autotune.cli.options import load_graphs
+
+    graphs = load_graphs(args)  # every spec is checked before the GPU is opened
+    from autotune import gpu
+    from autotune.model import device_from_gpu
+
+    device_handle = stack.enter_context(gpu.gpu_session(args.device_index))
+    description = gpu.device_description(device_handle)
+    profile = device_from_gpu(args.device_index)
+    device = plan.device_json(profile, cuda_version=str(description.get("cuda_driver_version")))
+    device["name"] = str(description.get("name", device["name"]))
+    seed = _seed(args)
+
+    def jobs() -> Iterator[_Job]:
+        for graph in graphs:
+            info = plan.classify_graph(plan.graph_info(graph, seed=seed, weights=args.weights), profile)
+            yield _Job(info, plan.model_specials(info, profile), _cuda_timer(graph, args, seed))
+
+    return device, jobs(), [g.name for g in graphs]
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_args(args)
+    replayed = _replay_records(args) if args.replay else None
+    space = _space(args, replayed)
+    seed = _seed(args)
+    strategy = make_strategy(args.strategy, args.trials, args.sampler,
+                             args.sampler_seed if args.sampler_seed is not None else seed)
+    settings = SweepSettings(finalists=args.finalists, rounds=args.rounds)
+    storage_spec = args.storage if args.storage is not None or not args.replay else MEMORY
+    with quiet_optuna():
+        storage, storage_url = open_storage(storage_spec)
+    command = "autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None
+    show = not (args.quiet or args.json)
+    results: list[GraphResult] = []
+    written: list[str] = []
+    interrupted = False
+    with ExitStack() as stack:
+        stack.enter_context(stop_on_sigterm())
+        device, jobs, names = _replay_jobs(args, replayed) if replayed else _gpu_jobs(args, stack)
+        output = Path(args.output) if args.output else default_output(names, str(device["name"]), args.algorithm)
+        records_path = Path(args.records) if args.records else (
+            None if args.replay else output.with_name(output.stem + ".records.jsonl"))
+        progress: SweepProgress = stack.enter_context(RichProgress()) if show else NullProgress()
+        protocol = {"timer": "replay" if args.replay else "cuda-events", "repetitions": args.repetitions,
+                    "sources": args.sources, "seed": seed, "finalists": args.finalists, "rounds": args.rounds}
+        try:
+            for job in jobs:
+                key = StudyKey(job.graph.sha256 or job.graph.name, args.algorithm, str(device["name"]),
+                               strategy.label, space.digest(), protocol)
+                with quiet_optuna():
+                    handle = open_study(storage, storage_url, key, strategy.sampler(space), args.resume,
+                                        attrs={"graph": job.graph.name, "space": space.to_json()})
+                with job.timer as timer:
+                    result = sweep_graph(timer, space, strategy, handle, job.graph, args.algorithm, device,
+                                         job.specials, settings, progress)
+                results.append(result)
+                written = _write(results, device, args, output, records_path, command)
+                if result.partial:
+                    interrupted = True
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
+            if results:
+                written = _write(results, device, args, output, records_path, command, partial=True)
+    if args.json:
+        print(json.dumps(sweep_table(results, device, args.algorithm, command, partial=interrupted), indent=2))
+    elif show:
+        from rich.console import Console
+
+        console = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 120)
+        render_summary(results, console, written)
+    if interrupted:
+        print(f"autotune: interrupted; wrote the partial table {output}" if results else
+              "autotune: interrupted before any graph was measured", file=sys.stderr)
+        return INTERRUPTED
+    return 0 if all(r.best is not None for r in results) else 1
+
+
+def _write(results: Sequence[GraphResult], device: dict[str, Any], args: argparse.Namespace, output: Path,
+           records_path: Path | None, command: str | None, partial: bool = False) -> list[str]:
+    """Write the table, the records and the T4 files of every graph so far; returns the paths."""
+    table = sweep_table(results, device, args.algorithm, command, partial=partial)
+    written = [str(write_sweep_table(output, table))]
+    if records_path is not None:
+        records = [record for result in results for record in records_of(result)]
+        header = ("autotune sweep records (synthetic measurements, no GPU)" if "Synthetic" in str(device.get("name"))
+                  else None)
+        written.append(str(write_records(records_path, records, header=header)))
+    if args.t4:
+        written += [str(write_t4(args.t4, result)) for result in results]
+    return written

@@ -1,0 +1,185 @@
+"""Fast parsing of whitespace-separated integer text, with file:line errors.
+
+The fast path never loops over lines in Python: numpy finds token and line boundaries in the raw
+bytes and `np.fromstring` converts the numbers. Only when something is wrong does a slow path walk
+the lines to name the first bad one.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import warnings
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from autotune.errors import InputError
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_bytes(path: Path) -> bytes:
+    """Return the content of `path`, decompressed when it is gzip (detected by its magic bytes).
+
+    Raises:
+        InputError: if the file cannot be read, or its gzip stream is corrupt or truncated.
+    """
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the file: {error.strerror or error}") from None
+    if data.startswith(_GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(
+                f"{path}: the gzip data is corrupt or truncated ({error}). Download it again."
+            ) from None
+    return data
+
+
+def blank_lines(data: bytes, pattern: bytes) -> bytes:
+    """Empty every line matching the regex `pattern` (anchored at line start), keeping line numbers."""
+    return re.sub(rb"(?m)^(?:" + pattern + rb")[^\n]*", b"", data)
+
+
+def shown(line: bytes, limit: int = 60) -> str:
+    """A line as quoted in error messages: decoded, stripped, shortened."""
+    text = line.decode("utf-8", "replace").strip()
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Where the tokens of a text lie: line index (0-based) of each token, tokens per line."""
+
+    token_lines: np.ndarray
+    line_counts: np.ndarray
+
+
+def tokenize(data: bytes) -> Tokens:
+    """Find the tokens (runs of bytes above space) of `data` and their 0-based line indices."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    space = a <= 32
+    starts = np.flatnonzero(~space[1:] & space[:-1]) + 1
+    if len(a) and not space[0]:
+        starts = np.concatenate(([0], starts))
+    newlines = np.flatnonzero(a == 10)
+    token_lines = np.searchsorted(newlines, starts)
+    n_lines = len(newlines) + (1 if len(a) and a[-1] != 10 else 0)
+    return Tokens(token_lines, np.bincount(token_lines, minlength=n_lines))
+
+
+def numbers(data: bytes, n_tokens: int, dtype: type) -> np.ndarray | None:
+    """Convert all whitespace-separated numbers of `data`, or return None if any is malformed."""
+    if n_tokens == 0:
+        return np.empty(0, dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            values = np.fromstring(data, dtype=dtype, sep=" ")
+        except (ValueError, DeprecationWarning):
+            return None
+    return values if len(values) == n_tokens else None
+
+
+LineCheck = Callable[[bytes], str | None]
+
+
+def first_bad_line(data: bytes, check: LineCheck) -> tuple[int, bytes, str] | None:
+    """Slow path: the first line (1-based number, text, problem) for which `check` returns a problem."""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        problem = check(line)
+        if problem is not None:
+            return number, line, problem
+    return None
+
+
+def is_int(token: bytes) -> bool:
+    return token.isdigit() or (token[:1] in (b"-", b"+") and token[1:].isdigit())
+
+
+def is_number(token: bytes) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def display_name(path: os.PathLike | str) -> str:
+    """The file name as errors show it: the path as the user gave it."""
+    return os.fspath(path)
+
+
+def line_at(data: bytes, index: int) -> bytes:
+    """Line `index` (0-based) of `data`."""
+    lines = data.split(b"\n", index + 1)
+    return lines[index] if index < len(lines) else b""
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Rows of numbers parsed from a text: `values[i]` came from line `lines[i]` (1-based)."""
+
+    values: np.ndarray
+    lines: np.ndarray
+
+    def line_of(self, row: int) -> int:
+        return int(self.lines[row])
+
+
+def parse_rows(
+    body: bytes,
+    where: str,
+    *,
+    widths: tuple[int, ...],
+    dtype: type,
+    expected: str,
+    check: LineCheck,
+    original: bytes | None = None,
+    first_line: int = 1,
+) -> Rows:
+    """Parse the non-blank lines of `body` as rows of numbers, all of one width from `widths`.
+
+    Args:
+        body: the text, with lines that are not rows (comments, headers) blanked; line `i` of
+            `body` is line `first_line + i` of the file.
+        where: the file name for errors.
+        widths: allowed numbers of tokens per row; the first row fixes the width.
+        dtype: np.int64 or np.float64.
+        expected: what a row looks like, for errors (e.g. "an arc line 'a u v w'").
+        check: slow-path check of one line of `original`, returning a problem or None.
+        original: the unblanked text (defaults to `body`), quoted in errors.
+        first_line: the file's line number of `body`'s first line.
+
+    Raises:
+        InputError: `file:line: expected ..., found '...'` for the first malformed line.
+    """
+    original = body if original is None else original
+    tokens = tokenize(body)
+    counts = tokens.line_counts
+    nonblank = np.flatnonzero(counts)
+    width = int(counts[nonblank[0]]) if len(nonblank) else widths[0]
+    bad = np.flatnonzero((counts != 0) & (counts != width))
+    if width not in widths:
+        bad = nonblank[:1]
+    if len(bad):
+        index = int(bad[0])
+        raise InputError(
+            f"{where}:{first_line + index}: expected {expected}, "
+            f"found {shown(line_at(original, index))}"
+        )
+    values = numbers(body, len(tokens.token_lines), dtype)
+    if values is None:
+        found = first_bad_line(original, check)
+        if found is None:  # cannot happen for a consistent `check`; still say something useful
+            raise InputError(f"{where}: expected only {expected} lines, found other text")
+        number, line, problem = found
+        raise InputError(f"{where}:{first_line + number - 1}: {problem}, found {shown(line)}")
+    return Rows(values.reshape(-1, width), tokens.token_lines[::width] + first_line)

@@ -1,0 +1,196 @@
+"""Measurement records as JSON Lines: one line per GPU measurement, written next to a table.
+
+A line holds what was measured (the `Measurement` JSON), on which graph, device and algorithm, by
+which strategy, in which trial and phase, when, and how long the `measure` call took::
+
+    {"format": "autotune.records/1",
+     "graph": {"name": "rmat17", "vertices": 131072, "edges": 4194304, "sha256": "...", "seed": 0},
+     "algorithm": "crauser", "device": {"name": "NVIDIA H100 80GB HBM3", "sm_count": 132, ...},
+     "strategy": "bayes-tpe", "trial": 12, "phase": "search", "roles": [],
+     "timestamp": "2025-01-01T12:00:00+00:00", "wall_s": 0.41, "measurement": {...}}
+
+`roles` names what the sweep measured the configuration as, besides a search point: `default`,
+`baseline_candidate`, `prediction`. A replay (`replay.ReplayTimer`) reads these records back.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from autotune.errors import InputError
+from autotune.measure import Measurement
+from autotune.search.results import GraphInfo, GraphResult
+
+RECORDS_FORMAT = "autotune.records/1"
+PHASES = ("fixed", "search", "compose", "remeasure")
+ROLES = ("default", "baseline_candidate", "prediction")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One measurement as the records file keeps it.
+
+    Args:
+        graph: the graph (name, sha256, size, and the seed and weights of a generated one).
+        algorithm: crauser or martin.
+        device: the table's device object of the GPU it ran on (`tables.device_section`: the
+            device profile's fields, so a replay can run the model; at least `name`).
+        strategy: the strategy label (`exhaustive`, `bayes-tpe`, `model`).
+        measurement: the measurement itself.
+        trial: the Optuna trial number, when it was one.
+        phase: fixed (default, baseline, prediction), search, compose or remeasure.
+        roles: default, baseline_candidate, prediction: what the sweep measured it as.
+        timestamp: ISO 8601 time of the measurement (UTC).
+        wall_s: seconds the `measure` call took on the host (None when unknown).
+    """
+
+    graph: GraphInfo
+    algorithm: str
+    device: Mapping[str, Any]
+    strategy: str
+    measurement: Measurement
+    trial: int | None = None
+    phase: str = "search"
+    roles: tuple[str, ...] = ()
+    timestamp: str = ""
+    wall_s: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def graph_sha256(self) -> str:
+        return self.graph.sha256
+
+    @property
+    def device_name(self) -> str:
+        return str(self.device.get("name", "unknown"))
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "format": RECORDS_FORMAT,
+            "graph": dataclasses.replace(self.graph, classes=None).to_json(),
+            "algorithm": self.algorithm,
+            "device": dict(self.device),
+            "strategy": self.strategy,
+            "trial": self.trial,
+            "phase": self.phase,
+            "roles": list(self.roles),
+            "timestamp": self.timestamp,
+            "wall_s": self.wall_s,
+            "measurement": self.measurement.to_json(),
+        }
+        if self.extra:
+            data["extra"] = dict(self.extra)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "record") -> Record:
+        """Read one line's object.
+
+        Raises:
+            InputError: a missing key or a malformed measurement, naming `where`.
+        """
+        if not isinstance(data, Mapping):
+            raise InputError(f"{where}: expected a JSON object, found {type(data).__name__}")
+        fmt = data.get("format", RECORDS_FORMAT)
+        if fmt != RECORDS_FORMAT:
+            raise InputError(f"{where}: unknown records format {fmt!r}; this autotune reads {RECORDS_FORMAT}")
+        try:
+            graph = GraphInfo.from_json(data["graph"])
+            measurement = Measurement.from_json(data["measurement"], f"{where}: measurement")
+            return cls(
+                graph=graph,
+                algorithm=str(data.get("algorithm", "crauser")),
+                device=dict(data.get("device") or {"name": "unknown"}),
+                strategy=str(data.get("strategy", "")),
+                measurement=measurement,
+                trial=data.get("trial"),
+                phase=str(data.get("phase", "search")),
+                roles=tuple(data.get("roles", ())),
+                timestamp=str(data.get("timestamp", "")),
+                wall_s=data.get("wall_s"),
+                extra=dict(data.get("extra", {})),
+            )
+        except KeyError as error:
+            raise InputError(f"{where}: missing key {error.args[0]!r}") from None
+        except (TypeError, ValueError) as error:
+            raise InputError(f"{where}: {error}") from None
+
+
+def records_of(result: GraphResult) -> list[Record]:
+    """The records of every measurement a sweep took (its `log`), in order."""
+    return [
+        Record(graph=result.graph, algorithm=result.algorithm, device=result.device, strategy=result.strategy,
+               measurement=e.measurement, trial=e.trial, phase=e.phase, roles=tuple(e.roles),
+               timestamp=e.timestamp, wall_s=e.wall_s)
+        for e in result.log
+    ]
+
+
+def read_records(path: str | os.PathLike[str]) -> list[Record]:
+    """Read a JSON Lines records file (blank lines and `#` comment lines are skipped).
+
+    Raises:
+        InputError: unreadable file, or a bad line (with its number).
+
+    Example:
+        >>> records = read_records("tests/data/records/synthetic-small.jsonl")  # doctest: +SKIP
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the records: {error.strerror}") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}:{number}: invalid JSON: {error.msg}") from None
+        records.append(Record.from_json(data, f"{path}:{number}"))
+    if not records:
+        raise InputError(f"{path}: holds no records")
+    return records
+
+
+def write_records(path: str | os.PathLike[str], records: Iterable[Record], header: str | None = None) -> Path:
+    """Write records as JSON Lines, atomically (a temporary file replaced into place).
+
+    Args:
+        path: the file to write.
+        records: the records, in order.
+        header: an optional comment written as the first line (`# ...`).
+
+    Returns:
+        The path written.
+    """
+    lines = [f"# {line}" for line in header.splitlines()] if header else []
+    lines += [json.dumps(record.to_json(), separators=(",", ":")) for record in records]
+    return atomic_write_text(Path(path), "\n".join(lines) + "\n")
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write `text` to a temporary file in `path`'s directory, then `os.replace` it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 is not what a plain write gives
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    return path

@@ -1,0 +1,245 @@
+"""Where a sweep keeps its trials: an Optuna storage and one study per (graph, GPU, strategy, space).
+
+- Storage: by default a SQLite file under `platformdirs.user_data_dir("autotune")`; `--storage`
+  takes any Optuna RDB URL (`sqlite:///run.db`, `postgresql://...`), a file path ending in `.log`
+  or `.journal` (an Optuna `JournalStorage`, safe on network file systems), another file path (a
+  SQLite file there), or `memory` (nothing kept after the process).
+- Study name: `autotune/<graph sha256[:16]>/<algorithm>/<device>/<strategy>/<space digest>@<UTC time>`.
+  Each sweep starts a new study; `--resume` continues the newest study of the same prefix, so
+  only the same graph, algorithm, GPU, strategy, space and measurement protocol resumes.
+- Every finished trial keeps its measurement as the user attribute `measurement` (the
+  `Measurement` JSON), so a resumed sweep re-uses it instead of measuring again. A trial left
+  RUNNING by a killed process is marked FAIL with `interrupted = True` when the study is resumed;
+  interrupted trials are neither measurements nor failures of their configuration.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+import optuna
+from optuna.storages import BaseStorage, InMemoryStorage, RDBStorage
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.errors import InputError
+from autotune.measure import Measurement
+
+DEFAULT_STORAGE_FILE = "studies.sqlite3"
+MEMORY = "memory"
+JOURNAL_SUFFIXES = (".log", ".journal")
+NAME_PREFIX = "autotune"
+
+# Trial user attributes (one place, so records, resume and reports agree).
+ATTR_MEASUREMENT = "measurement"
+ATTR_CONFIG = "config"
+ATTR_PHASE = "phase"
+ATTR_CACHED = "cached"
+ATTR_WALL_S = "wall_s"
+ATTR_TIMESTAMP = "timestamp"
+ATTR_REASON = "fail_reason"
+ATTR_INTERRUPTED = "interrupted"
+ATTR_ROUND = "round"
+ATTR_ROLES = "roles"
+
+
+def default_storage_path() -> Path:
+    """The SQLite file studies go to when `--storage` is not given."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("autotune")) / DEFAULT_STORAGE_FILE
+
+
+def storage_url(spec: str | None) -> str:
+    """The storage URL a `--storage` value stands for (see the module docstring)."""
+    if spec is None:
+        path = default_storage_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{path}"
+    if spec == MEMORY or "://" in spec:
+        return spec
+    path = Path(spec).expanduser().resolve()
+    if path.suffix in JOURNAL_SUFFIXES:
+        return str(path)
+    return f"sqlite:///{path}"
+
+
+def open_storage(spec: str | None) -> tuple[BaseStorage, str]:
+    """Open the storage of a `--storage` value; returns it and its URL with any password hidden.
+
+    Raises:
+        InputError: the storage cannot be opened (naming it and why).
+    """
+    url = storage_url(spec)
+    shown = _hide_password(url)
+    if url == MEMORY:
+        return InMemoryStorage(), MEMORY
+    try:
+        if "://" not in url:
+            from optuna.storages.journal import JournalFileBackend, JournalStorage
+
+            Path(url).parent.mkdir(parents=True, exist_ok=True)
+            return JournalStorage(JournalFileBackend(url)), shown
+        if url.startswith("sqlite:///"):
+            path = Path(url[len("sqlite:///"):])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return RDBStorage(url, engine_kwargs={"creator": _sqlite_connector(path)}), shown
+        return RDBStorage(url), shown
+    except ImportError as error:
+        raise InputError(f"--storage {shown}: the database driver is missing ({error})") from None
+    except Exception as error:  # sqlalchemy and driver errors have no common base worth naming
+        raise InputError(f"--storage {shown}: cannot open the storage: {error}") from None
+
+
+def _sqlite_connector(path: Path) -> Callable[[], sqlite3.Connection]:
+    """Connections in WAL mode with `synchronous=NORMAL`: a commit no longer waits for the disk,
+    which keeps the per-trial host time small; a crash or kill of the process loses nothing that
+    was committed (only a power loss can lose the last commits)."""
+
+    def connect() -> sqlite3.Connection:
+        connection = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        return connection
+
+    return connect
+
+
+def _hide_password(url: str) -> str:
+    return re.sub(r"(://[^:/@]+:)[^@]+@", r"\1***@", url)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+
+
+@dataclass(frozen=True)
+class StudyKey:
+    """What identifies a sweep's study: resuming needs all of it to match.
+
+    Args:
+        graph_sha256: the graph's digest.
+        algorithm: crauser or martin.
+        device: the GPU's name.
+        strategy: the strategy label (`exhaustive`, `bayes-tpe`, `model`).
+        space_digest: `SearchSpace.digest()`.
+        protocol: how each configuration is measured (repetitions, sources, seed): part of the
+            name's digest, so measurements taken differently are never mixed.
+    """
+
+    graph_sha256: str
+    algorithm: str
+    device: str
+    strategy: str
+    space_digest: str
+    protocol: Mapping[str, Any]
+
+    @property
+    def prefix(self) -> str:
+        protocol = json.dumps(dict(self.protocol), sort_keys=True, separators=(",", ":"))
+        settings = hashlib.sha256(f"{self.space_digest}:{protocol}".encode()).hexdigest()[:10]
+        return "/".join((NAME_PREFIX, self.graph_sha256[:16], self.algorithm, _slug(self.device),
+                         self.strategy, settings))
+
+
+@dataclass(frozen=True)
+class StudyHandle:
+    """An open study and where it lives.
+
+    Args:
+        study: the Optuna study.
+        storage: its storage object.
+        storage_url: the storage's URL, password hidden (what tables show).
+        resumed: True when an existing study was continued.
+    """
+
+    study: optuna.Study
+    storage: BaseStorage
+    storage_url: str
+    resumed: bool
+
+    @property
+    def name(self) -> str:
+        return self.study.study_name
+
+
+def open_study(storage: BaseStorage, storage_url: str, key: StudyKey, sampler: optuna.samplers.BaseSampler,
+               resume: bool, attrs: Mapping[str, Any] | None = None,
+               now: datetime.datetime | None = None) -> StudyHandle:
+    """Create a new study for `key`, or with `resume` continue the newest one of the same prefix.
+
+    With `resume` and no matching study, a new one is created (`resumed` is then False).
+
+    Args:
+        storage, storage_url: from `open_storage`.
+        key: the study's identity.
+        sampler: the strategy's sampler (samplers are not stored; each run passes its own).
+        resume: continue an existing study.
+        attrs: study user attributes to set on a new study (graph, device, space, ...).
+        now: the creation time (for tests).
+    """
+    with _quiet():
+        return _open_study(storage, storage_url, key, sampler, resume, attrs, now)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # not "A new study created ..."
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(verbosity)
+
+
+def _open_study(storage: BaseStorage, storage_url: str, key: StudyKey, sampler: optuna.samplers.BaseSampler,
+                resume: bool, attrs: Mapping[str, Any] | None, now: datetime.datetime | None) -> StudyHandle:
+    prefix = key.prefix
+    existing = sorted(name for name in optuna.study.get_all_study_names(storage) if name.startswith(prefix + "@"))
+    if resume and existing:
+        study = optuna.load_study(study_name=existing[-1], storage=storage, sampler=sampler)
+        recover_interrupted(study, storage)
+        return StudyHandle(study, storage, storage_url, resumed=True)
+    stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%S.%fZ")
+    name = f"{prefix}@{stamp}"
+    study = optuna.create_study(study_name=name, storage=storage, sampler=sampler, direction="minimize")
+    for attr, value in {"graph_sha256": key.graph_sha256, "algorithm": key.algorithm, "device": key.device,
+                        "strategy": key.strategy, "protocol": dict(key.protocol), **(attrs or {})}.items():
+        study.set_user_attr(attr, value)
+    return StudyHandle(study, storage, storage_url, resumed=False)
+
+
+def recover_interrupted(study: optuna.Study, storage: BaseStorage) -> int:
+    """Mark trials a killed run left RUNNING as FAIL with `interrupted`; returns how many.
+
+    Assumes no other process works on the study at the same time.
+    """
+    study_id = storage.get_study_id_from_name(study.study_name)
+    count = 0
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
+        storage.set_trial_user_attr(trial_id, ATTR_INTERRUPTED, True)
+        storage.set_trial_state_values(trial_id, TrialState.FAIL)
+        count += 1
+    return count
+
+
+def trial_measurement(trial: FrozenTrial) -> Measurement | None:
+    """The measurement a finished trial keeps, or None (interrupted, or never measured)."""
+    if trial.user_attrs.get(ATTR_INTERRUPTED) or not trial.state.is_finished():
+        return None
+    data = trial.user_attrs.get(ATTR_MEASUREMENT)
+    if data is None:
+        return None
+    return Measurement.from_json(data, f"trial {trial.number}")
+
+
+def is_real_measurement(trial: FrozenTrial) -> bool:
+    """A finished trial that measured on the timer (not answered from the cache, not interrupted)."""
+    return trial_measurement(trial) is not None and not trial.user_attrs.get(ATTR_CACHED, False)

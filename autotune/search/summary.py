@@ -1,0 +1,81 @@
+"""The terminal summary of a sweep: one rich table row per graph (rendering only)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from autotune.search.results import GraphResult
+from autotune.space import LaunchConfig
+
+
+def _times(value: float | None) -> str:
+    return f"{value:.2f}x" if value is not None else "-"
+
+
+def _gap(value: float | None) -> str:
+    return f"{100 * value:+.1f}%" if value is not None else "-"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def config_text(config: LaunchConfig) -> str:
+    """A configuration on four short lines (CK and L, then each kernel's block size and cache)."""
+    lines = [f"CK {config.concurrent_kernels}, L {config.lanes}"]
+    lines += [f"{name} {launch.block_size} {launch.cache.value}" for name, launch in config.kernels.items()]
+    return "\n".join(lines)
+
+
+def render_summary(results: Sequence[GraphResult], console: Console, written: Sequence[str] = ()) -> None:
+    """Print one row per graph: the winner, its time, the speedups, the model's gap, the cost.
+
+    Args:
+        results: the graphs' results.
+        console: where to print.
+        written: files written (shown below the table).
+    """
+    if not results:
+        console.print("no graph was swept")
+        return
+    device = results[0].device.get("name", "?")
+    table = Table(title=f"autotune sweep on {escape(str(device))} ({escape(results[0].algorithm)}, "
+                        f"{escape(results[0].strategy)})")
+    for column, justify in (("graph", "left"), ("best", "left"), ("ms/SSSP", "right"), ("GTEPS", "right"),
+                            ("vs default", "right"), ("vs baseline", "right"), ("model gap", "right"),
+                            ("measured", "right"), ("time", "right")):
+        table.add_column(column, justify=justify, no_wrap=column != "graph")
+    for result in results:
+        best = result.best
+        name = escape(result.graph.name) + (" [yellow](partial)[/]" if result.partial else "")
+        table.add_row(
+            name,
+            escape(config_text(best.config)) if best else "[red]none verified[/]",
+            f"{best.ms_per_sssp:.3f}" if best else "-",
+            f"{best.gteps:.2f}" if best and best.gteps is not None else "-",
+            _times(result.speedup_over_default),
+            _times(result.speedup_over_baseline),
+            _gap(result.model_gap),
+            f"{result.evaluations}\n{result.failed} failed",
+            _duration(result.tuning_seconds),
+        )
+    console.print(table)
+    for result in results:
+        notes = []
+        if result.host_share is not None:
+            notes.append(f"host share {100 * result.host_share:.0f}% of the wall time")
+        if result.replay:
+            notes.append("replay: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in result.replay.items()))
+        if result.study.get("resumed"):
+            notes.append("resumed")
+        if notes:
+            console.print(f"{escape(result.graph.name)}: " + "; ".join(notes), highlight=False)
+    for path in written:
+        console.print(f"wrote {escape(str(path))}", highlight=False)

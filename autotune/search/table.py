@@ -1,0 +1,88 @@
+"""A sweep's results as the JSON table of `autotune.tables` (schema autotune.table/1).
+
+Per graph the entry holds `predicted` (the model's account), `best`, `default`, `baseline` and
+`model` (the prediction as measured), each measured part with its median, raw times and kernel
+times; `strategy`, `evaluations` (GPU measurements, re-measurements included), `tuning_seconds`,
+the speedups over the default and the baseline, `model_gap` and `partial`. What the schema has no
+key for is under `x-sweep` (the schema's extension prefix): trials, distinct configurations,
+failures, time inside measure calls and the host's share of the wall time, the finalists, the
+baseline candidates, the study, the space and the replay's counts. A table of an interrupted sweep
+has `x-partial: true`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from autotune import tables
+from autotune.search.results import ConfigResult, GraphResult
+
+
+def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
+    """The schema's `measured` object, or None unless the configuration measured ok."""
+    if result is None or not result.ok:
+        return None
+    extra: dict[str, Any] = {"times_ms": list(result.times_ms), "kernel_ms": dict(result.kernel_ms),
+                             "iterations": result.iterations, "status": "ok"}
+    if result.gteps is not None:
+        extra["gteps"] = result.gteps
+    return tables.measured(result.config, result.ms_per_sssp, True, **extra)
+
+
+def _failure(result: ConfigResult) -> dict[str, Any]:
+    return {"config": result.config.to_json(), "status": result.status.value, "reason": result.reason}
+
+
+def table_entry(result: GraphResult) -> dict[str, Any]:
+    """One graph's entry of the table."""
+    extra: dict[str, Any] = {
+        "strategy": result.strategy,
+        "evaluations": result.evaluations,
+        "tuning_seconds": result.tuning_seconds,
+        "partial": result.partial,
+    }
+    for key in ("speedup_over_default", "speedup_over_baseline", "model_gap"):
+        value = getattr(result, key)
+        if value is not None:
+            extra[key] = value
+    model = measured_part(result.predicted)
+    if model is not None:
+        extra["model"] = model
+    failed_specials = {name: _failure(part) for name, part in
+                       (("default", result.default), ("model", result.predicted)) if part is not None and not part.ok}
+    extra["x-sweep"] = {
+        "strategy_parameters": dict(result.strategy_parameters),
+        "space": dict(result.space),
+        "trials": result.trials,
+        "configurations": result.configurations,
+        "failed": result.failed,
+        "measure_seconds": result.measure_seconds,
+        "host_share": result.host_share,
+        "finalists": [c.to_json() for c in result.finalists],
+        "baseline_candidates": [c.to_json() for c in result.baseline_candidates],
+        "failed_specials": failed_specials,
+        "study": dict(result.study),
+        "replay": None if result.replay is None else dict(result.replay),
+    }
+    return tables.make_entry(
+        result.graph.to_json(),
+        predicted=result.prediction,
+        best=measured_part(result.best),
+        baseline=measured_part(result.baseline),
+        default=measured_part(result.default),
+        **extra,
+    )
+
+
+def sweep_table(results: Sequence[GraphResult], device: Mapping[str, Any], algorithm: str,
+                command: str | None = None, partial: bool = False) -> dict[str, Any]:
+    """The whole table of a sweep (one GPU, one algorithm, one entry per graph)."""
+    table = tables.build_table(device, [table_entry(r) for r in results], algorithm, command=command)
+    if partial or any(r.partial for r in results):
+        table["x-partial"] = True
+    return table
+
+
+def write_sweep_table(path: str | Path, table: Mapping[str, Any]) -> Path:
+    """Validate and write the table atomically (`tables.write_table`)."""
+    return tables.write_table(path, table)

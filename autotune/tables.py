@@ -1,0 +1,298 @@
+"""The JSON tables that `predict` and `sweep` write: build, validate, write atomically, read.
+
+A table is one JSON object for one GPU and one algorithm, with one entry per graph; its format is
+the JSON Schema `autotune/schemas/table-1.json` ("autotune.table/1"), documented in
+`docs/tables.md`. The library validates against it when `jsonschema` is installed and otherwise
+checks the required keys only; the tests validate every table the tool writes.
+
+Example::
+
+    >>> from autotune.model import GraphFeatures, classify, load_device, predict
+    >>> device = load_device("hopper-h100")
+    >>> prediction = predict(GraphFeatures.from_mean_degree("random98k-d20", 98304, 20), device)
+    >>> table = build_table(device_section(device), [make_entry(prediction.graph.to_json(),
+    ...                     predicted=prediction.to_json())], algorithm="crauser")
+    >>> table["schema"]
+    'autotune.table/1'
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from datetime import datetime, timezone
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from autotune import __version__
+from autotune.errors import AutotuneError, InputError
+from autotune.space import LaunchConfig
+
+if TYPE_CHECKING:
+    from autotune.model.device import DeviceProfile
+
+SCHEMA_ID = "autotune.table/1"
+SCHEMA_FILE = "table-1.json"
+ENTRY_CONFIG_KEYS = ("predicted", "best", "baseline", "default", "model")
+MEASURED_KEYS = ("best", "baseline", "default", "model")
+
+
+@cache
+def _schema_text() -> str:
+    return resources.files("autotune").joinpath("schemas", SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of autotune.table/1 (a fresh copy)."""
+    return json.loads(_schema_text())
+
+
+def schema_path() -> Path:
+    """Where the schema file is shipped (inside the package)."""
+    return Path(str(resources.files("autotune").joinpath("schemas", SCHEMA_FILE)))
+
+
+def now_iso() -> str:
+    """The current time, ISO 8601 in UTC, to the second."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def device_section(
+    device: DeviceProfile,
+    cuda_version: str | None = None,
+    driver_version: str | None = None,
+) -> dict[str, Any]:
+    """The `device` object of a table, from a profile (a shipped one, a file, or `auto`).
+
+    Args:
+        device: the GPU's profile.
+        cuda_version: the CUDA version a measured table ran with.
+        driver_version: the driver's version.
+    """
+    data = device.to_json()
+    data["profile"] = device.name if device.origin in ("", "shipped") else device.origin
+    if cuda_version is not None:
+        data["cuda_version"] = cuda_version
+    if driver_version is not None:
+        data["driver_version"] = driver_version
+    return data
+
+
+def measured(config: LaunchConfig, ms_per_sssp: float, verified: bool, **extra: Any) -> dict[str, Any]:
+    """A measured entry part (`best`, `baseline`, `default`, `model`).
+
+    Args:
+        config: the configuration measured.
+        ms_per_sssp: its median milliseconds per SSSP.
+        verified: whether its distances equal the CPU reference's.
+        **extra: optional keys of the schema (`times_ms`, `kernel_ms`, `gteps`, `iterations`,
+            `sources`, `status`, `reason`).
+    """
+    return {"config": config.to_json(), "ms_per_sssp": float(ms_per_sssp), "verified": bool(verified), **extra}
+
+
+def make_entry(
+    graph: Mapping[str, Any],
+    *,
+    predicted: Mapping[str, Any] | None = None,
+    best: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
+    default: Mapping[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One table entry: a graph and any of its configurations.
+
+    Args:
+        graph: `GraphClasses.to_json()` (name, vertices, edges, mean_degree, stress_ratio,
+            stress_class, degree_class; optionally sha256, max_degree, seed, weights).
+        predicted: `Prediction.to_json()`.
+        best, baseline, default: `measured(...)` parts.
+        **extra: the sweep's keys (`model`, `strategy`, `evaluations`, `tuning_seconds`,
+            `speedup_over_default`, `speedup_over_baseline`, `model_gap`, `partial`, `kernel_ms`).
+    """
+    entry: dict[str, Any] = {"graph": dict(graph)}
+    for key, value in (("predicted", predicted), ("best", best), ("baseline", baseline), ("default", default)):
+        if value is not None:
+            entry[key] = dict(value)
+    entry.update(extra)
+    return entry
+
+
+def build_table(
+    device: Mapping[str, Any],
+    entries: Iterable[Mapping[str, Any]],
+    algorithm: str,
+    *,
+    created: str | None = None,
+    tool_version: str | None = None,
+    command: str | None = None,
+    characterization: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A whole table (not yet validated; `write_table` validates).
+
+    Args:
+        device: `device_section(...)`.
+        entries: `make_entry(...)` objects.
+        algorithm: "crauser" or "martin".
+        created: ISO 8601 time (default: now).
+        tool_version: default: this autotune's version.
+        command: the command line, for the record.
+        characterization: {"path", "source", "arch"} of the characterization used.
+    """
+    table: dict[str, Any] = {
+        "schema": SCHEMA_ID,
+        "tool_version": tool_version or __version__,
+        "created": created or now_iso(),
+        "algorithm": algorithm,
+        "device": dict(device),
+        "entries": [dict(entry) for entry in entries],
+    }
+    if command is not None:
+        table["command"] = command
+    if characterization is not None:
+        table["characterization"] = dict(characterization)
+    return table
+
+
+def validate_table(table: Any, where: str = "table", require_jsonschema: bool = False) -> None:
+    """Check a table against the shipped schema.
+
+    With `jsonschema` installed, a full validation; without it, the schema id, the required keys
+    and every configuration's shape (through `LaunchConfig.from_json`), unless
+    `require_jsonschema` asks for the full one.
+
+    Raises:
+        InputError: naming `where`, the path inside the table and what is wrong.
+        AutotuneError: `require_jsonschema` without jsonschema installed.
+    """
+    if not isinstance(table, Mapping):
+        raise InputError(f"{where}: a table must be a JSON object, found {type(table).__name__}")
+    _check_schema_id(table, where)
+    try:
+        import jsonschema
+    except ImportError:
+        if require_jsonschema:
+            raise AutotuneError("validating a table needs the jsonschema package (pip install jsonschema)") from None
+        _check_minimal(table, where)
+        return
+    validator_class = jsonschema.validators.validator_for(schema())
+    validator = validator_class(schema(), format_checker=validator_class.FORMAT_CHECKER)
+    errors = sorted(validator.iter_errors(table), key=lambda error: list(error.absolute_path))
+    if errors:
+        error = errors[0]
+        at = "/".join(str(part) for part in error.absolute_path) or "(top)"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InputError(f"{where}: {at}: {_error_message(error)}{more}; see docs/tables.md")
+
+
+def _error_message(error: Any) -> str:
+    """jsonschema's message, with unknown keys named as such."""
+    if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
+        known = error.schema.get("properties", {})
+        patterns = error.schema.get("patternProperties", {})
+        unknown = [
+            key for key in error.instance
+            if key not in known and not any(re.search(pattern, key) for pattern in patterns)
+        ]
+        if unknown:
+            extension = " (free extensions start with 'x-')" if patterns else ""
+            return f"unknown key(s) {', '.join(map(repr, unknown))}{extension}"
+    return error.message
+
+
+def _check_schema_id(table: Mapping[str, Any], where: str) -> None:
+    found = table.get("schema")
+    if found != SCHEMA_ID:
+        if isinstance(found, str) and found.startswith("autotune.table/"):
+            raise InputError(
+                f"{where}: schema {found!r} is not supported; this autotune {__version__} reads {SCHEMA_ID}. "
+                "Use the autotune version that wrote it, or write the table again."
+            )
+        raise InputError(f"{where}: not an autotune table (its \"schema\" is {found!r}, expected {SCHEMA_ID!r})")
+
+
+def _check_minimal(table: Mapping[str, Any], where: str) -> None:
+    for key in ("tool_version", "created", "device", "algorithm", "entries"):
+        if key not in table:
+            raise InputError(f"{where}: missing key {key!r}; see docs/tables.md")
+    for key in ("name", "compute_capability", "sm_count"):
+        if key not in table["device"]:
+            raise InputError(f"{where}: device: missing key {key!r}")
+    if not isinstance(table["entries"], list):
+        raise InputError(f"{where}: entries must be a list")
+    for index, entry in enumerate(table["entries"]):
+        if not isinstance(entry, Mapping) or "graph" not in entry:
+            raise InputError(f"{where}: entries/{index}: needs a graph")
+        for key in ENTRY_CONFIG_KEYS:
+            if key in entry:
+                LaunchConfig.from_json(entry[key].get("config"), f"{where}: entries/{index}/{key}/config")
+        for key in MEASURED_KEYS:
+            if key in entry and not {"ms_per_sssp", "verified"} <= set(entry[key]):
+                raise InputError(f"{where}: entries/{index}/{key}: needs ms_per_sssp and verified")
+
+
+def write_table(path: str | Path, table: Mapping[str, Any], validate: bool = True) -> Path:
+    """Validate `table` and write it as JSON, atomically (a temporary file, then `os.replace`).
+
+    Raises:
+        InputError: the table is not valid (nothing is written).
+        AutotuneError: the file cannot be written.
+    """
+    path = Path(path)
+    if validate:
+        validate_table(table, where=str(path))
+    text = json.dumps(table, indent=2, ensure_ascii=False) + "\n"
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handle = tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=directory, prefix=f".{path.name}.", suffix=".tmp", delete=False
+        )
+        try:
+            with handle:
+                handle.write(text)
+            os.replace(handle.name, path)
+        except BaseException:
+            Path(handle.name).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise AutotuneError(f"{path}: cannot write the table: {error.strerror or error}") from None
+    return path
+
+
+def read_table(path: str | Path, validate: bool = True) -> dict[str, Any]:
+    """Read a table written by `write_table`.
+
+    Raises:
+        InputError: unreadable file, invalid JSON (with its line), another schema version, or an
+            invalid table.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the table: {error.strerror}") from None
+    try:
+        table = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from None
+    if not isinstance(table, dict):
+        raise InputError(f"{path}: a table must be a JSON object")
+    _check_schema_id(table, str(path))
+    if validate:
+        validate_table(table, where=str(path))
+    return table
+
+
+def entry_config(entry: Mapping[str, Any], key: str, where: str = "table") -> LaunchConfig | None:
+    """The `LaunchConfig` of an entry's `predicted`, `best`, `baseline`, `default` or `model`
+    part, or None when the entry lacks it."""
+    if key not in ENTRY_CONFIG_KEYS:
+        raise ValueError(f"key must be one of {ENTRY_CONFIG_KEYS}")
+    part = entry.get(key)
+    if part is None:
+        return None
+    return LaunchConfig.from_json(part.get("config"), f"{where}: {entry['graph']['name']}: {key}")

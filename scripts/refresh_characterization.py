@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Refresh the compiled-resource numbers of characterizations/sssp.toml from kernels/sssp.cu.
+
+Compiles the kernel source with `nvcc --resource-usage` for one architecture (default sm_90, the
+H100/H200's), once per build the engine uses (GPU Crauser and GPU Martín, each with and without
+`-Xptxas -dlcm=cg`, the `no_l1` state), and rewrites in the characterization, for every kernel it
+characterizes, `registers_per_thread` and `static_shared_memory_bytes` (the most over the builds,
+so that occupancy is never overestimated) and the [compiled] table (arch, command, compiler,
+source digest). The classes and comments of the file are left as they are.
+
+Usage (from the repository's root):
+
+    python3 scripts/refresh_characterization.py            # rewrite characterizations/sssp.toml
+    python3 scripts/refresh_characterization.py --check    # exit 1 if the file is out of date
+    python3 scripts/refresh_characterization.py --arch sm_80 --output /tmp/a100.toml
+
+Register counts depend on the architecture: numbers compiled for sm_90 are what the model uses for
+every device profile (CUDA 13's nvcc cannot compile for Fermi or Kepler), which is stated in the
+[compiled] table.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SOURCE = ROOT / "kernels" / "sssp.cu"
+DEFAULT_CHARACTERIZATION = ROOT / "characterizations" / "sssp.toml"
+
+# name -> extra nvcc flags: the builds the engine launches (autotune/gpu/kernels.py).
+BUILDS = {
+    "crauser": ["-DCRAUSER=1"],
+    "martin": ["-DCRAUSER=0"],
+    "crauser no_l1": ["-DCRAUSER=1", "-Xptxas", "-dlcm=cg"],
+    "martin no_l1": ["-DCRAUSER=0", "-Xptxas", "-dlcm=cg"],
+}
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
+_USED = re.compile(r"Used (\d+) registers(?:.*?, (\d+) bytes smem)?")
+
+
+@dataclass(frozen=True)
+class Usage:
+    registers: int
+    shared_bytes: int
+
+
+def parse_resource_usage(text: str) -> dict[str, Usage]:
+    """Per kernel, the registers and static shared memory that `nvcc --resource-usage` printed."""
+    usage: dict[str, Usage] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        entry = _ENTRY.search(line)
+        if entry:
+            current = entry.group(1)
+            continue
+        used = _USED.search(line)
+        if used and current is not None:
+            usage[current] = Usage(int(used.group(1)), int(used.group(2) or 0))
+            current = None
+    return usage
+
+
+def nvcc_command(nvcc: str, arch: str, source: Path, flags: list[str]) -> list[str]:
+    return [nvcc, "--resource-usage", f"-arch={arch}", *flags, "-c", "-o", "/dev/null", str(source)]
+
+
+def compile_usage(nvcc: str, arch: str, source: Path) -> dict[str, dict[str, Usage]]:
+    """{build: {kernel: Usage}} for every build in `BUILDS`."""
+    result = {}
+    for build, flags in BUILDS.items():
+        command = nvcc_command(nvcc, arch, source, flags)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            raise SystemExit(f"refresh: {nvcc} not found; install the CUDA toolkit or pass --nvcc PATH") from None
+        if done.returncode != 0:
+            raise SystemExit(f"refresh: {' '.join(command)} failed:\n{done.stderr}")
+        result[build] = parse_resource_usage(done.stdout + done.stderr)
+    return result
+
+
+def compiler_version(nvcc: str) -> str:
+    done = subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("Cuda compilation tools")]
+    return lines[0].strip() if lines else "unknown"
+
+
+def _section_bounds(text: str, header: str) -> tuple[int, int] | None:
+    """Start and end offsets of a TOML table's body (after its header line, up to the next header)."""
+    match = re.search(rf"^\[{re.escape(header)}\][^\n]*\n", text, flags=re.MULTILINE)
+    if not match:
+        return None
+    following = re.search(r"^\s*\[", text[match.end():], flags=re.MULTILINE)
+    end = match.end() + following.start() if following else len(text)
+    return match.end(), end
+
+
+def _set_key(body: str, key: str, line: str) -> str:
+    """Replace the line `key = ...` in a table body by `line`, or add it after the last key line."""
+    pattern = re.compile(rf"^{re.escape(key)}\s*=.*$", flags=re.MULTILINE)
+    if pattern.search(body):
+        return pattern.sub(line.replace("\\", "\\\\"), body, count=1)
+    lines = body.rstrip("\n").split("\n")
+    last = max((i for i, text in enumerate(lines) if re.match(r"^\w+\s*=", text)), default=len(lines) - 1)
+    lines.insert(last + 1, line)
+    return "\n".join(lines) + "\n" + ("\n" if body.endswith("\n\n") else "")
+
+
+def rewrite(text: str, usage: dict[str, dict[str, Usage]], arch: str, compiled: dict[str, str]) -> str:
+    """The characterization text with fresh resource numbers and [compiled] table.
+
+    Raises:
+        SystemExit: a characterized kernel is missing from the compiled source.
+    """
+    kernels = re.findall(r"^\[kernels\.([A-Za-z_][\w-]*)\]", text, flags=re.MULTILINE)
+    for kernel in kernels:
+        builds = {build: per_kernel[kernel] for build, per_kernel in usage.items() if kernel in per_kernel}
+        if not builds:
+            raise SystemExit(f"refresh: kernel {kernel!r} of the characterization is not in the compiled source")
+        registers = max(u.registers for u in builds.values())
+        shared = max(u.shared_bytes for u in builds.values())
+        per_build_registers = ", ".join(f"{build} {u.registers}" for build, u in builds.items())
+        shared_values = {u.shared_bytes for u in builds.values()}
+        per_build_shared = (
+            f"{shared} in every build"
+            if len(shared_values) == 1
+            else ", ".join(f"{build} {u.shared_bytes}" for build, u in builds.items())
+        )
+        start, end = _section_bounds(text, f"kernels.{kernel}")
+        body = text[start:end]
+        body = _set_key(body, "registers_per_thread", f"registers_per_thread = {registers}  # {arch}: {per_build_registers}")
+        body = _set_key(
+            body, "static_shared_memory_bytes", f"static_shared_memory_bytes = {shared}  # {arch}: {per_build_shared}"
+        )
+        text = text[:start] + body + text[end:]
+
+    table = "".join(f"{key} = {_toml_string(value)}\n" for key, value in compiled.items())
+    bounds = _section_bounds(text, "compiled")
+    if bounds is None:
+        first = re.search(r"^\[kernels\.", text, flags=re.MULTILINE)
+        at = first.start() if first else len(text)
+        text = text[:at] + "[compiled]\n" + table + "\n" + text[at:]
+    else:
+        start, end = bounds
+        text = text[:start] + table + "\n" + text[end:].lstrip("\n")
+    return text
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--arch", default="sm_90", help="nvcc architecture (default sm_90)")
+    parser.add_argument("--nvcc", default="nvcc", help="the nvcc to run")
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="kernel source")
+    parser.add_argument("--characterization", type=Path, default=DEFAULT_CHARACTERIZATION)
+    parser.add_argument("--output", type=Path, help="write here instead of over --characterization")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if out of date")
+    args = parser.parse_args(argv)
+
+    if not args.source.is_file():
+        raise SystemExit(f"refresh: {args.source} does not exist; the kernels must be written first")
+    usage = compile_usage(args.nvcc, args.arch, args.source)
+    try:
+        shown_source = args.source.resolve().relative_to(ROOT)
+    except ValueError:
+        shown_source = args.source
+    compiled = {
+        "arch": args.arch,
+        "command": (
+            f"nvcc --resource-usage -arch={args.arch} -c {shown_source}, for each of: "
+            + ", ".join(" ".join(flags) for flags in BUILDS.values())
+        ),
+        "compiler": compiler_version(args.nvcc),
+        "source_sha256": hashlib.sha256(args.source.read_bytes()).hexdigest(),
+        "note": "per kernel: the most registers and shared memory over the builds; the model uses "
+        f"these {args.arch} numbers for every device profile",
+    }
+    old = args.characterization.read_text()
+    new = rewrite(old, usage, args.arch, compiled)
+    if args.check:
+        if new != old:
+            print(f"{args.characterization} is out of date with {args.source}; run {Path(__file__).name}", file=sys.stderr)
+            return 1
+        print(f"{args.characterization} is up to date")
+        return 0
+    target = args.output or args.characterization
+    target.write_text(new)
+    characterized = set(re.findall(r"^\[kernels\.([A-Za-z_][\w-]*)\]", new, flags=re.MULTILINE))
+    others = sorted({kernel for per_kernel in usage.values() for kernel in per_kernel} - characterized)
+    if others:
+        print(f"not characterized (not tuned): {', '.join(others)}")
+    print(f"wrote {target} ({args.arch}, {compiled['compiler']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""Regenerate the SYNTHETIC records of this directory (no GPU: `autotune.search.synthetic`).
+
+    python3 tests/data/records/generate_synthetic.py
+
+The graph is the real rmat12 (seed 0, weights 1-100); the times are made up by `SyntheticTimer`
+(2 % noise) on a device named "Synthetic GPU (hopper-h100 profile, no hardware)". They come from
+an exhaustive sweep of block sizes 64-512 (powers of two), every cache state, CK 1 and 4, lanes 1
+and 4, plus the model's prediction and the baseline candidates, and the finalists' re-measurements.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autotune.graphs import load_graph
+from autotune.search import (
+    Exhaustive, SearchSpace, StudyKey, open_storage, open_study, records_of, sweep_graph, write_records,
+)
+from autotune.search import plan
+from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer, synthetic_device
+
+HERE = Path(__file__).parent
+SPACE = dict(block_sizes="64,128,256,512", caches=None, ck="1,4", lanes="1,4")
+
+
+def main() -> None:
+    graph = load_graph("rmat12", use_cache=False)
+    device = synthetic_device()
+    profile = plan.profile_from_json(device)
+    info = plan.classify_graph(plan.graph_info(graph, seed=0), profile)
+    space = SearchSpace.from_options(**SPACE)
+    strategy = Exhaustive()
+    storage, url = open_storage("memory")
+    key = StudyKey(info.sha256, "crauser", device["name"], strategy.label, space.digest(), {})
+    handle = open_study(storage, url, key, strategy.sampler(space), resume=False)
+    timer = SyntheticTimer(SyntheticLandscape(edges=graph.n_edges), noise=0.02, seed=12)
+    result = sweep_graph(timer, space, strategy, handle, info, "crauser", device,
+                         plan.model_specials(info, profile))
+    path = write_records(HERE / "synthetic-rmat12.jsonl", records_of(result),
+                         header="SYNTHETIC measurements (autotune.search.synthetic.SyntheticTimer, no GPU); "
+                                "regenerate with tests/data/records/generate_synthetic.py")
+    print(f"wrote {path}: {len(result.log)} records; best {result.best.config}")
+
+
+if __name__ == "__main__":
+    main()

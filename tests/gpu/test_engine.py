@@ -1,0 +1,96 @@
+"""GPU engine: every launch parameter gives the CPU reference's distances (run with `pytest -m gpu`)."""
+from __future__ import annotations
+
+import pytest
+
+from autotune.graphs import load_graph
+from autotune.measure import Status, choose_sources
+from autotune.space import CacheState, KernelLaunch, LaunchConfig
+
+pytestmark = pytest.mark.gpu
+
+GRAPHS = ["rmat12", "random3000-d8", "rome99.gr.gz", "Email-Enron.txt.gz", "delaunay_n16.mtx.gz",
+          "rgg_n_2_15_s0.graph.gz"]
+
+
+def _spec(name: str, data_dir) -> str:
+    return str(data_dir / name) if name.endswith(".gz") else name
+
+
+@pytest.fixture(scope="module")
+def session():
+    from autotune.gpu import gpu_session
+
+    with gpu_session() as device:
+        yield device
+
+
+def _timer(graph, algorithm="crauser", sources=8, launch_mode="batched"):
+    from autotune.gpu import CudaEventTimer, Solver
+
+    solver = Solver(graph, algorithm, launch_mode)
+    return solver, CudaEventTimer(solver, choose_sources(graph, sources, seed=1), repetitions=1)
+
+
+def _assert_ok(measurement):
+    assert measurement.status is Status.OK, measurement.reason
+    assert measurement.ms_per_sssp > 0
+    assert set(measurement.kernel_ms) >= {"relax", "minimum", "update"}
+
+
+@pytest.mark.parametrize("algorithm", ["crauser", "martin"])
+@pytest.mark.parametrize("name", GRAPHS)
+def test_default_config_is_correct_on_every_graph(session, data_dir, name, algorithm):
+    graph = load_graph(_spec(name, data_dir))
+    solver, timer = _timer(graph, algorithm)
+    with solver:
+        measurement = timer.measure(LaunchConfig.default())
+    _assert_ok(measurement)
+    assert measurement.iterations >= 1
+
+
+@pytest.mark.parametrize("cache", list(CacheState))
+@pytest.mark.parametrize("block_size", [32, 96, 192, 480, 1024])
+def test_every_cache_state_and_block_size(session, cache, block_size):
+    graph = load_graph("rmat12")
+    solver, timer = _timer(graph)
+    with solver:
+        _assert_ok(timer.measure(LaunchConfig.uniform(block_size, cache)))
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 4, 8, 16, 32])
+@pytest.mark.parametrize("ck", [1, 2, 3, 8, 64])
+def test_concurrent_kernels_and_lanes(session, ck, lanes):
+    graph = load_graph("rmat11")
+    solver, timer = _timer(graph, sources=16)
+    with solver:
+        _assert_ok(timer.measure(LaunchConfig.uniform(128, concurrent_kernels=ck, lanes=lanes)))
+
+
+def test_mixed_kernels_and_streams_mode(session):
+    graph = load_graph("random2000-d20")
+    config = LaunchConfig(
+        concurrent_kernels=4,
+        relax=KernelLaunch(480, CacheState.PREFER_L1, 8),
+        minimum=KernelLaunch(96, CacheState.NO_L1),
+        update=KernelLaunch(1024, CacheState.PREFER_SHARED),
+    )
+    for mode in ("batched", "streams"):
+        solver, timer = _timer(graph, launch_mode=mode)
+        with solver:
+            _assert_ok(timer.measure(config))
+
+
+def test_memory_refusal_is_invalid_and_the_process_stays_usable(session, monkeypatch):
+    import pycuda.driver as driver
+
+    graph = load_graph("rmat10")
+    solver, timer = _timer(graph)
+    with solver:
+        real = driver.mem_get_info
+        monkeypatch.setattr(driver, "mem_get_info", lambda: (1024, real()[1]))
+        refused = timer.measure(LaunchConfig.uniform(256, concurrent_kernels=64))
+        monkeypatch.setattr(driver, "mem_get_info", real)
+        assert refused.status is Status.INVALID
+        assert "GiB" in refused.reason
+        _assert_ok(timer.measure(LaunchConfig.default()))

@@ -1,0 +1,111 @@
+"""scripts/refresh_characterization.py: parsing nvcc's resource usage, rewriting the TOML, and (with
+nvcc installed) that the shipped numbers are those of the current kernels/sssp.cu."""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from autotune.model import load_characterization
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "refresh_characterization.py"
+
+
+@pytest.fixture(scope="module")
+def refresh():
+    spec = importlib.util.spec_from_file_location("refresh_characterization", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+NVCC_OUTPUT = """\
+ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'update' for 'sm_90'
+ptxas info    : Function properties for update
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 12 registers, used 0 barriers
+ptxas info    : Compile time = 23.660 ms
+ptxas info    : Compiling entry function 'minimum' for 'sm_90'
+ptxas info    : Function properties for minimum
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 20 registers, used 1 barriers, 128 bytes smem
+ptxas info    : Compiling entry function 'relax' for 'sm_90'
+ptxas info    : Function properties for relax
+ptxas info    : Used 19 registers, used 0 barriers
+"""
+
+
+def test_parse_resource_usage(refresh):
+    usage = refresh.parse_resource_usage(NVCC_OUTPUT)
+    assert usage == {
+        "update": refresh.Usage(12, 0),
+        "minimum": refresh.Usage(20, 128),
+        "relax": refresh.Usage(19, 0),
+    }
+
+
+TOML = """\
+source = "k.cu"
+
+[kernels.relax]
+memory_access_pattern = "medium_coalesced"  # a comment that stays
+computational_load = "low"
+data_sharing = "low"
+registers_per_thread = 1
+
+[kernels.minimum]
+memory_access_pattern = "coalesced"
+computational_load = "medium"
+data_sharing = "low"
+registers_per_thread = 99  # old
+static_shared_memory_bytes = 7
+"""
+
+
+def test_rewrite_keeps_classes_and_comments(refresh):
+    usage = {
+        "a": refresh.parse_resource_usage(NVCC_OUTPUT),
+        "b": {"relax": refresh.Usage(23, 0), "minimum": refresh.Usage(18, 128)},
+    }
+    text = refresh.rewrite(TOML, usage, "sm_90", {"arch": "sm_90", "command": "nvcc ..."})
+    data = tomllib.loads(text)
+    assert data["compiled"] == {"arch": "sm_90", "command": "nvcc ..."}
+    assert data["kernels"]["relax"]["registers_per_thread"] == 23  # the most over the builds
+    assert data["kernels"]["relax"]["static_shared_memory_bytes"] == 0
+    assert data["kernels"]["minimum"]["registers_per_thread"] == 20
+    assert data["kernels"]["minimum"]["static_shared_memory_bytes"] == 128
+    assert "# a comment that stays" in text
+    assert "registers_per_thread = 20  # sm_90: a 20, b 18" in text
+    # Rewriting again changes nothing.
+    assert refresh.rewrite(text, usage, "sm_90", {"arch": "sm_90", "command": "nvcc ..."}) == text
+
+
+def test_rewrite_refuses_a_kernel_missing_from_the_source(refresh):
+    with pytest.raises(SystemExit, match="'relax' of the characterization is not in the compiled source"):
+        refresh.rewrite(TOML, {"a": {"minimum": refresh.Usage(1, 0)}}, "sm_90", {})
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_shipped_characterization_is_up_to_date(refresh, capsys):
+    status = refresh.main(["--check"])
+    assert status == 0, (
+        "characterizations/sssp.toml is out of date with kernels/sssp.cu: "
+        "run python3 scripts/refresh_characterization.py"
+    )
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_refresh_writes_a_loadable_characterization(refresh, tmp_path):
+    output = tmp_path / "sssp.toml"
+    assert refresh.main(["--output", str(output)]) == 0
+    loaded = load_characterization(output)
+    assert loaded.resources_arch == "sm_90"
+    assert loaded.kernel("minimum").resources.static_shared_memory_bytes == 128

@@ -1,0 +1,107 @@
+"""SearchSpace: option parsing, the uniform grid, the joint space's Optuna view, validity."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from optuna.distributions import CategoricalDistribution, IntDistribution
+
+from autotune.errors import InputError
+from autotune.search import SearchSpace
+from autotune.space import CacheState, KernelLaunch, LaunchConfig
+
+
+def test_default_space_is_the_issue_s_space():
+    space = SearchSpace()
+    assert space.block_sizes == tuple(range(32, 1025, 32))
+    assert space.caches == tuple(CacheState)
+    assert space.concurrent_kernels == (1, 2, 4, 8, 16, 32, 64)
+    assert space.lanes == (1, 2, 4, 8, 16, 32)
+    assert space.uniform_size == 32 * 4 * 7 * 6
+
+
+def test_options_narrow_the_space_and_accept_ranges():
+    space = SearchSpace.from_options(block_sizes="64-160,512", caches="prefer-l1,no_l1", ck="4,1", lanes="8")
+    assert space.block_sizes == (64, 96, 128, 160, 512)
+    assert space.caches == (CacheState.PREFER_L1, CacheState.NO_L1)
+    assert space.concurrent_kernels == (1, 4)
+    assert space.uniform_size == 5 * 2 * 2 * 1
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"block_sizes": "48"}, "--block-sizes: 48 is not a multiple of the warp size (32)"),
+        ({"block_sizes": "2048"}, "--block-sizes: 2048 is not a multiple"),
+        ({"block_sizes": "abc"}, "--block-sizes: 'abc' is not an integer"),
+        ({"block_sizes": "512-64"}, "runs backwards"),
+        ({"caches": "huge_l1"}, "--caches: unknown cache state 'huge_l1'"),
+        ({"ck": "0"}, "--ck: 0 is outside"),
+        ({"lanes": "3"}, "--lanes: 3 is not one of"),
+        ({"ck": ","}, "--ck: give at least one value"),
+    ],
+)
+def test_bad_options_name_the_option_and_the_value(options, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        SearchSpace.from_options(**options)
+
+
+def test_kernel_limits_cut_block_sizes_per_kernel_and_for_uniform_runs():
+    space = SearchSpace.from_options(block_sizes="128,256,512", kernel_limits={"relax": 256})
+    assert space.kernel_block_sizes("relax") == (128, 256)
+    assert space.kernel_block_sizes("minimum") == (128, 256, 512)
+    assert space.uniform_block_sizes == (128, 256)
+    with pytest.raises(InputError, match="none of 512 fits relax"):
+        SearchSpace.from_options(block_sizes="512", kernel_limits={"relax": 256})
+
+
+def test_uniform_grid_enumerates_every_uniform_configuration(small_space):
+    configs = small_space.uniform_configs()
+    assert len(configs) == small_space.uniform_size == len({c.key() for c in configs})
+    for config in configs:
+        launches = {(k.block_size, k.cache) for k in config.kernels.values()}
+        assert len(launches) == 1 and small_space.contains(config)
+
+
+def test_distributions_keep_the_order_where_there_is_one():
+    space = SearchSpace.from_options(block_sizes="64,128,256,512", ck="1,2,4,8", lanes="1,4,32")
+    distributions = space.distributions()
+    assert distributions["relax_block_size_log2"] == IntDistribution(6, 9)
+    assert distributions["concurrent_kernels_log2"] == IntDistribution(0, 3)
+    assert distributions["relax_lanes"] == CategoricalDistribution([1, 4, 32])
+    arithmetic = SearchSpace.from_options(block_sizes="96-192").distributions()
+    assert arithmetic["minimum_block_size"] == IntDistribution(96, 192, step=32)
+    assert set(distributions) == {f"{k}_{p}" for k in ("relax", "minimum", "update") for p in ("block_size_log2", "cache")} | {
+        "relax_lanes", "concurrent_kernels_log2"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    blocks=st.tuples(*[st.sampled_from([64, 128, 256, 512])] * 3),
+    caches=st.tuples(*[st.sampled_from(list(CacheState))] * 3),
+    ck=st.sampled_from([1, 2, 4, 8]),
+    lanes=st.sampled_from([1, 2, 4, 8, 16]),
+)
+def test_joint_params_round_trip(blocks, caches, ck, lanes):
+    space = SearchSpace.from_options(block_sizes="64,128,256,512", ck="1,2,4,8", lanes="1,2,4,8,16")
+    config = LaunchConfig(ck, KernelLaunch(blocks[0], caches[0], lanes), KernelLaunch(blocks[1], caches[1]),
+                          KernelLaunch(blocks[2], caches[2]))
+    params = space.to_params(config)
+    assert space.from_params(params) == config
+    distributions = space.distributions()
+    for name, value in params.items():
+        assert distributions[name]._contains(distributions[name].to_internal_repr(value))
+
+
+def test_why_not_says_what_is_outside(small_space):
+    assert small_space.why_not(LaunchConfig.uniform(128)) is None
+    assert "CK 8" in small_space.why_not(LaunchConfig.uniform(128, concurrent_kernels=8))
+    assert "lanes 2" in small_space.why_not(LaunchConfig.uniform(128, lanes=2))
+    assert "relax: block size 512" in small_space.why_not(LaunchConfig.uniform(512))
+    assert "cache prefer_shared" in small_space.why_not(LaunchConfig.uniform(128, "prefer_shared"))
+
+
+def test_digest_is_stable_and_tells_spaces_apart(small_space):
+    again = SearchSpace.from_options(block_sizes="256,128,64", caches="default,prefer_l1,no_l1", ck="4,2,1", lanes="4,1")
+    assert small_space.digest() == again.digest()
+    assert small_space.digest() != SearchSpace.from_options(block_sizes="64,128").digest()

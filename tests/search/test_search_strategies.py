@@ -1,0 +1,164 @@
+"""Strategies on the synthetic landscape: known optimum, budget, enqueued trials, failures."""
+from __future__ import annotations
+
+import importlib.util
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from autotune.errors import InputError
+from autotune.measure import Measurement, Status
+from autotune.search import (
+    Bayes,
+    Exhaustive,
+    ModelOnly,
+    PointSampler,
+    SearchSpace,
+    SweepSettings,
+    composed_candidates,
+    make_sampler,
+    make_strategy,
+)
+from autotune.search.runner import ATTRS
+from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer
+from autotune.space import LaunchConfig
+
+from conftest import default_specials
+
+
+def test_exhaustive_finds_the_known_optimum(small_space, run_sweep):
+    optimum, optimum_ms = SyntheticLandscape().optimum(small_space)
+    timer = SyntheticTimer()
+    result, _ = run_sweep(timer, small_space, Exhaustive())
+    assert result.best.config == optimum
+    assert result.best.ms_per_sssp == pytest.approx(optimum_ms)
+    # every uniform point once, plus the prediction (not uniform), the composed winners that are
+    # new, and 3 rounds over 3 finalists; nothing measured twice outside the re-measurement
+    search_calls = [c.key() for c in timer.calls[: len(timer.calls) - 9]]
+    assert len(search_calls) == len(set(search_calls))
+    assert {c.key() for c in small_space.uniform_configs()} <= set(search_calls)
+    assert result.evaluations == len(timer.calls)
+    assert result.speedup_over_default > 1 and result.speedup_over_baseline >= result.speedup_over_default
+
+
+def test_exhaustive_composes_each_kernel_from_its_own_times(small_space, run_sweep):
+    result, handle = run_sweep(SyntheticTimer(), small_space, Exhaustive(compose_top=1))
+    composed = [t for t in handle.study.trials if t.user_attrs.get(ATTRS, {}).get("phase") == "compose"]
+    assert len(composed) == 1
+    config = LaunchConfig.from_json(composed[0].user_attrs[ATTRS]["config"])
+    assert (config.relax.block_size, config.minimum.block_size, config.update.block_size) == (128, 256, 64)
+    assert result.best.config == config
+
+
+def test_bayes_gets_close_with_a_fraction_of_the_grid(small_space, run_sweep):
+    _, optimum_ms = SyntheticLandscape().optimum(small_space)
+    timer = SyntheticTimer(noise=0.01)
+    result, _ = run_sweep(timer, small_space, Bayes(trials=60, seed=1))
+    assert result.best.ms_per_sssp <= optimum_ms * 1.05
+    assert result.trials >= 60
+    assert result.evaluations <= 60 + 3 * 3  # duplicates are answered from earlier measurements
+
+
+def test_enqueued_trials_come_first(small_space, run_sweep):
+    specials = default_specials()
+    result, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=12, seed=0), specials=specials)
+    count = len(specials.ordered())
+    assert count == 4  # the default is also a baseline candidate
+    first = [LaunchConfig.from_json(t.user_attrs[ATTRS]["config"]) for t in handle.study.trials[:count]]
+    assert first == specials.ordered()
+    assert handle.study.trials[2].user_attrs[ATTRS]["roles"] == ["default", "baseline_candidate"]
+    assert [t.user_attrs[ATTRS]["roles"] for t in handle.study.trials[:2]] == [["prediction"], ["default"]]
+    assert result.default.config == LaunchConfig.default()
+    assert result.predicted.config == specials.prediction
+
+
+def test_specials_outside_the_space_are_measured_as_trials_of_their_own(small_space, run_sweep):
+    specials = default_specials()
+    outside = LaunchConfig.uniform(512, "prefer_shared", 8, 8)
+    specials = type(specials)(baseline_candidates=specials.baseline_candidates, prediction=outside)
+    result, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=8), specials=specials)
+    first = handle.study.trials[0]
+    assert first.params == {} and first.user_attrs[ATTRS]["phase"] == "fixed"
+    assert result.predicted.config == outside and result.model_gap > 0
+
+
+def test_invalid_and_wrong_are_failed_trials_with_their_reason_and_never_win(run_sweep):
+    space = SearchSpace.from_options(block_sizes="32,64,1024", caches="prefer_l1,no_l1", ck="1,4", lanes="1")
+    fastest = LaunchConfig.uniform(64, "no_l1", 4, 1)
+    timer = SyntheticTimer(flaky=(fastest,))  # ok and 5x faster the first time, wrong afterwards
+    result, handle = run_sweep(timer, space, Exhaustive())
+    failed = handle.study.get_trials(states=(TrialState.FAIL,))
+    reasons = {t.user_attrs["fail_reason"].split(":")[0] for t in failed}
+    assert reasons == {"invalid", "wrong"}
+    assert all(t.value is None for t in failed)
+    assert result.best is not None and result.best.config != fastest
+    assert fastest.key() in {c.config.key() for c in result.finalists}
+    assert all(c.status is Status.WRONG for c in result.finalists if c.config == fastest)
+    assert result.best.ok
+
+
+def test_model_strategy_measures_only_the_specials(small_space, run_sweep):
+    timer = SyntheticTimer()
+    specials = default_specials()
+    result, handle = run_sweep(timer, small_space, ModelOnly(), specials=specials,
+                               settings=SweepSettings(finalists=2, rounds=1))
+    assert result.evaluations == len(specials.ordered()) + 2
+    assert {c.key() for c in timer.calls} == {c.key() for c in specials.ordered()}
+    assert result.baseline.ms_per_sssp == max(c.ms_per_sssp for c in result.baseline_candidates)
+
+
+def test_finalists_are_measured_again_interleaved(small_space, run_sweep):
+    timer = SyntheticTimer(noise=0.02)
+    result, _ = run_sweep(timer, small_space, ModelOnly(), settings=SweepSettings(finalists=3, rounds=2))
+    tail = [c.key() for c in timer.calls[-6:]]
+    assert tail[:3] == tail[3:] and len(set(tail)) == 3
+    assert all(c.measurements == 3 for c in result.finalists)
+    assert result.best.ms_per_sssp == min(c.ms_per_sssp for c in result.finalists)
+    assert len(result.best.times_ms) == 3 * 3
+
+
+def test_composed_candidates_rank_by_estimate():
+    def m(block, ck, relax, minimum, update, other=0.5):
+        config = LaunchConfig.uniform(block, concurrent_kernels=ck)
+        kernel_ms = {"relax": relax, "minimum": minimum, "update": update}
+        return Measurement(config, Status.OK, times_ms=(relax + minimum + update + other,), kernel_ms=kernel_ms)
+
+    space = SearchSpace.from_options(block_sizes="64,128", caches="default", ck="1,2", lanes="1")
+    runs = [m(64, 1, 1.0, 2.0, 3.0), m(128, 1, 2.0, 1.0, 1.0), m(64, 2, 0.5, 0.5, 0.5), m(128, 2, 0.4, 0.6, 0.6)]
+    ranked = composed_candidates({r.config.key(): [r] for r in runs}, space)
+    assert [c.concurrent_kernels for c in ranked] == [2, 1]
+    assert (ranked[0].relax.block_size, ranked[0].minimum.block_size) == (128, 64)
+    assert (ranked[1].relax.block_size, ranked[1].minimum.block_size, ranked[1].update.block_size) == (64, 128, 128)
+
+
+def test_point_sampler_gives_points_in_order():
+    sampler = PointSampler([{"x": 3}, {"x": 1}, {"x": 2}])
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_int("x", 1, 3), n_trials=3)
+    assert [t.params["x"] for t in study.trials] == [3, 1, 2]
+
+
+def test_make_strategy_and_sampler_errors():
+    assert make_strategy("bayes").trials == 100
+    assert make_strategy("bayes", 7, "random").label == "bayes-random"
+    with pytest.raises(InputError, match="--strategy"):
+        make_strategy("annealing")
+    with pytest.raises(InputError, match="--trials"):
+        make_strategy("bayes", 0)
+    assert isinstance(make_sampler("random", 1), optuna.samplers.RandomSampler)
+    if importlib.util.find_spec("torch") is None:
+        with pytest.raises(InputError, match="pip install torch"):
+            make_sampler("gp", 0)
+    if importlib.util.find_spec("cmaes") is None:
+        with pytest.raises(InputError, match="pip install cmaes"):
+            make_sampler("cmaes", 0)
+
+
+@pytest.mark.parametrize("sampler", ["random", "cmaes", "gp"])
+def test_other_samplers_run_the_joint_space(sampler, small_space, run_sweep):
+    module = {"cmaes": "cmaes", "gp": "torch"}.get(sampler)
+    if module and importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not installed")
+    result, _ = run_sweep(SyntheticTimer(), small_space, Bayes(trials=15, sampler_name=sampler, seed=0))
+    assert result.best is not None and result.trials >= 15

@@ -1,0 +1,172 @@
+"""CPU solvers: scipy's Dijkstra, Crauser and Martín agree, and their statistics are consistent."""
+from __future__ import annotations
+
+import heapq
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autotune.errors import InputError
+from autotune.graphs import CSRGraph, GraphOptions, WeightRange, build_csr, load_graph
+from autotune.reference import (
+    UNREACHABLE,
+    SolveResult,
+    crauser,
+    dijkstra,
+    martin,
+    out_crauser_values,
+    reference_distances,
+    solve,
+)
+
+REAL_GRAPHS = ["rome99.gr.gz", "rgg_n_2_15_s0.graph.gz", "delaunay_n16.mtx.gz",
+               "Email-Enron.txt.gz"]
+
+
+def heap_dijkstra(graph: CSRGraph, source: int) -> list[int]:
+    """Textbook Dijkstra, independent of scipy and numpy."""
+    dist = [UNREACHABLE] * graph.n_vertices
+    heap = [(0, source)]
+    while heap:
+        d, u = heapq.heappop(heap)
+        if dist[u] != UNREACHABLE:
+            continue
+        dist[u] = d
+        for k in range(graph.row_offsets[u], graph.row_offsets[u + 1]):
+            v = int(graph.columns[k])
+            if dist[v] == UNREACHABLE:
+                heapq.heappush(heap, (d + int(graph.weights[k]), v))
+    return dist
+
+
+def check_statistics(result: SolveResult, graph: CSRGraph) -> None:
+    frontier, settled = result.frontier_sizes, result.settled_per_iteration
+    assert result.iterations == len(frontier) == len(settled) >= 1
+    assert frontier[0] == 1 and settled[-1] == 0
+    assert np.array_equal(frontier[1:], settled[:-1])
+    assert np.all(settled[:-1] > 0)
+    if result.algorithm == "martin":
+        assert 1 + settled.sum() == result.reached
+    else:  # reached vertices without out-arcs may stay unsettled (omega is infinite)
+        reached_sinks = np.count_nonzero((result.distances >= 0) & (graph.out_degrees == 0))
+        assert result.reached - reached_sinks <= 1 + settled.sum() <= result.reached
+
+
+def check_agreement(graph: CSRGraph, sources: list[int]) -> None:
+    expected = reference_distances(graph, sources)
+    assert expected.shape == (len(sources), graph.n_vertices) and expected.dtype == np.int64
+    for row, source in zip(expected, sources):
+        for solver in (crauser, martin):
+            result = solver(graph, source)
+            assert result.distances.dtype == np.int64
+            assert np.array_equal(result.distances, row), (solver.__name__, source)
+            check_statistics(result, graph)
+
+
+@pytest.mark.parametrize("name", REAL_GRAPHS)
+def test_agree_on_real_graphs(data_dir: Path, name: str) -> None:
+    graph = load_graph(data_dir / name)
+    sources = np.random.default_rng(0).integers(0, graph.n_vertices, 3).tolist()
+    check_agreement(graph, sources)
+
+
+@pytest.mark.parametrize("spec, weights", [
+    ("rmat12", None), ("rmat11-d8", "0-5"), ("random2000-d20", None), ("random1000-d2", "1-1"),
+])
+def test_agree_on_generated_graphs(spec: str, weights: str | None) -> None:
+    graph = load_graph(spec, weights=weights, seed=2, use_cache=False)
+    check_agreement(graph, [0, 1, graph.n_vertices - 1])
+
+
+def test_scipy_honours_zero_weight_arcs() -> None:
+    graph = build_csr("z", 4, np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([0, 0, 2]))
+    assert reference_distances(graph, [0]).tolist() == [[0, 0, 0, 2]]
+    assert crauser(graph, 0).distances.tolist() == martin(graph, 0).distances.tolist() == [0, 0, 0, 2]
+
+
+def test_unreachable_is_minus_one() -> None:
+    graph = build_csr("u", 3, np.array([1]), np.array([2]), np.array([5]))
+    assert reference_distances(graph, [0, 1]).tolist() == [[0, -1, -1], [-1, 0, 5]]
+    assert dijkstra(graph, 1).reached == 2 and dijkstra(graph, 1).iterations == 2
+
+
+def test_crauser_settles_more_per_iteration_than_martin() -> None:
+    # Thesis Fig. 3.2: s reaches a, b, c; omega(b) = 3 lets Crauser settle all three at once.
+    s, a, b, c, d = range(5)
+    graph = build_csr("fig", 5, np.array([s, s, s, b, a, c]), np.array([a, b, c, d, d, d]),
+                      np.array([3, 1, 2, 3, 5, 4]))
+    result = crauser(graph, s)
+    # d has no out-arcs (omega infinite): the threshold is infinite once only d is unsettled, so
+    # the loop stops with d reached (its distance final) but not settled.
+    assert result.frontier_sizes.tolist() == [1, 3] and result.distances[d] == 4
+    assert martin(graph, s).frontier_sizes.tolist() == [1, 1, 1, 1, 1]
+
+
+def test_out_crauser_values() -> None:
+    graph = build_csr("o", 4, np.array([0, 0, 2]), np.array([1, 2, 0]), np.array([7, 3, 0]))
+    omega = out_crauser_values(graph, infinity=99)
+    assert omega.tolist() == [3, 99, 0, 99]
+
+
+def test_bad_source_and_algorithm() -> None:
+    graph = build_csr("b", 2, np.array([0]), np.array([1]), np.array([1]))
+    with pytest.raises(InputError, match="source 2 is not a vertex of b"):
+        reference_distances(graph, [2])
+    with pytest.raises(InputError, match="source -1"):
+        crauser(graph, -1)
+    with pytest.raises(InputError, match="unknown algorithm 'bfs'"):
+        solve(graph, 0, "bfs")
+
+
+def test_solve_dispatch() -> None:
+    graph = build_csr("b", 2, np.array([0]), np.array([1]), np.array([1]))
+    assert [solve(graph, 0, a).algorithm for a in ("dijkstra", "crauser", "martin")] == [
+        "dijkstra", "crauser", "martin"]
+
+
+@st.composite
+def small_graphs(draw: st.DrawFn, max_weight: int = 4) -> tuple[CSRGraph, int]:
+    n = draw(st.integers(1, 24))
+    arcs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                   st.integers(0, max_weight)), max_size=3 * n))
+    undirected = draw(st.booleans())
+    sources, targets, weights = (np.array(column, dtype=np.int64).reshape(-1)
+                                 for column in (zip(*arcs) if arcs else ([], [], [])))
+    graph = build_csr("h", n, sources, targets, weights, undirected=undirected)
+    return graph, draw(st.integers(0, n - 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_graphs())
+def test_property_all_agree(case: tuple[CSRGraph, int]) -> None:
+    graph, source = case
+    expected = heap_dijkstra(graph, source)
+    assert reference_distances(graph, [source])[0].tolist() == expected
+    for solver in (crauser, martin):
+        result = solver(graph, source)
+        assert result.distances.tolist() == expected
+        check_statistics(result, graph)
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_graphs(max_weight=0), st.integers(0, 3))
+def test_property_equal_weights(case: tuple[CSRGraph, int], weight: int) -> None:
+    graph, source = case
+    graph = CSRGraph(graph.name, graph.row_offsets, graph.columns,
+                     np.full(graph.n_edges, weight, dtype=np.int32))
+    expected = heap_dijkstra(graph, source)
+    for solver in (dijkstra, crauser, martin):
+        assert solver(graph, source).distances.tolist() == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 300), st.integers(1, 8), st.integers(0, 2**32), st.integers(0, 3))
+def test_property_generated_random_graphs(n: int, degree: int, seed: int, lo: int) -> None:
+    degree = min(degree, n - 1)
+    graph = load_graph(f"random{n}-d{degree}", seed=seed, weights=f"{lo}-{lo + 3}",
+                       use_cache=False)
+    check_agreement(graph, [0, n // 2])
+    assert reference_distances(graph, [0])[0].min() >= 0  # strongly connected: all reached
