@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotune.errors import InputError
-from autotune.graphs import CSRGraph, GraphOptions, WeightRange, build_csr, load_graph
+from autotune.graphs import CSRGraph, build_csr, load_graph
 from autotune.reference import (
     UNREACHABLE,
     SolveResult,

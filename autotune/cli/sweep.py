@@ -122,7 +122,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "x"
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:64].strip("-") or "x"
 
 
 def default_output(graph_names: Sequence[str], device_name: str, algorithm: str) -> Path:

@@ -103,7 +103,7 @@ class GraphOnDevice:
         self.weights = self._upload(driver, graph.weights if graph.n_edges else np.zeros(1, np.int32))
         self.omega = self._alloc(driver, max(self.n, 1) * 4)
         out_weight = compiled.kernel_function("crauser", "out_weight")
-        grid = ((self.n + INIT_BLOCK - 1) // INIT_BLOCK or 1, 1)
+        grid = (max(1, -(-self.n // INIT_BLOCK)), 1)
         out_weight(np.int32(self.n), self.row_offsets, self.weights, self.omega,
                    block=(INIT_BLOCK, 1, 1), grid=grid)
         driver.Context.synchronize()
@@ -175,7 +175,7 @@ class _Launch:
         from pycuda._pvt_struct import pack
 
         self.function = function
-        self.grid = grid
+        self.grid = (int(grid[0]), int(grid[1]))
         self.block = (block_size, 1, 1)
         self.buffers = [pack(arg_format, *args) for args in args_for_parity]
 

@@ -11,7 +11,8 @@ from autotune.graphs.build import build_csr
 from autotune.graphs.cache import CACHE_ENV_VAR, GraphCache, cache_dir_from_env, default_cache_dir
 from autotune.graphs.csr import CSRGraph
 from autotune.graphs.generate import GENERATOR_VERSION, random_graph, rmat
-from autotune.graphs.io import EdgeList, load_csr, read_graph_file, save_csr
+from autotune.graphs.csr_file import load_csr, save_csr
+from autotune.graphs.io import EdgeList, read_graph_file
 from autotune.graphs.options import DEFAULT_SEED, DEFAULT_WEIGHTS, GraphOptions, WeightRange
 from autotune.graphs.spec import FileSpec, GraphSpec, RandomSpec, RmatSpec, load_graph, parse_spec
 

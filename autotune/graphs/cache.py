@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 from autotune.errors import InputError
 from autotune.graphs.csr import CSRGraph
 from autotune.graphs.generate import GENERATOR_VERSION
-from autotune.graphs.io import CSR_FORMAT, CSR_SUFFIX, load_csr, save_csr
+from autotune.graphs.csr_file import CSR_FORMAT, CSR_SUFFIX, load_csr, read_meta, save_csr
 from autotune.graphs.options import GraphOptions
 
 CACHE_ENV_VAR = "AUTOTUNE_CACHE_DIR"
@@ -58,8 +58,12 @@ class CacheKey:
         return {"spec": self.spec, "seed": self.seed, "weights": self.weights,
                 "generator": GENERATOR_VERSION, "format": CSR_FORMAT}
 
+    def meta_json(self) -> str:
+        """The JSON stored in an entry, which must match on reading."""
+        return json.dumps(self.meta(), sort_keys=True)
+
     def file_name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.meta(), sort_keys=True).encode()).hexdigest()
+        digest = hashlib.sha256(self.meta_json().encode()).hexdigest()
         return f"{self.spec}-s{self.seed}-w{self.weights}-{digest[:16]}{CSR_SUFFIX}"
 
     @classmethod
@@ -86,6 +90,8 @@ class GraphCache:
         if not path.is_file():
             return None
         try:
+            if read_meta(path) != key.meta_json():
+                raise InputError(f"{path}: made for another spec, seed or weight range")
             graph = load_csr(path)
         except InputError as error:
             _log.warning("ignoring unreadable cache entry %s (%s)", path, error)
@@ -96,7 +102,7 @@ class GraphCache:
         """Store `graph` under `key`; on failure log a warning and leave no partial file."""
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            save_csr(graph, self.path(key), json.dumps(key.meta(), sort_keys=True))
+            save_csr(graph, self.path(key), key.meta_json())
         except OSError as error:
             _log.warning("cannot write graph cache entry in %s: %s", self.directory, error)
 

@@ -1,5 +1,6 @@
 """Graph files -> `CSRGraph`: DIMACS 9 `.gr`, METIS `.graph`, MatrixMarket `.mtx`, SNAP edge lists
-(`.txt`, `.el`, `.wel`), each optionally gzip-compressed, and autotune's own `.csr.npz`.
+(`.txt`, `.el`, `.wel`), each optionally gzip-compressed, and autotune's own `.csr.npz`
+(see `csr_file`).
 
 Each text reader returns an `EdgeList` (0-based ids, weights if the file has them, and whether the
 file describes an undirected graph); `build_csr` turns it into a graph. Errors name the file and
@@ -9,8 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -31,12 +30,10 @@ from autotune.graphs._text import (
     shown,
     tokenize,
 )
-from autotune.graphs.build import build_csr, replace_weights
+from autotune.graphs.build import build_csr
 from autotune.graphs.csr import CSRGraph
+from autotune.graphs.csr_file import CSR_SUFFIX, load_csr
 from autotune.graphs.options import INT32_MAX, GraphOptions
-
-CSR_FORMAT = "autotune.csr/1"
-CSR_SUFFIX = ".csr.npz"
 
 
 @dataclass(frozen=True)
@@ -396,57 +393,3 @@ def read_graph_file(path: Path, options: GraphOptions = GraphOptions()) -> CSRGr
     edges = READERS[fmt](path, with_weights=options.weights is None)
     return build_csr(path.name, edges.n_vertices, edges.sources, edges.targets, edges.weights,
                      undirected=edges.undirected, options=options)
-
-
-def load_csr(path: Path, options: GraphOptions = GraphOptions()) -> CSRGraph:
-    """Read a graph saved by `save_csr` (weights replaced if `options.weights` is given).
-
-    Raises:
-        InputError: if the file is unreadable, not an autotune graph, of another format version,
-            or breaks the CSR invariants.
-    """
-    where = display_name(path)
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            fmt = str(archive["format"]) if "format" in archive.files else "none"
-            if fmt != CSR_FORMAT:
-                raise InputError(f"{where}: graph file format '{fmt}', expected '{CSR_FORMAT}'")
-            graph = CSRGraph(str(archive["name"]), archive["row_offsets"], archive["columns"],
-                             archive["weights"])
-    except InputError:
-        raise
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise InputError(f"{where}: not a readable autotune graph file ({error})") from None
-    graph.validate(where)
-    if options.weights is not None:
-        graph = replace_weights(graph, options)
-    return graph
-
-
-def save_csr(graph: CSRGraph, path: Path, meta: str = "{}") -> None:
-    """Write `graph` to `path` (`.csr.npz`) atomically: a temporary file, then `os.replace`.
-
-    Args:
-        graph: the graph.
-        path: destination; its directory must exist.
-        meta: a JSON string stored alongside (the cache records how the graph was made).
-
-    Raises:
-        OSError: if the file cannot be written; no partial file is left behind.
-    """
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, format=np.array(CSR_FORMAT), name=np.array(graph.name),
-                     meta=np.array(meta), row_offsets=graph.row_offsets, columns=graph.columns,
-                     weights=graph.weights)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise

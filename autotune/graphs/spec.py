@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from autotune.errors import InputError
+from autotune.errors import AutotuneError, InputError
 from autotune.graphs.cache import CacheKey, GraphCache, default_cache_dir
 from autotune.graphs.csr import CSRGraph
 from autotune.graphs.generate import RMAT_DEFAULT_EDGE_FACTOR, random_graph, rmat
@@ -145,10 +145,19 @@ def load_graph(
 
 
 def load(spec: GraphSpec, options: GraphOptions, cache: GraphCache | None) -> CSRGraph:
-    """Load a parsed spec: read a file, or generate (through `cache` when given)."""
-    if isinstance(spec, FileSpec):
-        return read_graph_file(spec.path, options)
-    if cache is None:
-        return spec.make(options)
-    return cache.get_or_make(CacheKey.of(spec.canonical, options), spec.name,
-                             lambda: spec.make(options))
+    """Load a parsed spec: read a file, or generate (through `cache` when given).
+
+    Raises:
+        InputError: for a bad file.
+        AutotuneError: when memory runs out (exit status 1).
+    """
+    try:
+        if isinstance(spec, FileSpec):
+            return read_graph_file(spec.path, options)
+        if cache is None:
+            return spec.make(options)
+        return cache.get_or_make(CacheKey.of(spec.canonical, options), spec.name,
+                                 lambda: spec.make(options))
+    except MemoryError:
+        raise AutotuneError(f"{spec.name}: not enough memory to load or generate this "
+                            "graph") from None

@@ -27,7 +27,7 @@ from autotune.search.space import SearchSpace
 from autotune.space import LaunchConfig
 
 CATCH = (LaunchRejected, WrongResult)
-ATTRS = "autotune"  # the one user attribute holding a trial's bookkeeping (one storage write)
+ATTRS = st.ATTR_BOOKKEEPING  # the one user attribute holding a trial's bookkeeping (one write)
 
 
 @dataclass(frozen=True)
@@ -101,10 +101,10 @@ class Runner:
     def _load(self) -> None:
         """Re-use the measurements of the study's finished trials (a resumed sweep)."""
         for trial in self.study.get_trials(deepcopy=False):
-            attrs = _attrs(trial)
-            if not trial.state.is_finished() or trial.user_attrs.get(st.ATTR_INTERRUPTED) or "measurement" not in attrs:
+            measurement = st.trial_measurement(trial)
+            if measurement is None:
                 continue
-            measurement = Measurement.from_json(attrs["measurement"], f"trial {trial.number}")
+            attrs = _attrs(trial)
             self._count(attrs["phase"], measurement, attrs.get("cached", False), attrs.get("round"))
             if not attrs.get("cached", False):
                 self.evaluations.append(Evaluation(measurement, attrs["phase"], trial.number,

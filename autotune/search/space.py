@@ -38,8 +38,9 @@ from autotune.space import (
 ALL_CACHES = tuple(CacheState)
 DEFAULT_BLOCK_SIZES = tuple(range(WARP_SIZE, MAX_BLOCK_SIZE + 1, WARP_SIZE))
 
-# Parameter names of the uniform grid (exhaustive search).
-GRID_PARAMS = ("block_size", "cache", "concurrent_kernels", "lanes")
+# Parameter names of the uniform grid (exhaustive search); none is a name of the joint space, so
+# a study may hold both kinds of trials (Optuna keeps one distribution per parameter name).
+GRID_PARAMS = ("block_size", "cache", "ck", "lanes")
 
 
 def _is_arithmetic(values: tuple[int, ...]) -> bool:
@@ -180,7 +181,7 @@ class SearchSpace:
         return {
             "block_size": list(self.uniform_block_sizes),
             "cache": [c.value for c in self.caches],
-            "concurrent_kernels": list(self.concurrent_kernels),
+            "ck": list(self.concurrent_kernels),
             "lanes": list(self.lanes),
         }
 
@@ -196,8 +197,7 @@ class SearchSpace:
 
     @staticmethod
     def from_grid_params(params: Mapping[str, Any]) -> LaunchConfig:
-        return LaunchConfig.uniform(int(params["block_size"]), params["cache"],
-                                    int(params["concurrent_kernels"]), int(params["lanes"]))
+        return LaunchConfig.uniform(int(params["block_size"]), params["cache"], int(params["ck"]), int(params["lanes"]))
 
     def grid_distributions(self) -> dict[str, BaseDistribution]:
         return {name: CategoricalDistribution(values) for name, values in self.uniform_grid().items()}

@@ -7,8 +7,10 @@
 - Study name: `autotune/<graph sha256[:16]>/<algorithm>/<device>/<strategy>/<space digest>@<UTC time>`.
   Each sweep starts a new study; `--resume` continues the newest study of the same prefix, so
   only the same graph, algorithm, GPU, strategy, space and measurement protocol resumes.
-- Every finished trial keeps its measurement as the user attribute `measurement` (the
-  `Measurement` JSON), so a resumed sweep re-uses it instead of measuring again. A trial left
+- Every finished trial keeps its measurement in the user attribute `autotune` (with the
+  configuration, phase, wall time of the measure call, timestamp, and the `Measurement` JSON),
+  so a resumed sweep re-uses it instead of measuring again; a FAIL trial also has
+  `fail_reason`. A trial left
   RUNNING by a killed process is marked FAIL with `interrupted = True` when the study is resumed;
   interrupted trials are neither measurements nor failures of their configuration.
 """
@@ -36,17 +38,11 @@ MEMORY = "memory"
 JOURNAL_SUFFIXES = (".log", ".journal")
 NAME_PREFIX = "autotune"
 
-# Trial user attributes (one place, so records, resume and reports agree).
-ATTR_MEASUREMENT = "measurement"
-ATTR_CONFIG = "config"
-ATTR_PHASE = "phase"
-ATTR_CACHED = "cached"
-ATTR_WALL_S = "wall_s"
-ATTR_TIMESTAMP = "timestamp"
-ATTR_REASON = "fail_reason"
-ATTR_INTERRUPTED = "interrupted"
-ATTR_ROUND = "round"
-ATTR_ROLES = "roles"
+# Trial user attributes. A trial's bookkeeping is one attribute (one storage write per trial):
+# {"config", "phase", "cached", "wall_s", "timestamp", "measurement", ["round"], ["roles"]}.
+ATTR_BOOKKEEPING = "autotune"
+ATTR_REASON = "fail_reason"  # "invalid: <reason>" or "wrong: <reason>", on FAIL trials
+ATTR_INTERRUPTED = "interrupted"  # True on a trial that Ctrl-C, SIGTERM or a kill cut short
 
 
 def default_storage_path() -> Path:
@@ -234,7 +230,7 @@ def trial_measurement(trial: FrozenTrial) -> Measurement | None:
     """The measurement a finished trial keeps, or None (interrupted, or never measured)."""
     if trial.user_attrs.get(ATTR_INTERRUPTED) or not trial.state.is_finished():
         return None
-    data = trial.user_attrs.get(ATTR_MEASUREMENT)
+    data = trial.user_attrs.get(ATTR_BOOKKEEPING, {}).get("measurement")
     if data is None:
         return None
     return Measurement.from_json(data, f"trial {trial.number}")
@@ -242,4 +238,4 @@ def trial_measurement(trial: FrozenTrial) -> Measurement | None:
 
 def is_real_measurement(trial: FrozenTrial) -> bool:
     """A finished trial that measured on the timer (not answered from the cache, not interrupted)."""
-    return trial_measurement(trial) is not None and not trial.user_attrs.get(ATTR_CACHED, False)
+    return trial_measurement(trial) is not None and not trial.user_attrs[ATTR_BOOKKEEPING].get("cached", False)

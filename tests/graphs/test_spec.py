@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autotune.graphs.generate as generate
-import autotune.graphs.io as graph_io
+import autotune.graphs.csr_file as graph_io
 from autotune.errors import InputError
 from autotune.graphs import (
     CACHE_ENV_VAR,
@@ -169,3 +169,25 @@ def test_cache_dir_from_env(tmp_path: Path) -> None:
 def test_graph_options_parse() -> None:
     assert GraphOptions.from_values("7", "0-5") == GraphOptions(7, WeightRange(0, 5))
     assert GraphOptions.from_values(None, None).drawn_weights == WeightRange(1, 100)
+
+
+def test_entry_of_another_key_is_not_used(tmp_path: Path) -> None:
+    graph = load_graph("rmat8", cache_dir=tmp_path)
+    (entry,) = tmp_path.iterdir()
+    other = load_graph("rmat8", seed=1, use_cache=False)
+    from autotune.graphs import save_csr
+
+    save_csr(other, entry, "{}")  # an entry whose meta does not match its name
+    assert load_graph("rmat8", cache_dir=tmp_path).sha256 == graph.sha256
+
+
+def test_out_of_memory_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from autotune.errors import AutotuneError
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr("autotune.graphs.spec.rmat", exhausted)
+    with pytest.raises(AutotuneError, match="rmat26-d16: not enough memory") as error:
+        load_graph("rmat26-d16", cache_dir=tmp_path)
+    assert error.value.exit_status == 1 and cache_files(tmp_path) == []

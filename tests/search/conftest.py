@@ -16,6 +16,7 @@ from autotune.search import (
     open_study,
     sweep_graph,
 )
+from autotune.search import plan
 from autotune.search.synthetic import synthetic_device, synthetic_graph
 from autotune.space import LaunchConfig
 
@@ -38,8 +39,9 @@ def device() -> dict[str, Any]:
 
 
 @pytest.fixture
-def graph():
-    return synthetic_graph()
+def graph(device):
+    """A made-up graph, classified on the synthetic GPU (so tables validate)."""
+    return plan.classify_graph(synthetic_graph(), plan.profile_from_json(device))
 
 
 def default_specials() -> Specials:

@@ -67,8 +67,8 @@ def test_enqueued_trials_come_first(small_space, run_sweep):
     assert count == 4  # the default is also a baseline candidate
     first = [LaunchConfig.from_json(t.user_attrs[ATTRS]["config"]) for t in handle.study.trials[:count]]
     assert first == specials.ordered()
-    assert handle.study.trials[2].user_attrs[ATTRS]["roles"] == ["default", "baseline_candidate"]
-    assert [t.user_attrs[ATTRS]["roles"] for t in handle.study.trials[:2]] == [["prediction"], ["default"]]
+    roles = [t.user_attrs[ATTRS]["roles"] for t in handle.study.trials[:count]]
+    assert roles == [["prediction"], ["default", "baseline_candidate"], ["baseline_candidate"], ["baseline_candidate"]]
     assert result.default.config == LaunchConfig.default()
     assert result.predicted.config == specials.prediction
 
@@ -78,8 +78,9 @@ def test_specials_outside_the_space_are_measured_as_trials_of_their_own(small_sp
     outside = LaunchConfig.uniform(512, "prefer_shared", 8, 8)
     specials = type(specials)(baseline_candidates=specials.baseline_candidates, prediction=outside)
     result, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=8), specials=specials)
-    first = handle.study.trials[0]
-    assert first.params == {} and first.user_attrs[ATTRS]["phase"] == "fixed"
+    fixed = [t for t in handle.study.trials if t.user_attrs[ATTRS]["phase"] == "fixed"]
+    assert len(fixed) == 1 and fixed[0].params == {}
+    assert LaunchConfig.from_json(fixed[0].user_attrs[ATTRS]["config"]) == outside
     assert result.predicted.config == outside and result.model_gap > 0
 
 

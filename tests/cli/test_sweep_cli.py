@@ -1,0 +1,181 @@
+"""`autotune sweep`, in-process: replays of the committed synthetic records, and the GPU path with
+its GPU replaced by the synthetic timer."""
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from autotune.cli import main
+from autotune.errors import GpuUnavailable
+from autotune.search import read_records
+from autotune.search.replay import ReplayTimer
+from autotune.search.synthetic import SyntheticTimer
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = ROOT / "tests" / "data" / "records" / "synthetic-rmat12.jsonl"
+SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-1.json").read_text())
+
+
+def _valid_table(path: Path) -> dict:
+    table = json.loads(path.read_text())
+    jsonschema.validate(table, SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return table
+
+
+@pytest.mark.parametrize("strategy", ["exhaustive", "bayes", "model"])
+def test_a_replay_writes_a_table_that_validates(tmp_path, strategy, capsys):
+    extra = ["--trials", "25"] if strategy == "bayes" else []
+    status = main(["sweep", "--replay", str(RECORDS), "--strategy", strategy, *extra, "-o", str(tmp_path / "t.json"),
+                   "--t4", str(tmp_path / "t4"), "--records", str(tmp_path / "r.jsonl"), "--quiet"])
+    assert status == 0, capsys.readouterr().err
+    table = _valid_table(tmp_path / "t.json")
+    (entry,) = table["entries"]
+    assert entry["graph"]["name"] == "rmat12" and entry["strategy"].startswith(strategy)
+    assert entry["best"]["verified"] and entry["speedup_over_default"] > 1
+    assert {"predicted", "model", "baseline", "default", "model_gap", "speedup_over_baseline"} <= set(entry)
+    assert table["device"]["name"].startswith("Synthetic GPU")
+    assert read_records(tmp_path / "r.jsonl")[0].graph.name == "rmat12"
+    (t4,) = (tmp_path / "t4").iterdir()
+    assert json.loads(t4.read_text())["schema_version"] == "1.0.0"
+    assert capsys.readouterr().out == ""
+
+
+def test_json_prints_the_table_and_nothing_else(tmp_path, capsys):
+    status = main(["sweep", "--replay", str(RECORDS), "--strategy", "model", "-o", str(tmp_path / "t.json"), "--json"])
+    assert status == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["entries"][0]["best"] == _valid_table(tmp_path / "t.json")["entries"][0]["best"]
+
+
+def test_the_default_output_is_named_after_graph_and_device(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", "--replay", str(RECORDS), "--graph", "rmat12", "--strategy", "model"]) == 0
+    out = capsys.readouterr().out
+    assert "autotune sweep on Synthetic GPU" in out and "rmat12" in out
+    (written,) = tmp_path.iterdir()  # a replay writes no records unless asked
+    assert written.name == "sweep-rmat12-synthetic-gpu-hopper-h100-profile-no-hardware-crauser.json"
+    _valid_table(written)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["sweep"], "no graph given"),
+        (["sweep", "--replay", str(RECORDS), "--block-sizes", "48"], "--block-sizes: 48 is not a multiple"),
+        (["sweep", "--replay", "missing.jsonl"], "missing.jsonl: cannot read the records"),
+        (["sweep", "--replay", str(RECORDS), "--graph", "rmat20"], "--graph rmat20: not in"),
+        (["sweep", "--replay", str(RECORDS), "--resume"], "--resume needs a storage"),
+        (["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "--trials", "5"], "--trials applies to"),
+        (["sweep", "--replay", str(RECORDS), "--algorithm", "martin"], "no records of algorithm martin"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_status_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_interrupting_writes_the_partial_table_and_exits_130(tmp_path, monkeypatch, capsys):
+    class Interrupting(ReplayTimer):
+        def measure(self, config):
+            if self.stats.recorded == 10:
+                raise KeyboardInterrupt
+            return super().measure(config)
+
+    monkeypatch.setattr("autotune.cli.sweep.ReplayTimer", Interrupting)
+    status = main(["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "-o", str(tmp_path / "t.json"), "-q"])
+    assert status == 130
+    assert "interrupted; wrote the partial table" in capsys.readouterr().err
+    table = _valid_table(tmp_path / "t.json")
+    assert table["x-partial"] is True and table["entries"][0]["partial"] is True
+    assert table["entries"][0]["evaluations"] == 10
+
+
+def test_resume_continues_the_study_in_the_storage(tmp_path, monkeypatch):
+    storage = str(tmp_path / "studies.db")
+    argv = ["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "--storage", storage,
+            "-o", str(tmp_path / "t.json"), "-q"]
+
+    class Interrupting(ReplayTimer):
+        def measure(self, config):
+            if self.stats.recorded == 20:
+                raise KeyboardInterrupt
+            return super().measure(config)
+
+    with monkeypatch.context() as patch:
+        patch.setattr("autotune.cli.sweep.ReplayTimer", Interrupting)
+        assert main(argv) == 130
+    assert main([*argv, "--resume"]) == 0
+    entry = _valid_table(tmp_path / "t.json")["entries"][0]
+    assert entry["x-sweep"]["study"]["resumed"] is True
+    assert entry["evaluations"] == len(read_records(RECORDS))  # the same measurements as the recorded run
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch, tmp_path):
+    """The GPU path of the command with the GPU replaced: the synthetic timer measures."""
+    import autotune.gpu
+    import autotune.model
+    from autotune.model import load_device
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
+    timers = []
+
+    @contextlib.contextmanager
+    def session(index):
+        yield f"device {index}"
+
+    class Solver:
+        def __init__(self, graph, algorithm):
+            self.graph = graph
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info):
+            return None
+
+    def timer(solver, sources, repetitions):
+        timers.append(SyntheticTimer(repetitions=repetitions))
+        return timers[-1]
+
+    monkeypatch.setattr(autotune.gpu, "gpu_session", session, raising=False)
+    monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
+        "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
+        raising=False)
+    monkeypatch.setattr(autotune.gpu, "Solver", Solver, raising=False)
+    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", timer, raising=False)
+    monkeypatch.setattr(autotune.model, "device_from_gpu", lambda index: load_device("hopper-h100"))
+    return timers
+
+
+def test_the_gpu_path_sweeps_each_graph_and_writes_table_and_records(tmp_path, fake_gpu, capsys):
+    table_path = tmp_path / "out" / "table.json"
+    status = main(["sweep", "--graph", "rmat8", "--graph", "random200-d4", "--strategy", "bayes", "--trials", "12",
+                   "--block-sizes", "64,128,256", "--ck", "1,2", "--lanes", "1,4", "--repetitions", "2",
+                   "--storage", str(tmp_path / "s.db"), "-o", str(table_path), "-q"])
+    assert status == 0, capsys.readouterr().err
+    table = _valid_table(table_path)
+    assert [e["graph"]["name"] for e in table["entries"]] == ["rmat8", "random200-d4"]
+    assert table["device"]["name"] == "Fake H100 (test)" and table["device"]["cuda_version"] == "12.4"
+    assert len(fake_gpu) == 2 and all(len(t.calls) > 0 for t in fake_gpu)
+    records = read_records(table_path.with_name("table.records.jsonl"))
+    assert len(records) == sum(len(t.calls) for t in fake_gpu)
+    assert {r.graph.name for r in records} == {"rmat8", "random200-d4"}
+    assert all(len(r.measurement.times_ms) == 2 for r in records if r.measurement.ok)
+
+
+def test_no_gpu_is_one_line_and_exit_status_2(monkeypatch, tmp_path, capsys):
+    import autotune.gpu
+
+    def unavailable(index):
+        raise GpuUnavailable("PyCUDA is not installed (No module named 'pycuda')")
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(autotune.gpu, "gpu_session", unavailable, raising=False)
+    assert main(["sweep", "--graph", "rmat8"]) == 2
+    assert capsys.readouterr().err == "autotune: PyCUDA is not installed (No module named 'pycuda')\n"

@@ -1,0 +1,170 @@
+"""ReplayTimer and records: the Timer contract, recorded / composed / unrecorded answers, and a
+replay that repeats a live sweep."""
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from autotune.errors import InputError
+from autotune.measure import Measurement, Status
+from autotune.search import (
+    NOT_RECORDED,
+    Bayes,
+    Exhaustive,
+    Record,
+    ReplayTimer,
+    SearchSpace,
+    read_records,
+    records_of,
+    write_records,
+)
+from autotune.search import plan
+from autotune.search.replay import recorded_space
+from autotune.search.synthetic import SyntheticTimer, synthetic_device, synthetic_graph
+from autotune.space import LaunchConfig
+
+from conftest import SYNTHETIC_RECORDS
+
+
+def _record(measurement: Measurement, phase: str = "search", graph=None) -> Record:
+    return Record(graph=graph or synthetic_graph(), algorithm="crauser", device={"name": "test GPU"},
+                  strategy="exhaustive", measurement=measurement, trial=0, phase=phase)
+
+
+def _records_of_grid(space: SearchSpace, timer: SyntheticTimer) -> list[Record]:
+    return [_record(timer.measure(config)) for config in space.uniform_configs()]
+
+
+class TimerContract:
+    """What every Timer must do (the GPU's CudaEventTimer is held to it in tests/gpu)."""
+
+    ok_config = LaunchConfig.uniform(128, "prefer_l1", 2, 4)
+    invalid_config = LaunchConfig.uniform(1024, "no_l1")
+
+    def make_timer(self):
+        raise NotImplementedError
+
+    def test_measures_the_configuration_it_is_given(self):
+        measurement = self.make_timer().measure(self.ok_config)
+        assert measurement.config == self.ok_config
+        assert measurement.status is Status.OK and measurement.verified
+        assert measurement.times_ms and all(t > 0 for t in measurement.times_ms)
+        assert {"relax", "minimum", "update"} <= set(measurement.kernel_ms)
+        assert measurement.ms_per_sssp == statistics.median(measurement.times_ms)
+
+    def test_an_invalid_configuration_is_a_measurement_with_a_reason(self):
+        measurement = self.make_timer().measure(self.invalid_config)
+        assert measurement.status is Status.INVALID and measurement.reason
+        assert measurement.ms_per_sssp is None
+
+    def test_measurements_survive_json(self):
+        measurement = self.make_timer().measure(self.ok_config)
+        assert Measurement.from_json(json.loads(json.dumps(measurement.to_json()))) == measurement
+
+
+class TestSyntheticTimer(TimerContract):
+    def make_timer(self):
+        return SyntheticTimer(noise=0.01)
+
+
+class TestReplayTimer(TimerContract):
+    def make_timer(self):
+        space = SearchSpace.from_options(block_sizes="128,1024", caches="prefer_l1,no_l1", ck="2", lanes="4")
+        return ReplayTimer(_records_of_grid(space, SyntheticTimer(noise=0.01)))
+
+
+def test_recorded_configurations_are_answered_in_turn():
+    config = LaunchConfig.default()
+    first, second = (Measurement(config, Status.OK, times_ms=(t,)) for t in (1.0, 2.0))
+    timer = ReplayTimer([_record(first), _record(second)])
+    assert [timer.measure(config).ms_per_sssp for _ in range(3)] == [1.0, 2.0, 1.0]
+    assert timer.stats.recorded == 3
+
+
+def test_unrecorded_configurations_are_composed_from_uniform_runs():
+    space = SearchSpace.from_options(block_sizes="64,128,256", caches="default,no_l1", ck="2", lanes="4")
+    synthetic = SyntheticTimer()
+    timer = ReplayTimer(_records_of_grid(space, synthetic))
+    config = LaunchConfig.uniform(128, "default", 2, 4).replace(
+        minimum=LaunchConfig.uniform(256).minimum, update=LaunchConfig.uniform(64, "no_l1").update)
+    composed = timer.measure(config)
+    assert composed.ok and timer.stats.composed == 1
+    parts = {k: synthetic.landscape.kernel_ms(LaunchConfig.uniform(b, c, 2, 4))
+             for k, b, c in (("relax", 128, "default"), ("minimum", 256, "default"), ("update", 64, "no_l1"))}
+    expected_kernels = {k: parts[k][k] for k in parts}
+    assert {k: composed.kernel_ms[k] for k in expected_kernels} == pytest.approx(expected_kernels)
+    others = [parts[k]["other"] for k in parts]  # the synthetic 'other' depends on CK only
+    assert composed.ms_per_sssp == pytest.approx(sum(expected_kernels.values()) + statistics.median(others))
+    # the landscape is separable, so the composition is exact here
+    assert composed.ms_per_sssp == pytest.approx(synthetic.landscape.ms_per_sssp(config))
+
+
+def test_configurations_neither_recorded_nor_composable_are_invalid_or_an_error():
+    space = SearchSpace.from_options(block_sizes="64", caches="default", ck="1", lanes="1")
+    records = _records_of_grid(space, SyntheticTimer())
+    unrecorded = LaunchConfig.uniform(128, concurrent_kernels=8)
+    measurement = ReplayTimer(records).measure(unrecorded)
+    assert measurement.status is Status.INVALID and measurement.reason.startswith(NOT_RECORDED)
+    assert "no ok uniform run 128:default at CK 8, L 1" in measurement.reason
+    assert ReplayTimer(records, compose=False).measure(LaunchConfig.uniform(64).replace(
+        relax=LaunchConfig.uniform(64, lanes=2).relax)).status is Status.INVALID
+    with pytest.raises(InputError, match=NOT_RECORDED):
+        ReplayTimer(records, strict=True).measure(unrecorded)
+
+
+def test_replay_needs_one_graph_s_records():
+    config = LaunchConfig.default()
+    a = _record(Measurement(config, Status.OK, times_ms=(1.0,)), graph=synthetic_graph("a"))
+    b = _record(Measurement(config, Status.OK, times_ms=(1.0,)), graph=synthetic_graph("b"))
+    with pytest.raises(InputError, match="mix 2 graphs"):
+        ReplayTimer([a, b])
+    assert ReplayTimer.select([a, b], "b") == [b]
+    with pytest.raises(InputError, match="no records"):
+        ReplayTimer([])
+
+
+def test_records_round_trip_and_bad_lines_name_the_line(tmp_path):
+    records = [_record(SyntheticTimer().measure(LaunchConfig.default()), phase="fixed")]
+    path = write_records(tmp_path / "r.jsonl", records, header="synthetic")
+    assert path.read_text().startswith("# synthetic\n")
+    assert read_records(path) == records
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(path.read_text() + "{not json\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:3: invalid JSON"):
+        read_records(bad)
+    bad.write_text('{"format": "autotune.records/1", "graph": {"name": "g"}}\n')
+    with pytest.raises(InputError, match=r"bad.jsonl:1: missing key 'measurement'"):
+        read_records(bad)
+    with pytest.raises(InputError, match="cannot read"):
+        read_records(tmp_path / "missing.jsonl")
+
+
+def test_a_replay_of_a_live_sweep_s_records_finds_the_same_winner(small_space, run_sweep):
+    live_timer = SyntheticTimer(noise=0.03, seed=5)
+    live, _ = run_sweep(live_timer, small_space, Bayes(trials=25, seed=2))
+    records = records_of(live)
+    assert len(records) == live.evaluations == len(live_timer.calls)
+    replay_timer = ReplayTimer(records, strict=True)
+    replayed, _ = run_sweep(replay_timer, small_space, Bayes(trials=25, seed=2))
+    assert replayed.best.config == live.best.config
+    assert replayed.best.ms_per_sssp == live.best.ms_per_sssp
+    assert [r.measurement for r in records_of(replayed)] == [r.measurement for r in records]
+    assert replay_timer.stats.recorded == len(records) and replay_timer.stats.not_recorded == 0
+
+
+def test_the_committed_synthetic_records_replay_every_strategy(run_sweep):
+    records = read_records(SYNTHETIC_RECORDS)
+    assert SYNTHETIC_RECORDS.read_text().startswith("# SYNTHETIC")
+    assert all("Synthetic" in r.device_name for r in records)
+    space = SearchSpace.from_options(**recorded_space(records))
+    assert space.uniform_size == 4 * 4 * 2 * 2
+    profile = plan.profile_from_json(records[0].device)
+    specials = plan.recorded_specials(records, records[0].graph, profile)
+    assert specials.prediction is not None and len(specials.baseline_candidates) == 5
+    exhaustive, _ = run_sweep(ReplayTimer(records), space, Exhaustive(), specials=specials)
+    bayes, _ = run_sweep(ReplayTimer(records), space, Bayes(trials=30, seed=0), specials=specials)
+    assert exhaustive.best.ms_per_sssp <= bayes.best.ms_per_sssp * 1.03
+    assert exhaustive.replay == {"recorded": exhaustive.evaluations, "composed": 0, "not_recorded": 0}
+    assert bayes.replay["not_recorded"] == 0 and bayes.replay["composed"] > 0
