@@ -131,8 +131,10 @@ extern "C" __global__ void update(int n, int first_instance, const int *__restri
   const int inst = first_instance + blockIdx.y;
   const int threshold = delta[threshold_slot(inst, parity)];
   if (blockIdx.x == 0 && threadIdx.x == 0) {
+    // Count the iterations that ran (those whose previous threshold was finite), the last one,
+    // which found no threshold, included: the CPU solvers in reference.py count the same way.
+    if (delta[threshold_slot(inst, parity ^ 1)] != INF) iterations[inst] += 1;
     delta[threshold_slot(inst, parity ^ 1)] = INF;  // the next iteration's slot
-    if (threshold != INF) iterations[inst] += 1;
   }
   if (threshold == INF) return;  // finished
   const size_t off = (size_t)inst * n;

@@ -1,7 +1,7 @@
 """`autotune sssp --graph SPEC [--cpu] ...`: solve shortest paths and report time and iterations.
 
 `--cpu` runs a CPU solver from `autotune.reference`. Without it the solve runs on the GPU: that
-mode is `_run_gpu`, still to be written; its options are already parsed here.
+mode is `autotune.cli.sssp_gpu`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from autotune.cli.options import add_graph_options, load_one_graph
-from autotune.errors import GpuUnavailable, InputError
+from autotune.errors import InputError
 from autotune.graphs import CSRGraph
 from autotune.reference import ALGORITHMS, SolveResult, solve
 
@@ -129,11 +129,7 @@ def save_distances(distances: np.ndarray, path: Path) -> None:
 
 
 def _run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
-    """GPU mode: solve from `args.source`, or from `args.sources` random sources (seeded by
-    `args.seed`), with `args.algorithm` (crauser|martin) and the launch configuration from
-    `args.config` / `args.preset` / `args.table`; verify every solve against
-    `autotune.reference.reference_distances`; honour `args.save` and `args.json`.
+    """GPU mode: see `autotune.cli.sssp_gpu` (imports PyCUDA only when called)."""
+    from autotune.cli.sssp_gpu import run_gpu
 
-    TODO(lead): not built yet.
-    """
-    raise GpuUnavailable("GPU solving is not built yet")
+    return run_gpu(args, graph)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import numpy as np
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
@@ -34,14 +36,18 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     algorithm = args.algorithm or "crauser"
     if algorithm not in ("crauser", "martin"):
         raise InputError(f"--algorithm {algorithm} runs on the CPU only (add --cpu); the GPU runs crauser or martin")
-    n_sources = getattr(args, "sources", 8) or 8
-    if n_sources < 1:
+    if args.source is not None:
+        sources = (args.source,)
+    elif args.sources < 1:
         raise InputError("--sources must be at least 1")
+    else:
+        sources = choose_sources(graph, args.sources, seed=args.seed or 0)
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
         with Solver(graph, algorithm) as solver:
-            timer = CudaEventTimer(solver, choose_sources(graph, n_sources, seed=args.seed or 0),
-                                   repetitions=getattr(args, "repetitions", None) or 5)
+            timer = CudaEventTimer(solver, sources)
             measurement = timer.measure(config)
+            if args.save and measurement.ok:
+                _save_distances(solver, timer, config, sources[0], args.save)
         device_info = device_description(device)
     if args.json:
         print(json.dumps({"graph": graph.info(), "device": device_info, "algorithm": algorithm,
@@ -51,6 +57,18 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     if not measurement.ok:
         raise AutotuneError(f"{measurement.status}: {measurement.reason}")
     return 0
+
+
+def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> None:
+    """Solve once more from `source` and save the GPU's distances (verified) as int64, -1 unreachable."""
+    from autotune.cli.sssp import save_distances
+    from autotune.gpu.launcher import INF
+
+    result = solver.solve(config.replace(concurrent_kernels=1), [source])
+    distances = result.distances[0]
+    if not np.array_equal(distances, timer.expected[source]):
+        raise AutotuneError(f"the GPU's distances from source {source} differ from the CPU reference; not saved")
+    save_distances(np.where(distances == INF, -1, distances).astype(np.int64), path)
 
 
 def _render(graph: CSRGraph, device_info: dict, algorithm: str, m: Measurement) -> None:

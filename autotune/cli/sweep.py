@@ -28,14 +28,12 @@ from typing import Any, ContextManager, Iterator, Sequence
 
 from autotune.errors import InputError
 from autotune.search import plan
-from autotune.search.progress import NullProgress, RichProgress
 from autotune.search.records import Record, read_records, records_of, write_records
 from autotune.search.replay import ReplayTimer, recorded_space
 from autotune.search.results import GraphInfo, GraphResult
 from autotune.search.space import SearchSpace
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES, make_strategy
 from autotune.search.study import MEMORY, StudyKey, open_storage, open_study
-from autotune.search.summary import render_summary
 from autotune.search.sweep import SweepProgress, SweepSettings, Specials, quiet_optuna, stop_on_sigterm, sweep_graph
 from autotune.search.t4 import write_t4
 from autotune.search.table import sweep_table, write_sweep_table
@@ -78,6 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     measure.add_argument("--sources", type=int, metavar="N", default=DEFAULT_SOURCES, help=f"source pool size (default {DEFAULT_SOURCES})")
     measure.add_argument("--device-index", type=int, metavar="I", default=0, help="CUDA device (default 0)")
     measure.add_argument("--replay", metavar="RECORDS.jsonl", default=None, help="answer from recorded measurements instead of the GPU")
+    measure.add_argument("--device", "-d", metavar="NAME|FILE", default=None,
+                         help="with --replay: the GPU's profile (autotune devices) where the records lack one")
     keep = parser.add_argument_group("storage and output")
     keep.add_argument("--storage", metavar="URL", default=None,
                       help="Optuna storage: an RDB URL, a .db/.sqlite file, a .log journal file, or memory "
@@ -119,6 +119,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError("--resume needs a storage that outlives the process; give --storage FILE.db")
     if not args.replay and not args.graph:
         raise InputError("no graph given; use --graph SPEC (or --replay RECORDS.jsonl)")
+    if args.device and not args.replay:
+        raise InputError("--device applies to --replay; a sweep on the GPU reads the GPU's own profile")
 
 
 def _slug(text: str) -> str:
@@ -172,14 +174,33 @@ def _replay_jobs(args: argparse.Namespace, records: list[Record]) -> tuple[dict[
         keys = list(by_graph)
     device = dict(records[0].device)
     profile = plan.profile_from_json(device, args.replay)
+    if args.device is not None:
+        from autotune.model import load_device
+
+        profile = load_device(args.device)
+        name = device.get("name")
+        device = plan.device_json(profile)
+        if name and name != "unknown":
+            device["name"] = name
 
     def jobs() -> Iterator[_Job]:
         for key in keys:
             group = by_graph[key]
-            graph = plan.classify_graph(group[0].graph, profile)
+            graph = group[0].graph
+            if graph.n_vertices < 1:  # records that do not say (engine benchmark): load it
+                graph = _load_replayed_graph(args, graph)
+            graph = plan.classify_graph(graph, profile)
             yield _Job(graph, plan.recorded_specials(group, graph, profile), contextlib.nullcontext(ReplayTimer(group)))
 
     return device, jobs(), [by_graph[k][0].graph.name for k in keys]
+
+
+def _load_replayed_graph(args: argparse.Namespace, graph: GraphInfo) -> GraphInfo:
+    from autotune.graphs import GraphOptions, load_graph
+
+    options = GraphOptions.from_values(args.seed, args.weights)
+    loaded = load_graph(graph.name, seed=options.seed, weights=options.weights)
+    return plan.graph_info(loaded, seed=options.seed, weights=args.weights)
 
 
 @contextlib.contextmanager
@@ -236,7 +257,11 @@ def run(args: argparse.Namespace) -> int:
         output = Path(args.output) if args.output else default_output(names, str(device["name"]), args.algorithm)
         records_path = Path(args.records) if args.records else (
             None if args.replay else output.with_name(output.stem + ".records.jsonl"))
-        progress: SweepProgress = stack.enter_context(RichProgress()) if show else NullProgress()
+        progress = SweepProgress()  # shows nothing
+        if show:
+            from autotune.search.progress import RichProgress  # rich only where it draws
+
+            progress = stack.enter_context(RichProgress())
         protocol = {"timer": "replay" if args.replay else "cuda-events", "repetitions": args.repetitions,
                     "sources": args.sources, "seed": seed, "finalists": args.finalists, "rounds": args.rounds}
         try:
@@ -262,6 +287,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(sweep_table(results, device, args.algorithm, command, partial=interrupted), indent=2))
     elif show:
         from rich.console import Console
+
+        from autotune.search.summary import render_summary
 
         console = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 120)
         render_summary(results, console, written)

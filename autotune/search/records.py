@@ -99,6 +99,8 @@ class Record:
         fmt = data.get("format", RECORDS_FORMAT)
         if fmt != RECORDS_FORMAT:
             raise InputError(f"{where}: unknown records format {fmt!r}; this autotune reads {RECORDS_FORMAT}")
+        if "measurement" not in data and "config" in data and isinstance(data.get("graph"), str):
+            return cls._from_engine_line(data, where)
         try:
             graph = GraphInfo.from_json(data["graph"])
             measurement = Measurement.from_json(data["measurement"], f"{where}: measurement")
@@ -119,6 +121,21 @@ class Record:
             raise InputError(f"{where}: missing key {error.args[0]!r}") from None
         except (TypeError, ValueError) as error:
             raise InputError(f"{where}: {error}") from None
+
+
+    @classmethod
+    def _from_engine_line(cls, data: Mapping[str, Any], where: str) -> Record:
+        """A line of `scripts/bench_engine.py --records`: `{"graph": SPEC, **Measurement.to_json()}`.
+        It names neither the GPU nor the graph's size: the replay asks for them (`--device`, and
+        the graph is loaded from its spec)."""
+        try:
+            measurement = Measurement.from_json(data, where)
+        except KeyError as error:
+            raise InputError(f"{where}: missing key {error.args[0]!r}") from None
+        except (TypeError, ValueError) as error:
+            raise InputError(f"{where}: {error}") from None
+        return cls(graph=GraphInfo(str(data["graph"]), "", 0, measurement.edges), algorithm="crauser",
+                   device={"name": "unknown"}, strategy="engine-benchmark", measurement=measurement)
 
 
 def records_of(result: GraphResult) -> list[Record]:

@@ -94,3 +94,33 @@ def test_memory_refusal_is_invalid_and_the_process_stays_usable(session, monkeyp
         assert refused.status is Status.INVALID
         assert "GiB" in refused.reason
         _assert_ok(timer.measure(LaunchConfig.default()))
+
+
+@pytest.mark.parametrize("algorithm", ["crauser", "martin"])
+def test_gpu_iterations_equal_the_cpu_solvers(session, algorithm):
+    from autotune import reference
+    from autotune.gpu import Solver
+
+    graph = load_graph("rmat12")
+    sources = list(choose_sources(graph, 4, seed=3))
+    with Solver(graph, algorithm) as solver:
+        result = solver.solve(LaunchConfig.uniform(256, concurrent_kernels=4), sources)
+    expected = [reference.solve(graph, s, algorithm).iterations for s in sources]
+    assert result.iterations.tolist() == expected
+
+
+def test_sssp_command_on_the_gpu(capsys, tmp_path):
+    import json
+
+    import numpy as np
+
+    from autotune.cli import main
+
+    saved = tmp_path / "d.npy"
+    status = main(["sssp", "--graph", "rmat10", "--sources", "4", "--json", "--save", str(saved),
+                   "--config", json.dumps(LaunchConfig.uniform(96, "no_l1", 2, 4).to_json())])
+    assert status == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verified"] is True and report["ms_per_sssp"] > 0
+    assert report["config"]["concurrent_kernels"] == 2
+    assert np.load(saved).dtype == np.int64

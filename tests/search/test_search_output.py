@@ -114,3 +114,27 @@ def test_specials_that_failed_are_kept_out_of_the_measured_parts(small_space, ru
     entry = table["entries"][0]
     assert "default" not in entry and "speedup_over_default" not in entry
     assert entry["x-sweep"]["failed_specials"]["default"]["status"] == "wrong"
+
+
+def test_the_progress_bar_and_the_summary_render(small_space, device, graph):
+    import io
+
+    from rich.console import Console
+
+    from autotune.search import StudyKey, open_storage, open_study, sweep_graph
+    from autotune.search.progress import RichProgress
+    from autotune.search.summary import render_summary
+
+    stream = io.StringIO()
+    console = Console(file=stream, width=150, force_terminal=False)
+    storage, url = open_storage("memory")
+    key = StudyKey(graph.sha256, "crauser", device["name"], "exhaustive", small_space.digest(), {})
+    handle = open_study(storage, url, key, Exhaustive().sampler(small_space), resume=False)
+    with RichProgress(console) as progress:
+        result = sweep_graph(SyntheticTimer(), small_space, Exhaustive(), handle, graph, "crauser", device,
+                             default_specials(), progress=progress)
+    render_summary([result], console, written=["table.json"])
+    text = stream.getvalue()
+    assert f"{result.trials}/{result.trials} trials" in text and "best" in text
+    assert "autotune sweep on Synthetic GPU" in text and "wrote table.json" in text
+    assert f"{result.best.ms_per_sssp:.3f}" in text

@@ -1,0 +1,38 @@
+"""`autotune sssp` GPU mode on a machine without PyCUDA, and its argument checks (CPU only)."""
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from autotune.cli import main
+
+no_pycuda = pytest.mark.skipif(importlib.util.find_spec("pycuda") is not None, reason="PyCUDA is installed")
+
+
+@no_pycuda
+def test_without_pycuda_says_so_in_one_line(capsys):
+    assert main(["sssp", "--graph", "rmat8"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "PyCUDA" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ('{"concurrent_kernels": 1}', "needs the keys"),
+        ('{"concurrent_kernels": 1, "kernels": {"relax": {"block_size": 48}, "minimum": {"block_size": 32},'
+         ' "update": {"block_size": 32}}}', "not a multiple of the warp size"),
+        ('{"concurrent_kernels": 1, "kernels": {', "invalid JSON"),
+        ("missing-file.json", "cannot read"),
+    ],
+)
+def test_bad_config_is_one_line_before_any_gpu_work(capsys, config, message):
+    assert main(["sssp", "--graph", "rmat8", "--config", config]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_unknown_preset(capsys):
+    assert main(["sssp", "--graph", "rmat8", "--preset", "fastest"]) == 2
+    assert "unknown preset" in capsys.readouterr().err
