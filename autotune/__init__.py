@@ -1,6 +1,23 @@
-"""autotune: tune the launch parameters of GPU shortest-path kernels."""
+"""autotune: tune the launch parameters of GPU shortest-path kernels.
+
+Public API: `Table` (read a tuned table and look up a configuration, see `autotune.lookup`),
+`LaunchConfig` (the launch configuration value, see `autotune.space`).
+"""
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "Table", "LaunchConfig"]
+
+
+def __getattr__(name: str):
+    # Imported on first use, so that `import autotune` stays light.
+    if name == "Table":
+        from autotune.lookup import Table
+
+        return Table
+    if name == "LaunchConfig":
+        from autotune.space import LaunchConfig
+
+        return LaunchConfig
+    raise AttributeError(f"module 'autotune' has no attribute {name!r}")

@@ -46,7 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--preset", metavar="NAME", default=None,
                         help="GPU: a named launch configuration, e.g. default")
     parser.add_argument("--table", metavar="FILE", default=None,
-                        help="GPU: take the launch configuration from a tuned table")
+                        help="GPU: take the launch configuration from a tuned table (the entry "
+                             "nearest in log2 vertices and log2 mean degree)")
+    parser.add_argument("--allow-other-device", action="store_true",
+                        help="GPU: use --table even if it was tuned on another GPU")
     parser.add_argument("--save", metavar="FILE.npy", type=Path, default=None,
                         help="write the distances as int64 .npy, -1 for unreachable")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

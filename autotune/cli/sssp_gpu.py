@@ -28,11 +28,29 @@ def config_from_args(args: argparse.Namespace) -> LaunchConfig:
     return PRESETS[preset]()
 
 
+def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: dict) -> LaunchConfig:
+    """The configuration `table` (--table) gives for this graph on this GPU; says which entry on stderr."""
+    match = table.lookup(graph.n_vertices, graph.mean_degree, device=device,
+                                          allow_other_device=args.allow_other_device)
+    if not args.json:
+        Console(stderr=True).print(escape(
+            f"{args.table}: {match.source} configuration of entry '{match.graph_name}' "
+            f"(distance {match.distance:.2f} in log2 vertices and degree)"))
+    return match.config
+
+
 def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     """Measure one configuration on the GPU; exit 0 when verified, 1 when invalid or wrong."""
     from autotune.gpu import CudaEventTimer, Solver, device_description, gpu_session
 
-    config = config_from_args(args)
+    if args.table and (args.config or args.preset):
+        raise InputError("--table, --config and --preset each choose the configuration; give one")
+    config = None if args.table else config_from_args(args)
+    table = None
+    if args.table:
+        from autotune.lookup import Table
+
+        table = Table.load(args.table)  # a bad table fails before the GPU is opened
     algorithm = args.algorithm or "crauser"
     if algorithm not in ("crauser", "martin"):
         raise InputError(f"--algorithm {algorithm} runs on the CPU only (add --cpu); the GPU runs crauser or martin")
@@ -43,6 +61,8 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     else:
         sources = choose_sources(graph, args.sources, seed=args.seed or 0)
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
+        if config is None:
+            config = config_from_table(args, table, graph, device_description(device))
         with Solver(graph, algorithm) as solver:
             timer = CudaEventTimer(solver, sources)
             measurement = timer.measure(config)

@@ -182,6 +182,9 @@ def _replay_jobs(args: argparse.Namespace, records: list[Record]) -> tuple[dict[
         device = plan.device_json(profile)
         if name and name != "unknown":
             device["name"] = name
+    if profile is None:
+        raise InputError(f"{args.replay}: the records do not describe the GPU (its name: {device.get('name')!r}); "
+                         "name its profile with --device NAME|FILE (autotune devices lists them)")
 
     def jobs() -> Iterator[_Job]:
         for key in keys:

@@ -179,3 +179,19 @@ def test_no_gpu_is_one_line_and_exit_status_2(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(autotune.gpu, "gpu_session", unavailable, raising=False)
     assert main(["sweep", "--graph", "rmat8"]) == 2
     assert capsys.readouterr().err == "autotune: PyCUDA is not installed (No module named 'pycuda')\n"
+
+
+def test_the_engine_benchmark_s_h100_records_replay_with_a_device_profile(tmp_path, monkeypatch, capsys):
+    engine = ROOT / "reports" / "h100" / "engine-records.jsonl"
+    if not engine.exists():
+        pytest.skip("no engine benchmark records")
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
+    status = main(["sweep", "--replay", str(engine), "--graph", "random98k-d20", "--device", "hopper-h100",
+                   "--strategy", "exhaustive", "-o", str(tmp_path / "t.json"), "-q"])
+    assert status == 0, capsys.readouterr().err
+    entry = _valid_table(tmp_path / "t.json")["entries"][0]
+    assert entry["graph"]["vertices"] == 98304 and entry["graph"]["sha256"]
+    assert entry["best"]["config"]["concurrent_kernels"] == 64  # the engine report's finding
+    assert entry["speedup_over_default"] > 10
+    assert main(["sweep", "--replay", str(engine), "--graph", "random98k-d20", "-q", "-o", str(tmp_path / "u.json")]) == 2
+    assert "the records do not describe the GPU" in capsys.readouterr().err

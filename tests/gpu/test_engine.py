@@ -124,3 +124,16 @@ def test_sssp_command_on_the_gpu(capsys, tmp_path):
     assert report["verified"] is True and report["ms_per_sssp"] > 0
     assert report["config"]["concurrent_kernels"] == 2
     assert np.load(saved).dtype == np.int64
+
+
+def test_sssp_command_with_a_table(capsys, tmp_path):
+    import json
+
+    from autotune.cli import main
+
+    table = tmp_path / "t.json"
+    assert main(["predict", "--graph", "rmat10", "--device", "auto", "-o", str(table)]) == 0
+    capsys.readouterr()
+    assert main(["sssp", "--graph", "rmat11", "--sources", "2", "--json", "--table", str(table)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verified"] is True

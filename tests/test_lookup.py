@@ -1,0 +1,87 @@
+"""Table.lookup: nearest graph class in (log2 vertices, log2 degree), device checks (no GPU)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autotune import Table
+from autotune.cli import main
+from autotune.errors import InputError
+from autotune.lookup import DeviceMismatch, graph_distance, same_device
+from autotune.space import LaunchConfig
+from autotune.tables import build_table, make_entry, measured, write_table
+
+DEVICE = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132}
+
+
+def _entry(name, n, d, config, kind="best"):
+    graph = {"name": name, "vertices": n, "edges": int(n * d), "mean_degree": d, "stress_ratio": n / 270336,
+             "stress_class": "low", "degree_class": "medium"}
+    value = measured(config, 1.0, True) if kind == "best" else {"config": config.to_json()}
+    return make_entry(graph, **{kind: value})
+
+
+@pytest.fixture
+def table_path(tmp_path):
+    entries = [
+        _entry("rmat17", 2**17, 28.4, LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4)),
+        _entry("rmat20", 2**20, 29.9, LaunchConfig.uniform(512, concurrent_kernels=32, lanes=8)),
+        _entry("random98k-d2", 98304, 2.0, LaunchConfig.uniform(128, concurrent_kernels=8)),
+        _entry("random24k-d200", 24576, 200.0, LaunchConfig.uniform(64), kind="predicted"),
+    ]
+    path = tmp_path / "t.json"
+    write_table(path, build_table(DEVICE, entries, algorithm="crauser"))
+    return path
+
+
+def test_exact_and_nearest_matches(table_path):
+    table = Table.load(table_path)
+    exact = table.lookup(vertices=2**17, mean_degree=28.4, device=DEVICE)
+    assert exact.graph_name == "rmat17" and exact.distance == 0 and exact.source == "best"
+    assert exact.config == LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4)
+    # rmat19 is one doubling from rmat20 and two from rmat17.
+    assert table.lookup(vertices=2**19, mean_degree=30, device=DEVICE).graph_name == "rmat20"
+    # a sparse graph: the degree decides.
+    assert table.lookup(vertices=2**17, mean_degree=3, device=DEVICE).graph_name == "random98k-d2"
+    dense = table.lookup(vertices=30000, mean_degree=150, device=DEVICE)
+    assert dense.graph_name == "random24k-d200" and dense.source == "predicted"
+
+
+def test_distance_is_symmetric_in_log2_units():
+    assert graph_distance(1024, 8, 2048, 8) == pytest.approx(1.0)
+    assert graph_distance(1024, 8, 1024, 32) == pytest.approx(2.0)
+    assert graph_distance(1024, 0, 1024, 1) == 0
+
+
+def test_another_gpu_is_refused_unless_allowed(table_path):
+    table = Table.load(table_path)
+    other = {"name": "NVIDIA A100-SXM4-80GB", "compute_capability": "8.0", "sm_count": 108}
+    with pytest.raises(DeviceMismatch, match="tuned on 'NVIDIA H100 80GB HBM3', not on 'NVIDIA A100"):
+        table.lookup(vertices=2**17, mean_degree=28, device=other)
+    assert table.lookup(vertices=2**17, mean_degree=28, device=other, allow_other_device=True).graph_name == "rmat17"
+    assert table.lookup(vertices=2**17, mean_degree=28, device="nvidia  h100 80gb hbm3").graph_name == "rmat17"
+
+
+def test_profile_tables_match_a_gpu_of_the_same_kind():
+    profile = {"name": "hopper-h100", "compute_capability": "9.0", "sm_count": 132, "profile": "hopper-h100"}
+    assert same_device(profile, DEVICE)
+    assert not same_device(profile, {**DEVICE, "sm_count": 114})
+    assert not same_device({"name": "hopper-h100", "compute_capability": "9.0", "sm_count": 132}, DEVICE)
+
+
+def test_predict_table_can_be_looked_up(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["predict", "--graph", "rmat10", "--graph", "random2000-d4", "--device", "hopper-h100",
+                 "-o", str(out)]) == 0
+    match = Table.load(out).lookup(vertices=2000, mean_degree=4, device=DEVICE)
+    assert match.graph_name == "random2000-d4" and match.source == "predicted"
+
+
+def test_bad_tables_are_one_line_errors(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema": "autotune.table/99"}))
+    with pytest.raises(InputError):
+        Table.load(bad)
+    with pytest.raises(InputError):
+        Table.load(tmp_path / "missing.json")
