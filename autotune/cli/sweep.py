@@ -52,42 +52,61 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "measurement is kept in an Optuna study (resumable) and exported as JSON Lines.")
     graphs = parser.add_argument_group("graphs")
     graphs.add_argument("--graph", "-g", metavar="SPEC", action="append", default=None,
-                        help=f"{_graph_help()}; repeat for several graphs (with --replay: a graph name of the records)")
-    graphs.add_argument("--seed", metavar="N", default=None, help="seed of generated graphs, drawn weights and sources (default 0)")
+                        help=f"{_graph_help()}; repeat for several graphs (with --replay: a graph of the records)")
+    graphs.add_argument("--seed", metavar="N", default=None,
+                        help="seed of generated graphs, drawn weights and sources (default 0)")
     graphs.add_argument("--weights", metavar="LO-HI", default=None, help="draw uniform integer weights in LO..HI")
+
     search = parser.add_argument_group("search")
-    search.add_argument("--algorithm", choices=ALGORITHMS, default="crauser", help="SSSP kernels to tune (default crauser)")
+    search.add_argument("--algorithm", choices=ALGORITHMS, default="crauser",
+                        help="the SSSP kernels to tune (default crauser)")
     search.add_argument("--strategy", choices=STRATEGIES, default="bayes",
                         help="bayes: Optuna over every kernel's own launch (default); exhaustive: every uniform "
-                        "configuration, then per-kernel composition (thesis 4.6); model: prediction, default, baseline only")
-    search.add_argument("--trials", type=int, metavar="N", default=None, help=f"bayes: trials (default {DEFAULT_TRIALS})")
-    search.add_argument("--sampler", choices=SAMPLERS, default="tpe", help="bayes: Optuna sampler (default tpe)")
-    search.add_argument("--sampler-seed", type=int, metavar="N", default=None, help="bayes: sampler seed (default: --seed)")
+                        "configuration, then per-kernel composition (thesis 4.6); model: prediction, default "
+                        "and baseline only")
+    search.add_argument("--trials", type=int, metavar="N", default=None,
+                        help=f"bayes: trials (default {DEFAULT_TRIALS})")
+    search.add_argument("--sampler", choices=SAMPLERS, default="tpe", help="bayes: the Optuna sampler (default tpe)")
+    search.add_argument("--sampler-seed", type=int, metavar="N", default=None,
+                        help="bayes: the sampler's seed (default: --seed)")
     search.add_argument("--block-sizes", metavar="LIST", default=None,
-                        help="block sizes to try: 64,128,256 or 64-512 (default 32-1024; with --replay: the records')")
+                        help="block sizes to try: 64,128,256 or 64-512 (default 32-1024)")
     search.add_argument("--caches", metavar="LIST", default=None,
                         help="cache states to try (default all: default,prefer_l1,prefer_shared,no_l1)")
     search.add_argument("--ck", metavar="LIST", default=None, help="concurrent kernels to try (default 1,2,4,...,64)")
-    search.add_argument("--lanes", metavar="LIST", default=None, help="relax lanes per vertex to try (default 1,2,4,...,32)")
-    search.add_argument("--finalists", type=int, metavar="K", default=3, help="best configurations measured again (default 3)")
-    search.add_argument("--rounds", type=int, metavar="R", default=3, help="interleaved re-measurement rounds (default 3)")
+    search.add_argument("--lanes", metavar="LIST", default=None,
+                        help="relax's lanes per vertex to try (default 1,2,4,...,32)")
+    search.add_argument("--finalists", type=int, metavar="K", default=3,
+                        help="best configurations measured again before the winner is chosen (default 3)")
+    search.add_argument("--rounds", type=int, metavar="R", default=3,
+                        help="interleaved rounds of those re-measurements (default 3)")
+
     measure = parser.add_argument_group("measurement")
-    measure.add_argument("--repetitions", type=int, metavar="N", default=DEFAULT_REPETITIONS, help=f"timed solves per measurement (default {DEFAULT_REPETITIONS})")
-    measure.add_argument("--sources", type=int, metavar="N", default=DEFAULT_SOURCES, help=f"source pool size (default {DEFAULT_SOURCES})")
-    measure.add_argument("--device-index", type=int, metavar="I", default=0, help="CUDA device (default 0)")
-    measure.add_argument("--replay", metavar="RECORDS.jsonl", default=None, help="answer from recorded measurements instead of the GPU")
+    measure.add_argument("--repetitions", type=int, metavar="N", default=DEFAULT_REPETITIONS,
+                         help=f"timed solves per measurement (default {DEFAULT_REPETITIONS})")
+    measure.add_argument("--sources", type=int, metavar="N", default=DEFAULT_SOURCES,
+                         help=f"size of the pool of source vertices (default {DEFAULT_SOURCES})")
+    measure.add_argument("--device-index", type=int, metavar="I", default=0, help="the CUDA device (default 0)")
+    measure.add_argument("--replay", metavar="RECORDS.jsonl", default=None,
+                         help="answer from recorded measurements instead of the GPU; the space defaults to "
+                         "what the records cover")
     measure.add_argument("--device", "-d", metavar="NAME|FILE", default=None,
                          help="with --replay: the GPU's profile (autotune devices) where the records lack one")
+
     keep = parser.add_argument_group("storage and output")
     keep.add_argument("--storage", metavar="URL", default=None,
                       help="Optuna storage: an RDB URL, a .db/.sqlite file, a .log journal file, or memory "
                       "(default: a SQLite file in the user data directory; memory with --replay)")
-    keep.add_argument("--resume", action="store_true", help="continue the newest matching study, re-using its measurements")
-    keep.add_argument("--output", "-o", metavar="TABLE.json", default=None, help="the table (default: sweep-<graphs>-<device>-<algorithm>.json)")
-    keep.add_argument("--records", metavar="FILE.jsonl", default=None, help="every measurement as JSON Lines (default: next to the table; with --replay only if given)")
-    keep.add_argument("--t4", metavar="DIR", default=None, help="also write T4 results files (Kernel Tuner, BAT) into DIR")
+    keep.add_argument("--resume", action="store_true",
+                      help="continue the newest matching study, re-using its measurements")
+    keep.add_argument("--output", "-o", metavar="TABLE.json", default=None,
+                      help="the table (default: sweep-<graphs>-<device>-<algorithm>.json here)")
+    keep.add_argument("--records", metavar="FILE.jsonl", default=None,
+                      help="every measurement as JSON Lines (default: next to the table; a replay only if given)")
+    keep.add_argument("--t4", metavar="DIR", default=None,
+                      help="also write T4 results files (Kernel Tuner, BAT) into DIR")
     keep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
-    keep.add_argument("--json", action="store_true", help="print the table as JSON on stdout (implies no progress bar)")
+    keep.add_argument("--json", action="store_true", help="print the table as JSON on stdout, no progress bar")
     parser.set_defaults(run=run)
 
 
@@ -160,7 +179,8 @@ def _space(args: argparse.Namespace, records: Sequence[Record] | None) -> Search
 def _replay_jobs(args: argparse.Namespace, records: list[Record]) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
     devices = {r.device_name for r in records}
     if len(devices) > 1:
-        raise InputError(f"{args.replay}: the records mix GPUs ({', '.join(sorted(devices))}); replay one GPU's records")
+        raise InputError(f"{args.replay}: the records mix GPUs ({', '.join(sorted(devices))}); "
+                         "replay one GPU's records")
     by_graph: dict[str, list[Record]] = {}
     for record in records:
         by_graph.setdefault(record.graph.sha256 or record.graph.name, []).append(record)
@@ -245,10 +265,8 @@ def run(args: argparse.Namespace) -> int:
     seed = _seed(args)
     strategy = make_strategy(args.strategy, args.trials, args.sampler,
                              args.sampler_seed if args.sampler_seed is not None else seed)
+    strategy.sampler(space)  # a sampler's missing dependency is reported before any work
     settings = SweepSettings(finalists=args.finalists, rounds=args.rounds)
-    storage_spec = args.storage if args.storage is not None or not args.replay else MEMORY
-    with quiet_optuna():
-        storage, storage_url = open_storage(storage_spec)
     command = "autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None
     show = not (args.quiet or args.json)
     results: list[GraphResult] = []
@@ -257,6 +275,7 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         stack.enter_context(stop_on_sigterm())
         device, jobs, names = _replay_jobs(args, replayed) if replayed else _gpu_jobs(args, stack)
+        storage, storage_url = open_storage(args.storage if args.storage is not None or not args.replay else MEMORY)
         output = Path(args.output) if args.output else default_output(names, str(device["name"]), args.algorithm)
         records_path = Path(args.records) if args.records else (
             None if args.replay else output.with_name(output.stem + ".records.jsonl"))

@@ -9,6 +9,7 @@
 * `records`: JSON Lines records of every measurement.
 * `plan`: prediction and baseline candidates from the model.
 * `table`, `t4`: the JSON table (autotune.table/1) and T4 results files.
+* `compare`: a cheap strategy's table against the exhaustive one (the issue's evidence target).
 * `synthetic`: a synthetic timer with a known optimum (tests, demos).
 
 Example (no GPU; a replay of synthetic records)::
@@ -48,12 +49,14 @@ from autotune.search.records import Record, read_records, records_of, write_reco
 from autotune.search.replay import NOT_RECORDED, ReplayStats, ReplayTimer
 from autotune.search.t4 import t4_results, write_t4
 from autotune.search.table import sweep_table, table_entry, write_sweep_table
+from autotune.search.compare import Comparison, compare_tables, verdict
 
 __all__ = [
     "NOT_RECORDED",
     "SAMPLERS",
     "STRATEGIES",
     "Bayes",
+    "Comparison",
     "ConfigResult",
     "Evaluation",
     "Exhaustive",
@@ -72,6 +75,7 @@ __all__ = [
     "StudyKey",
     "SweepProgress",
     "SweepSettings",
+    "compare_tables",
     "composed_candidates",
     "default_storage_path",
     "make_sampler",
@@ -85,6 +89,7 @@ __all__ = [
     "sweep_table",
     "t4_results",
     "table_entry",
+    "verdict",
     "write_records",
     "write_sweep_table",
     "write_t4",

@@ -155,7 +155,7 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
         InputError: unreadable file, or a bad line (with its number).
 
     Example:
-        >>> records = read_records("tests/data/records/synthetic-small.jsonl")  # doctest: +SKIP
+        >>> records = read_records("tests/data/records/synthetic-rmat12.jsonl")  # doctest: +SKIP
     """
     path = Path(path)
     try:

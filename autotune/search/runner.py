@@ -110,6 +110,7 @@ class Runner:
                 self.evaluations.append(Evaluation(measurement, attrs["phase"], trial.number,
                                                    attrs.get("timestamp", ""), attrs.get("wall_s", 0.0),
                                                    attrs.get("round"), tuple(attrs.get("roles", ()))))
+        self.evaluations.sort(key=lambda e: (e.timestamp, e.trial))  # trial numbers are not time order
 
     def _count(self, phase: str, measurement: Measurement, cached: bool, round_: int | None) -> None:
         key = measurement.config.key()

@@ -48,13 +48,15 @@ def make_sampler(name: str, seed: int | None) -> BaseSampler:
         try:
             import torch  # noqa: F401
         except ImportError:
-            raise InputError("--sampler gp: Optuna's GPSampler needs PyTorch. Install it with: pip install torch") from None
+            raise InputError("--sampler gp: Optuna's GPSampler needs PyTorch. "
+                             "Install it with: pip install torch") from None
         return optuna.samplers.GPSampler(seed=seed)
     if name == "cmaes":
         try:
             import cmaes  # noqa: F401
         except ImportError:
-            raise InputError("--sampler cmaes: Optuna's CmaEsSampler needs cmaes. Install it with: pip install cmaes") from None
+            raise InputError("--sampler cmaes: Optuna's CmaEsSampler needs cmaes. "
+                             "Install it with: pip install cmaes") from None
         # CMA-ES handles the ordered parameters; the cache states (categorical) fall back to TPE.
         return optuna.samplers.CmaEsSampler(seed=seed, independent_sampler=optuna.samplers.TPESampler(seed=seed),
                                             warn_independent_sampling=False)
@@ -129,8 +131,8 @@ class Exhaustive:
         if not isinstance(sampler, PointSampler):
             raise TypeError("the exhaustive strategy's study needs its PointSampler")
         grid = space.uniform_grid()
-        sampler.points = [dict(zip(GRID_PARAMS, point)) for point in itertools.product(*(grid[name] for name in GRID_PARAMS))
-                          if not runner.measured(space.from_grid_params(dict(zip(GRID_PARAMS, point))))]
+        points = (dict(zip(GRID_PARAMS, point)) for point in itertools.product(*(grid[name] for name in GRID_PARAMS)))
+        sampler.points = [point for point in points if not runner.measured(space.from_grid_params(point))]
         if sampler.points:
             study.optimize(runner.objective(_suggest_uniform(space)), n_trials=len(sampler.points), catch=CATCH)
         for config in composed_candidates(runner.measurements(), space)[: self.compose_top]:

@@ -82,7 +82,7 @@ def open_storage(spec: str | None) -> tuple[BaseStorage, str]:
 
             Path(url).parent.mkdir(parents=True, exist_ok=True)
             return JournalStorage(JournalFileBackend(url)), shown
-        if url.startswith("sqlite:///"):
+        if url.startswith("sqlite:///") and ":memory:" not in url:
             path = Path(url[len("sqlite:///"):])
             path.parent.mkdir(parents=True, exist_ok=True)
             return RDBStorage(url, engine_kwargs={"creator": _sqlite_connector(path)}), shown

@@ -198,9 +198,12 @@ def sweep_graph(
         progress.advance(runner.trials, best_ms[0] if best_ms else None)
 
     runner = Runner(handle, space, timer, roles=specials.roles(), on_trial=on_trial, clock=clock)
+    best_ms.extend(sorted(e.measurement.ms_per_sssp for e in runner.evaluations if e.measurement.ok)[:1])
     special_configs = specials.ordered()
     planned = strategy.planned_trials(space, special_configs) + settings.finalists * settings.rounds
     progress.start(graph.name, max(planned, runner.trials), runner.trials)
+    if best_ms:
+        progress.advance(runner.trials, best_ms[0])
     partial = False
     finalists: list[LaunchConfig] = []
     with quiet_optuna(), stop_on_sigterm():
@@ -227,7 +230,10 @@ def _result(runner: Runner, strategy: Strategy, space: SearchSpace, graph: Graph
             partial: bool, handle: StudyHandle) -> GraphResult:
     results = pooled(runner)
     finalist_results = [results[c.key()] for c in finalists if c.key() in results]
-    pool = [r for r in finalist_results if r.ok] if finalist_results and not partial else _ranked(results)
+    # The winner is the best finalist; without finalists (interrupted), or should every finalist
+    # have failed a re-measurement, the best configuration whose every measurement was ok.
+    pool = [r for r in finalist_results if r.ok] if not partial else []
+    pool = pool or _ranked(results)
     best = min(pool, key=lambda r: (r.ms_per_sssp, r.config.key())) if pool else None
     candidates = tuple(results[c.key()] for c in specials.baseline_candidates if c.key() in results)
     ok_candidates = [c for c in candidates if c.ok]

@@ -58,7 +58,8 @@ def _shapes() -> dict[str, KernelShape]:
     c = CacheState
     return {
         "relax": KernelShape(2.0, 128, 0.08, {c.DEFAULT: 1.0, c.PREFER_L1: 0.9, c.PREFER_SHARED: 1.05, c.NO_L1: 1.2}),
-        "minimum": KernelShape(0.6, 256, 0.05, {c.DEFAULT: 1.0, c.PREFER_L1: 1.02, c.PREFER_SHARED: 0.95, c.NO_L1: 1.1}),
+        "minimum": KernelShape(0.6, 256, 0.05,
+                               {c.DEFAULT: 1.0, c.PREFER_L1: 1.02, c.PREFER_SHARED: 0.95, c.NO_L1: 1.1}),
         "update": KernelShape(0.4, 64, 0.06, {c.DEFAULT: 1.0, c.PREFER_L1: 0.97, c.PREFER_SHARED: 1.0, c.NO_L1: 0.92}),
     }
 
@@ -83,7 +84,8 @@ class SyntheticLandscape:
     def kernel_ms(self, config: LaunchConfig) -> dict[str, float]:
         """Per kernel ms per SSSP, and `other` (init and launch gaps), without noise."""
         ck_log2 = math.log2(config.concurrent_kernels)
-        ck_factor = 1.0 / (1.0 + 0.25 * min(ck_log2, self.best_ck_log2)) + 0.03 * max(0.0, ck_log2 - self.best_ck_log2) ** 2
+        beyond = max(0.0, ck_log2 - self.best_ck_log2)  # more instances than pay: contention
+        ck_factor = 1.0 / (1.0 + 0.25 * min(ck_log2, self.best_ck_log2)) + 0.03 * beyond**2
         out = {}
         for kernel in TUNED_KERNELS:
             launch = config.kernels[kernel]

@@ -177,7 +177,8 @@ def test_no_gpu_is_one_line_and_exit_status_2(monkeypatch, tmp_path, capsys):
 
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(autotune.gpu, "gpu_session", unavailable, raising=False)
-    assert main(["sweep", "--graph", "rmat8"]) == 2
+    assert main(["sweep", "--graph", "rmat8", "--storage", str(tmp_path / "never.db")]) == 2
+    assert not (tmp_path / "never.db").exists()
     assert capsys.readouterr().err == "autotune: PyCUDA is not installed (No module named 'pycuda')\n"
 
 
@@ -195,3 +196,17 @@ def test_the_engine_benchmark_s_h100_records_replay_with_a_device_profile(tmp_pa
     assert entry["speedup_over_default"] > 10
     assert main(["sweep", "--replay", str(engine), "--graph", "random98k-d20", "-q", "-o", str(tmp_path / "u.json")]) == 2
     assert "the records do not describe the GPU" in capsys.readouterr().err
+
+
+def test_bayes_and_exhaustive_tables_compare(tmp_path):
+    from autotune.search.compare import compare_tables, verdict
+    from autotune.tables import read_table
+
+    common = ["sweep", "--replay", str(RECORDS), "-q"]
+    assert main([*common, "--strategy", "exhaustive", "-o", str(tmp_path / "e.json")]) == 0
+    assert main([*common, "--strategy", "bayes", "--trials", "20", "-o", str(tmp_path / "b.json")]) == 0
+    (row,) = compare_tables(read_table(tmp_path / "e.json"), read_table(tmp_path / "b.json"))
+    assert row.graph == "rmat12" and row.reference_evaluations == len(read_records(RECORDS))
+    assert row.candidate_evaluations <= 20 + 9 + 2  # trials, re-measurements, specials outside the space
+    result = verdict([row], budget=1.0)
+    assert result["graphs"] == 1 and result["met"] == (row.gap <= 0.03)

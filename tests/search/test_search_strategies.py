@@ -163,3 +163,12 @@ def test_other_samplers_run_the_joint_space(sampler, small_space, run_sweep):
         pytest.skip(f"{module} is not installed")
     result, _ = run_sweep(SyntheticTimer(), small_space, Bayes(trials=15, sampler_name=sampler, seed=0))
     assert result.best is not None and result.trials >= 15
+
+
+def test_when_every_finalist_fails_the_best_ok_configuration_wins(small_space, run_sweep):
+    specials = default_specials()
+    fastest = specials.prediction
+    result, _ = run_sweep(SyntheticTimer(flaky=(fastest,)), small_space, ModelOnly(), specials=specials,
+                          settings=SweepSettings(finalists=1, rounds=2))
+    assert [f.config for f in result.finalists] == [fastest] and not result.finalists[0].ok
+    assert result.best is not None and result.best.ok and result.best.config != fastest

@@ -1,0 +1,51 @@
+"""On the GPU (`pytest -m gpu`): the CUDA timer keeps the Timer contract, and a sweep runs end to end."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autotune.cli import main
+from autotune.search import read_records
+from autotune.tables import validate_table
+
+from test_search_replay import TimerContract
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def cuda_timer():
+    from autotune.gpu import CudaEventTimer, Solver, gpu_session
+    from autotune.graphs import load_graph
+    from autotune.measure import choose_sources
+
+    graph = load_graph("rmat10", use_cache=False)
+    with gpu_session(), Solver(graph, "crauser") as solver:
+        yield CudaEventTimer(solver, choose_sources(graph, 16, seed=0), repetitions=2)
+
+
+class TestCudaEventTimer(TimerContract):
+    @pytest.fixture(autouse=True)
+    def _timer(self, cuda_timer):
+        self.timer = cuda_timer
+
+    def make_timer(self):
+        return self.timer
+
+    def test_an_invalid_configuration_is_a_measurement_with_a_reason(self):
+        pytest.skip("every configuration of the space launches on current GPUs")
+
+
+def test_a_model_sweep_on_the_gpu_writes_a_valid_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    table_path = tmp_path / "t.json"
+    status = main(["sweep", "--graph", "rmat10", "--strategy", "model", "--sources", "16", "--repetitions", "2",
+                   "--storage", "memory", "-o", str(table_path), "-q"])
+    assert status == 0
+    table = json.loads(table_path.read_text())
+    validate_table(table)
+    entry = table["entries"][0]
+    assert entry["best"]["verified"] and entry["evaluations"] >= 3
+    records = read_records(tmp_path / "t.records.jsonl")
+    assert all(r.wall_s > 0 for r in records)
