@@ -32,6 +32,10 @@ def load_csr(path: Path, options: GraphOptions = GraphOptions()) -> CSRGraph:
     """
     where = display_name(path)
     try:
+        with open(path, "rb") as file:
+            if file.read(4) != b"PK\x03\x04":
+                raise InputError(f"{where}: not an autotune graph file (a .csr.npz is a zip archive, "
+                                 "written by the graph cache)")
         with np.load(path, allow_pickle=False) as archive:
             fmt = str(archive["format"]) if "format" in archive.files else "none"
             if fmt != CSR_FORMAT:

@@ -94,6 +94,14 @@ def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
+def _check_vertex_count(where: str, n_vertices: int) -> None:
+    """A header's vertex count must be positive and fit the CSR's int32 ids (`where` is file:line)."""
+    if n_vertices < 1:
+        raise InputError(f"{where}: the header says {n_vertices} vertices: an empty graph")
+    if n_vertices > INT32_MAX:
+        raise InputError(f"{where}: {n_vertices} vertices do not fit int32 vertex ids (at most {INT32_MAX})")
+
+
 def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
     """Read a DIMACS 9th challenge `.gr` file: `c` comments, `p sp n m`, arcs `a u v w` (1-based).
 
@@ -114,6 +122,7 @@ def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
             f"found {shown(problem.group())}"
         )
     n_vertices, n_arcs = int(fields[2]), int(fields[3])
+    _check_vertex_count(f"{where}:{problem_line}", n_vertices)
 
     def check(line: bytes) -> str | None:
         parts = line.split()
@@ -182,6 +191,7 @@ def read_matrix_market(path: Path, *, with_weights: bool = True) -> EdgeList:
         raise InputError(f"{where}:{size_line}: expected a size line 'rows cols entries', "
                          f"found {shown(size)}")
     n_rows, n_cols, n_entries = map(int, dims)
+    _check_vertex_count(f"{where}:{size_line}", n_rows)
     if n_rows != n_cols:
         raise InputError(f"{where}:{size_line}: a graph needs a square matrix, found {n_rows} x "
                          f"{n_cols}")
@@ -245,6 +255,7 @@ def read_metis(path: Path, *, with_weights: bool = True) -> EdgeList:
         raise InputError(f"{where}:{header_line}: expected a METIS header 'n m [fmt [ncon]]', "
                          f"found {shown(header_text)}")
     n_vertices, n_edges = int(header[0]), int(header[1])
+    _check_vertex_count(f"{where}:{header_line}", n_vertices)
     skip, _, has_edge_weights = _metis_format(where, header_line, header)
     original = data[end + 1:]
     body = blank_lines(original, rb"%")
@@ -332,6 +343,8 @@ def read_edge_list(path: Path, *, with_weights: bool = True) -> EdgeList:
     )
     header = _SNAP_HEADER.search(data)
     header_nodes = int(header.group(1)) if header else 0
+    if not len(rows.values) and not header_nodes:
+        raise InputError(f"{where}: no edges and no '# Nodes: N' header: an empty graph")
     if header and len(rows.values) < int(header.group(2)):
         raise InputError(f"{where}:{_count_lines(data)}: the header says {header.group(2).decode()}"
                          f" edges, found {len(rows.values)}: the file is truncated")
@@ -356,12 +369,13 @@ SUFFIXES = (*READERS, CSR_SUFFIX)
 
 
 def graph_format(path: Path) -> str | None:
-    """The format suffix of `path` (`.gr`, ..., `.csr.npz`), ignoring `.gz`; None if unknown."""
+    """The format suffix of `path` (`.gr`, ..., `.csr.npz`), ignoring `.gz` (except on `.csr.npz`,
+    a compressed archive already); None if unknown."""
     name = path.name.lower()
+    if name.endswith(CSR_SUFFIX):  # a zip archive already: never gzipped
+        return CSR_SUFFIX
     if name.endswith(".gz"):
         name = name[:-3]
-    if name.endswith(CSR_SUFFIX):
-        return CSR_SUFFIX
     suffix = os.path.splitext(name)[1]
     return suffix if suffix in READERS else None
 

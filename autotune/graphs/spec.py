@@ -104,6 +104,8 @@ def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
         if path.exists():
             raise InputError(f"{spec}: unknown graph file format; expected {SPEC_FORMS}")
         raise InputError(f"unknown graph spec '{spec}': expected {SPEC_FORMS}")
+    if path.is_dir():
+        raise InputError(f"{spec}: is a directory, not a graph file")
     if not path.is_file():
         raise InputError(f"{spec}: no such graph file")
     return FileSpec(path)

@@ -100,9 +100,18 @@ def test_bad_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     negative = tmp_path / "n.gr"
     negative.write_text("p sp 2 1\na 1 2 -4\n")
     assert_one_line_error(capsys, ["graph", "info", str(negative)], f"{negative}:2: negative")
-    unreadable = tmp_path / "dir.gr"
-    unreadable.mkdir()
-    assert_one_line_error(capsys, ["graph", "info", str(unreadable)], str(unreadable))
+    directory = tmp_path / "dir.gr"
+    directory.mkdir()
+    assert_one_line_error(capsys, ["graph", "info", str(directory)], f"{directory}: is a directory")
+    huge = tmp_path / "huge.gr"
+    huge.write_text("c a header line\np sp 3000000000 1\na 1 2 3\n")
+    assert_one_line_error(capsys, ["graph", "info", str(huge)], f"{huge}:2: 3000000000 vertices do not fit")
+    empty = tmp_path / "empty.gr"
+    empty.write_text("p sp 0 0\n")
+    assert_one_line_error(capsys, ["graph", "info", str(empty)], f"{empty}:1: the header says 0 vertices")
+    no_edges = tmp_path / "none.txt"
+    no_edges.write_text("# only a comment\n")
+    assert_one_line_error(capsys, ["graph", "info", str(no_edges)], f"{no_edges}: no edges")
 
 
 def test_debug_shows_the_traceback() -> None:

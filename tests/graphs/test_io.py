@@ -324,6 +324,13 @@ class TestCsrFormat:
     def test_garbage_is_reported(self, tmp_path: Path) -> None:
         path = tmp_path / "bad.csr.npz"
         path.write_bytes(b"not a zip file")
+        with pytest.raises(InputError, match=rf"^{path}: not an autotune graph file \(a .csr.npz is a zip"):
+            load_csr(path)
+
+    def test_a_truncated_archive_is_reported(self, tmp_path: Path, data_dir: Path) -> None:
+        path = tmp_path / "cut.csr.npz"
+        save_csr(read_graph_file(data_dir / "rome99.gr.gz"), path)
+        path.write_bytes(path.read_bytes()[:200])
         with pytest.raises(InputError, match=rf"^{path}: not a readable autotune graph file"):
             load_csr(path)
 
