@@ -122,6 +122,12 @@ def choose_sources(graph: CSRGraph, count: int, seed: int = 0) -> tuple[int, ...
     return tuple(int(v) for v in picked)
 
 
+def pool_size(repetitions: int, concurrent_kernels: int) -> int:
+    """Sources a measurement needs so that none of its solves (a warm-up, `repetitions` timed, one
+    profiled; each solving `concurrent_kernels` sources) shares a source with another."""
+    return (repetitions + 2) * concurrent_kernels
+
+
 def sources_for_repetition(pool: Sequence[int], concurrent_kernels: int, repetition: int) -> list[int]:
     """The CK sources that repetition `repetition` solves: the pool read round-robin, so successive
     repetitions solve different sources while the pool lasts."""

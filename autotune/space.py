@@ -32,7 +32,7 @@ class CacheState(str, Enum):
     DEFAULT = "default"  # the driver's choice
     PREFER_L1 = "prefer_l1"  # shared-memory carveout 0: the thesis's "increased" L1
     PREFER_SHARED = "prefer_shared"  # carveout 100: the thesis's "normal" L1
-    NO_L1 = "no_l1"  # global loads bypass L1 (-Xptxas -dlcm=cg): the thesis's "deactivated" L1
+    NO_L1 = "no_l1"  # global loads bypass L1 (-DNO_L1=1 -Xptxas -dlcm=cg): the thesis's "deactivated" L1
 
     def __str__(self) -> str:
         return self.value

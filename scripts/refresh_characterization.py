@@ -3,7 +3,7 @@
 
 Compiles the kernel source with `nvcc --resource-usage` for one architecture (default sm_90, the
 H100/H200's), once per build the engine uses (GPU Crauser and GPU Martín, each with and without
-`-Xptxas -dlcm=cg`, the `no_l1` state), and rewrites in the characterization, for every kernel it
+`-DNO_L1=1 -Xptxas -dlcm=cg`, the `no_l1` state; `autotune.gpu.kernels.Variant`), and rewrites in the characterization, for every kernel it
 characterizes, `registers_per_thread` and `static_shared_memory_bytes` (the most over the builds,
 so that occupancy is never overestimated) and the [compiled] table (arch, command, compiler,
 source digest). The classes and comments of the file are left as they are.
@@ -32,13 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = ROOT / "kernels" / "sssp.cu"
 DEFAULT_CHARACTERIZATION = ROOT / "characterizations" / "sssp.toml"
 
-# name -> extra nvcc flags: the builds the engine launches (autotune/gpu/kernels.py).
-BUILDS = {
-    "crauser": ["-DCRAUSER=1"],
-    "martin": ["-DCRAUSER=0"],
-    "crauser no_l1": ["-DCRAUSER=1", "-Xptxas", "-dlcm=cg"],
-    "martin no_l1": ["-DCRAUSER=0", "-Xptxas", "-dlcm=cg"],
-}
+sys.path.insert(0, str(ROOT))
+from autotune.gpu.kernels import ALGORITHMS, Variant  # noqa: E402  (imports no PyCUDA)
+
+# name -> extra nvcc flags: the builds the engine launches, with the engine's own options.
+BUILDS = {f"{algorithm}{' no_l1' if no_l1 else ''}": Variant(algorithm, no_l1).nvcc_options()
+          for no_l1 in (False, True) for algorithm in ALGORITHMS}
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
 _USED = re.compile(r"Used (\d+) registers(?:.*?, (\d+) bytes smem)?")

@@ -20,7 +20,6 @@ from autotune.graphs import CSRGraph
 from autotune.reference import ALGORITHMS, SolveResult, solve
 
 GPU_ALGORITHMS = ("crauser", "martin")
-DEFAULT_SOURCES = 8
 GPU_ONLY_OPTIONS = ("config", "preset", "table")
 
 
@@ -38,9 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="default crauser; dijkstra only with --cpu")
     parser.add_argument("--source", type=int, metavar="S", default=None,
                         help="source vertex (--cpu default: 0)")
-    parser.add_argument("--sources", type=int, metavar="N", default=DEFAULT_SOURCES,
-                        help=f"GPU: number of random sources to solve from (default "
-                             f"{DEFAULT_SOURCES})")
+    parser.add_argument("--sources", type=int, metavar="N", default=None,
+                        help="GPU: number of random sources to solve from (default: enough that no two "
+                             "solves share one, (repetitions + 2) x CK)")
     parser.add_argument("--config", metavar="FILE_OR_JSON", default=None,
                         help="GPU: launch configuration, a JSON file or inline JSON")
     parser.add_argument("--preset", metavar="NAME", default=None,

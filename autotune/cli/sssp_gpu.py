@@ -12,7 +12,7 @@ from rich.table import Table as RichTable
 
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.csr import CSRGraph
-from autotune.measure import Measurement, choose_sources
+from autotune.measure import Measurement, choose_sources, pool_size
 from autotune.space import LaunchConfig, load_config
 
 PRESETS = {"default": LaunchConfig.default}
@@ -29,21 +29,28 @@ def config_from_args(args: argparse.Namespace) -> LaunchConfig:
 
 
 def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: dict) -> LaunchConfig:
-    """The configuration `table` (--table) gives for this graph on this GPU; says which entry on stderr."""
+    """The configuration `table` (--table) gives for this graph on this GPU; says which entry on stderr,
+    and warns (also with --json) when that entry's sweep was interrupted."""
     match = table.lookup(graph.n_vertices, graph.mean_degree, device=device,
                                           allow_other_device=args.allow_other_device)
+    console = Console(stderr=True)
     if not args.json:
-        Console(stderr=True).print(escape(
+        console.print(escape(
             f"{args.table}: {match.source} configuration of entry '{match.graph_name}' "
             f"(distance {match.distance:.2f} in log2 vertices and degree)"))
+    if match.partial:
+        console.print(escape(
+            f"{args.table}: warning: entry '{match.graph_name}' is partial (its sweep was interrupted); "
+            "this is the best configuration measured so far"))
     return match.config
 
 
 def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     """Measure one configuration on the GPU; exit 0 when verified, 1 when invalid or wrong."""
     from autotune.gpu import CudaEventTimer, Solver, device_description, gpu_session
+    from autotune.gpu.timer import DEFAULT_REPETITIONS
 
-    if args.table and (args.config or args.preset):
+    if sum(bool(x) for x in (args.table, args.config, args.preset)) > 1:
         raise InputError("--table, --config and --preset each choose the configuration; give one")
     config = None if args.table else config_from_args(args)
     table = None
@@ -54,15 +61,16 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     algorithm = args.algorithm or "crauser"
     if algorithm not in ("crauser", "martin"):
         raise InputError(f"--algorithm {algorithm} runs on the CPU only (add --cpu); the GPU runs crauser or martin")
-    if args.source is not None:
-        sources = (args.source,)
-    elif args.sources < 1:
+    if args.source is None and args.sources is not None and args.sources < 1:
         raise InputError("--sources must be at least 1")
-    else:
-        sources = choose_sources(graph, args.sources, seed=args.seed or 0)
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
         if config is None:
             config = config_from_table(args, table, graph, device_description(device))
+        if args.source is not None:
+            sources: tuple[int, ...] = (args.source,)
+        else:
+            count = args.sources or pool_size(DEFAULT_REPETITIONS, config.concurrent_kernels)
+            sources = choose_sources(graph, count, seed=args.seed or 0)
         with Solver(graph, algorithm) as solver:
             timer = CudaEventTimer(solver, sources)
             measurement = timer.measure(config)

@@ -20,7 +20,7 @@ CARVEOUT_PERCENT = {
     CacheState.DEFAULT: -1,
     CacheState.PREFER_L1: 0,
     CacheState.PREFER_SHARED: 100,
-    CacheState.NO_L1: -1,  # no_l1 is a compile option (-dlcm=cg), not a carveout
+    CacheState.NO_L1: -1,  # no_l1 is a compile option (-DNO_L1=1 -dlcm=cg), not a carveout
 }
 
 
@@ -33,8 +33,8 @@ class Variant:
 
     def nvcc_options(self) -> list[str]:
         options = [f"-DCRAUSER={int(self.algorithm == 'crauser')}"]
-        if self.no_l1:
-            options.append("-Xptxas=-dlcm=cg")
+        if self.no_l1:  # plain loads only (no read-only path), and those past L1: see RESTRICT in sssp.cu
+            options += ["-DNO_L1=1", "-Xptxas=-dlcm=cg"]
         return options
 
 

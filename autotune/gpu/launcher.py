@@ -18,7 +18,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from autotune.errors import GpuUnavailable, LaunchRejected
+from autotune.errors import GpuUnavailable, LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu import kernels as compiled
 from autotune.space import KernelLaunch, LaunchConfig
@@ -140,17 +140,22 @@ class Workspace:
                 f"{free_bytes / 2**30:.2f} GiB are free",
             )
         self.n, self.capacity = n, capacity
-        self.dist = driver.mem_alloc(max(4 * n * capacity, 4))
-        self.unsettled = driver.mem_alloc(max(n * capacity, 4))
-        self.frontier = driver.mem_alloc(max(n * capacity, 4))
-        self.delta = driver.mem_alloc(2 * 4 * capacity)
-        self.iterations = driver.mem_alloc(4 * capacity)
-        self.sources = driver.mem_alloc(4 * capacity)
-        self.ring = driver.pagelocked_empty((POLL_DEPTH, 2 * capacity), np.int32)
+        sizes = {"dist": 4 * n * capacity, "unsettled": n * capacity, "frontier": n * capacity,
+                 "delta": 2 * 4 * capacity, "iterations": 4 * capacity, "sources": 4 * capacity}
+        self._allocated: list[str] = []
+        try:
+            for name, nbytes in sizes.items():
+                setattr(self, name, driver.mem_alloc(max(nbytes, 4)))
+                self._allocated.append(name)
+            self.ring = driver.pagelocked_empty((POLL_DEPTH, 2 * capacity), np.int32)
+        except driver.MemoryError as error:  # another process took the memory since mem_get_info
+            self.free()
+            raise LaunchRejected(None, f"{capacity} concurrent instances: out of GPU memory ({error})") from None
 
     def free(self) -> None:
-        for name in ("dist", "unsettled", "frontier", "delta", "iterations", "sources"):
+        for name in self._allocated:
             getattr(self, name).free()
+        self._allocated.clear()
 
 
 def _function_for(algorithm: str, kernel: str, launch: KernelLaunch):
@@ -322,8 +327,8 @@ class Solver:
             active = set(range(len(groups)))
             iteration = 0
             while active:
-                if iteration >= max_iterations:
-                    raise RuntimeError(f"no convergence after {iteration} iterations")
+                if iteration >= max_iterations:  # a kernel bug, never a slow configuration
+                    raise WrongResult(f"no convergence after {iteration} iterations")
                 parity = iteration & 1
                 slot = iteration % POLL_DEPTH
                 for index in sorted(active):

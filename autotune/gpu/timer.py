@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import os
 import statistics
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from autotune.errors import LaunchRejected
+from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.launcher import INF, Solver
 from autotune.measure import Measurement, Status, sources_for_repetition
@@ -16,7 +17,7 @@ from autotune.reference import reference_distances
 from autotune.space import LaunchConfig
 
 DEFAULT_REPETITIONS = 5
-PARALLEL_REFERENCE_EDGES = 1_000_000  # above this, reference solves are spread over processes
+PARALLEL_REFERENCE_EDGES = 100_000  # above this, reference solves are spread over processes
 
 _graph_for_workers: CSRGraph | None = None
 
@@ -41,8 +42,12 @@ def expected_distances(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.
         _graph_for_workers = graph
         chunks = [sources[i::workers] for i in range(workers)]
         try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                results = list(pool.map(_reference_chunk, chunks))
+            with warnings.catch_warnings():
+                # A process with a CUDA context has the driver's threads, and Python warns at fork();
+                # the children run scipy alone and never touch CUDA, which is what makes fork safe.
+                warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+                with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                    results = list(pool.map(_reference_chunk, chunks))
         finally:
             _graph_for_workers = None
         by_source = {s: row for chunk, result in zip(chunks, results) for s, row in zip(chunk, result)}
@@ -53,9 +58,10 @@ def expected_distances(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.
 class CudaEventTimer:
     """Measures launch configurations of one algorithm on one graph.
 
-    Each measurement: one warm-up solve, `repetitions` timed solves (each solving CK sources from
-    the pool, different sources per repetition), and one profiled solve with CUDA events around
-    every kernel for the per-kernel times. Every solve's distances are compared with scipy's
+    Each measurement: one warm-up solve, `repetitions` timed solves and one profiled solve with
+    CUDA events around every kernel for the per-kernel times; each solve takes the next CK sources
+    of the pool, round robin, so no two solves of a measurement share a source when the pool holds
+    `pool_size(repetitions, CK)` of them. Every solve's distances are compared with scipy's
     Dijkstra; any difference makes the measurement WRONG.
 
     Args:
@@ -90,7 +96,8 @@ class CudaEventTimer:
         times, launch_shares, iterations = [], [], []
         try:
             for repetition in range(-1, self.repetitions + 1):  # -1: warm-up; last: profiled
-                sources = sources_for_repetition(self.sources, ck, max(repetition, 0))
+                # every solve its own sources while the pool lasts (`pool_size` says how many that takes)
+                sources = sources_for_repetition(self.sources, ck, repetition + 1)
                 profiled = repetition == self.repetitions
                 result = self.solver.solve(config, sources, profile=profiled)
                 wrong = self._wrong_instances(sources, result.distances)
@@ -104,6 +111,8 @@ class CudaEventTimer:
                     iterations.extend(result.iterations.tolist())
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, edges=self.graph.n_edges, reason=rejected.reason)
+        except WrongResult as wrong:
+            return Measurement(config, Status.WRONG, edges=self.graph.n_edges, reason=str(wrong))
         return Measurement(
             config,
             Status.OK,

@@ -49,20 +49,22 @@ def test_default_config_is_correct_on_every_graph(session, data_dir, name, algor
     assert measurement.iterations >= 1
 
 
+@pytest.mark.parametrize("algorithm", ["crauser", "martin"])
 @pytest.mark.parametrize("cache", list(CacheState))
 @pytest.mark.parametrize("block_size", [32, 96, 192, 480, 1024])
-def test_every_cache_state_and_block_size(session, cache, block_size):
+def test_every_cache_state_and_block_size(session, cache, block_size, algorithm):
     graph = load_graph("rmat12")
-    solver, timer = _timer(graph)
+    solver, timer = _timer(graph, algorithm)
     with solver:
         _assert_ok(timer.measure(LaunchConfig.uniform(block_size, cache)))
 
 
+@pytest.mark.parametrize("name", ["rmat11", "random3000-d8", "Email-Enron.txt.gz"])
 @pytest.mark.parametrize("lanes", [1, 2, 4, 8, 16, 32])
-@pytest.mark.parametrize("ck", [1, 2, 3, 8, 64])
-def test_concurrent_kernels_and_lanes(session, ck, lanes):
-    graph = load_graph("rmat11")
-    solver, timer = _timer(graph, sources=16)
+@pytest.mark.parametrize("ck", [1, 2, 3, 16, 32, 64])
+def test_concurrent_kernels_and_lanes(session, data_dir, name, ck, lanes):
+    graph = load_graph(_spec(name, data_dir))
+    solver, timer = _timer(graph, sources=48)
     with solver:
         _assert_ok(timer.measure(LaunchConfig.uniform(128, concurrent_kernels=ck, lanes=lanes)))
 
@@ -94,6 +96,72 @@ def test_memory_refusal_is_invalid_and_the_process_stays_usable(session, monkeyp
         assert refused.status is Status.INVALID
         assert "GiB" in refused.reason
         _assert_ok(timer.measure(LaunchConfig.default()))
+
+
+def test_a_block_larger_than_the_kernel_allows_is_invalid(session, monkeypatch):
+    import pycuda.driver as driver
+
+    from autotune.gpu import launcher
+
+    graph = load_graph("rmat10")
+    solver, timer = _timer(graph)
+    class SmallLimit:  # a compiled kernel that allows 64 threads per block
+        def __init__(self, function):
+            self.function = function
+
+        def get_attribute(self, attribute):
+            if attribute == driver.function_attribute.MAX_THREADS_PER_BLOCK:
+                return 64
+            return self.function.get_attribute(attribute)
+
+        def __getattr__(self, name):
+            return getattr(self.function, name)
+
+    with solver:
+        real = launcher.compiled.kernel_function
+        monkeypatch.setattr(launcher.compiled, "kernel_function", lambda *args: SmallLimit(real(*args)))
+        refused = timer.measure(LaunchConfig.uniform(128))
+        monkeypatch.setattr(launcher.compiled, "kernel_function", real)
+        assert refused.status is Status.INVALID and "exceeds" in refused.reason
+        _assert_ok(timer.measure(LaunchConfig.uniform(128)))
+
+
+def test_an_allocation_that_fails_is_invalid_and_the_process_stays_usable(session, monkeypatch):
+    import pycuda.driver as driver
+
+    graph = load_graph("rmat10")
+    solver, timer = _timer(graph)
+    with solver:
+        real = driver.mem_alloc
+
+        def refuse(nbytes):
+            raise driver.MemoryError("cuMemAlloc failed: out of memory")
+
+        monkeypatch.setattr(driver, "mem_alloc", refuse)
+        refused = timer.measure(LaunchConfig.uniform(256, concurrent_kernels=32))
+        monkeypatch.setattr(driver, "mem_alloc", real)
+        assert refused.status is Status.INVALID and "out of GPU memory" in refused.reason
+        _assert_ok(timer.measure(LaunchConfig.uniform(256, concurrent_kernels=32)))
+
+
+def test_a_launch_that_fails_is_invalid_and_the_process_stays_usable(session, monkeypatch):
+    import pycuda.driver as driver
+
+    from autotune.gpu import launcher
+
+    graph = load_graph("rmat10")
+    solver, timer = _timer(graph)
+    with solver:
+        real = launcher._Launch.__call__
+
+        def fail(self, stream, parity=0):
+            raise driver.LaunchError("cuLaunchKernel failed: too many resources requested for launch")
+
+        monkeypatch.setattr(launcher._Launch, "__call__", fail)
+        refused = timer.measure(LaunchConfig.uniform(512))
+        monkeypatch.setattr(launcher._Launch, "__call__", real)
+        assert refused.status is Status.INVALID and "too many resources" in refused.reason
+        _assert_ok(timer.measure(LaunchConfig.uniform(512)))
 
 
 @pytest.mark.parametrize("algorithm", ["crauser", "martin"])

@@ -80,7 +80,7 @@ def _driver_functions(live, flags):
     return cuda, functions
 
 
-@pytest.mark.parametrize("flags", [["-DCRAUSER=1"], ["-DCRAUSER=0", "-Xptxas", "-dlcm=cg"]], ids=["crauser", "martin-no_l1"])
+@pytest.mark.parametrize("flags", [["-DCRAUSER=1"], ["-DCRAUSER=0", "-DNO_L1=1", "-Xptxas", "-dlcm=cg"]], ids=["crauser", "martin-no_l1"])
 def test_occupancy_matches_the_driver(context, live, flags):
     cuda, functions = _driver_functions(live, flags)
     characterization = load_characterization()
