@@ -71,7 +71,8 @@ class DeviceProfile:
         shared_memory_configs: the shared-memory sizes an SM can be configured to (bytes,
             ascending): the L1/shared split. `prefer_l1` takes the smallest that fits a block.
         reserved_shared_memory_per_block: shared memory the driver keeps per block (1 KB on 8.0+).
-        register_file_partitions: sub-partitions of the register file (4 from Kepler on).
+        register_file_partitions: sub-partitions of the register file (2 on Fermi, 4 from Kepler
+            on, 2 on GP100).
         max_concurrent_kernels: kernels the GPU runs at once (None: unknown).
         origin: where the profile came from: "shipped", a file path, or "auto".
     """
@@ -278,7 +279,7 @@ def architecture_facts(major: int, minor: int) -> dict[str, Any]:
         "register_allocation_unit": 64 if major < 3 else 256,
         "max_registers_per_thread": 63 if (major, minor) < (3, 5) else 255,
         "shared_memory_allocation_unit": 128 if major == 2 or major >= 8 else 256,
-        "register_file_partitions": 1 if major < 3 else (2 if (major, minor) == (6, 0) else 4),
+        "register_file_partitions": {1: 1, 2: 2}.get(major, 2 if (major, minor) == (6, 0) else 4),
     }
     configs_kb: tuple[int, ...] = ()
     if major in (2, 3):

@@ -5,7 +5,10 @@ It follows the CUDA occupancy calculator (`cuda_occupancy.h` of CUDA 13.0): regi
 warps in units of `register_allocation_unit` and split over the register file's sub-partitions; a
 block's shared memory (plus the driver's reserved bytes per block from 8.0 on) is rounded up to
 `shared_memory_allocation_unit`; and the shared memory an SM offers depends on the L1 state: a
-`prefer_l1` kernel gets the smallest shared-memory configuration that fits one of its blocks.
+`prefer_l1` kernel gets its preferred configuration if one block fits there, otherwise the
+largest (before Volta) or the smallest that fits a block (Volta on). Fermi's exceptions (register
+sub-partitions, units of 128 registers at some counts) come from the CUDA 7.0 header, the last to
+cover compute capability 2.x.
 
 Example::
 
@@ -128,7 +131,7 @@ def occupancy(
             **base,
         )
     if registers > 0:
-        per_warp = _round_up(registers * warp, device.register_allocation_unit)
+        per_warp = _round_up(registers * warp, _register_allocation_unit(device, registers))
         partitions = device.register_file_partitions
         per_block_assumed = per_warp * _round_up(warps_per_block, partitions)
         if max(per_block_assumed, per_warp * warps_per_block) > device.max_registers_per_block:
@@ -157,12 +160,26 @@ def occupancy(
     return Occupancy(blocks_per_sm=min(limits.values()), limits=limits, shared_memory_per_sm=shared_per_sm, **base)
 
 
+# Fermi (2.x) gives a warp its registers in units of 128 instead of 64 at these counts per thread
+# (cudaOccRegAllocationGranularity of cuda_occupancy.h, CUDA 7.0, the last to cover 2.x).
+_FERMI_128_REGISTER_COUNTS = frozenset((21, 22, 29, 30, 37, 38, 45, 46))
+
+
+def _register_allocation_unit(device: DeviceProfile, registers: int) -> int:
+    if device.compute_capability_tuple[0] == 2 and registers in _FERMI_128_REGISTER_COUNTS:
+        return 128
+    return device.register_allocation_unit
+
+
 def _shared_memory_per_sm(device: DeviceProfile, cache: CacheState, per_block: int) -> int:
-    """The configuration an SM runs with: the preferred one if a block fits in it, otherwise the
-    smallest one that fits a block (the driver reconfigures rather than refuse the launch)."""
+    """The configuration an SM runs with: the preferred one if a block fits in it; otherwise the
+    driver reconfigures rather than refuse the launch: before Volta (7.0) to the largest shared
+    memory, from Volta on to the smallest configuration that fits a block."""
     preferred = device.preferred_shared_memory_per_sm(cache)
     if preferred >= per_block:
         return preferred
+    if device.compute_capability_tuple < (7, 0):
+        return device.shared_memory_per_sm
     for size in device.shared_memory_configs:
         if size >= per_block:
             return size

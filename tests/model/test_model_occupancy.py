@@ -28,7 +28,8 @@ from autotune.space import CacheState
 
 def test_fermi_192_threads_20_registers(fermi):
     # threads: 1536 / 192 = 8 blocks; blocks: 8; registers: 20 x 32 = 640 per warp (a multiple of
-    # 64), 32768 / 640 = 51 warps, / 6 warps per block = 8 blocks. All give 8: 48 warps, 100 %.
+    # 64), two sub-partitions of 16384: 25 warps each, 50 warps / 6 per block = 8 blocks. All give
+    # 8: 48 warps, 100 %.
     row = occupancy(fermi, KernelResources(20), 192)
     assert row.blocks_per_sm == 8
     assert row.active_warps == 48
@@ -37,13 +38,21 @@ def test_fermi_192_threads_20_registers(fermi):
 
 
 def test_fermi_21_registers_are_register_limited(fermi):
-    # 21 x 32 = 672, rounded up to 64: 704 per warp; 32768 / 704 = 46 warps; / 6 = 7 blocks of 192:
-    # 42 of 48 warps = 87.5 %.
+    # 21 x 32 = 672, rounded up to Fermi's 128 at 21 registers: 768 per warp; 16384 / 768 = 21 warps
+    # per sub-partition, 42 warps; / 6 = 7 blocks of 192: 42 of 48 warps = 87.5 %.
     row = occupancy(fermi, KernelResources(21), 192)
     assert row.limits["registers"] == 7
     assert row.blocks_per_sm == 7
     assert row.occupancy == pytest.approx(0.875)
     assert row.limited_by == ("registers",)
+
+
+def test_fermi_allocates_128_registers_at_a_time_at_22_registers(fermi):
+    # 22 x 32 = 704 per warp, rounded up to 128: 768; 21 warps per sub-partition, 42 in all; blocks
+    # of 160 threads (5 warps): 8 by registers (with units of 64 it would be 2 x 23 = 46 warps: 9).
+    assert occupancy(fermi, KernelResources(22), 160).limits["registers"] == 8
+    assert occupancy(fermi, KernelResources(24), 160).limits["registers"] == 8  # 768 per warp too
+    assert occupancy(fermi, KernelResources(20), 160).limits["registers"] == 10  # 640: 2 x 25 warps
 
 
 def test_fermi_128_threads_are_block_limited(fermi):
@@ -77,12 +86,13 @@ def test_kepler_prefer_l1_shrinks_shared_memory(kepler):
     assert occupancy(kepler, resources, 128, CacheState.DEFAULT).blocks_per_sm == 8
 
 
-def test_kepler_prefer_l1_takes_a_larger_configuration_when_a_block_does_not_fit(kepler):
-    # 20 000 B rounded up to 256: 20 224 B. 16 KB cannot hold one: the SM takes 32 KB -> 1 block.
+def test_kepler_prefer_l1_takes_the_largest_configuration_when_a_block_does_not_fit(kepler):
+    # 20 000 B rounded up to 256: 20 224 B. 16 KB cannot hold one: before Volta the SM takes its
+    # largest shared memory, 48 KB -> 2 blocks.
     resources = KernelResources(16, static_shared_memory_bytes=20000)
     row = occupancy(kepler, resources, 128, CacheState.PREFER_L1)
-    assert row.shared_memory_per_sm == 32768
-    assert row.blocks_per_sm == 1
+    assert row.shared_memory_per_sm == 49152
+    assert row.blocks_per_sm == 2
 
 
 def test_hopper_prefer_l1_reserve_limits_blocks(hopper):

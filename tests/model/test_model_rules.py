@@ -100,9 +100,10 @@ def test_high_stress_on_hopper(hopper, sssp):
 
 
 def test_premise_of_a_larger_l1(kepler, sssp):
-    # 24 KB of shared memory per block: 2 blocks in 48 KB, but prefer_l1's 16 KB holds none and
-    # the SM would take 32 KB: 1 block. The larger L1 would lower occupancy: keep the normal L1.
-    heavy = replace(sssp.kernel("update"), resources=KernelResources(12, static_shared_memory_bytes=24 * 1024))
+    # 12 KB of shared memory per block: 4 blocks in 48 KB (2048 threads at 512 per block), but
+    # prefer_l1's 16 KB holds one (1024 threads at most). The larger L1 would lower occupancy:
+    # keep the normal L1.
+    heavy = replace(sssp.kernel("update"), resources=KernelResources(12, static_shared_memory_bytes=12 * 1024))
     prediction = predict(GraphFeatures.from_mean_degree("g", 4096, 2), kepler, _with(sssp, update=heavy))
     assert prediction.config.update.cache is CacheState.PREFER_SHARED
     assert prediction.rules()["update.cache"] == "4.5.2 premise"
