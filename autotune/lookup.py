@@ -12,6 +12,10 @@ Nearest graph class: the entry minimizing the Euclidean distance in (log2 vertic
 degree), so doubling the vertices counts as much as doubling the degree; an exact match has
 distance 0. An entry's `best` (measured and verified) is used; an entry without one (a table of
 `autotune predict`) gives its `predicted` configuration, and `match.source` says which.
+
+An entry of a sweep that was interrupted (`partial` in the entry, or a table marked `x-partial`
+whose entry does not say) still gives its best configuration measured so far, and `match.partial`
+says so: the search did not finish, so a better configuration may exist.
 """
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ class Lookup:
         distance: distance in (log2 vertices, log2 mean degree) from the asked graph.
         source: "best" (measured) or "predicted" (the model's).
         entry: the whole table entry.
+        partial: the entry's sweep was interrupted; `config` is the best it had measured so far.
     """
 
     config: LaunchConfig
@@ -50,6 +55,7 @@ class Lookup:
     distance: float
     source: str
     entry: Mapping[str, Any]
+    partial: bool = False
 
 
 def graph_distance(vertices: float, mean_degree: float, other_vertices: float, other_degree: float) -> float:
@@ -149,4 +155,11 @@ class Table:
         if not candidates:
             raise InputError(f"{self.path or 'table'}: no entry holds a configuration")
         distance, name, source, config, entry = min(candidates, key=lambda c: (c[0], c[1]))
-        return Lookup(config, name, distance, source, entry)
+        return Lookup(config, name, distance, source, entry, partial=self.partial_entry(entry))
+
+    def partial_entry(self, entry: Mapping[str, Any]) -> bool:
+        """Whether an entry comes from an interrupted search: its own `partial`, or where it has
+        none, the table's `x-partial`."""
+        if "partial" in entry:
+            return bool(entry["partial"])
+        return bool(self.data.get("x-partial", False))

@@ -85,3 +85,47 @@ def test_bad_tables_are_one_line_errors(tmp_path):
         Table.load(bad)
     with pytest.raises(InputError):
         Table.load(tmp_path / "missing.json")
+
+
+def _partial_table(tmp_path, entry_partial, table_partial=False):
+    entries = [_entry("rmat17", 2**17, 28.4, LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4))]
+    if entry_partial is not None:
+        entries[0]["partial"] = entry_partial
+    table = build_table(DEVICE, entries, algorithm="crauser")
+    if table_partial:
+        table["x-partial"] = True
+    path = tmp_path / "partial.json"
+    write_table(path, table)
+    return Table.load(path)
+
+
+@pytest.mark.parametrize(
+    ("entry_partial", "table_partial", "expected"),
+    [(True, True, True), (True, False, True), (False, True, False), (False, False, False),
+     (None, True, True), (None, False, False)],
+)
+def test_a_match_from_an_interrupted_sweep_says_it_is_partial(tmp_path, entry_partial, table_partial, expected):
+    match = _partial_table(tmp_path, entry_partial, table_partial).lookup(vertices=2**17, mean_degree=28, device=DEVICE)
+    assert match.graph_name == "rmat17" and match.partial is expected
+
+
+def test_complete_tables_give_complete_matches(table_path):
+    assert not Table.load(table_path).lookup(vertices=2**17, mean_degree=28, device=DEVICE).partial
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_sssp_table_warns_on_stderr_about_a_partial_entry(tmp_path, capsys, as_json):
+    from types import SimpleNamespace
+
+    from autotune.cli.sssp_gpu import config_from_table
+
+    args = SimpleNamespace(table="t.json", json=as_json, allow_other_device=False)
+    graph = SimpleNamespace(n_vertices=2**17, mean_degree=28.0)
+    config = config_from_table(args, _partial_table(tmp_path, True), graph, DEVICE)
+    assert config == LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4)
+    captured = capsys.readouterr()
+    err = " ".join(captured.err.split())
+    assert captured.out == "" and "entry 'rmat17' is partial (its sweep was interrupted)" in err
+    assert ("best configuration of entry 'rmat17'" in err) is not as_json
+    config_from_table(args, _partial_table(tmp_path, False), graph, DEVICE)
+    assert "is partial" not in capsys.readouterr().err

@@ -27,20 +27,22 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterator, Sequence
 
 from autotune.errors import InputError
+from autotune.measure import pool_size
 from autotune.search import plan
 from autotune.search.records import Record, read_records, records_of, write_records
 from autotune.search.replay import ReplayTimer, recorded_space
 from autotune.search.results import GraphInfo, GraphResult
 from autotune.search.space import SearchSpace
+from autotune.search.mirror import MirroredStorage, mirrored
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES, make_strategy
 from autotune.search.study import MEMORY, StudyKey, open_storage, open_study
+from autotune.search.study import storage_url as full_storage_url
 from autotune.search.sweep import SweepProgress, SweepSettings, Specials, quiet_optuna, stop_on_sigterm, sweep_graph
 from autotune.search.t4 import write_t4
 from autotune.search.table import sweep_table, write_sweep_table
 
 ALGORITHMS = ("crauser", "martin")
 DEFAULT_REPETITIONS = 5
-DEFAULT_SOURCES = 128
 INTERRUPTED = 130
 
 
@@ -84,8 +86,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     measure = parser.add_argument_group("measurement")
     measure.add_argument("--repetitions", type=int, metavar="N", default=DEFAULT_REPETITIONS,
                          help=f"timed solves per measurement (default {DEFAULT_REPETITIONS})")
-    measure.add_argument("--sources", type=int, metavar="N", default=DEFAULT_SOURCES,
-                         help=f"size of the pool of source vertices (default {DEFAULT_SOURCES})")
+    measure.add_argument("--sources", type=int, metavar="N", default=None,
+                         help="size of the pool of source vertices (default: enough that no two solves of a "
+                         "measurement share a source at the largest CK: (repetitions + 2) x CK)")
     measure.add_argument("--device-index", type=int, metavar="I", default=0, help="the CUDA device (default 0)")
     measure.add_argument("--replay", metavar="RECORDS.jsonl", default=None,
                          help="answer from recorded measurements instead of the GPU; the space defaults to "
@@ -107,7 +110,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="also write T4 results files (Kernel Tuner, BAT) into DIR")
     keep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
     keep.add_argument("--json", action="store_true", help="print the table as JSON on stdout, no progress bar")
+
+    fleet = parser.add_argument_group("several GPUs (docs/multi-gpu.md)")
+    fleet.add_argument("--devices", metavar="all|0,1,...", default=None,
+                       help="one worker process per GPU on one shared study; one merged table at the end "
+                       "(with --replay: the workers' count, e.g. 0,1,2)")
+    fleet.add_argument("--run", dest="run_name", metavar="NAME", default=None,
+                       help="with --devices: the run's name; the same command on another host joins it "
+                       "(default: a new name)")
+    fleet.add_argument("--merge", action="store_true",
+                       help="write the table of run --run NAME in --storage from what its workers measured")
+    fleet.add_argument("--replay-delay-ms", type=float, default=0.0, help=argparse.SUPPRESS)
+    fleet.add_argument("--heartbeat-s", type=float, default=None, help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
+
+    worker = subparsers.add_parser(
+        "sweep-worker", help="join a multi-GPU sweep as a worker on one GPU (docs/multi-gpu.md)",
+        description="Work on the run NAME in the storage until every task is done: take tasks from its "
+        "queue, measure them on this GPU, re-run those of workers that died. Start one per GPU.")
+    worker.add_argument("--storage", metavar="URL", default=None,
+                        help="the run's Optuna storage (default: the SQLite file in the user data directory)")
+    worker.add_argument("--run", dest="run_name", metavar="NAME", required=True, help="the run to work on")
+    worker.add_argument("--device-index", type=int, metavar="I", default=0, help="the CUDA device (default 0)")
+    worker.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    worker.set_defaults(run=_run_worker)
 
 
 def _graph_help() -> str:
@@ -158,6 +184,7 @@ class _Job:
     graph: GraphInfo
     specials: Specials
     timer: ContextManager[Any]
+    source: str = ""  # how a worker of a multi-GPU run finds it: a --graph spec, or the records' graph key
 
 
 def _replay_records(args: argparse.Namespace) -> list[Record]:
@@ -213,16 +240,19 @@ def _replay_jobs(args: argparse.Namespace, records: list[Record]) -> tuple[dict[
             if graph.n_vertices < 1:  # records that do not say (engine benchmark): load it
                 graph = _load_replayed_graph(args, graph)
             graph = plan.classify_graph(graph, profile)
-            yield _Job(graph, plan.recorded_specials(group, graph, profile), contextlib.nullcontext(ReplayTimer(group)))
+            yield _Job(graph, plan.recorded_specials(group, graph, profile), contextlib.nullcontext(ReplayTimer(group)),
+                       key)
 
     return device, jobs(), [by_graph[k][0].graph.name for k in keys]
 
 
 def _load_replayed_graph(args: argparse.Namespace, graph: GraphInfo) -> GraphInfo:
-    from autotune.graphs import GraphOptions, load_graph
+    from autotune.cli.options import graph_cache
+    from autotune.graphs import GraphOptions, parse_spec
+    from autotune.graphs.spec import load
 
     options = GraphOptions.from_values(args.seed, args.weights)
-    loaded = load_graph(graph.name, seed=options.seed, weights=options.weights)
+    loaded = load(parse_spec(graph.name), options, graph_cache())
     return plan.graph_info(loaded, seed=options.seed, weights=args.weights)
 
 
@@ -237,9 +267,10 @@ def _cuda_timer(graph: Any, args: argparse.Namespace, seed: int) -> Iterator[Any
 
 
 def _gpu_jobs(args: argparse.Namespace, stack: ExitStack) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
-    from autotune.cli.options import load_graphs
+    from autotune.cli.options import graph_specs, load_graphs
 
     graphs = load_graphs(args)  # every spec is checked before the GPU is opened
+    specs = [str(Path(spec).resolve()) if Path(spec).exists() else spec for spec in graph_specs(args)]
     from autotune import gpu
     from autotune.model import device_from_gpu
 
@@ -251,17 +282,24 @@ def _gpu_jobs(args: argparse.Namespace, stack: ExitStack) -> tuple[dict[str, Any
     seed = _seed(args)
 
     def jobs() -> Iterator[_Job]:
-        for graph in graphs:
+        for graph, spec in zip(graphs, specs):
             info = plan.classify_graph(plan.graph_info(graph, seed=seed, weights=args.weights), profile)
-            yield _Job(info, plan.model_specials(info, profile), _cuda_timer(graph, args, seed))
+            yield _Job(info, plan.model_specials(info, profile), _cuda_timer(graph, args, seed), spec)
 
     return device, jobs(), [g.name for g in graphs]
 
 
 def run(args: argparse.Namespace) -> int:
+    from autotune.cli import sweep_fleet
+
+    if args.merge:
+        return sweep_fleet.merge(args)
     _check_args(args)
+    devices = sweep_fleet.devices_of(args)
     replayed = _replay_records(args) if args.replay else None
     space = _space(args, replayed)
+    if args.sources is None:
+        args.sources = pool_size(args.repetitions, max(space.concurrent_kernels))
     seed = _seed(args)
     strategy = make_strategy(args.strategy, args.trials, args.sampler,
                              args.sampler_seed if args.sampler_seed is not None else seed)
@@ -269,13 +307,20 @@ def run(args: argparse.Namespace) -> int:
     settings = SweepSettings(finalists=args.finalists, rounds=args.rounds)
     command = "autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None
     show = not (args.quiet or args.json)
+    if devices is not None:
+        return sweep_fleet.run_fleet(args, devices, replayed, space, strategy, settings, seed, command, show)
     results: list[GraphResult] = []
     written: list[str] = []
     interrupted = False
     with ExitStack() as stack:
         stack.enter_context(stop_on_sigterm())
         device, jobs, names = _replay_jobs(args, replayed) if replayed else _gpu_jobs(args, stack)
-        storage, storage_url = open_storage(args.storage if args.storage is not None or not args.replay else MEMORY)
+        spec = args.storage if args.storage is not None or not args.replay else MEMORY
+        storage, storage_url = open_storage(spec)
+        # the sampler works in memory; a writer process stores each trial the moment it finishes
+        storage = mirrored(storage, full_storage_url(spec), storage_url)
+        if isinstance(storage, MirroredStorage):
+            stack.callback(storage.close)
         output = Path(args.output) if args.output else default_output(names, str(device["name"]), args.algorithm)
         records_path = Path(args.records) if args.records else (
             None if args.replay else output.with_name(output.stem + ".records.jsonl"))
@@ -284,8 +329,7 @@ def run(args: argparse.Namespace) -> int:
             from autotune.search.progress import RichProgress  # rich only where it draws
 
             progress = stack.enter_context(RichProgress())
-        protocol = {"timer": "replay" if args.replay else "cuda-events", "repetitions": args.repetitions,
-                    "sources": args.sources, "seed": seed, "finalists": args.finalists, "rounds": args.rounds}
+        protocol = _protocol(args, seed)
         try:
             for job in jobs:
                 key = StudyKey(job.graph.sha256 or job.graph.name, args.algorithm, str(device["name"]),
@@ -305,8 +349,22 @@ def run(args: argparse.Namespace) -> int:
             interrupted = True
             if results:
                 written = _write(results, device, args, output, records_path, command, partial=True)
+    return _report(args, results, device, command, written, interrupted, show, output)
+
+
+def _protocol(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """How each configuration is measured (part of the study's name: only the same protocol resumes)."""
+    return {"timer": "replay" if args.replay else "cuda-events", "repetitions": args.repetitions,
+            "sources": args.sources, "seed": seed, "finalists": args.finalists, "rounds": args.rounds}
+
+
+def _report(args: argparse.Namespace, results: Sequence[GraphResult], device: dict[str, Any], command: str | None,
+            written: Sequence[str], interrupted: bool, show: bool, output: Path,
+            extra: dict[str, Any] | None = None, partial: bool = False) -> int:
+    """Print the table (`--json`) or the summary; returns the exit status."""
     if args.json:
-        print(json.dumps(sweep_table(results, device, args.algorithm, command, partial=interrupted), indent=2))
+        table = sweep_table(results, device, args.algorithm, command, partial=interrupted or partial)
+        print(json.dumps({**table, **(extra or {})}, indent=2))
     elif show:
         from rich.console import Console
 
@@ -314,6 +372,9 @@ def run(args: argparse.Namespace) -> int:
 
         console = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 120)
         render_summary(results, console, written)
+        for worker in (extra or {}).get("x-workers", ()):
+            console.print(f"worker {worker['worker']}: {worker['measured']} measurements, {worker['tasks']} tasks "
+                          f"({worker['state']})", highlight=False, markup=False)
     if interrupted:
         print(f"autotune: interrupted; wrote the partial table {output}" if results else
               "autotune: interrupted before any graph was measured", file=sys.stderr)
@@ -322,9 +383,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(results: Sequence[GraphResult], device: dict[str, Any], args: argparse.Namespace, output: Path,
-           records_path: Path | None, command: str | None, partial: bool = False) -> list[str]:
+           records_path: Path | None, command: str | None, partial: bool = False,
+           extra: dict[str, Any] | None = None) -> list[str]:
     """Write the table, the records and the T4 files of every graph so far; returns the paths."""
-    table = sweep_table(results, device, args.algorithm, command, partial=partial)
+    table = {**sweep_table(results, device, args.algorithm, command, partial=partial), **(extra or {})}
     written = [str(write_sweep_table(output, table))]
     if records_path is not None:
         records = [record for result in results for record in records_of(result)]
@@ -334,3 +396,9 @@ def _write(results: Sequence[GraphResult], device: dict[str, Any], args: argpars
     if args.t4:
         written += [str(write_t4(args.t4, result)) for result in results]
     return written
+
+
+def _run_worker(args: argparse.Namespace) -> int:
+    from autotune.cli.sweep_fleet import run_worker
+
+    return run_worker(args)

@@ -62,30 +62,43 @@ class _Ordinal:
     """How one ordered integer dimension appears to Optuna.
 
     Arithmetic runs are an `IntDistribution` with a step, runs of powers of two an
-    `IntDistribution` over the exponent (parameter name `<name>_log2`), anything else a
-    categorical; so ordered samplers (TPE, GP, CMA-ES) see the order where there is one.
+    `IntDistribution` over the exponent (parameter name `<name>_log2`), and any other ascending
+    set an `IntDistribution` over its positions (`<name>_index`; CK 1, 4, 16, 64 is 0..3); so
+    ordered samplers (TPE, GP, CMA-ES) always see the order, which a categorical would hide.
     """
 
     name: str
     values: tuple[int, ...]
 
     @property
+    def _kind(self) -> str:
+        if _is_power_of_two_run(self.values):
+            return "log2"
+        return "step" if _is_arithmetic(self.values) else "index"
+
+    @property
     def param(self) -> str:
-        return f"{self.name}_log2" if _is_power_of_two_run(self.values) else self.name
+        return {"log2": f"{self.name}_log2", "step": self.name, "index": f"{self.name}_index"}[self._kind]
 
     def distribution(self) -> BaseDistribution:
         v = self.values
-        if _is_power_of_two_run(v):
+        if self._kind == "log2":
             return IntDistribution(v[0].bit_length() - 1, v[-1].bit_length() - 1)
-        if _is_arithmetic(v):
+        if self._kind == "step":
             return IntDistribution(v[0], v[-1], step=v[1] - v[0])
-        return CategoricalDistribution(list(v))
+        return IntDistribution(0, len(v) - 1)
 
     def encode(self, value: int) -> int:
-        return value.bit_length() - 1 if _is_power_of_two_run(self.values) else value
+        kind = self._kind
+        if kind == "log2":
+            return value.bit_length() - 1
+        return value if kind == "step" else self.values.index(value)
 
     def decode(self, param: Any) -> int:
-        return 1 << int(param) if _is_power_of_two_run(self.values) else int(param)
+        kind = self._kind
+        if kind == "log2":
+            return 1 << int(param)
+        return int(param) if kind == "step" else self.values[int(param)]
 
 
 @dataclass(frozen=True)

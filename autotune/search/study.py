@@ -85,12 +85,43 @@ def open_storage(spec: str | None) -> tuple[BaseStorage, str]:
         if url.startswith("sqlite:///") and ":memory:" not in url:
             path = Path(url[len("sqlite:///"):])
             path.parent.mkdir(parents=True, exist_ok=True)
-            return RDBStorage(url, engine_kwargs={"creator": _sqlite_connector(path)}), shown
-        return RDBStorage(url), shown
+            with _creation_lock(path):
+                return RDBStorage(url, engine_kwargs={"creator": _sqlite_connector(path)}), shown
+        return _retry_creation(lambda: RDBStorage(url)), shown
     except ImportError as error:
         raise InputError(f"--storage {shown}: the database driver is missing ({error})") from None
     except Exception as error:  # sqlalchemy and driver errors have no common base worth naming
         raise InputError(f"--storage {shown}: cannot open the storage: {error}") from None
+
+
+@contextlib.contextmanager
+def _creation_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `<path>.lock` while Optuna opens the SQLite file: several workers
+    that open a new storage at once would otherwise race to create its tables ("table studies
+    already exists")."""
+    import fcntl
+
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _retry_creation(open_: Callable[[], RDBStorage], attempts: int = 5) -> RDBStorage:
+    """Open a server storage (PostgreSQL, MySQL), retrying when another worker was creating its
+    tables at the same moment (no file to lock there; the loser sees "already exists")."""
+    import time
+
+    for attempt in range(attempts):
+        try:
+            return open_()
+        except Exception as error:  # sqlalchemy's errors differ by driver
+            if "already exists" not in str(error) or attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def _sqlite_connector(path: Path) -> Callable[[], sqlite3.Connection]:

@@ -225,6 +225,16 @@ def sweep_graph(
     return _result(runner, strategy, space, graph, algorithm, device, specials, finalists, elapsed, partial, handle)
 
 
+def study_result(runner: Runner, strategy: Strategy, space: SearchSpace, graph: GraphInfo, algorithm: str,
+                 device: Mapping[str, Any], specials: Specials, elapsed: float, partial: bool,
+                 handle: StudyHandle) -> GraphResult:
+    """The result of the trials a study holds, as `sweep_graph` reports it; the finalists are the
+    ones the study keeps. For a sweep that several workers measured (`search.coordinator`)."""
+    saved = handle.study.user_attrs.get(ATTR_FINALISTS) or []
+    finalists = [LaunchConfig.from_json(data, "study finalists") for data in saved]
+    return _result(runner, strategy, space, graph, algorithm, device, specials, finalists, elapsed, partial, handle)
+
+
 def _result(runner: Runner, strategy: Strategy, space: SearchSpace, graph: GraphInfo, algorithm: str,
             device: Mapping[str, Any], specials: Specials, finalists: Sequence[LaunchConfig], elapsed: float,
             partial: bool, handle: StudyHandle) -> GraphResult:

@@ -17,6 +17,7 @@ from autotune.search import (
     sweep_graph,
 )
 from autotune.search import plan
+from autotune.search.mirror import mirrored
 from autotune.search.synthetic import synthetic_device, synthetic_graph
 from autotune.space import LaunchConfig
 
@@ -61,6 +62,7 @@ def run_sweep(device, graph) -> Callable[..., tuple[GraphResult, Any]]:
             specials: Specials | None = None, settings: SweepSettings | None = None, storage_obj=None):
         if storage_obj is None:
             storage_obj, url = open_storage(storage)
+            storage_obj = mirrored(storage_obj)  # as `autotune sweep` opens it
         else:
             url = storage
         key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, space.digest(), {"repetitions": 3})

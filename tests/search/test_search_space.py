@@ -68,11 +68,15 @@ def test_distributions_keep_the_order_where_there_is_one():
     distributions = space.distributions()
     assert distributions["relax_block_size_log2"] == IntDistribution(6, 9)
     assert distributions["concurrent_kernels_log2"] == IntDistribution(0, 3)
-    assert distributions["relax_lanes"] == CategoricalDistribution([1, 4, 32])
+    assert distributions["relax_lanes_index"] == IntDistribution(0, 2)  # 1, 4, 32 by position
     arithmetic = SearchSpace.from_options(block_sizes="96-192").distributions()
     assert arithmetic["minimum_block_size"] == IntDistribution(96, 192, step=32)
     assert set(distributions) == {f"{k}_{p}" for k in ("relax", "minimum", "update") for p in ("block_size_log2", "cache")} | {
-        "relax_lanes", "concurrent_kernels_log2"}
+        "relax_lanes_index", "concurrent_kernels_log2"}
+    gappy = SearchSpace.from_options(ck="1,4,16,64", lanes="1,4,32")
+    config = LaunchConfig.uniform(256, concurrent_kernels=16, lanes=32)
+    assert gappy.to_params(config)["concurrent_kernels_index"] == 2
+    assert gappy.from_params(gappy.to_params(config)) == config
 
 
 @settings(max_examples=60, deadline=None)
