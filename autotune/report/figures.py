@@ -1,0 +1,340 @@
+"""The report's PNG figures (matplotlib, the optional extra `plot`; imported only when drawing).
+
+Without matplotlib `unavailable()` says so and the README says how to get the figures. Figures
+are drawn on `matplotlib.figure.Figure` objects (no pyplot, no global state, any backend).
+
+- `solve-times.png`: per graph, ms per SSSP of the baseline, default, model and best (log scale).
+- `kernel-gains.png`: per graph and kernel, the gain of the kernel's best over the baseline.
+- `model-hits.png`: per graph, kernel and value: hit, held (within 2 %), missed, not searched.
+- `exhaustive-<graph>.png`: thesis Fig. 4.1: per kernel (rows) and L1 state (columns), time
+  against CK, one line per block size.
+- `search-efficiency.png`: per graph, best so far / optimum against evaluations, per strategy.
+- `gpu-cpu.png`: per graph, ms per SSSP of the tuned GPU solve, scipy Dijkstra and CPU Crauser.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from autotune.report.cpu import CPU_SOLVERS, SOLVER_TITLES
+from autotune.report.efficiency import TOLERANCES
+from autotune.report.load import strategy_order
+from autotune.report.model_check import PARAMETER_TITLES, parameters_of
+from autotune.space import TUNED_KERNELS
+
+if TYPE_CHECKING:
+    from autotune.report.build import GraphReport, Report
+
+DPI = 100
+CACHE_ORDER = ("default", "prefer_l1", "prefer_shared", "no_l1")
+GAP_FLOOR = 0.001  # gaps at or below the optimum are drawn at 0.1 % (a log scale has no 0)
+KERNEL_COLORS = {"relax": "#1f77b4", "minimum": "#ff7f0e", "update": "#2ca02c"}
+
+
+def unavailable() -> str | None:
+    """Why figures cannot be drawn here (None when matplotlib imports)."""
+    try:
+        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure  # noqa: F401
+    except ImportError:
+        return "matplotlib is not installed"
+    return None
+
+
+def slug(name: str) -> str:
+    """A file-name-safe form of a graph name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "graph"
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+
+
+def _log_axis(ax: Any, axis: str = "y", values: Sequence[float] = (), percent: bool = False,
+              max_labels: int = 10) -> None:
+    """A log scale labelled in plain numbers (2, 5, 10, not 2x10^0): as many labels per decade as
+    fit `max_labels` over the decades `values` span; `percent` labels 0.05 as 5%."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    positive = [v for v in values if v > 0]
+    decades = max(math.log10(max(positive) / min(positive)), 0.3) if positive else 3.0
+    candidates = ((1.0, 1.5, 2.0, 3.0, 5.0, 7.0), (1.0, 2.0, 3.0, 5.0), (1.0, 2.0, 5.0), (1.0, 3.0), (1.0,))
+    subs = next((c for c in candidates if decades * len(c) <= max_labels), (1.0,))
+    getattr(ax, f"set_{axis}scale")("log")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_locator(LogLocator(base=10, subs=subs))
+    target.set_major_formatter(FuncFormatter(
+        (lambda value, _pos: f"{100 * value:g}%") if percent else (lambda value, _pos: f"{value:g}")))
+    target.set_minor_formatter(NullFormatter())
+
+
+def _save(fig: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    return path
+
+
+def draw_all(report: Report, directory: Path) -> dict[str, Path]:
+    """Draw every figure the data allows into `directory`; returns name -> path.
+
+    PNG files of `directory` that this call did not write (figures of graphs no longer in the
+    inputs) are removed, so a regenerated report holds no stale figure.
+    """
+    drawn: dict[str, Path] = {}
+    graphs = [g for g in report.graphs]
+    if any(g.solve for g in graphs):
+        drawn["solve-times"] = _save(solve_times(graphs), directory / "solve-times.png")
+    if any(g.kernels and any(k.gain_over_baseline is not None for k in g.kernels) for g in graphs):
+        drawn["kernel-gains"] = _save(kernel_gains(graphs), directory / "kernel-gains.png")
+    if any(g.model for g in graphs):
+        drawn["model-hits"] = _save(model_hits(graphs), directory / "model-hits.png")
+    for g in graphs:
+        if g.grid:
+            drawn[f"exhaustive-{g.graph.name}"] = _save(exhaustive(g), directory / f"exhaustive-{slug(g.graph.name)}.png")
+    if any(g.curves for g in graphs):
+        drawn["search-efficiency"] = _save(search_efficiency(graphs), directory / "search-efficiency.png")
+    if any(g.cpu and g.solve for g in graphs):
+        drawn["gpu-cpu"] = _save(gpu_cpu(graphs, str(report.inputs.device.get("name", "unknown GPU"))),
+                                 directory / "gpu-cpu.png")
+    if directory.is_dir():
+        for stale in sorted(directory.glob("*.png")):
+            if stale not in drawn.values():
+                stale.unlink()
+    return drawn
+
+
+def _bars(ax: Any, labels: Sequence[str], series: Sequence[tuple[str, str, Sequence[float | None]]],
+          log: bool) -> None:
+    """Grouped bars: one group per label, one bar per series (name, color, values)."""
+    count = len(series)
+    width = 0.8 / count
+    for index, (name, color, values) in enumerate(series):
+        xs = [i + (index - (count - 1) / 2) * width for i, v in enumerate(values) if v is not None]
+        ys = [v for v in values if v is not None]
+        if ys:
+            ax.bar(xs, ys, width=width, label=name, color=color)
+    ax.set_xticks(range(len(labels)), labels, rotation=30 if len(labels) > 4 else 0,
+                  ha="right" if len(labels) > 4 else "center")
+    if log:
+        present = [v for _n, _c, values in series for v in values if v is not None]
+        _log_axis(ax, values=present)
+        ax.set_ylim(min(present) / 2, max(present) * 1.6)  # room below the shortest bar, above the labels
+    ax.grid(axis="y", which="major", alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def solve_times(graphs: Sequence[GraphReport]) -> Any:
+    rows = [g for g in graphs if g.solve]
+    fig = _figure(max(7.0, 1.1 * len(rows) + 3.5), 4.2)
+    ax = fig.add_subplot()
+    series = [("baseline", "#9e9e9e", [g.solve.baseline_ms for g in rows]),
+              ("default", "#90caf9", [g.solve.default_ms for g in rows]),
+              ("model's prediction", "#ffb74d", [g.solve.model_ms for g in rows]),
+              ("tuned best", "#2e7d32", [g.solve.best_ms for g in rows])]
+    series = [item for item in series if any(v is not None for v in item[2])]
+    _bars(ax, [g.graph.name for g in rows], series, log=True)
+    offset = (len(series) - 1) / 2 * 0.8 / len(series)
+    for index, g in enumerate(rows):
+        if g.solve.speedup_over_baseline:
+            ax.annotate(_times(g.solve.speedup_over_baseline), (index + offset, g.solve.best_ms),
+                        textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
+    ax.set_ylabel("ms per SSSP (log scale)")
+    ax.set_title("Whole solve (label: the best's speedup over the baseline)", fontsize=10)
+    return fig
+
+
+def _times(value: float) -> str:
+    """A speedup with two significant digits at least: 0.18x, 3.1x, 26x, 447x."""
+    return f"{value:.2f}x" if value < 1 else f"{value:.1f}x" if value < 10 else f"{value:.0f}x"
+
+
+def kernel_gains(graphs: Sequence[GraphReport]) -> Any:
+    rows = [g for g in graphs if g.kernels]
+    fig = _figure(max(7.0, 1.1 * len(rows) + 3.5), 4.2)
+    ax = fig.add_subplot()
+    series = []
+    for kernel in TUNED_KERNELS:
+        values = []
+        for g in rows:
+            row = next((k for k in g.kernels if k.kernel == kernel), None)
+            gain = row.gain_over_baseline if row else None
+            values.append(None if gain is None else 100 * gain)
+        series.append((kernel, KERNEL_COLORS[kernel], values))
+    ax.axhspan(100 * 0.12, 100 * 0.624, color="#9e9e9e", alpha=0.15, label="thesis range (Fermi, Kepler)")
+    _bars(ax, [g.graph.name for g in rows], series, log=False)
+    low = min([0.0] + [v for _n, _c, values in series for v in values if v is not None])
+    ax.set_ylim(min(low * 1.1, 0), 100)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_ylabel("gain of the kernel's best over the baseline (%)")
+    ax.set_title("Per kernel (thesis Table 4.4): 1 − best / baseline")
+    return fig
+
+
+def model_hits(graphs: Sequence[GraphReport]) -> Any:
+    from matplotlib.patches import Patch
+
+    rows = [g for g in graphs if g.model]
+    columns = [(k, p) for k in TUNED_KERNELS for p in parameters_of(k)]
+    colors = {"hit": "#66bb6a", "held": "#d4e157", "missed": "#ef5350", "not searched": "#bdbdbd"}
+    fig = _figure(1.05 * len(columns) + 2.5, 0.45 * len(rows) + 2.0)
+    ax = fig.add_subplot()
+    for y, g in enumerate(rows):
+        checks = {(c.kernel, c.parameter): c for c in g.model.checks}
+        for x, key in enumerate(columns):
+            check = checks.get(key)
+            if check is None:
+                continue
+            state = "hit" if check.hit else "held" if check.held else "missed" if check.searched else "not searched"
+            ax.add_patch(_rectangle(x, y, colors[state]))
+            text = f"{check.predicted}" if check.hit else f"{check.predicted}→{check.best}"
+            ax.text(x, y, _short(text), ha="center", va="center", fontsize=7)
+    ax.set_xlim(-0.5, len(columns) - 0.5)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xticks(range(len(columns)), [f"{k}\n{PARAMETER_TITLES[p]}" for k, p in columns], fontsize=8)
+    ax.set_yticks(range(len(rows)), [g.graph.name for g in rows], fontsize=8)
+    ax.set_title("Model's value → kernel best's value (colour: hit, held within 2%, missed)")
+    ax.legend(handles=[Patch(color=c, label=n) for n, c in colors.items()], loc="upper left",
+              bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    return fig
+
+
+def _rectangle(x: float, y: float, color: str) -> Any:
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=color, edgecolor="white", linewidth=1.5)
+
+
+def _short(text: str) -> str:
+    return text.replace("prefer_shared", "shared").replace("prefer_l1", "L1").replace("default", "dflt")
+
+
+def exhaustive(graph: GraphReport) -> Any:
+    import matplotlib
+
+    caches = [c for c in CACHE_ORDER if any(s.cache == c for series in graph.grid.values() for s in series)]
+    kernels = [k for k in TUNED_KERNELS if k in graph.grid]
+    blocks = sorted({s.block_size for series in graph.grid.values() for s in series})
+    cmap = matplotlib.colormaps["viridis"]
+    span = max(math.log2(blocks[-1]) - math.log2(blocks[0]), 1.0)
+
+    def color(block: int) -> Any:
+        return cmap(0.9 * (math.log2(block) - math.log2(blocks[0])) / span)
+
+    fig = _figure(max(6.5, 2.9 * len(caches) + (1.6 if len(blocks) > 8 else 2.2)), 2.5 * len(kernels) + 0.8)
+    axes = fig.subplots(len(kernels), len(caches), sharex=True, sharey="row", squeeze=False)
+    for row, kernel in enumerate(kernels):
+        series = graph.grid[kernel]
+        values = [ms for s in series for _ck, ms in s.points]
+        fastest = min(values)
+        log = max(values) / fastest > 5
+        for column, cache in enumerate(caches):
+            ax = axes[row][column]
+            for line in (s for s in series if s.cache == cache):
+                cks, times = zip(*line.points)
+                ax.plot(cks, times, marker="o", markersize=2.5, linewidth=1.0, color=color(line.block_size),
+                        label=str(line.block_size))
+            ax.axhline(fastest, color="black", linestyle="--", linewidth=0.8)
+            best = min(((ms, ck, s.block_size) for s in series if s.cache == cache for ck, ms in s.points),
+                       default=None)
+            if best is not None and best[0] == fastest:
+                ax.plot([best[1]], [best[0]], marker="*", markersize=11, color="red", zorder=5)
+                ax.annotate(f"fastest: {best[2]} threads, CK {best[1]}", (0.97, 0.95), xycoords="axes fraction",
+                            ha="right", va="top", fontsize=8, color="red",
+                            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+            ax.set_xscale("log", base=2)
+            if log:
+                _log_axis(ax, values=values)
+            ax.grid(which="major", alpha=0.3)
+            if row == 0:
+                ax.set_title(f"L1: {cache}", fontsize=10)
+            if column == 0:
+                ax.set_ylabel(f"{kernel}\nms per SSSP" + (" (log)" if log else ""))
+            if row == len(kernels) - 1:
+                ax.set_xlabel("concurrent kernels (CK)")
+        cks = sorted({ck for s in series for ck, _ms in s.points})
+        axes[row][0].set_xticks(cks, [str(c) for c in cks])
+    if len(blocks) <= 8:
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, title="block size", loc="outside right upper", fontsize="small")
+    else:
+        norm = matplotlib.colors.LogNorm(blocks[0], blocks[0] * 2 ** (span / 0.9))
+        mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
+        bar = fig.colorbar(mappable, ax=axes, location="right", shrink=0.6, label="block size")
+        bar.set_ticks([b for b in blocks if b & (b - 1) == 0], labels=[str(b) for b in blocks if b & (b - 1) == 0])
+    fig.suptitle(f"{graph.graph.name}: exhaustive search (thesis Fig. 4.1)\ndashed line and red star: the "
+                 "kernel's fastest point",
+                 fontsize=11)
+    return fig
+
+
+def search_efficiency(graphs: Sequence[GraphReport]) -> Any:
+    rows = [g for g in graphs if g.curves]
+    columns = min(4, len(rows))
+    lines = math.ceil(len(rows) / columns)
+    fig = _figure(max(6.5, 3.3 * columns + 1.0), 2.8 * lines + 1.0)
+    axes = fig.subplots(lines, columns, squeeze=False)
+    strategies = sorted({c.strategy for g in rows for c in g.curves}, key=strategy_order)
+    palette = dict(zip(strategies, ("#1565c0", "#c62828", "#6a1b9a", "#ef6c00", "#00838f")))
+    for index, g in enumerate(rows):
+        ax = axes[index // columns][index % columns]
+        gaps: list[float] = []
+        for curve in g.curves:
+            points = [(n, _gap(v, curve.reference_ms)) for n, v in enumerate(curve.best_so_far_ms, start=1)
+                      if v is not None]
+            if not points:
+                continue
+            xs, ys = zip(*points)
+            gaps += ys
+            ax.step(xs, ys, where="post", color=palette.get(curve.strategy), label=curve.strategy, linewidth=1.3)
+            reached = curve.evaluations_within(TOLERANCES[0])
+            if reached is not None:
+                ax.plot([reached], [_gap(curve.best_so_far_ms[reached - 1], curve.reference_ms)], marker="o",
+                        color=palette.get(curve.strategy), markersize=4)
+        for tolerance, style in zip(TOLERANCES, (":", "-.")):
+            ax.axhline(tolerance, color="gray", linestyle=style, linewidth=0.8)
+        _log_axis(ax, "x", values=[1, max(c.evaluations for c in g.curves)], max_labels=6)
+        _log_axis(ax, "y", values=gaps + [GAP_FLOOR], percent=True)
+        ax.set_title(g.graph.name, fontsize=10)
+        ax.grid(which="major", alpha=0.3)
+        ax.set_xlabel("evaluations (log)")
+        if index % columns == 0:
+            ax.set_ylabel("best so far: gap to the optimum (log)")
+    for index in range(len(rows), lines * columns):
+        axes[index // columns][index % columns].set_visible(False)
+    handles = [axes[0][0].plot([], [], color=palette[s], label=s)[0] for s in strategies]
+    handles += [axes[0][0].plot([], [], color="gray", linestyle=style, label=f"within {round(100 * t)}%")[0]
+                for t, style in zip(TOLERANCES, (":", "-."))]
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize="small")
+    fig.suptitle("Search efficiency: best so far against evaluations\n(gap = best so far / optimum − 1, floored at "
+                 f"{100 * GAP_FLOOR:g}%; dot: first within 5%)", fontsize=11)
+    return fig
+
+
+def _gap(value: float, reference: float) -> float:
+    return max(value / reference - 1.0, GAP_FLOOR)
+
+
+def gpu_cpu(graphs: Sequence[GraphReport], gpu: str = "unknown GPU") -> Any:
+    rows = [g for g in graphs if g.cpu and g.solve]
+    cpus = sorted({str(t.machine.get("cpu") or "unknown CPU") for g in rows for t in g.cpu})
+    fig = _figure(max(7.0, 1.1 * len(rows) + 3.5), 4.2)
+    ax = fig.add_subplot()
+    series = [("GPU, tuned", "#2e7d32", [g.solve.best_ms for g in rows])]
+    colors = {"dijkstra": "#5c6bc0", "crauser": "#8d6e63"}
+    for solver in CPU_SOLVERS:
+        values = [next((t.ms_per_sssp for t in g.cpu if t.solver == solver), None) for g in rows]
+        series.append((f"CPU, {SOLVER_TITLES[solver].replace('CPU ', '')}", colors[solver], values))
+    _bars(ax, [g.graph.name for g in rows], series, log=True)
+    for index, g in enumerate(rows):
+        dijkstra = next((t.ms_per_sssp for t in g.cpu if t.solver == "dijkstra"), None)
+        if dijkstra:
+            ax.annotate(_times(dijkstra / g.solve.best_ms), (index, dijkstra), textcoords="offset points",
+                        xytext=(0, 4), ha="center", fontsize=8)
+    ax.set_ylabel("ms per SSSP (log scale)")
+    fig.suptitle(f"GPU against CPU\nGPU: {gpu}; CPU: {' / '.join(cpus)}, one thread\n"
+                 "(label: GPU speedup over scipy Dijkstra)", fontsize=10)
+    return fig
