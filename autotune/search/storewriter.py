@@ -1,6 +1,7 @@
 """Write finished trials to an Optuna storage from a separate process, in order.
 
-A SQLite write of one trial costs 5-10 ms of Python (SQLAlchemy) work; done in the sweep's own
+A SQLite write of one trial costs milliseconds of Python (SQLAlchemy) work (about 5 ms with its
+parameters packed, 20 ms without, on the 2-core development machine); done in the sweep's own
 process it would be host time between two GPU measurements, and done in a thread it would hold
 the interpreter lock while the launch loop of the next measurement runs (launch overhead is part
 of what is timed). `TrialWriter` hands each finished trial to a child process that owns its own
