@@ -203,7 +203,7 @@ def _space(args: argparse.Namespace, records: Sequence[Record] | None) -> Search
     return SearchSpace.from_options(**given)
 
 
-def _replay_jobs(args: argparse.Namespace, records: list[Record]) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
+def replay_jobs(args: argparse.Namespace, records: list[Record]) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
     devices = {r.device_name for r in records}
     if len(devices) > 1:
         raise InputError(f"{args.replay}: the records mix GPUs ({', '.join(sorted(devices))}); "
@@ -266,7 +266,7 @@ def _cuda_timer(graph: Any, args: argparse.Namespace, seed: int) -> Iterator[Any
         yield CudaEventTimer(solver, choose_sources(graph, args.sources, seed), args.repetitions)
 
 
-def _gpu_jobs(args: argparse.Namespace, stack: ExitStack) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
+def gpu_jobs(args: argparse.Namespace, stack: ExitStack) -> tuple[dict[str, Any], Iterator[_Job], list[str]]:
     from autotune.cli.options import graph_specs, load_graphs
 
     graphs = load_graphs(args)  # every spec is checked before the GPU is opened
@@ -314,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
     interrupted = False
     with ExitStack() as stack:
         stack.enter_context(stop_on_sigterm())
-        device, jobs, names = _replay_jobs(args, replayed) if replayed else _gpu_jobs(args, stack)
+        device, jobs, names = replay_jobs(args, replayed) if replayed else gpu_jobs(args, stack)
         spec = args.storage if args.storage is not None or not args.replay else MEMORY
         storage, storage_url = open_storage(spec)
         # the sampler works in memory; a writer process stores each trial the moment it finishes
@@ -329,7 +329,7 @@ def run(args: argparse.Namespace) -> int:
             from autotune.search.progress import RichProgress  # rich only where it draws
 
             progress = stack.enter_context(RichProgress())
-        protocol = _protocol(args, seed)
+        protocol = measurement_protocol(args, seed)
         try:
             for job in jobs:
                 key = StudyKey(job.graph.sha256 or job.graph.name, args.algorithm, str(device["name"]),
@@ -341,26 +341,26 @@ def run(args: argparse.Namespace) -> int:
                     result = sweep_graph(timer, space, strategy, handle, job.graph, args.algorithm, device,
                                          job.specials, settings, progress)
                 results.append(result)
-                written = _write(results, device, args, output, records_path, command)
+                written = write_outputs(results, device, args, output, records_path, command)
                 if result.partial:
                     interrupted = True
                     break
         except KeyboardInterrupt:
             interrupted = True
             if results:
-                written = _write(results, device, args, output, records_path, command, partial=True)
-    return _report(args, results, device, command, written, interrupted, show, output)
+                written = write_outputs(results, device, args, output, records_path, command, partial=True)
+    return report_outcome(args, results, device, command, written, interrupted, show, output)
 
 
-def _protocol(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+def measurement_protocol(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """How each configuration is measured (part of the study's name: only the same protocol resumes)."""
     return {"timer": "replay" if args.replay else "cuda-events", "repetitions": args.repetitions,
             "sources": args.sources, "seed": seed, "finalists": args.finalists, "rounds": args.rounds}
 
 
-def _report(args: argparse.Namespace, results: Sequence[GraphResult], device: dict[str, Any], command: str | None,
-            written: Sequence[str], interrupted: bool, show: bool, output: Path,
-            extra: dict[str, Any] | None = None, partial: bool = False) -> int:
+def report_outcome(args: argparse.Namespace, results: Sequence[GraphResult], device: dict[str, Any],
+                   command: str | None, written: Sequence[str], interrupted: bool, show: bool, output: Path,
+                   extra: dict[str, Any] | None = None, partial: bool = False) -> int:
     """Print the table (`--json`) or the summary; returns the exit status."""
     if args.json:
         table = sweep_table(results, device, args.algorithm, command, partial=interrupted or partial)
@@ -382,9 +382,9 @@ def _report(args: argparse.Namespace, results: Sequence[GraphResult], device: di
     return 0 if all(r.best is not None for r in results) else 1
 
 
-def _write(results: Sequence[GraphResult], device: dict[str, Any], args: argparse.Namespace, output: Path,
-           records_path: Path | None, command: str | None, partial: bool = False,
-           extra: dict[str, Any] | None = None) -> list[str]:
+def write_outputs(results: Sequence[GraphResult], device: dict[str, Any], args: argparse.Namespace, output: Path,
+                  records_path: Path | None, command: str | None, partial: bool = False,
+                  extra: dict[str, Any] | None = None) -> list[str]:
     """Write the table, the records and the T4 files of every graph so far; returns the paths."""
     table = {**sweep_table(results, device, args.algorithm, command, partial=partial), **(extra or {})}
     written = [str(write_sweep_table(output, table))]

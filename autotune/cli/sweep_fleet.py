@@ -12,7 +12,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
-from autotune.cli.sweep import INTERRUPTED, _gpu_jobs, _protocol, _replay_jobs, _report, _write, default_output
+from autotune.cli.sweep import (INTERRUPTED, default_output, gpu_jobs, measurement_protocol, replay_jobs,
+                                report_outcome, write_outputs)
 from autotune.errors import InputError
 from autotune.search.records import Record
 from autotune.search.space import SearchSpace
@@ -56,7 +57,7 @@ def run_fleet(args: argparse.Namespace, devices: tuple[int, ...], replayed: list
         stack.enter_context(stop_on_sigterm())
         args.device_index = devices[0]
         with ExitStack() as probe:  # the GPU is described, then let go: the workers open it
-            device, jobs, names = _replay_jobs(args, replayed) if replayed else _gpu_jobs(args, probe)
+            device, jobs, names = replay_jobs(args, replayed) if replayed else gpu_jobs(args, probe)
             graph_jobs = [co.GraphJob(job.graph, job.specials, job.source) for job in jobs]
         storage, shown = open_storage(spec)
         timer = ({"kind": "replay", "records": str(Path(args.replay).resolve()), "delay_ms": args.replay_delay_ms}
@@ -64,7 +65,7 @@ def run_fleet(args: argparse.Namespace, devices: tuple[int, ...], replayed: list
                                       "seed": seed, "graph_seed": args.seed, "weights": args.weights})
         timing = Timing.from_heartbeat(args.heartbeat_s) if args.heartbeat_s is not None else Timing()
         setup = co.RunSetup(args.run_name, args.resume, args.algorithm, strategy, space, settings,
-                            _protocol(args, seed), device, timer, timing, command)
+                            measurement_protocol(args, seed), device, timer, timing, command)
         with quiet_optuna():
             run, joined = co.open_run(storage, shown, setup, graph_jobs)
         if show:
@@ -100,9 +101,9 @@ def _finish_fleet(args: argparse.Namespace, run: Any, shown: str, names: Sequenc
         None if replay else output.with_name(output.stem + ".records.jsonl"))
     extra = {"x-run": {"name": run.name, "storage": shown, "tasks": len(plan_.tasks), "tasks_left": left},
              "x-workers": co.worker_summary(run)}
-    written = _write(results, device, args, output, records_path, command, partial=interrupted or left > 0,
+    written = write_outputs(results, device, args, output, records_path, command, partial=interrupted or left > 0,
                      extra=extra)
-    status = _report(args, results, device, command, written, interrupted, show, output, extra, partial=left > 0)
+    status = report_outcome(args, results, device, command, written, interrupted, show, output, extra, partial=left > 0)
     if left and not interrupted:
         url = _pasteable_url(shown)
         print(f"autotune: run {run.name} is not finished ({left} of {len(plan_.tasks)} tasks left; wrote the "

@@ -3,9 +3,10 @@
 Optuna's RDB storage costs a database round trip for every parameter a trial suggests and every
 attribute it sets, and its samplers re-read the study's trials for every parameter: in the H100
 sweeps of commit 1f70f72 that was 24-47 ms of host time per trial (their tables' wall time outside
-the measurements, per trial), more than the GPU work of a small graph's measurement. `MirroredStorage` keeps the study in an `InMemoryStorage`, where the sampler works,
-and writes a trial to the persistent storage in one transaction when it finishes (or at once, for
-trials added finished). Study attributes are written through.
+the measurements, per trial), more than the GPU work of a small graph's measurement.
+`MirroredStorage` keeps the study in an `InMemoryStorage`, where the sampler works, and writes a
+trial to the persistent storage in one transaction when it finishes (or at once, for trials added
+finished). Study attributes are written through.
 
 What this keeps: every finished trial goes to the persistent storage the moment it finishes (with
 a `storewriter.TrialWriter`, from a separate process, so that the write costs the sweep no host
@@ -53,6 +54,7 @@ class MirroredStorage(BaseStorage):
         self.writer = writer
         self._study: dict[int, int] = {}  # front study id -> backend study id
         self._trial: dict[int, int] = {}  # front trial id -> backend trial id, for trials loaded from it
+        self._study_of: dict[int, int] = {}  # front trial id -> backend study id, for trials created here
 
     def close(self) -> None:
         """Wait until every finished trial is in the backend (with a `writer`); raises if one failed."""
@@ -118,15 +120,16 @@ class MirroredStorage(BaseStorage):
     def _store(self, trial_id: int) -> None:
         """Write a finished trial to the backend in one transaction, its parameters packed; through
         the writer process when there is one (a finished trial never changes again)."""
-        study_id, _ = self.front._trial_id_to_study_id_and_number[trial_id]
+        study_id = self._study_of.pop(trial_id)
         trial = pack_params(self.front.get_trial(trial_id))
         if self.writer is not None:
-            self.writer.put(self._study[study_id], trial)
+            self.writer.put(study_id, trial)
         else:
-            self.backend.create_new_trial(self._study[study_id], template_trial=trial)
+            self.backend.create_new_trial(study_id, template_trial=trial)
 
     def create_new_trial(self, study_id: int, template_trial: FrozenTrial | None = None) -> int:
         trial_id = self.front.create_new_trial(study_id, template_trial)
+        self._study_of[trial_id] = self._study[study_id]
         if template_trial is not None and template_trial.state.is_finished():
             self._store(trial_id)
         return trial_id

@@ -48,8 +48,8 @@ def test_a_failing_writer_is_reported(tmp_path):
     path = tmp_path / "f.db"
     backend, shown = open_storage(str(path))
     storage = MirroredStorage(backend, TrialWriter(storage_url(str(path)), shown))
-    study = optuna.create_study(storage=storage, study_name="f")
-    storage.writer.put(10**6, study.ask().study.trials[0])  # a study the backend does not have
+    optuna.create_study(storage=storage, study_name="f")
+    storage.writer.put(10**6, create_trial(value=1.0))  # into a study the backend does not have
     with pytest.raises(AutotuneError, match="could not be kept"):
         storage.close()
 
