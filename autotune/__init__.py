@@ -1,7 +1,7 @@
 """autotune: tune the launch parameters of GPU shortest-path kernels.
 
 Public API: `Table` (read a tuned table and look up a configuration, see `autotune.lookup`),
-`LaunchConfig` (the launch configuration value, see `autotune.space`).
+`LaunchConfig` (the launch configuration value, see `autotune.launch`).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def __getattr__(name: str):
 
         return Table
     if name == "LaunchConfig":
-        from autotune.space import LaunchConfig
+        from autotune.launch import LaunchConfig
 
         return LaunchConfig
     raise AttributeError(f"module 'autotune' has no attribute {name!r}")

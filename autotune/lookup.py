@@ -1,17 +1,26 @@
-"""Use a tuned table: find the launch configuration for a graph from its size and mean degree.
+"""Use a tuned table: find the launch configuration for a graph and the number of sources a program
+has to solve.
 
 Example::
 
     from autotune import Table
-    table = Table.load("rmat17.h100.json")
-    match = table.lookup(vertices=131072, mean_degree=28.4)
-    match.config         # the LaunchConfig to launch with
-    match.graph_name     # which entry it came from ("rmat17"), match.distance how far it was
+    table = Table.load("h100.json")
+    match = table.lookup(graph)                       # a CSRGraph; or vertices=..., mean_degree=...
+    match = table.lookup(graph, queries=1)            # one source to solve: the latency's best
+    match.config         # the LaunchConfig to launch with (its algorithm included)
+    match.graph_name     # which entry it came from, match.distance how far it was
 
-Nearest graph class: the entry minimizing the Euclidean distance in (log2 vertices, log2 mean
-degree), so doubling the vertices counts as much as doubling the degree; an exact match has
-distance 0. An entry's `best` (measured and verified) is used; an entry without one (a table of
-`autotune predict`) gives its `predicted` configuration, and `match.source` says which.
+Nearest graph class: the entry minimizing a weighted Euclidean distance over the graph's features
+(`GRAPH_FEATURES`): log2 vertices, log2 mean degree, and log2(1 + the coefficient of variation of
+the out-degrees), the degree skew that tells a power-law graph from a uniform one of the same mean
+degree. The weights (`DEFAULT_WEIGHTS`) are those the leave-one-graph-out check of the H100
+sweeps chose (`scripts/lookup_check.py`, reports/h100/lookup/); an entry or a query without a
+feature leaves that feature out of its distance. An exact match has distance 0.
+
+An entry's `best` (measured and verified) is used; with `queries=K`, the fastest configuration of
+the entry's `curve` with at most K concurrent SSSPs (its latency curve: K = 1 is one query's wait);
+an entry without either (a table of `autotune predict`) gives its `predicted` configuration, and
+`match.source` says which.
 
 An entry of a sweep that was interrupted (`partial` in the entry, or a table marked `x-partial`
 whose entry does not say) still gives its best configuration measured so far, and `match.partial`
@@ -24,11 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from autotune.algorithms import config_from_json
 from autotune.errors import AutotuneError, InputError
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
 from autotune.tables import entry_config, read_table
 
 SOURCES_IN_ORDER = ("best", "predicted")
+GRAPH_FEATURES = ("vertices", "mean_degree", "degree_cv")
+DEFAULT_WEIGHTS: Mapping[str, float] = {"vertices": 1.0, "mean_degree": 1.0, "degree_cv": 1.0}
 
 
 class DeviceMismatch(AutotuneError):
@@ -44,10 +56,11 @@ class Lookup:
     Args:
         config: the launch configuration.
         graph_name: the name of the entry's graph.
-        distance: distance in (log2 vertices, log2 mean degree) from the asked graph.
-        source: "best" (measured) or "predicted" (the model's).
+        distance: the weighted distance of the entry's graph from the asked one.
+        source: "best" (measured), "curve" (measured, the best within `queries`) or "predicted".
         entry: the whole table entry.
         partial: the entry's sweep was interrupted; `config` is the best it had measured so far.
+        ms_per_sssp: the measured time of `config` on the entry's graph (None for a prediction).
     """
 
     config: LaunchConfig
@@ -56,21 +69,42 @@ class Lookup:
     source: str
     entry: Mapping[str, Any]
     partial: bool = False
+    ms_per_sssp: float | None = None
 
 
-def graph_distance(vertices: float, mean_degree: float, other_vertices: float, other_degree: float) -> float:
-    """Euclidean distance in (log2 vertices, log2 mean degree); degrees below 1 count as 1."""
-    return math.hypot(
-        math.log2(max(vertices, 1)) - math.log2(max(other_vertices, 1)),
-        math.log2(max(mean_degree, 1.0)) - math.log2(max(other_degree, 1.0)),
-    )
+def coordinates(graph: Mapping[str, Any]) -> dict[str, float]:
+    """A graph's features on the lookup's axes (log2 scales); a missing feature is left out."""
+    out = {"vertices": math.log2(max(float(graph["vertices"]), 1.0)),
+           "mean_degree": math.log2(max(float(graph["mean_degree"]), 1.0))}
+    if graph.get("degree_cv") is not None:
+        out["degree_cv"] = math.log2(1.0 + float(graph["degree_cv"]))
+    return out
+
+
+def graph_distance(a: Mapping[str, Any], b: Mapping[str, Any], weights: Mapping[str, float] = DEFAULT_WEIGHTS) -> float:
+    """The weighted Euclidean distance of two graphs' features (`coordinates`) over the features
+    both have. With only vertices and mean degree: doubling either counts 1."""
+    ca, cb = coordinates(a), coordinates(b)
+    return math.sqrt(sum(weights.get(k, 0.0) * (ca[k] - cb[k]) ** 2 for k in ca if k in cb))
+
+
+def features_of(graph: Any) -> dict[str, Any]:
+    """The lookup's features of a `CSRGraph`, a `GraphFeatures`, or a mapping of them."""
+    if isinstance(graph, Mapping):
+        return dict(graph)
+    if hasattr(graph, "out_degrees"):  # a CSRGraph
+        degrees = graph.out_degrees
+        mean = float(degrees.mean()) if graph.n_vertices else 0.0
+        return {"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
+                "degree_cv": float(degrees.std() / mean) if mean else 0.0}
+    return {"vertices": graph.n_vertices, "mean_degree": graph.mean_degree, "degree_cv": getattr(graph, "degree_cv", None)}
 
 
 def live_device(index: int = 0) -> dict[str, Any]:
     """Name, compute capability and SM count of CUDA device `index` (through PyCUDA)."""
-    from autotune.gpu.launcher import _driver, device_description
+    from autotune.gpu import live_device as describe
 
-    return device_description(_driver().Device(index))
+    return describe(index)
 
 
 def same_device(table_device: Mapping[str, Any], device: Mapping[str, Any]) -> bool:
@@ -100,10 +134,10 @@ class Table:
 
     @classmethod
     def load(cls, path: str | Path) -> Table:
-        """Read and validate a table file.
+        """Read and validate a table file (version 1 or 2).
 
         Raises:
-            InputError: unreadable, not JSON, or not an autotune.table/1 table.
+            InputError: unreadable, not JSON, or not an autotune table.
         """
         return cls(read_table(path), Path(path))
 
@@ -115,47 +149,81 @@ class Table:
     def entries(self) -> list[Mapping[str, Any]]:
         return list(self.data["entries"])
 
-    def lookup(self, vertices: int, mean_degree: float, *, device: str | Mapping[str, Any] | None = "auto",
-               allow_other_device: bool = False) -> Lookup:
-        """The configuration of the entry nearest to a graph of `vertices` and `mean_degree`.
+    def _check_device(self, device: str | Mapping[str, Any] | None, allow_other_device: bool) -> None:
+        if device is None or allow_other_device:
+            return
+        if device == "auto":
+            device = live_device()
+        elif isinstance(device, str):
+            device = {"name": device}
+        if not same_device(self.device, device):
+            where = f"{self.path}: " if self.path else ""
+            raise DeviceMismatch(
+                f"{where}the table was tuned on '{self.device.get('name')}', not on '{device['name']}'; "
+                "tune on this GPU, or allow another device's table (--allow-other-device)")
+
+    def choice(self, entry: Mapping[str, Any], queries: int | None = None) -> tuple[LaunchConfig, str, float | None] | None:
+        """An entry's configuration: its curve's fastest within `queries`, else best, else predicted."""
+        where = str(self.path or "table")
+        if queries is not None and entry.get("curve"):
+            fitting = [p for p in entry["curve"] if p["config"]["concurrent_kernels"] <= queries]
+            if fitting:
+                part = min(fitting, key=lambda p: p["ms_per_sssp"])
+                return config_from_json(part["config"], f"{where}: {entry['graph']['name']}: curve"), "curve", \
+                    float(part["ms_per_sssp"])
+        for source in SOURCES_IN_ORDER:
+            config = entry_config(entry, source, where)
+            if config is not None:
+                ms = entry[source].get("ms_per_sssp") if source == "best" else None
+                if queries is not None and config.concurrent_kernels > queries:
+                    config = config.replace(concurrent_kernels=max(1, queries))
+                return config, source, ms
+        return None
+
+    def lookup(self, graph: Any = None, *, vertices: int | None = None, mean_degree: float | None = None,
+               degree_cv: float | None = None, queries: int | None = None,
+               device: str | Mapping[str, Any] | None = "auto", allow_other_device: bool = False,
+               weights: Mapping[str, float] = DEFAULT_WEIGHTS, exclude: str | None = None) -> Lookup:
+        """The configuration of the entry nearest to a graph.
 
         Args:
-            vertices: n of the graph to solve.
-            mean_degree: d(G), arcs per vertex.
+            graph: the graph to solve (a `CSRGraph`, `GraphFeatures`, or a mapping with vertices,
+                mean_degree and optionally degree_cv); or give `vertices` and `mean_degree`.
+            degree_cv: the graph's degree skew, with `vertices` and `mean_degree`.
+            queries: the number of sources the program solves at once (None: as many as pay).
             device: the GPU in use: "auto" asks PyCUDA about device 0; a mapping with `name` (and
                 `compute_capability`, `sm_count`) or a plain name describes it; None skips the check.
             allow_other_device: use the table even if it was tuned on another GPU.
+            weights: per feature, its weight in the distance.
+            exclude: an entry's graph name (or sha256) to leave out (the leave-one-out check).
 
         Raises:
             DeviceMismatch: the table is for another GPU and `allow_other_device` is false.
             InputError: the table has no entry with a configuration, or bad arguments.
         """
-        if vertices < 1 or mean_degree < 0:
+        asked = features_of(graph) if graph is not None else {"vertices": vertices, "mean_degree": mean_degree,
+                                                                  "degree_cv": degree_cv}
+        if asked.get("vertices") is None or asked.get("mean_degree") is None:
+            raise InputError("lookup: give a graph, or its vertices and mean_degree")
+        if asked["vertices"] < 1 or asked["mean_degree"] < 0:
             raise InputError(f"lookup: vertices must be at least 1 and mean_degree non-negative, "
-                             f"got {vertices} and {mean_degree}")
-        if device is not None and not allow_other_device:
-            if device == "auto":
-                device = live_device()
-            elif isinstance(device, str):
-                device = {"name": device}
-            if not same_device(self.device, device):
-                where = f"{self.path}: " if self.path else ""
-                raise DeviceMismatch(
-                    f"{where}the table was tuned on '{self.device.get('name')}', not on '{device['name']}'; "
-                    "tune on this GPU, or allow another device's table (--allow-other-device)")
+                             f"got {asked['vertices']} and {asked['mean_degree']}")
+        if queries is not None and queries < 1:
+            raise InputError(f"lookup: queries must be at least 1, got {queries}")
+        self._check_device(device, allow_other_device)
         candidates = []
         for entry in self.entries:
-            graph = entry["graph"]
-            for source in SOURCES_IN_ORDER:
-                config = entry_config(entry, source, str(self.path or "table"))
-                if config is not None:
-                    distance = graph_distance(vertices, mean_degree, graph["vertices"], graph["mean_degree"])
-                    candidates.append((distance, graph["name"], source, config, entry))
-                    break
+            info = entry["graph"]
+            if exclude is not None and exclude in (info.get("name"), info.get("sha256")):
+                continue
+            chosen = self.choice(entry, queries)
+            if chosen is not None:
+                config, source, ms = chosen
+                candidates.append((graph_distance(asked, info, weights), info["name"], source, config, entry, ms))
         if not candidates:
             raise InputError(f"{self.path or 'table'}: no entry holds a configuration")
-        distance, name, source, config, entry = min(candidates, key=lambda c: (c[0], c[1]))
-        return Lookup(config, name, distance, source, entry, partial=self.partial_entry(entry))
+        distance, name, source, config, entry, ms = min(candidates, key=lambda c: (c[0], c[1]))
+        return Lookup(config, name, distance, source, entry, self.partial_entry(entry), ms)
 
     def partial_entry(self, entry: Mapping[str, Any]) -> bool:
         """Whether an entry comes from an interrupted search: its own `partial`, or where it has

@@ -1,28 +1,98 @@
-"""What a measurement is, independent of how it was taken (GPU, or replayed from records).
+"""What a measurement is, independent of how it was taken (GPU, or replayed from records), and the
+protocol every timer follows.
 
 `Timer` is the seam between the tuner and the GPU: the search asks a timer for a `Measurement` of a
 `LaunchConfig` and never knows whether a GPU or a file of records answered.
+
+The protocol (`Protocol`): every configuration of a graph is timed on the same fixed *sample* of
+sources (`choose_sources`), whatever its CK, so that times at different CK measure the same work. A
+*repetition* solves the whole sample once, in batches of CK sources (a CK 64 batch covers a sample of
+32 twice; a CK 1 configuration solves the 32 one by one); its time per SSSP is its batches' time
+over the SSSPs they solved. A measurement is a warm-up batch, `min_repetitions` to
+`max_repetitions` timed repetitions (after the minimum, it stops as soon as the spread of the
+repetitions is within `noise` of their median) and one profiled batch (CUDA events around every
+kernel). A `stop` callback, asked after the warm-up and after every batch with the times so far,
+ends a measurement early as PRUNED (the search's pruning: far slower than the best so far).
 """
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol as TypingProtocol, Sequence
 
 import numpy as np
 
 from autotune.graphs.csr import CSRGraph
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
+
+DEFAULT_SAMPLE = 32
+DEFAULT_REPETITIONS = 3
+DEFAULT_NOISE = 0.03
 
 
 class Status(str, Enum):
     OK = "ok"  # timed and verified against the CPU reference
     INVALID = "invalid"  # the GPU cannot run this configuration; `reason` says why
     WRONG = "wrong"  # it ran, but its distances differ from the reference: never a winner
+    PRUNED = "pruned"  # stopped early, already far slower than the best so far: never a winner
 
     def __str__(self) -> str:
         return self.value
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How each configuration is measured (see the module docstring).
+
+    Args:
+        sample: sources per graph, the same for every configuration.
+        min_repetitions: timed repetitions always taken.
+        max_repetitions: the cap when the repetitions disagree.
+        noise: stop after `min_repetitions` once (max - min) / median of the repetitions is at most this.
+        seed: draws the sample.
+    """
+
+    sample: int = DEFAULT_SAMPLE
+    min_repetitions: int = DEFAULT_REPETITIONS
+    max_repetitions: int = DEFAULT_REPETITIONS
+    noise: float = DEFAULT_NOISE
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_repetitions < self.min_repetitions:
+            object.__setattr__(self, "max_repetitions", self.min_repetitions)
+
+    def settled(self, times_ms: Sequence[float]) -> bool:
+        """Whether the repetitions so far are enough."""
+        if len(times_ms) < self.min_repetitions:
+            return False
+        if len(times_ms) >= self.max_repetitions:
+            return True
+        median = statistics.median(times_ms)
+        return median > 0 and (max(times_ms) - min(times_ms)) / median <= self.noise
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sample": self.sample, "min_repetitions": self.min_repetitions,
+                "max_repetitions": self.max_repetitions, "noise": self.noise, "seed": self.seed}
+
+
+def batches(sample: Sequence[int], concurrent_kernels: int) -> list[list[int]]:
+    """The batches of CK sources that cover the sample once (the last cycles back to its start).
+
+    Example:
+        >>> batches([5, 6, 7], 2)
+        [[5, 6], [7, 5]]
+        >>> batches([5, 6], 4)
+        [[5, 6, 5, 6]]
+    """
+    count = max(1, math.ceil(len(sample) / concurrent_kernels))
+    return [[sample[(b * concurrent_kernels + k) % len(sample)] for k in range(concurrent_kernels)]
+            for b in range(count)]
+
+
+StopAsk = Callable[[Sequence[float], bool], bool]  # (ms per SSSP so far, warm-up?) -> stop now
 
 
 @dataclass(frozen=True)
@@ -31,14 +101,15 @@ class Measurement:
 
     Args:
         config: what was measured.
-        status: ok, invalid or wrong.
-        times_ms: milliseconds per SSSP of each repetition (a repetition solves CK sources at once).
-        kernel_ms: per kernel ("relax", "minimum", "update", "other"), the median milliseconds it
-            took per SSSP, from CUDA events around each phase.
+        status: ok, invalid, wrong or pruned.
+        times_ms: milliseconds per SSSP of each timed repetition (for a pruned measurement, of
+            each batch it timed before it stopped).
+        kernel_ms: per kernel ("relax", ..., "other"), milliseconds per SSSP, from CUDA events
+            around each phase of the profiled batch.
         iterations: mean outer-loop iterations per SSSP.
         edges: arcs of the graph (for GTEPS).
         launch_share: share of the timed solves' wall time the host spent in launch calls.
-        reason: why it is invalid or wrong.
+        reason: why it is invalid, wrong or pruned.
     """
 
     config: LaunchConfig
@@ -90,9 +161,11 @@ class Measurement:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], where: str = "measurement") -> Measurement:
+    def from_json(cls, data: Mapping[str, Any], where: str = "measurement", default_algorithm: str = "crauser") -> Measurement:
+        from autotune.algorithms import config_from_json  # the registry checks the configuration
+
         return cls(
-            config=LaunchConfig.from_json(data["config"], where),
+            config=config_from_json(data["config"], where, default_algorithm),
             status=Status(data["status"]),
             times_ms=tuple(float(t) for t in data.get("times_ms", ())),
             kernel_ms={k: float(v) for k, v in data.get("kernel_ms", {}).items()},
@@ -103,10 +176,10 @@ class Measurement:
         )
 
 
-class Timer(Protocol):
+class Timer(TypingProtocol):
     """Measures launch configurations on one graph."""
 
-    def measure(self, config: LaunchConfig) -> Measurement: ...
+    def measure(self, config: LaunchConfig, stop: StopAsk | None = None) -> Measurement: ...
 
 
 def choose_sources(graph: CSRGraph, count: int, seed: int = 0) -> tuple[int, ...]:
@@ -120,16 +193,3 @@ def choose_sources(graph: CSRGraph, count: int, seed: int = 0) -> tuple[int, ...
     rng = np.random.default_rng(seed)
     picked = rng.choice(candidates, size=min(count, len(candidates)), replace=False)
     return tuple(int(v) for v in picked)
-
-
-def pool_size(repetitions: int, concurrent_kernels: int) -> int:
-    """Sources a measurement needs so that none of its solves (a warm-up, `repetitions` timed, one
-    profiled; each solving `concurrent_kernels` sources) shares a source with another."""
-    return (repetitions + 2) * concurrent_kernels
-
-
-def sources_for_repetition(pool: Sequence[int], concurrent_kernels: int, repetition: int) -> list[int]:
-    """The CK sources that repetition `repetition` solves: the pool read round-robin, so successive
-    repetitions solve different sources while the pool lasts."""
-    start = repetition * concurrent_kernels
-    return [pool[(start + k) % len(pool)] for k in range(concurrent_kernels)]

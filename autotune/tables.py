@@ -1,9 +1,11 @@
 """The JSON tables that `predict` and `sweep` write: build, validate, write atomically, read.
 
-A table is one JSON object for one GPU and one algorithm, with one entry per graph; its format is
-the JSON Schema `autotune/schemas/table-1.json` ("autotune.table/1"), documented in
-`docs/tables.md`. The library validates against it when `jsonschema` is installed and otherwise
-checks the required keys only; the tests validate every table the tool writes.
+A table is one JSON object for one GPU and one algorithm (or `auto`), with one entry per graph;
+its format is the JSON Schema `autotune/schemas/table-2.json` ("autotune.table/2"), documented in
+`docs/tables.md`. A table of version 1 (`table-1.json`: every configuration GPU Crauser's or
+Martín's, named by the table's `algorithm`) is read and upgraded to version 2 in memory
+(`upgrade`). The library validates against the schemas when `jsonschema` is installed and
+otherwise checks the required keys only; the tests validate every table the tool writes.
 
 Example::
 
@@ -13,14 +15,12 @@ Example::
     >>> table = build_table(device_section(device), [make_entry(prediction.graph.to_json(),
     ...                     predicted=prediction.to_json())], algorithm="crauser")
     >>> table["schema"]
-    'autotune.table/1'
+    'autotune.table/2'
 """
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from datetime import datetime, timezone
 from functools import cache
 from importlib import resources
@@ -28,31 +28,51 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from autotune import __version__
+from autotune.algorithms import config_from_json
 from autotune.errors import AutotuneError, InputError
-from autotune.space import LaunchConfig
+from autotune.files import atomic_write, read_json
+from autotune.launch import LaunchConfig
 
 if TYPE_CHECKING:
     from autotune.model.device import DeviceProfile
 
-SCHEMA_ID = "autotune.table/1"
-SCHEMA_FILE = "table-1.json"
+SCHEMA_ID = "autotune.table/2"
+SCHEMA_FILES = {"autotune.table/1": "table-1.json", "autotune.table/2": "table-2.json"}
 ENTRY_CONFIG_KEYS = ("predicted", "best", "baseline", "default", "model")
 MEASURED_KEYS = ("best", "baseline", "default", "model")
 
 
 @cache
-def _schema_text() -> str:
-    return resources.files("autotune").joinpath("schemas", SCHEMA_FILE).read_text(encoding="utf-8")
+def _schema_text(schema_id: str) -> str:
+    return resources.files("autotune").joinpath("schemas", SCHEMA_FILES[schema_id]).read_text(encoding="utf-8")
 
 
-def schema() -> dict[str, Any]:
-    """The JSON Schema of autotune.table/1 (a fresh copy)."""
-    return json.loads(_schema_text())
+def schema(schema_id: str = SCHEMA_ID) -> dict[str, Any]:
+    """The JSON Schema of a table version (default: the one written, autotune.table/2; a fresh copy)."""
+    return json.loads(_schema_text(schema_id))
 
 
-def schema_path() -> Path:
-    """Where the schema file is shipped (inside the package)."""
-    return Path(str(resources.files("autotune").joinpath("schemas", SCHEMA_FILE)))
+def schema_path(schema_id: str = SCHEMA_ID) -> Path:
+    """Where a schema file is shipped (inside the package)."""
+    return Path(str(resources.files("autotune").joinpath("schemas", SCHEMA_FILES[schema_id])))
+
+
+def upgrade(table: Mapping[str, Any]) -> dict[str, Any]:
+    """A table of version 1 as version 2 (every configuration names the table's algorithm; every
+    entry its best's); a version 2 table is returned as it is."""
+    if table.get("schema") != "autotune.table/1":
+        return dict(table)
+    algorithm = table.get("algorithm", "crauser")
+    entries = []
+    for entry in table.get("entries", ()):
+        entry = dict(entry)
+        for key in ENTRY_CONFIG_KEYS:
+            if isinstance(entry.get(key), Mapping) and isinstance(entry[key].get("config"), Mapping):
+                entry[key] = {**entry[key], "config": {"algorithm": algorithm, **entry[key]["config"]}}
+        if "best" in entry or "predicted" in entry:
+            entry.setdefault("algorithm", algorithm)
+        entries.append(entry)
+    return {**table, "schema": SCHEMA_ID, "entries": entries}
 
 
 def now_iso() -> str:
@@ -107,11 +127,13 @@ def make_entry(
 
     Args:
         graph: `GraphClasses.to_json()` (name, vertices, edges, mean_degree, stress_ratio,
-            stress_class, degree_class; optionally sha256, max_degree, seed, weights).
+            stress_class, degree_class; optionally sha256, max_degree, seed, weights, degree_cv
+            and the weight figures).
         predicted: `Prediction.to_json()`.
         best, baseline, default: `measured(...)` parts.
-        **extra: the sweep's keys (`model`, `strategy`, `evaluations`, `tuning_seconds`,
-            `speedup_over_default`, `speedup_over_baseline`, `model_gap`, `partial`, `kernel_ms`).
+        **extra: the sweep's keys (`algorithm`, `model`, `strategy`, `evaluations`, `tuning_seconds`,
+            `speedup_over_default`, `speedup_over_baseline`, `model_gap`, `partial`, `kernel_ms`,
+            `curve`, `by_algorithm`).
     """
     entry: dict[str, Any] = {"graph": dict(graph)}
     for key, value in (("predicted", predicted), ("best", best), ("baseline", baseline), ("default", default)):
@@ -136,7 +158,7 @@ def build_table(
     Args:
         device: `device_section(...)`.
         entries: `make_entry(...)` objects.
-        algorithm: "crauser" or "martin".
+        algorithm: the algorithm tuned (a registered name, or "auto").
         created: ISO 8601 time (default: now).
         tool_version: default: this autotune's version.
         command: the command line, for the record.
@@ -158,11 +180,11 @@ def build_table(
 
 
 def validate_table(table: Any, where: str = "table", require_jsonschema: bool = False) -> None:
-    """Check a table against the shipped schema.
+    """Check a table against the shipped schema of its version.
 
     With `jsonschema` installed, a full validation; without it, the schema id, the required keys
-    and every configuration's shape (through `LaunchConfig.from_json`), unless
-    `require_jsonschema` asks for the full one.
+    and every configuration (through `algorithms.config_from_json`), unless `require_jsonschema`
+    asks for the full one.
 
     Raises:
         InputError: naming `where`, the path inside the table and what is wrong.
@@ -178,8 +200,9 @@ def validate_table(table: Any, where: str = "table", require_jsonschema: bool = 
             raise AutotuneError("validating a table needs the jsonschema package (pip install jsonschema)") from None
         _check_minimal(table, where)
         return
-    validator_class = jsonschema.validators.validator_for(schema())
-    validator = validator_class(schema(), format_checker=validator_class.FORMAT_CHECKER)
+    version = schema(table["schema"])
+    validator_class = jsonschema.validators.validator_for(version)
+    validator = validator_class(version, format_checker=validator_class.FORMAT_CHECKER)
     errors = sorted(validator.iter_errors(table), key=lambda error: list(error.absolute_path))
     if errors:
         error = errors[0]
@@ -205,10 +228,11 @@ def _error_message(error: Any) -> str:
 
 def _check_schema_id(table: Mapping[str, Any], where: str) -> None:
     found = table.get("schema")
-    if found != SCHEMA_ID:
+    if found not in SCHEMA_FILES:
+        readable = " and ".join(SCHEMA_FILES)
         if isinstance(found, str) and found.startswith("autotune.table/"):
             raise InputError(
-                f"{where}: schema {found!r} is not supported; this autotune {__version__} reads {SCHEMA_ID}. "
+                f"{where}: schema {found!r} is not supported; this autotune {__version__} reads {readable}. "
                 "Use the autotune version that wrote it, or write the table again."
             )
         raise InputError(f"{where}: not an autotune table (its \"schema\" is {found!r}, expected {SCHEMA_ID!r})")
@@ -228,7 +252,8 @@ def _check_minimal(table: Mapping[str, Any], where: str) -> None:
             raise InputError(f"{where}: entries/{index}: needs a graph")
         for key in ENTRY_CONFIG_KEYS:
             if key in entry:
-                LaunchConfig.from_json(entry[key].get("config"), f"{where}: entries/{index}/{key}/config")
+                config_from_json(entry[key].get("config"), f"{where}: entries/{index}/{key}/config",
+                                 str(table["algorithm"]))
         for key in MEASURED_KEYS:
             if key in entry and not {"ms_per_sssp", "verified"} <= set(entry[key]):
                 raise InputError(f"{where}: entries/{index}/{key}: needs ms_per_sssp and verified")
@@ -241,50 +266,25 @@ def write_table(path: str | Path, table: Mapping[str, Any], validate: bool = Tru
         InputError: the table is not valid (nothing is written).
         AutotuneError: the file cannot be written.
     """
-    path = Path(path)
     if validate:
         validate_table(table, where=str(path))
-    text = json.dumps(table, indent=2, ensure_ascii=False) + "\n"
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle = tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=directory, prefix=f".{path.name}.", suffix=".tmp", delete=False
-        )
-        try:
-            with handle:
-                handle.write(text)
-            os.replace(handle.name, path)
-        except BaseException:
-            Path(handle.name).unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        raise AutotuneError(f"{path}: cannot write the table: {error.strerror or error}") from None
-    return path
+    return atomic_write(path, json.dumps(table, indent=2, ensure_ascii=False) + "\n", "the table")
 
 
 def read_table(path: str | Path, validate: bool = True) -> dict[str, Any]:
-    """Read a table written by `write_table`.
+    """Read a table written by `write_table` (version 1 or 2), as version 2.
 
     Raises:
-        InputError: unreadable file, invalid JSON (with its line), another schema version, or an
-            invalid table.
+        InputError: unreadable file, invalid JSON (with its line), an unknown schema version, or
+            an invalid table.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the table: {error.strerror}") from None
-    try:
-        table = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from None
+    table = read_json(path, "table")
     if not isinstance(table, dict):
         raise InputError(f"{path}: a table must be a JSON object")
     _check_schema_id(table, str(path))
     if validate:
         validate_table(table, where=str(path))
-    return table
+    return upgrade(table)
 
 
 def entry_config(entry: Mapping[str, Any], key: str, where: str = "table") -> LaunchConfig | None:
@@ -295,4 +295,5 @@ def entry_config(entry: Mapping[str, Any], key: str, where: str = "table") -> La
     part = entry.get(key)
     if part is None:
         return None
-    return LaunchConfig.from_json(part.get("config"), f"{where}: {entry['graph']['name']}: {key}")
+    return config_from_json(part.get("config"), f"{where}: {entry['graph']['name']}: {key}",
+                            str(entry.get("algorithm", "crauser")))

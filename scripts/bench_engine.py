@@ -22,7 +22,8 @@ import time
 from autotune.graphs import load_graph
 from autotune.gpu import CudaEventTimer, Solver, device_description, gpu_session
 from autotune.measure import choose_sources
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
+from autotune.algorithms.thesis import CRAUSER
 
 
 def _row(graph_name: str, label: str, m) -> str:
@@ -86,11 +87,11 @@ def main(argv: list[str] | None = None) -> int:
                         records.write(json.dumps({"graph": spec, **m.to_json()}) + "\n")
                     return m
 
-                default = run(LaunchConfig.default())
+                default = run(CRAUSER.default_config())
                 lines.append(_row(spec, "default", default))
                 print("  default:", default.ms_per_sssp, default.status, default.reason, flush=True)
                 t0 = time.perf_counter()
-                grid = [run(LaunchConfig.uniform(b, concurrent_kernels=c, lanes=l))
+                grid = [run(CRAUSER.uniform(b, concurrent_kernels=c, lanes=l))
                         for b, c, l in itertools.product(block_sizes, cks, lanes)]
                 ok = [m for m in grid if m.ok]
                 failed = [m for m in grid if not m.ok]

@@ -52,7 +52,8 @@ from scipy.sparse.csgraph import dijkstra as scipy_dijkstra  # noqa: E402
 
 from autotune.errors import AutotuneError, InputError  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
-from autotune.measure import choose_sources, pool_size  # noqa: E402
+from autotune.measure import choose_sources
+from autotune.report.cpu import pool_size  # noqa: E402
 from autotune.reference import UNREACHABLE, crauser  # noqa: E402
 from autotune.report.cpu import (  # noqa: E402
     CPU_SOLVERS,

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Refresh the compiled-resource numbers of characterizations/sssp.toml from kernels/sssp.cu.
+"""Refresh the compiled-resource numbers of an algorithm's characterization from its kernels.
 
-Compiles the kernel source with `nvcc --resource-usage` for one architecture (default sm_90, the
-H100/H200's), once per build the engine uses (GPU Crauser and GPU Martín, each with and without
-`-DNO_L1=1 -Xptxas -dlcm=cg`, the `no_l1` state; `autotune.gpu.kernels.Variant`), and rewrites in the characterization, for every kernel it
-characterizes, `registers_per_thread` and `static_shared_memory_bytes` (the most over the builds,
-so that occupancy is never overestimated) and the [compiled] table (arch, command, compiler,
-source digest). The classes and comments of the file are left as they are.
+Compiles the algorithm's kernel source (`autotune.algorithms`: crauser and martin share
+kernels/sssp.cu and characterizations/sssp.toml; delta has kernels/delta.cu and
+characterizations/delta.toml) with `nvcc --resource-usage` for one architecture (default sm_90,
+the H100/H200's), once per build the engine uses (`Algorithm.builds()`: with and without
+`-DNO_L1=1 -Xptxas -dlcm=cg`, the `no_l1` state, and the thesis's two algorithms), and rewrites in
+the characterization, for every kernel it characterizes, `registers_per_thread` and
+`static_shared_memory_bytes` (the most over the builds and over the compiled functions that launch
+as that kernel, `Algorithm.compiled_functions`, so that occupancy is never overestimated) and the
+[compiled] table (arch, command, compiler, source digest). The classes, [model] constants and
+comments of the file are left as they are.
 
 Usage (from the repository's root):
 
     python3 scripts/refresh_characterization.py            # rewrite characterizations/sssp.toml
-    python3 scripts/refresh_characterization.py --check    # exit 1 if the file is out of date
+    python3 scripts/refresh_characterization.py --algorithm delta
+    python3 scripts/refresh_characterization.py --check    # exit 1 if a file is out of date
     python3 scripts/refresh_characterization.py --arch sm_80 --output /tmp/a100.toml
 
 Register counts depend on the architecture: numbers compiled for sm_90 are what the model uses for
@@ -29,15 +34,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = ROOT / "kernels" / "sssp.cu"
-DEFAULT_CHARACTERIZATION = ROOT / "characterizations" / "sssp.toml"
 
 sys.path.insert(0, str(ROOT))
-from autotune.gpu.kernels import ALGORITHMS, Variant  # noqa: E402  (imports no PyCUDA)
+from autotune import algorithms  # noqa: E402  (imports no PyCUDA)
 
-# name -> extra nvcc flags: the builds the engine launches, with the engine's own options.
-BUILDS = {f"{algorithm}{' no_l1' if no_l1 else ''}": Variant(algorithm, no_l1).nvcc_options()
-          for no_l1 in (False, True) for algorithm in ALGORITHMS}
+
+def family(name: str) -> list[algorithms.Algorithm]:
+    """The registered algorithms that share `name`'s characterization file."""
+    chosen = algorithms.get(name)
+    return [a for a in algorithms.all_algorithms() if a.characterization_file == chosen.characterization_file]
+
+
+def builds_of(members: list[algorithms.Algorithm]) -> dict[str, list[str]]:
+    """name -> extra nvcc flags: the builds the engine launches, with the engine's own options."""
+    builds: dict[str, list[str]] = {}
+    for no_l1 in (False, True):
+        for member in members:
+            builds[f"{member.name}{' no_l1' if no_l1 else ''}"] = member.compile_options(no_l1)
+    return builds
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
 _USED = re.compile(r"Used (\d+) registers(?:.*?, (\d+) bytes smem)?")
@@ -69,10 +83,10 @@ def nvcc_command(nvcc: str, arch: str, source: Path, flags: list[str]) -> list[s
     return [nvcc, "--resource-usage", f"-arch={arch}", *flags, "-c", "-o", "/dev/null", str(source)]
 
 
-def compile_usage(nvcc: str, arch: str, source: Path) -> dict[str, dict[str, Usage]]:
-    """{build: {kernel: Usage}} for every build in `BUILDS`."""
+def compile_usage(nvcc: str, arch: str, source: Path, builds: dict[str, list[str]]) -> dict[str, dict[str, Usage]]:
+    """{build: {compiled function: Usage}} for every build."""
     result = {}
-    for build, flags in BUILDS.items():
+    for build, flags in builds.items():
         command = nvcc_command(nvcc, arch, source, flags)
         try:
             done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -111,15 +125,25 @@ def _set_key(body: str, key: str, line: str) -> str:
     return "\n".join(lines) + "\n" + ("\n" if body.endswith("\n\n") else "")
 
 
-def rewrite(text: str, usage: dict[str, dict[str, Usage]], arch: str, compiled: dict[str, str]) -> str:
+def rewrite(text: str, usage: dict[str, dict[str, Usage]], arch: str, compiled: dict[str, str],
+            functions: dict[str, tuple[str, ...]] | None = None) -> str:
     """The characterization text with fresh resource numbers and [compiled] table.
+
+    Args:
+        functions: per characterized kernel, the compiled functions that launch as it (default:
+            the function of the kernel's own name).
 
     Raises:
         SystemExit: a characterized kernel is missing from the compiled source.
     """
     kernels = re.findall(r"^\[kernels\.([A-Za-z_][\w-]*)\]", text, flags=re.MULTILINE)
     for kernel in kernels:
-        builds = {build: per_kernel[kernel] for build, per_kernel in usage.items() if kernel in per_kernel}
+        names = (functions or {}).get(kernel, (kernel,))
+        builds = {}
+        for build, per_function in usage.items():
+            found = [per_function[f] for f in names if f in per_function]
+            if found:
+                builds[build] = Usage(max(u.registers for u in found), max(u.shared_bytes for u in found))
         if not builds:
             raise SystemExit(f"refresh: kernel {kernel!r} of the characterization is not in the compiled source")
         registers = max(u.registers for u in builds.values())
@@ -159,42 +183,55 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--arch", default="sm_90", help="nvcc architecture (default sm_90)")
     parser.add_argument("--nvcc", default="nvcc", help="the nvcc to run")
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="kernel source")
-    parser.add_argument("--characterization", type=Path, default=DEFAULT_CHARACTERIZATION)
-    parser.add_argument("--output", type=Path, help="write here instead of over --characterization")
+    parser.add_argument("--algorithm", default=None,
+                        help=f"whose characterization ({', '.join(algorithms.names())}; default: every one)")
+    parser.add_argument("--output", type=Path, help="write here instead of over the characterization")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if out of date")
     args = parser.parse_args(argv)
+    if args.algorithm is None:
+        if args.output:
+            raise SystemExit("refresh: --output needs --algorithm")
+        firsts = {a.characterization_file: a.name for a in reversed(algorithms.all_algorithms())}
+        return max(refresh_one(args, name) for name in sorted(set(firsts.values()), key=algorithms.names().index))
+    return refresh_one(args, args.algorithm)
 
-    if not args.source.is_file():
-        raise SystemExit(f"refresh: {args.source} does not exist; the kernels must be written first")
-    usage = compile_usage(args.nvcc, args.arch, args.source)
+
+def refresh_one(args: argparse.Namespace, name: str) -> int:
+    members = family(name)
+    source = members[0].source_path
+    characterization = ROOT / "characterizations" / members[0].characterization_file
+    builds = builds_of(members)
+    if not source.is_file():
+        raise SystemExit(f"refresh: {source} does not exist; the kernels must be written first")
+    usage = compile_usage(args.nvcc, args.arch, source, builds)
     try:
-        shown_source = args.source.resolve().relative_to(ROOT)
+        shown_source = source.resolve().relative_to(ROOT)
     except ValueError:
-        shown_source = args.source
+        shown_source = source
     compiled = {
         "arch": args.arch,
         "command": (
             f"nvcc --resource-usage -arch={args.arch} -c {shown_source}, for each of: "
-            + ", ".join(" ".join(flags) for flags in BUILDS.values())
+            + ", ".join(" ".join(flags) or "(none)" for flags in builds.values())
         ),
         "compiler": compiler_version(args.nvcc),
-        "source_sha256": hashlib.sha256(args.source.read_bytes()).hexdigest(),
+        "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
         "note": "per kernel: the most registers and shared memory over the builds; the model uses "
         f"these {args.arch} numbers for every device profile",
     }
-    old = args.characterization.read_text()
-    new = rewrite(old, usage, args.arch, compiled)
+    old = characterization.read_text()
+    new = rewrite(old, usage, args.arch, compiled, dict(members[0].compiled_functions()))
     if args.check:
         if new != old:
-            print(f"{args.characterization} is out of date with {args.source}; run {Path(__file__).name}", file=sys.stderr)
+            print(f"{characterization} is out of date with {source}; run {Path(__file__).name}", file=sys.stderr)
             return 1
-        print(f"{args.characterization} is up to date")
+        print(f"{characterization} is up to date")
         return 0
-    target = args.output or args.characterization
+    target = args.output or characterization
     target.write_text(new)
     characterized = set(re.findall(r"^\[kernels\.([A-Za-z_][\w-]*)\]", new, flags=re.MULTILINE))
-    others = sorted({kernel for per_kernel in usage.values() for kernel in per_kernel} - characterized)
+    launched = {f for k in characterized for f in dict(members[0].compiled_functions()).get(k, (k,))}
+    others = sorted({kernel for per_kernel in usage.values() for kernel in per_kernel} - launched)
     if others:
         print(f"not characterized (not tuned): {', '.join(others)}")
     print(f"wrote {target} ({args.arch}, {compiled['compiler']})")

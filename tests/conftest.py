@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -37,3 +38,70 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture
 def data_dir() -> Path:
     return DATA_DIR
+
+
+def _postgres_bin(name: str) -> str | None:
+    """A PostgreSQL server program: on the PATH, or in Debian's versioned directory."""
+    import glob
+    import shutil
+
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return candidates[-1] if candidates else None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A real PostgreSQL server of this test session, on a free local port, and the URL of an empty
+    database in it. Skipped where PostgreSQL is not installed, unless `AUTOTUNE_REQUIRE_POSTGRES` is
+    set (CI installs it and sets it, so that the suite cannot silently skip there). As root the
+    server runs as the `postgres` user (initdb refuses root)."""
+    import os
+    import pwd
+    import socket
+    import subprocess
+    import uuid
+
+    initdb, pg_ctl = _postgres_bin("initdb"), _postgres_bin("pg_ctl")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        initdb = None
+    if initdb is None or pg_ctl is None:
+        if os.environ.get("AUTOTUNE_REQUIRE_POSTGRES"):
+            pytest.fail("PostgreSQL (initdb, pg_ctl) and psycopg are required (AUTOTUNE_REQUIRE_POSTGRES)")
+        pytest.skip("PostgreSQL is not installed (initdb, pg_ctl, psycopg)")
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="autotune-postgres-"))  # outside pytest's 0700 root: the server's user reads it
+    data, sockets = base / "data", base / "sockets"
+    sockets.mkdir()
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("postgres")
+        for path in (base, sockets):
+            os.chown(path, user.pw_uid, user.pw_gid)
+        os.chmod(base, 0o755)
+        prefix = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    subprocess.run([*prefix, initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+                   check=True, capture_output=True)
+    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off"
+    subprocess.run([*prefix, pg_ctl, "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "start"],
+                   check=True, capture_output=True)
+    try:
+        import psycopg
+
+        database = f"autotune_{uuid.uuid4().hex[:8]}"
+        connection = psycopg.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres", autocommit=True)
+        connection.execute(f"CREATE DATABASE {database}")
+        connection.close()
+        yield f"postgresql://postgres@127.0.0.1:{port}/{database}"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)

@@ -9,8 +9,9 @@ from autotune import Table
 from autotune.cli import main
 from autotune.errors import InputError
 from autotune.lookup import DeviceMismatch, graph_distance, same_device
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
 from autotune.tables import build_table, make_entry, measured, write_table
+from autotune.algorithms.thesis import CRAUSER
 
 DEVICE = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132}
 
@@ -25,10 +26,10 @@ def _entry(name, n, d, config, kind="best"):
 @pytest.fixture
 def table_path(tmp_path):
     entries = [
-        _entry("rmat17", 2**17, 28.4, LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4)),
-        _entry("rmat20", 2**20, 29.9, LaunchConfig.uniform(512, concurrent_kernels=32, lanes=8)),
-        _entry("random98k-d2", 98304, 2.0, LaunchConfig.uniform(128, concurrent_kernels=8)),
-        _entry("random24k-d200", 24576, 200.0, LaunchConfig.uniform(64), kind="predicted"),
+        _entry("rmat17", 2**17, 28.4, CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)),
+        _entry("rmat20", 2**20, 29.9, CRAUSER.uniform(512, concurrent_kernels=32, lanes=8)),
+        _entry("random98k-d2", 98304, 2.0, CRAUSER.uniform(128, concurrent_kernels=8)),
+        _entry("random24k-d200", 24576, 200.0, CRAUSER.uniform(64), kind="predicted"),
     ]
     path = tmp_path / "t.json"
     write_table(path, build_table(DEVICE, entries, algorithm="crauser"))
@@ -39,7 +40,7 @@ def test_exact_and_nearest_matches(table_path):
     table = Table.load(table_path)
     exact = table.lookup(vertices=2**17, mean_degree=28.4, device=DEVICE)
     assert exact.graph_name == "rmat17" and exact.distance == 0 and exact.source == "best"
-    assert exact.config == LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4)
+    assert exact.config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)
     # rmat19 is one doubling from rmat20 and two from rmat17.
     assert table.lookup(vertices=2**19, mean_degree=30, device=DEVICE).graph_name == "rmat20"
     # a sparse graph: the degree decides.
@@ -88,7 +89,7 @@ def test_bad_tables_are_one_line_errors(tmp_path):
 
 
 def _partial_table(tmp_path, entry_partial, table_partial=False):
-    entries = [_entry("rmat17", 2**17, 28.4, LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4))]
+    entries = [_entry("rmat17", 2**17, 28.4, CRAUSER.uniform(256, concurrent_kernels=64, lanes=4))]
     if entry_partial is not None:
         entries[0]["partial"] = entry_partial
     table = build_table(DEVICE, entries, algorithm="crauser")
@@ -122,7 +123,7 @@ def test_sssp_table_warns_on_stderr_about_a_partial_entry(tmp_path, capsys, as_j
     args = SimpleNamespace(table="t.json", json=as_json, allow_other_device=False)
     graph = SimpleNamespace(n_vertices=2**17, mean_degree=28.0)
     config = config_from_table(args, _partial_table(tmp_path, True), graph, DEVICE)
-    assert config == LaunchConfig.uniform(256, concurrent_kernels=64, lanes=4)
+    assert config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)
     captured = capsys.readouterr()
     err = " ".join(captured.err.split())
     assert captured.out == "" and "entry 'rmat17' is partial (its sweep was interrupted)" in err

@@ -11,19 +11,25 @@ from hypothesis import strategies as st
 
 from autotune.errors import InputError
 from autotune.graphs import CSRGraph, build_csr, load_graph
+from autotune.algorithms import cpu_solver
 from autotune.reference import (
     UNREACHABLE,
     SolveResult,
     crauser,
+    delta_stepping,
     dijkstra,
     martin,
     out_crauser_values,
     reference_distances,
-    solve,
 )
 
+
+def solve(graph: CSRGraph, source: int, algorithm: str = "dijkstra", **params) -> SolveResult:
+    return cpu_solver(algorithm)(graph, source, params)
+
 REAL_GRAPHS = ["rome99.gr.gz", "rgg_n_2_15_s0.graph.gz", "delaunay_n16.mtx.gz",
-               "Email-Enron.txt.gz"]
+               "Email-Enron.txt.gz", "usa-roads.gr.gz"]
+DELTAS = (1, 7, 100, "inf")
 
 
 def heap_dijkstra(graph: CSRGraph, source: int) -> list[int]:
@@ -64,6 +70,21 @@ def check_agreement(graph: CSRGraph, sources: list[int]) -> None:
             assert result.distances.dtype == np.int64
             assert np.array_equal(result.distances, row), (solver.__name__, source)
             check_statistics(result, graph)
+        for delta in DELTAS:
+            result = delta_stepping(graph, source, delta)
+            assert np.array_equal(result.distances, row), ("delta", delta, source)
+            check_delta_statistics(result, graph, delta)
+
+
+def check_delta_statistics(result: SolveResult, graph: CSRGraph, delta: int | str) -> None:
+    """Every reached vertex's arcs were scanned at least once; INF never splits the far pile."""
+    stats = result.stats
+    reached_arcs = int(graph.out_degrees[result.distances >= 0].sum())
+    assert stats["relaxations"] >= reached_arcs
+    assert stats["relaxations_per_edge"] >= 1.0 or reached_arcs == 0
+    assert result.iterations == len(result.frontier_sizes) >= 1 and result.frontier_sizes[0] == 1
+    if delta == "inf":
+        assert stats["buckets"] == 0
 
 
 @pytest.mark.parametrize("name", REAL_GRAPHS)
@@ -119,12 +140,14 @@ def test_bad_source_and_algorithm() -> None:
         crauser(graph, -1)
     with pytest.raises(InputError, match="unknown algorithm 'bfs'"):
         solve(graph, 0, "bfs")
+    with pytest.raises(InputError, match="--delta: expected a positive integer or 'inf'"):
+        delta_stepping(graph, 0, 0)
 
 
 def test_solve_dispatch() -> None:
     graph = build_csr("b", 2, np.array([0]), np.array([1]), np.array([1]))
-    assert [solve(graph, 0, a).algorithm for a in ("dijkstra", "crauser", "martin")] == [
-        "dijkstra", "crauser", "martin"]
+    assert [solve(graph, 0, a).algorithm for a in ("dijkstra", "crauser", "martin", "delta")] == [
+        "dijkstra", "crauser", "martin", "delta"]
 
 
 @st.composite
@@ -149,6 +172,8 @@ def test_property_all_agree(case: tuple[CSRGraph, int]) -> None:
         result = solver(graph, source)
         assert result.distances.tolist() == expected
         check_statistics(result, graph)
+    for delta in (1, 2, 5, "inf"):
+        assert delta_stepping(graph, source, delta).distances.tolist() == expected
 
 
 @settings(max_examples=100, deadline=None)
@@ -160,6 +185,8 @@ def test_property_equal_weights(case: tuple[CSRGraph, int], weight: int) -> None
     expected = heap_dijkstra(graph, source)
     for solver in (dijkstra, crauser, martin):
         assert solver(graph, source).distances.tolist() == expected
+    for delta in (1, 3, "inf"):  # zero weights: a bucket's vertices settle at once
+        assert delta_stepping(graph, source, delta).distances.tolist() == expected
 
 
 @settings(max_examples=30, deadline=None)
@@ -170,3 +197,11 @@ def test_property_generated_random_graphs(n: int, degree: int, seed: int, lo: in
                        use_cache=False)
     check_agreement(graph, [0, n // 2])
     assert reference_distances(graph, [0])[0].min() >= 0  # strongly connected: all reached
+
+
+def test_a_smaller_delta_does_less_work_in_more_iterations_on_a_road_network(data_dir: Path) -> None:
+    graph = load_graph(data_dir / "usa-roads.gr.gz")
+    narrow, wide, infinite = (delta_stepping(graph, 1, d) for d in (256, 8192, "inf"))
+    assert narrow.iterations > wide.iterations > infinite.iterations
+    assert narrow.stats["relaxations"] < wide.stats["relaxations"] < infinite.stats["relaxations"]
+    assert narrow.stats["buckets"] > wide.stats["buckets"] > infinite.stats["buckets"] == 0

@@ -11,8 +11,9 @@ import pytest
 from autotune import __version__
 from autotune.errors import AutotuneError, InputError
 from autotune.model import GraphFeatures, classify, load_device, predict
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
 from autotune.tables import (
+from autotune.algorithms.thesis import CRAUSER
     SCHEMA_ID,
     build_table,
     device_section,
@@ -45,14 +46,14 @@ def _sweep_table() -> dict:
     """A table as the sweep writes it: measured parts and every optional entry key."""
     device = load_device("hopper-h100")
     prediction = predict(FEATURES, device)
-    default = LaunchConfig.default()
+    default = CRAUSER.default_config()
     best = prediction.config.replace(concurrent_kernels=8)
     entry = make_entry(
         prediction.graph.to_json() | {"sha256": "ab" * 32, "seed": 0, "weights": "1-100", "max_degree": 20},
         predicted=prediction.to_json(),
         best=measured(best, 0.81, True, times_ms=[0.8, 0.81, 0.83], kernel_ms={"relax": 0.5, "minimum": 0.2, "update": 0.1, "other": 0.01},
                       gteps=0.6, iterations=41.5, sources=8, status="ok"),
-        baseline=measured(LaunchConfig.uniform(1024), 1.9, True),
+        baseline=measured(CRAUSER.uniform(1024), 1.9, True),
         default=measured(default, 1.2, True),
         model=measured(prediction.config, 0.9, True),
         strategy="bayes",
@@ -177,8 +178,8 @@ def test_read_errors(tmp_path):
 def test_entry_config():
     table = _sweep_table()
     entry = table["entries"][0]
-    assert entry_config(entry, "default") == LaunchConfig.default()
-    assert entry_config(entry, "baseline") == LaunchConfig.uniform(1024)
+    assert entry_config(entry, "default") == CRAUSER.default_config()
+    assert entry_config(entry, "baseline") == CRAUSER.uniform(1024)
     assert entry_config(make_entry(entry["graph"]), "best") is None
     with pytest.raises(ValueError):
         entry_config(entry, "worst")

@@ -14,6 +14,7 @@ from autotune.errors import InputError
 from autotune.graphs import CSRGraph, GraphCache, GraphOptions, cache_dir_from_env, parse_spec
 from autotune.graphs.options import DEFAULT_SEED, DEFAULT_WEIGHTS
 from autotune.graphs.spec import SPEC_FORMS, load
+from autotune.reference.cache import ReferenceCache
 
 GRAPH_HELP = f"graph spec: {SPEC_FORMS}"
 
@@ -55,6 +56,21 @@ def graph_cache(environ: Mapping[str, str] | None = None) -> GraphCache:
     return GraphCache(cache_dir_from_env(os.environ if environ is None else environ))
 
 
+def load_spec(spec: str, seed: object = None, weights: str | None = None) -> CSRGraph:
+    """Load one graph from its spec with `--seed` and `--weights` values, through the graph cache
+    (the one graph loader of the commands).
+
+    Raises:
+        InputError: for a bad spec, option or file.
+    """
+    return load(parse_spec(spec), GraphOptions.from_values(seed, weights), graph_cache())
+
+
+def reference_cache(environ: Mapping[str, str] | None = None) -> ReferenceCache:
+    """Reference distances kept next to the graph cache (`<cache>/../references`)."""
+    return ReferenceCache(graph_cache(environ).directory.parent / "references")
+
+
 def graph_specs(args: argparse.Namespace) -> list[str]:
     """The specs given, as a list whether `--graph` was single or repeated."""
     value = args.graph
@@ -70,10 +86,11 @@ def load_graphs(args: argparse.Namespace) -> list[CSRGraph]:
     Raises:
         InputError: for a bad spec, option or file.
     """
-    options = graph_options(args)
-    specs = [parse_spec(spec) for spec in graph_specs(args)]
-    cache = graph_cache()
-    return [load(spec, options, cache) for spec in specs]
+    graph_options(args)  # a bad --seed or --weights is reported before any graph loads
+    specs = graph_specs(args)
+    for spec in specs:
+        parse_spec(spec)
+    return [load_spec(spec, args.seed, args.weights) for spec in specs]
 
 
 def load_one_graph(args: argparse.Namespace) -> CSRGraph:

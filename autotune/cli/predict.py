@@ -12,15 +12,13 @@ import shlex
 import sys
 from typing import Any, Sequence
 
+from autotune import algorithms
 from autotune.cli.options import add_graph_options, graph_options, graph_specs, load_graphs
 from autotune.model.characterization import Characterization, load_characterization
 from autotune.model.device import DeviceProfile, load_device
 from autotune.model.features import GraphFeatures
 from autotune.model.occupancy import UNLIMITED
-from autotune.model.rules import KernelPrediction, Prediction, predict
 from autotune.tables import build_table, device_section, make_entry, write_table
-
-ALGORITHMS = ("crauser", "martin")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,9 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--characterization", metavar="FILE", default=None,
-        help="kernel characterization TOML (default: the shipped characterizations/sssp.toml)",
+        help="kernel characterization TOML (default: the algorithm's shipped one in characterizations/)",
     )
-    parser.add_argument("--algorithm", choices=ALGORITHMS, default="crauser", help="recorded in the table (default crauser)")
+    parser.add_argument("--algorithm", choices=algorithms.names(), default="crauser",
+                        help="the algorithm whose model predicts (default crauser)")
     parser.add_argument("--output", "-o", metavar="TABLE.json", default=None, help="write the JSON table here")
     parser.add_argument("--explain", action="store_true", help="show the classes, occupancy and rule behind every value")
     parser.add_argument("--json", action="store_true", help="print the JSON table instead of the text table")
@@ -54,7 +53,7 @@ def load_features(args: argparse.Namespace) -> list[GraphFeatures]:
 
 
 def prediction_table(
-    predictions: Sequence[Prediction],
+    predictions: Sequence[Any],
     device: DeviceProfile,
     characterization: Characterization,
     algorithm: str,
@@ -90,9 +89,10 @@ def command_line(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     device = load_device(args.device)
-    characterization = load_characterization(args.characterization)
+    entry = algorithms.get(args.algorithm)
+    characterization = load_characterization(args.characterization) if args.characterization else entry.characterization
     features = load_features(args)
-    predictions = [predict(graph, device, characterization) for graph in features]
+    predictions = [entry.predict(graph, device, characterization) for graph in features]
     command = command_line(args)
     table = prediction_table(
         predictions, device, characterization, args.algorithm, command, seed=graph_options(args).seed
@@ -106,13 +106,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _launch_text(kernel: KernelPrediction) -> str:
-    launch = kernel.launch
-    lanes = f" L{launch.lanes}" if kernel.kernel == "relax" else ""
-    return f"{launch.block_size} {launch.cache.value}{lanes}"
+def _launches_text(config: Any) -> str:
+    parts = [f"{name} {launch.block_size} {launch.cache.value}" + (f" L{launch.lanes}" if launch.lanes != 1 else "")
+             for name, launch in config.kernels.items()]
+    if config.params:
+        parts.append(" ".join(f"{k}={v}" for k, v in config.params.items()))
+    return "\n".join(parts)
 
 
-def render(predictions: Sequence[Prediction], device: DeviceProfile, explain: bool, written: str | None) -> None:
+def render(predictions: Sequence[Any], device: DeviceProfile, explain: bool, written: str | None) -> None:
     """Print the predictions (rich) and, with `explain`, why."""
     from rich.console import Console
     from rich.markup import escape
@@ -124,7 +126,7 @@ def render(predictions: Sequence[Prediction], device: DeviceProfile, explain: bo
         f"(cc {device.compute_capability}, {device.sm_count} SMs x {device.max_threads_per_sm} threads)"
     )
     table = Table(title=title)
-    for column in ("graph", "vertices", "d(G)", "st(G, GPU)", "CK", "relax", "minimum", "update"):
+    for column in ("graph", "vertices", "d(G)", "st(G, GPU)", "algorithm", "CK", "launches"):
         table.add_column(column, justify="right" if column in ("vertices", "d(G)", "CK") else "left")
     for prediction in predictions:
         graph = prediction.graph
@@ -133,8 +135,9 @@ def render(predictions: Sequence[Prediction], device: DeviceProfile, explain: bo
             f"{graph.features.n_vertices:,}",
             f"{graph.features.mean_degree:.1f} {graph.degree_class}",
             f"{graph.stress_ratio:.2f} {graph.stress_class}",
+            prediction.config.algorithm,
             str(prediction.config.concurrent_kernels),
-            *(_launch_text(prediction.kernels[name]) for name in ("relax", "minimum", "update")),
+            escape(_launches_text(prediction.config)),
         )
     console.print(table)
     if explain:
@@ -150,7 +153,7 @@ def _limit_text(value: int) -> str:
     return "-" if value >= UNLIMITED else str(value)
 
 
-def explanation(prediction: Prediction) -> list[str]:
+def explanation(prediction: Any) -> list[str]:
     """The `--explain` text of one prediction, as lines."""
     graph, device = prediction.graph, prediction.device
     features = graph.features

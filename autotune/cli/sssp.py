@@ -1,25 +1,22 @@
 """`autotune sssp --graph SPEC [--cpu] ...`: solve shortest paths and report time and iterations.
 
-`--cpu` runs a CPU solver from `autotune.reference`. Without it the solve runs on the GPU: that
-mode is `autotune.cli.sssp_gpu`.
+`--cpu` runs a CPU solver: scipy's Dijkstra (the oracle) or an algorithm's CPU reference
+(`autotune.algorithms`). Without it the solve runs on the GPU: that mode is `autotune.cli.sssp_gpu`.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
+from autotune import algorithms
+from autotune.cli.distances import save_distances
 from autotune.cli.options import add_graph_options, load_one_graph
 from autotune.errors import InputError
 from autotune.graphs import CSRGraph
-from autotune.reference import ALGORITHMS, SolveResult, solve
+from autotune.reference import SolveResult
 
-GPU_ALGORITHMS = ("crauser", "martin")
 GPU_ONLY_OPTIONS = ("config", "preset", "table")
 
 
@@ -31,10 +28,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_graph_options(parser)
     parser.add_argument("--cpu", action="store_true",
-                        help="solve on the CPU (dijkstra is scipy's; crauser and martin are numpy "
-                             "versions of the GPU algorithms)")
-    parser.add_argument("--algorithm", choices=ALGORITHMS, default="crauser",
-                        help="default crauser; dijkstra only with --cpu")
+                        help="solve on the CPU (dijkstra is scipy's; the others are numpy versions of the "
+                             "GPU algorithms)")
+    parser.add_argument("--algorithm", choices=algorithms.cpu_solver_names(), default=None,
+                        help="default crauser (or the --config's); dijkstra only with --cpu")
+    parser.add_argument("--delta", metavar="D", default=None,
+                        help="--cpu --algorithm delta: the bucket width, an integer or inf (default inf)")
     parser.add_argument("--source", type=int, metavar="S", default=None,
                         help="source vertex (--cpu default: 0)")
     parser.add_argument("--sources", type=int, metavar="N", default=None,
@@ -60,9 +59,11 @@ def run(args: argparse.Namespace) -> int:
         given = [f"--{name}" for name in GPU_ONLY_OPTIONS if getattr(args, name) is not None]
         if given:
             raise InputError(f"{', '.join(given)} applies to GPU solves; drop it or drop --cpu")
-    elif args.algorithm not in GPU_ALGORITHMS:
+    elif args.algorithm == algorithms.DIJKSTRA:
         raise InputError(f"--algorithm {args.algorithm} runs only on the CPU; add --cpu or use "
-                         f"{' or '.join(GPU_ALGORITHMS)}")
+                         f"{' or '.join(algorithms.names())}")
+    if args.delta is not None and not (args.cpu and args.algorithm == "delta"):
+        raise InputError("--delta applies to --cpu --algorithm delta (on the GPU, Delta is in --config)")
     graph = load_one_graph(args)
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "
@@ -74,8 +75,12 @@ def _run_cpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     source = 0 if args.source is None else args.source
     if graph.n_vertices == 0:
         raise InputError(f"{graph.name} has no vertices to solve from")
+    name = args.algorithm or "crauser"
+    params = {}
+    if args.delta is not None:
+        params["delta"] = algorithms.get("delta").parameter("delta").parse_one(args.delta, "--delta")
     start = time.perf_counter()
-    result = solve(graph, source, args.algorithm)
+    result = algorithms.cpu_solver(name)(graph, source, params)
     elapsed_s = time.perf_counter() - start
     if args.save is not None:
         save_distances(result.distances, args.save)
@@ -96,6 +101,7 @@ def cpu_summary(graph: CSRGraph, result: SolveResult, elapsed_s: float) -> dict[
         "time_s": elapsed_s,
         "iterations": result.iterations,
         "reached": result.reached,
+        **({"stats": dict(result.stats)} if result.stats else {}),
     }
 
 
@@ -103,31 +109,6 @@ def render_cpu(summary: dict[str, object]) -> str:
     return (f"{summary['algorithm']} (cpu) on {summary['graph']} from source {summary['source']}: "
             f"{float(summary['time_s']):.4f} s, {summary['iterations']:,} iterations, "  # type: ignore[arg-type]
             f"{summary['reached']:,} of {summary['vertices']:,} vertices reached")
-
-
-def save_distances(distances: np.ndarray, path: Path) -> None:
-    """Write int64 distances (-1 = unreachable) to `path` as .npy, atomically.
-
-    Raises:
-        InputError: if the file cannot be written.
-    """
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as error:
-        raise InputError(f"--save: cannot write {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.save(stream, np.asarray(distances, dtype=np.int64))
-        os.replace(temporary, path)
-    except BaseException as error:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        if isinstance(error, OSError):
-            raise InputError(f"--save: cannot write {path}: {error.strerror or error}") from None
-        raise
 
 
 def _run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:

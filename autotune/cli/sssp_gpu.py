@@ -10,29 +10,34 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from autotune import algorithms
+from autotune.cli.distances import save_distances
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.csr import CSRGraph
-from autotune.measure import Measurement, choose_sources, pool_size
-from autotune.space import LaunchConfig, load_config
+from autotune.launch import LaunchConfig
+from autotune.measure import DEFAULT_SAMPLE, Measurement, Protocol, choose_sources
 
-PRESETS = {"default": LaunchConfig.default}
+PRESETS = ("default",)
 
 
 def config_from_args(args: argparse.Namespace) -> LaunchConfig:
-    """The configuration named by --config or --preset (default preset when neither is given)."""
+    """The configuration named by --config or --preset (default preset when neither is given);
+    --algorithm picks the preset's algorithm and must agree with a --config's."""
     if getattr(args, "config", None):
-        return load_config(args.config)
+        config = algorithms.load_config(args.config, args.algorithm or "crauser")
+        if args.algorithm and config.algorithm != args.algorithm:
+            raise InputError(f"--config is a configuration of {config.algorithm}, not of --algorithm {args.algorithm}")
+        return config
     preset = getattr(args, "preset", None) or "default"
     if preset not in PRESETS:
         raise InputError(f"--preset: unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
-    return PRESETS[preset]()
+    return algorithms.get(args.algorithm or "crauser").default_config()
 
 
 def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: dict) -> LaunchConfig:
     """The configuration `table` (--table) gives for this graph on this GPU; says which entry on stderr,
     and warns (also with --json) when that entry's sweep was interrupted."""
-    match = table.lookup(graph.n_vertices, graph.mean_degree, device=device,
-                                          allow_other_device=args.allow_other_device)
+    match = table.lookup(graph, device=device, allow_other_device=args.allow_other_device)
     console = Console(stderr=True)
     if not args.json:
         console.print(escape(
@@ -47,8 +52,7 @@ def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: 
 
 def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     """Measure one configuration on the GPU; exit 0 when verified, 1 when invalid or wrong."""
-    from autotune.gpu import CudaEventTimer, Solver, device_description, gpu_session
-    from autotune.gpu.timer import DEFAULT_REPETITIONS
+    from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
 
     if sum(bool(x) for x in (args.table, args.config, args.preset)) > 1:
         raise InputError("--table, --config and --preset each choose the configuration; give one")
@@ -58,9 +62,6 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         from autotune.lookup import Table
 
         table = Table.load(args.table)  # a bad table fails before the GPU is opened
-    algorithm = args.algorithm or "crauser"
-    if algorithm not in ("crauser", "martin"):
-        raise InputError(f"--algorithm {algorithm} runs on the CPU only (add --cpu); the GPU runs crauser or martin")
     if args.source is None and args.sources is not None and args.sources < 1:
         raise InputError("--sources must be at least 1")
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
@@ -69,14 +70,14 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         if args.source is not None:
             sources: tuple[int, ...] = (args.source,)
         else:
-            count = args.sources or pool_size(DEFAULT_REPETITIONS, config.concurrent_kernels)
-            sources = choose_sources(graph, count, seed=args.seed or 0)
-        with Solver(graph, algorithm) as solver:
-            timer = CudaEventTimer(solver, sources)
+            sources = choose_sources(graph, args.sources or DEFAULT_SAMPLE, seed=int(args.seed or 0))
+        with open_solver(graph, config.algorithm) as solver:
+            timer = CudaEventTimer(solver, sources, Protocol(len(sources)))
             measurement = timer.measure(config)
             if args.save and measurement.ok:
                 _save_distances(solver, timer, config, sources[0], args.save)
         device_info = device_description(device)
+    algorithm = config.algorithm
     if args.json:
         print(json.dumps({"graph": graph.info(), "device": device_info, "algorithm": algorithm,
                           **measurement.to_json()}, indent=2))
@@ -89,8 +90,7 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
 
 def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> None:
     """Solve once more from `source` and save the GPU's distances (verified) as int64, -1 unreachable."""
-    from autotune.cli.sssp import save_distances
-    from autotune.gpu.launcher import INF
+    from autotune.gpu.device import INF
 
     result = solver.solve(config.replace(concurrent_kernels=1), [source])
     distances = result.distances[0]

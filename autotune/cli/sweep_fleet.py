@@ -1,194 +1,311 @@
-"""`autotune sweep --devices / --merge` and `autotune sweep-worker`: a sweep shared out over
-several GPUs (autotune.search.coordinator; docs/multi-gpu.md). The one-GPU sweep is cli/sweep.py,
-whose graph loading, table writing and summary this module re-uses.
-"""
+"""`autotune sweep --devices ...`, `sweep --merge` and `autotune sweep-worker`: one sweep shared by
+a worker process per GPU on one Optuna storage (`autotune.search.fleet`, docs/multi-gpu.md)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import datetime
+import os
 import re
 import shlex
+import subprocess
 import sys
+import tempfile
+import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, ContextManager, Iterator
 
-from autotune.cli.sweep import (INTERRUPTED, default_output, gpu_jobs, measurement_protocol, replay_jobs,
-                                report_outcome, write_outputs)
+from autotune.cli.options import load_spec, reference_cache
+from autotune.cli.sweep_jobs import DelayedReplay, cuda_timer, replay_records
+from autotune.cli.sweep_output import INTERRUPTED, Outputs, default_output, report_outcome, write_outputs
+from autotune.cli.sweep_request import Request, jobs_of
 from autotune.errors import InputError
-from autotune.search.records import Record
-from autotune.search.space import SearchSpace
-from autotune.search.study import MEMORY, open_storage
-from autotune.search.sweep import SweepSettings, quiet_optuna, stop_on_sigterm
+from autotune.measure import Protocol, Timer
+from autotune.search import fleet
+from autotune.search.replay import ReplayTimer
+from autotune.search.storage import MEMORY, StudyKey, open_storage, open_study, storage_url
+from autotune.search.sweep import quiet_optuna, stop_on_sigterm
+
+HEARTBEAT_S = 5  # an RDB storage's heartbeat; a worker silent for 4 beats is taken for dead
 
 
-def devices_of(args: argparse.Namespace) -> tuple[int, ...] | None:
-    """The `--devices` indexes (None without it), checked before any work."""
+def add_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("several GPUs (docs/multi-gpu.md)")
+    group.add_argument("--devices", metavar="all|0,1,...", default=None,
+                       help="one worker process per GPU on one shared storage; one merged table at the end "
+                       "(with --replay: the workers' count, e.g. 0,1,2)")
+    group.add_argument("--run", dest="run_name", metavar="NAME", default=None,
+                       help="with --devices: the run's name; the same command on another host joins it "
+                       "(default: a new name)")
+    group.add_argument("--merge", action="store_true",
+                       help="write the table of run --run NAME in --storage from what its workers measured")
+    group.add_argument("--replay-delay-ms", type=float, default=0.0, help=argparse.SUPPRESS)
+    group.add_argument("--heartbeat-s", type=int, default=None, help=argparse.SUPPRESS)
+
+
+def register_worker(subparsers: argparse._SubParsersAction) -> None:
+    worker = subparsers.add_parser(
+        "sweep-worker", help="join a multi-GPU sweep as a worker on one GPU (docs/multi-gpu.md)",
+        description="Measure the trials of run NAME in the storage on this GPU until every graph of the "
+        "run is done. Start one per GPU.")
+    worker.add_argument("--storage", metavar="URL", default=None,
+                        help="the run's Optuna storage (default: the journal file in the user data directory)")
+    worker.add_argument("--run", dest="run_name", metavar="NAME", required=True, help="the run to work on")
+    worker.add_argument("--device-index", type=int, metavar="I", default=0, help="the CUDA device (default 0)")
+    worker.add_argument("--heartbeat-s", type=int, default=None, help=argparse.SUPPRESS)
+    worker.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    worker.set_defaults(run=run_worker)
+
+
+def wants_fleet(args: argparse.Namespace, request: Request) -> bool:
+    """Whether the command runs a fleet; refuses fleet options without `--devices`."""
     if args.devices is None:
         for option, given in (("--run", args.run_name), ("--heartbeat-s", args.heartbeat_s)):
             if given is not None:
                 raise InputError(f"{option} applies to --devices (several GPUs) or --merge")
-        if args.replay_delay_ms:
-            raise InputError("--replay-delay-ms applies to --replay with --devices")
-        return None
+        if args.replay_delay_ms and not args.replay:
+            raise InputError("--replay-delay-ms applies to --replay")
+        return False
     if args.storage == MEMORY:
         raise InputError("--devices: the workers share their trials through a storage, and memory cannot be "
-                         "shared; give --storage FILE.db (or leave --storage out)")
-    if args.replay_delay_ms and not args.replay:
-        raise InputError("--replay-delay-ms applies to --replay")
-    from autotune.search.coordinator import parse_devices
-
-    return parse_devices(args.devices, bool(args.replay))
+                         "shared; give --storage FILE (or leave --storage out)")
+    refuse_sqlite(args.storage, "--devices")
+    return True
 
 
-def run_fleet(args: argparse.Namespace, devices: tuple[int, ...], replayed: list[Record] | None,
-               space: SearchSpace, strategy: Any, settings: SweepSettings, seed: int, command: str | None,
-               show: bool) -> int:
-    """`--devices`: create or join the run, start a worker per GPU, merge their trials into one table."""
-    import tempfile
-
-    from autotune.search import coordinator as co
-    from autotune.search.runplan import Timing
-    from autotune.search.study import storage_url as full_url
-
-    spec = args.storage
-    with ExitStack() as stack:
-        if spec is None and args.replay:  # nothing to keep, but a storage the workers can share
-            spec = str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="autotune-run-"))) / "run.db")
-        stack.enter_context(stop_on_sigterm())
-        args.device_index = devices[0]
-        with ExitStack() as probe:  # the GPU is described, then let go: the workers open it
-            device, jobs, names = replay_jobs(args, replayed) if replayed else gpu_jobs(args, probe)
-            graph_jobs = [co.GraphJob(job.graph, job.specials, job.source) for job in jobs]
-        storage, shown = open_storage(spec)
-        timer = ({"kind": "replay", "records": str(Path(args.replay).resolve()), "delay_ms": args.replay_delay_ms}
-                 if args.replay else {"kind": "cuda", "repetitions": args.repetitions, "sources": args.sources,
-                                      "seed": seed, "graph_seed": args.seed, "weights": args.weights})
-        timing = Timing.from_heartbeat(args.heartbeat_s) if args.heartbeat_s is not None else Timing()
-        setup = co.RunSetup(args.run_name, args.resume, args.algorithm, strategy, space, settings,
-                            measurement_protocol(args, seed), device, timer, timing, command)
-        with quiet_optuna():
-            run, joined = co.open_run(storage, shown, setup, graph_jobs)
-        if show:
-            print(f"autotune: {'joined' if joined else 'started'} run {run.name} in {shown}: "
-                  f"{len(run.plan.tasks)} tasks, {len(devices)} workers here; {_join_hint(shown, run.name)}",
-                  file=sys.stderr)
-        fleet = co.Fleet(run, full_url(spec), devices)
-        interrupted = False
-        try:
-            with ExitStack() as view:  # the progress display ends before the summary
-                if show:
-                    from autotune.search.fleetview import FleetProgress
-
-                    fleet.progress = view.enter_context(FleetProgress(run.plan))
-                fleet.run_to_end()
-        except KeyboardInterrupt:
-            interrupted = True
-        return _finish_fleet(args, run, shown, names, command, show, interrupted)
+def refuse_sqlite(spec: str | None, option: str) -> None:
+    """A fleet's storage must hand an enqueued trial to one worker only: a journal file does (one
+    host), PostgreSQL or MySQL do (row locks); SQLite does not (it has no row locks, and two workers
+    popped the same trial in our tests)."""
+    if spec is not None and storage_url(spec).startswith("sqlite:"):
+        raise InputError(f"{option}: SQLite cannot hand a queued trial to one worker only; use a journal file "
+                         "(the default, or --storage FILE.journal) on one host, or --storage postgresql://... "
+                         "for several hosts (docs/multi-gpu.md)")
 
 
-def _finish_fleet(args: argparse.Namespace, run: Any, shown: str, names: Sequence[str], command: str | None,
-                  show: bool, interrupted: bool) -> int:
-    """Merge the run's trials; write the table, the records, the T4 files; report."""
-    from autotune.search import coordinator as co
+def parse_devices(text: str, replay: bool) -> tuple[int, ...]:
+    """The GPU indexes of `--devices`: `all` or a comma list (`0,1`). With a replay the indexes
+    only name the workers (each replays the records), and `all` has nothing to count.
 
-    plan_ = run.plan
-    device = dict(plan_.device)
-    results = co.merge_run(run, shown)
-    left = co.tasks_left(run)
-    output = Path(args.output) if args.output else default_output(names, str(device["name"]), plan_.algorithm)
-    replay = plan_.timer.get("kind") == "replay"
-    records_path = Path(args.records) if args.records else (
-        None if replay else output.with_name(output.stem + ".records.jsonl"))
-    extra = {"x-run": {"name": run.name, "storage": shown, "tasks": len(plan_.tasks), "tasks_left": left},
-             "x-workers": co.worker_summary(run)}
-    written = write_outputs(results, device, args, output, records_path, command, partial=interrupted or left > 0,
-                     extra=extra)
-    status = report_outcome(args, results, device, command, written, interrupted, show, output, extra, partial=left > 0)
-    if left and not interrupted:
-        url = _pasteable_url(shown)
-        print(f"autotune: run {run.name} is not finished ({left} of {len(plan_.tasks)} tasks left; wrote the "
-              f"partial table {output}); {_join_hint(shown, run.name)}; then: autotune sweep --merge --storage "
-              f"{shlex.quote(url)} --run {shlex.quote(run.name)}", file=sys.stderr)
-        return 1
-    return status
+    Raises:
+        InputError: a malformed list, or a repeated GPU.
+        GpuUnavailable: `all` without a GPU.
+    """
+    value = text.strip()
+    if value == "all":
+        if replay:
+            raise InputError("--devices all: a replay has no GPUs to count; name the workers, e.g. --devices 0,1,2")
+        from autotune.gpu import device_count
+
+        return tuple(range(device_count()))
+    items = [item.strip() for item in value.split(",")]
+    if not value or not all(items):
+        raise InputError(f"--devices: expected all or GPU indexes like 0,1, found {text!r}")
+    devices = []
+    for item in items:
+        if not item.isdigit():
+            raise InputError(f"--devices: {item!r} is not a GPU index")
+        if int(item) in devices:
+            raise InputError(f"--devices: GPU {item} is listed twice")
+        devices.append(int(item))
+    return tuple(devices)
 
 
-def _pasteable_url(shown: str) -> str:
-    """The storage URL as a command line can take it: the password, which `shown` hides as ***,
-    becomes the placeholder PASSWORD."""
+def pasteable_url(shown: str) -> str:
+    """The storage URL as a command line can take it: the hidden password becomes PASSWORD."""
     return re.sub(r"(://[^:/@]+:)[^@]+@", r"\1PASSWORD@", shown)
 
 
-def _local_storage(shown: str) -> bool:
-    """Whether the storage is a file (SQLite, journal) that only workers of this host can share."""
-    return shown.startswith("sqlite:") or "://" not in shown
-
-
-def _join_hint(shown: str, run: str) -> str:
+def join_hint(shown: str, run: str) -> str:
     """How another worker joins the run: on this host for a file storage (several hosts need a
     server: docs/multi-gpu.md), from any host for a server, its password left to the reader."""
-    url = _pasteable_url(shown)
+    url = pasteable_url(shown)
     command = f"autotune sweep-worker --storage {shlex.quote(url)} --run {shlex.quote(run)} --device-index I"
-    if _local_storage(shown):
+    if shown.startswith("sqlite:") or "://" not in shown:
         return (f"another worker on this host joins with: {command} (workers on several hosts need a "
                 "PostgreSQL --storage: docs/multi-gpu.md)")
     note = " (replace PASSWORD with the storage's password)" if url != shown else ""
     return f"another host joins with: {command}{note}"
 
 
+def _heartbeat(args: argparse.Namespace) -> int:
+    return int(args.heartbeat_s) if args.heartbeat_s else HEARTBEAT_S
+
+
+def run_fleet(args: argparse.Namespace, request: Request) -> int:
+    """`--devices`: create or join the run, start a worker per GPU, coordinate, write one table."""
+    devices = parse_devices(args.devices, bool(request.replay))
+    with ExitStack() as stack:
+        spec = request.storage
+        if spec is None and request.replay:  # nothing to keep, but a storage the workers can share
+            spec = str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="autotune-run-"))) / "run.journal")
+        stack.enter_context(stop_on_sigterm())
+        with ExitStack() as probe:  # the GPU is described (and references computed), then let go
+            device, jobs, names = jobs_of(request, probe)
+        storage, shown = open_storage(spec, _heartbeat(args))
+        name = args.run_name or "sweep-" + datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        with quiet_optuna():
+            run, joined = _create_or_join(storage, shown, name, request, device, jobs)
+        if request.show:
+            print(f"autotune: {'joined' if joined else 'started'} run {run.plan.name} in {shown}: "
+                  f"{len(run.plan.graphs)} studies, {len(devices)} workers here; {join_hint(shown, run.plan.name)}",
+                  file=sys.stderr)
+        full = storage_url(spec)
+        processes = [_start_worker(full, run.plan.name, index, args.heartbeat_s) for index in devices]
+        started = time.perf_counter()
+        interrupted = False
+        try:
+            # poll every worker (not any(...), which stops at the first alive one): a killed one must
+            # be reaped, or its pid lives on as a zombie and its trial is never taken back
+            done = fleet.coordinate(run, alive=lambda: [p.poll() for p in processes].count(None) > 0)
+        except KeyboardInterrupt:
+            interrupted, done = True, False
+            for process in processes:
+                process.terminate()
+        for process in processes:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=60)
+        return _finish(args, request, run, shown, names, time.perf_counter() - started, interrupted, not done)
+
+
+def _create_or_join(storage: Any, shown: str, name: str, request: Request, device: dict[str, Any],
+                    jobs: list[Any]) -> tuple[fleet.Run, bool]:
+    if name in fleet.run_names(storage):
+        return fleet.Run.open(storage, shown, name), True
+    graphs = []
+    for job in jobs:
+        key = StudyKey(job.graph.sha256 or job.graph.name, job.algorithm, str(device["name"]),
+                       request.strategy.label, job.space.digest(), request.study_protocol)
+        handle = open_study(storage, shown, key, request.strategy.sampler(job.space), request.resume,
+                            attrs={"graph": job.graph.name, "space": job.space.to_json()})
+        graphs.append(fleet.RunGraph(job.graph, job.algorithm, handle.name, job.source, job.space, job.specials))
+    timer: dict[str, Any] = ({"kind": "replay", "records": str(Path(request.replay).resolve()),
+                              "delay_ms": request.replay_delay_s * 1000.0} if request.replay else
+                             {"kind": "cuda", "graph_seed": request.seed, "weights": request.weights,
+                              "protocol": request.protocol.to_json()})
+    plan = fleet.RunPlan(name, request.algorithm, request.strategy, request.settings, request.study_protocol, device,
+                         timer, tuple(graphs), request.command)
+    return fleet.Run.create(storage, shown, plan), False
+
+
+def _start_worker(url: str, run: str, index: int, heartbeat_s: int | None) -> subprocess.Popen:
+    argv = [sys.executable, "-m", "autotune", "sweep-worker", "--storage", url, "--run", run,
+            "--device-index", str(index), "--quiet"]
+    if heartbeat_s:
+        argv += ["--heartbeat-s", str(heartbeat_s)]
+    return subprocess.Popen(argv, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def _finish(args: argparse.Namespace, request: Request, run: fleet.Run, shown: str, names: list[str], elapsed_s: float,
+            interrupted: bool, unfinished: bool) -> int:
+    """Merge the run's studies; write the table, the records, the T4 files; report."""
+    plan = run.plan
+    results = fleet.results(run, elapsed_s)
+    left = sum(1 for r in results if r.partial)
+    table = Path(args.output) if args.output else default_output(names, str(plan.device["name"]), plan.algorithm)
+    replay = plan.timer.get("kind") == "replay"
+    records = Path(args.records) if args.records else (None if replay else table.with_name(table.stem + ".records.jsonl"))
+    outputs = Outputs(table, records, args.t4, plan.algorithm, request.command or plan.command, request.show,
+                      bool(args.json))
+    extra = {"x-run": {"name": plan.name, "storage": shown, "graphs": len(plan.graphs), "graphs_left": left},
+             "x-workers": fleet.worker_summary(run)}
+    written = write_outputs(results, dict(plan.device), outputs, partial=interrupted or left > 0, extra=extra)
+    status = report_outcome(results, dict(plan.device), outputs, written, interrupted, extra, partial=left > 0)
+    if left and not interrupted:
+        print(f"autotune: run {plan.name} is not finished ({left} of {len(plan.graphs)} graphs left; wrote the "
+              f"partial table {table}); {join_hint(shown, plan.name)}; then: autotune sweep --merge --storage "
+              f"{shlex.quote(pasteable_url(shown))} --run {shlex.quote(plan.name)}", file=sys.stderr)
+        return 1
+    return status
+
+
 def merge(args: argparse.Namespace) -> int:
     """`--merge`: the table of a run from its storage (no GPU, no graphs needed)."""
-    from autotune.search.workqueue import RunStudy
-
     if not args.run_name:
         raise InputError("--merge: name the run with --run NAME (and its --storage)")
     if args.storage == MEMORY:
         raise InputError("--merge: a run in memory is gone with its process; give the run's --storage")
     storage, shown = open_storage(args.storage)
     with quiet_optuna():
-        run = RunStudy.open(storage, args.run_name, shown)
-        args.algorithm = run.plan.algorithm
+        run = fleet.Run.open(storage, shown, args.run_name)
         command = "autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else run.plan.command
+        request_show = not (args.quiet or args.json)
         names = [g.info.name for g in run.plan.graphs]
-        return _finish_fleet(args, run, shown, names, command, not (args.quiet or args.json), False)
+        shell = _MergeRequest(command, request_show)
+        return _finish(args, shell, run, shown, list(dict.fromkeys(names)), 0.0, False, False)
+
+
+class _MergeRequest:
+    """What `_finish` reads of a request, for `--merge` (which has no sweep options)."""
+
+    def __init__(self, command: str | None, show: bool) -> None:
+        self.command = command
+        self.show = show
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    """`autotune sweep-worker`: work on a run from this GPU until every task is done."""
-    from autotune.search.workers import GpuSource, ReplaySource, Worker, worker_id
-    from autotune.search.workqueue import RunStudy
-
+    """`autotune sweep-worker`: measure a run's trials on this GPU until every graph is done."""
     if args.storage == MEMORY:
         raise InputError("--storage memory: a worker joins a run in a storage other processes can open")
+    refuse_sqlite(args.storage, "sweep-worker --storage")
     if args.device_index < 0:
         raise InputError(f"--device-index: expected 0 or more, found {args.device_index}")
-    storage, shown = open_storage(args.storage)
+    storage, shown = open_storage(args.storage, _heartbeat(args))
     with quiet_optuna():
-        run = RunStudy.open(storage, args.run_name, shown)
-    plan_ = run.plan
+        run = fleet.Run.open(storage, shown, args.run_name)
     with ExitStack() as stack:
         stack.enter_context(stop_on_sigterm())
-        if plan_.timer.get("kind") == "replay":
-            source: Any = ReplaySource(plan_)
-        else:
-            source = stack.enter_context(GpuSource(plan_, args.device_index, _graph_loader(plan_)))
-        name = worker_id(args.device_index)
+        timers = _replay_timers(run) if run.plan.timer.get("kind") == "replay" else _gpu_timers(run, args.device_index, stack)
         try:
-            done = Worker(run, shown, source, name, args.device_index).work()
+            measured = fleet.work(run, timers, args.device_index)
         except KeyboardInterrupt:
-            print(f"autotune: worker {name} stopped; its task in flight goes back to the queue", file=sys.stderr)
+            print(f"autotune: worker {fleet.worker_id(args.device_index)} stopped; its trial in flight goes back to "
+                  "the queue", file=sys.stderr)
             return INTERRUPTED
     if not args.quiet:
-        print(f"worker {name}: {done} tasks of run {run.name}; the run is done")
+        print(f"worker {fleet.worker_id(args.device_index)}: {measured} measurements of run {run.plan.name}; "
+              "the run is done")
     return 0
 
 
-def _graph_loader(plan_: Any) -> Any:
-    """Load a run's graph by its spec with the run's seed and weights (the graph cache of this host)."""
-    from autotune.cli.options import graph_cache
-    from autotune.graphs import GraphOptions, parse_spec
-    from autotune.graphs.spec import load
+def _replay_timers(run: fleet.Run):
+    plan = run.plan
+    records = replay_records(plan.timer["records"], plan.algorithm)
+    delay_s = float(plan.timer.get("delay_ms", 0.0)) / 1000.0
 
-    options = GraphOptions.from_values(plan_.timer.get("graph_seed"), plan_.timer.get("weights"))
-    cache = graph_cache()
-    return lambda spec: load(parse_spec(spec), options, cache)
+    def timers(graph: fleet.RunGraph) -> ContextManager[Timer]:
+        mine = [r for r in records if (r.graph.sha256 or r.graph.name) == graph.source and r.algorithm == graph.algorithm]
+        if not mine:
+            raise InputError(f"replay: the records hold no graph {graph.info.name} ({graph.source})")
+        timer: Timer = ReplayTimer(mine)
+        return contextlib.nullcontext(DelayedReplay(timer, delay_s) if delay_s else timer)
+
+    return timers
+
+
+def _gpu_timers(run: fleet.Run, device_index: int, stack: ExitStack):
+    from autotune import gpu
+
+    plan = run.plan
+    handle = stack.enter_context(gpu.gpu_session(device_index))
+    name = str(gpu.device_description(handle).get("name"))
+    if name != plan.device.get("name"):
+        raise InputError(f"--device-index {device_index}: this GPU is {name}, but run {plan.name} measures on "
+                         f"{plan.device.get('name')}; a run's workers need the same GPU model")
+    protocol = Protocol(**plan.timer["protocol"])
+    references = reference_cache()
+
+    @contextlib.contextmanager
+    def timers(graph: fleet.RunGraph) -> Iterator[Timer]:
+        loaded = load_spec(graph.source, plan.timer.get("graph_seed"), plan.timer.get("weights"))
+        if graph.info.sha256 and loaded.sha256 != graph.info.sha256:
+            raise InputError(f"--graph {graph.source}: this host's graph differs from the run's "
+                             f"(sha256 {loaded.sha256[:12]}, the run's {graph.info.sha256[:12]})")
+        with cuda_timer(loaded, graph.algorithm, protocol, references) as timer:
+            yield timer
+
+    return timers
+
+
+__all__ = ["add_options", "merge", "register_worker", "run_fleet", "run_worker", "wants_fleet"]

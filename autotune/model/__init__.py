@@ -100,10 +100,8 @@ def baseline_block_sizes(
         >>> baseline_block_sizes(load_device("fermi-gf100"))["update"]
         (192, 256, 384, 512, 768)
     """
-    from autotune.space import TUNED_KERNELS
-
     characterization = characterization or load_characterization()
     return {
-        name: max_occupancy_block_sizes(device, characterization.kernel(name).resources)
-        for name in TUNED_KERNELS
+        name: max_occupancy_block_sizes(device, kernel.resources)
+        for name, kernel in characterization.kernels.items()
     }

@@ -16,7 +16,7 @@ Example::
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping
@@ -142,6 +142,7 @@ class Characterization:
         resources_arch: the architecture the resources were compiled for (e.g. "sm_90").
         resources_command: the command that produced them.
         path: the TOML file it came from.
+        model: the [model] table: named constants of the algorithm's model rules.
     """
 
     kernels: Mapping[str, KernelCharacterization]
@@ -149,6 +150,7 @@ class Characterization:
     resources_arch: str = ""
     resources_command: str = ""
     path: Path | None = None
+    model: Mapping[str, float] = field(default_factory=dict)
 
     def kernel(self, name: str) -> KernelCharacterization:
         """The characterization of `name`.
@@ -199,12 +201,17 @@ def characterization_from_mapping(data: Mapping[str, Any], path: Path | str) -> 
     compiled = data.get("compiled", {})
     if not isinstance(compiled, Mapping):
         raise InputError(f"{where}: [compiled] must be a table")
+    model = data.get("model", {})
+    if not isinstance(model, Mapping) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in model.values()):
+        raise InputError(f"{where}: [model] must be a table of numbers")
     return Characterization(
         kernels=kernels,
         source=str(data.get("source", "")),
         resources_arch=str(compiled.get("arch", "")),
         resources_command=str(compiled.get("command", "")),
         path=Path(path),
+        model={str(k): float(v) for k, v in model.items()},
     )
 
 

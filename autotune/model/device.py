@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from autotune.errors import GpuUnavailable, InputError
 from autotune.resources import characterizations_dir
-from autotune.space import CacheState
+from autotune.launch import CacheState
 
 REQUIRED_KEYS = (
     "name",

@@ -51,6 +51,9 @@ class GraphFeatures:
         n_edges: m (arcs).
         max_degree: the largest out-degree, when known.
         sha256: the graph's digest, when known (tables record it).
+        degree_cv: the coefficient of variation of the out-degrees (their skew), when known.
+        min_positive_weight, max_weight, mean_weight: the arc weights, when known (Delta's domain
+            and the Delta-stepping model use them).
     """
 
     name: str
@@ -58,6 +61,10 @@ class GraphFeatures:
     n_edges: int
     max_degree: int | None = None
     sha256: str | None = None
+    degree_cv: float | None = None
+    min_positive_weight: int | None = None
+    max_weight: int | None = None
+    mean_weight: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.n_vertices, bool) or not isinstance(self.n_vertices, int) or self.n_vertices < 1:
@@ -72,19 +79,32 @@ class GraphFeatures:
 
     @classmethod
     def from_graph(cls, graph: CSRGraph) -> GraphFeatures:
-        """The features of a loaded graph (its digest included)."""
-        return cls(
-            name=graph.name,
-            n_vertices=graph.n_vertices,
-            n_edges=graph.n_edges,
-            max_degree=graph.max_degree,
-            sha256=graph.sha256,
-        )
+        """The features of a loaded graph (its digest, degree skew and weights included)."""
+        return cls(name=graph.name, n_vertices=graph.n_vertices, n_edges=graph.n_edges,
+                   max_degree=graph.max_degree, sha256=graph.sha256, **graph_statistics(graph))
+
+    @property
+    def degree_ratio(self) -> float | None:
+        """max / mean out-degree (another view of the skew), when the maximum is known."""
+        return self.max_degree / self.mean_degree if self.max_degree is not None and self.n_edges else None
 
     @classmethod
     def from_mean_degree(cls, name: str, n_vertices: int, mean_degree: float) -> GraphFeatures:
         """Features of a graph known only by n and d(G) (m = round(n x d))."""
         return cls(name=name, n_vertices=n_vertices, n_edges=round(n_vertices * mean_degree))
+
+
+def graph_statistics(graph: CSRGraph) -> dict[str, Any]:
+    """The degree skew and weight figures of `GraphFeatures`, computed from a loaded graph."""
+    degrees = graph.out_degrees
+    mean = float(degrees.mean()) if graph.n_vertices else 0.0
+    positive = graph.weights[graph.weights > 0]
+    return {
+        "degree_cv": float(degrees.std() / mean) if mean else 0.0,
+        "min_positive_weight": int(positive.min()) if len(positive) else None,
+        "max_weight": int(graph.weights.max()) if graph.n_edges else None,
+        "mean_weight": float(graph.weights.mean()) if graph.n_edges else None,
+    }
 
 
 def stress_ratio(

@@ -24,7 +24,7 @@ from typing import Iterable, Mapping
 
 from autotune.model.characterization import KernelResources
 from autotune.model.device import DeviceProfile
-from autotune.space import CacheState
+from autotune.launch import CacheState
 
 # Names of the limits, in the order tables show them.
 LIMIT_WARPS = "threads"

@@ -49,10 +49,9 @@ from autotune.model.characterization import (
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify, stress_ratio
 from autotune.model.occupancy import Occupancy, candidate_block_sizes, maximizing, occupancy_table
-from autotune.space import (
+from autotune.launch import (
     CONCURRENT_KERNEL_CHOICES,
     LANE_CHOICES,
-    TUNED_KERNELS,
     CacheState,
     KernelLaunch,
     LaunchConfig,
@@ -360,13 +359,16 @@ def predict(
     graph: GraphFeatures | GraphClasses,
     device: DeviceProfile,
     characterization: Characterization | None = None,
+    algorithm: str = "crauser",
 ) -> Prediction:
     """Predict the launch configuration of the tuned kernels for a graph on a GPU.
 
     Args:
         graph: the graph's features (n, m), or already classified.
         device: the GPU's profile.
-        characterization: the kernels' characterization (default: the shipped `sssp.toml`).
+        characterization: the kernels' characterization (default: the shipped `sssp.toml`);
+            every kernel it characterizes is predicted.
+        algorithm: the thesis algorithm the configuration launches (crauser or martin).
 
     Returns:
         The configuration with, per kernel, the classes, the occupancy table and the rules applied.
@@ -386,8 +388,8 @@ def predict(
     lanes = predict_lanes(classes.features.mean_degree, device)
     kernels = {
         name: predict_kernel(characterization.kernel(name), classes, device, lanes)
-        for name in TUNED_KERNELS
+        for name in characterization.kernels
     }
     ck = solve_concurrent_kernels({name: k.concurrent_kernels for name, k in kernels.items()}, device)
-    config = LaunchConfig(concurrent_kernels=ck.value, **{name: k.launch for name, k in kernels.items()})
+    config = LaunchConfig(ck.value, {name: k.launch for name, k in kernels.items()}, algorithm)
     return Prediction(config=config, graph=classes, device=device, kernels=kernels, decisions=(ck,))

@@ -24,7 +24,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from autotune.report.load import Run
 from autotune.search.records import Record
 from autotune.search.results import ConfigResult
-from autotune.space import TUNED_KERNELS, LaunchConfig
+from autotune.algorithms import get
+from autotune.launch import LaunchConfig
+from autotune.report.thesis import THESIS_KERNELS
 
 
 def pooled(records: Iterable[Record]) -> dict[LaunchConfig, ConfigResult]:
@@ -252,7 +254,7 @@ def solve_gain(runs: Sequence[Run], measured: Measured | None = None) -> SolveGa
             baseline_config, baseline_ms = slowest.config, slowest.ms_per_sssp
     default_ms = default_part["ms_per_sssp"] if default_part else None
     if default_ms is None:
-        found = measured.ok_result(LaunchConfig.default())
+        found = measured.ok_result(get("crauser").default_config())
         default_ms = found.ms_per_sssp if found else None
     model_config = next((_config(e["predicted"]) for e in entries if e and "predicted" in e), None)
     if model_config is None:
@@ -283,11 +285,11 @@ def kernel_gains(runs: Sequence[Run], solve: SolveGain | None = None,
     measured = measured or Measured.of(runs)
     pool = measured.ok
     candidates = [r for r in map(measured.ok_result, role_configs(measured.records, "baseline_candidate")) if r]
-    default = measured.ok_result(LaunchConfig.default())
+    default = measured.ok_result(get("crauser").default_config())
     entries = [r.entry for r in runs if r.entry is not None]
     solve_result = measured.ok_result(solve.best_config) if solve else None
     rows = []
-    for kernel in TUNED_KERNELS:
+    for kernel in THESIS_KERNELS:
         timed = [r for r in pool if kernel in r.kernel_ms]
         best: KernelPoint | None = None
         if timed:

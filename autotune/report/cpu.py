@@ -28,8 +28,6 @@ Example:
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shlex
 import statistics
@@ -42,10 +40,16 @@ from autotune.errors import InputError
 CPU_TIMES_FORMAT = "autotune.cpu-times/1"
 CPU_SOLVERS = ("dijkstra", "crauser")
 SOLVER_TITLES = {"dijkstra": "scipy Dijkstra", "crauser": "CPU Crauser (numpy)"}
-# The evidence sweeps' protocol (scripts/sweep_evidence.sh: --repetitions 3, CK up to 64): the pool
-# `autotune.measure.pool_size(3, 64)` = 320 sources, drawn with seed 0.
+# The evidence sweeps' protocol (scripts/sweep_evidence.sh: --repetitions 3, CK up to 64): a pool of
+# (3 + 2) x 64 = 320 sources, drawn with seed 0.
 EVIDENCE_REPETITIONS = 3
 EVIDENCE_MAX_CK = 64
+
+
+def pool_size(repetitions: int, concurrent_kernels: int) -> int:
+    """The pool of sources the sweeps before the fixed sample drew (reports/h100's: a warm-up,
+    `repetitions` timed and one profiled solve of CK sources each, none sharing a source)."""
+    return (repetitions + 2) * concurrent_kernels
 
 
 @dataclass(frozen=True)
@@ -60,12 +64,12 @@ class SourcePool:
 
 
 def sweep_source_pool(command: str | None, entry: Mapping[str, Any]) -> SourcePool | None:
-    """The source pool of one sweep table entry, from the table's recorded `autotune sweep` command
-    (its `--sources`, else `pool_size(--repetitions, the largest CK of the entry's space)`, and its
-    `--seed`), read with the sweep's own parser.
+    """The source pool of one sweep table entry: the sample its `x-sweep.protocol` records; for a
+    table written before it did, the pool the recorded `autotune sweep` command drew (its
+    `--sources`, else (--repetitions + 2) x the largest CK of the entry's space, the size that
+    gave every solve of a measurement its own sources, and its `--seed`).
 
-    Returns None when the table records no command, the command is not a GPU sweep (`--replay`,
-    `--merge`, a script) or cannot be parsed.
+    Returns None when neither says (no command, or not a GPU sweep: `--replay`, `--merge`).
 
     Example:
         >>> entry = {"x-sweep": {"space": {"concurrent_kernels": [1, 4, 16, 64]}}}
@@ -74,29 +78,25 @@ def sweep_source_pool(command: str | None, entry: Mapping[str, Any]) -> SourcePo
         >>> sweep_source_pool("autotune sweep --graph rmat17 --sources 128 --seed 2", entry)
         SourcePool(size=128, seed=2)
     """
-    from autotune.cli import build_parser
-    from autotune.measure import pool_size
-
+    sweep = entry.get("x-sweep") or {}
+    protocol = sweep.get("protocol") or {}
+    if protocol.get("timer") == "cuda-events" and "sample" in protocol:
+        return SourcePool(int(protocol["sample"]), int(protocol.get("seed", 0)))
     try:
         words = shlex.split(command or "")
     except ValueError:
         return None
-    if "sweep" not in words:
+    if "sweep" not in words or "--replay" in words or "--merge" in words:
         return None
+    options = {word: words[i + 1] for i, word in enumerate(words[:-1]) if word.startswith("--")}
     try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            args = build_parser().parse_args(words[words.index("sweep"):])
-    except SystemExit:
-        return None
-    if getattr(args, "replay", None) or getattr(args, "merge", False):
-        return None
-    try:
-        seed = int(args.seed) if args.seed is not None else 0
-        if args.sources is not None:
-            return SourcePool(int(args.sources), seed)
-        cks = ((entry.get("x-sweep") or {}).get("space") or {}).get("concurrent_kernels") or []
-        return SourcePool(pool_size(int(args.repetitions), max(int(ck) for ck in cks)), seed) if cks else None
-    except (AttributeError, TypeError, ValueError):
+        seed = int(options.get("--seed", 0))
+        if "--sources" in options:
+            return SourcePool(int(options["--sources"]), seed)
+        cks = (sweep.get("space") or {}).get("concurrent_kernels") or []
+        repetitions = int(options.get("--repetitions", 5))
+        return SourcePool(pool_size(repetitions, max(int(ck) for ck in cks)), seed) if cks else None
+    except (TypeError, ValueError):
         return None
 
 

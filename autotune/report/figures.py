@@ -22,10 +22,10 @@ from autotune.report.cpu import CPU_SOLVERS, SOLVER_TITLES
 from autotune.report.efficiency import TOLERANCES
 from autotune.report.load import strategy_order
 from autotune.report.model_check import PARAMETER_TITLES, parameters_of
-from autotune.space import TUNED_KERNELS
+from autotune.report.thesis import THESIS_KERNELS
 
 if TYPE_CHECKING:
-    from autotune.report.build import GraphReport, Report
+    from autotune.report.data import GraphReport, Report
 
 DPI = 100
 CACHE_ORDER = ("default", "prefer_l1", "prefer_shared", "no_l1")
@@ -157,7 +157,7 @@ def kernel_gains(graphs: Sequence[GraphReport]) -> Any:
     fig = _figure(max(7.0, 1.1 * len(rows) + 3.5), 4.2)
     ax = fig.add_subplot()
     series = []
-    for kernel in TUNED_KERNELS:
+    for kernel in THESIS_KERNELS:
         values = []
         for g in rows:
             row = next((k for k in g.kernels if k.kernel == kernel), None)
@@ -178,7 +178,7 @@ def model_hits(graphs: Sequence[GraphReport]) -> Any:
     from matplotlib.patches import Patch
 
     rows = [g for g in graphs if g.model]
-    columns = [(k, p) for k in TUNED_KERNELS for p in parameters_of(k)]
+    columns = [(k, p) for k in THESIS_KERNELS for p in parameters_of(k)]
     colors = {"hit": "#66bb6a", "held": "#d4e157", "missed": "#ef5350", "not searched": "#bdbdbd"}
     fig = _figure(1.05 * len(columns) + 2.5, 0.45 * len(rows) + 2.0)
     ax = fig.add_subplot()
@@ -216,7 +216,7 @@ def exhaustive(graph: GraphReport) -> Any:
     import matplotlib
 
     caches = [c for c in CACHE_ORDER if any(s.cache == c for series in graph.grid.values() for s in series)]
-    kernels = [k for k in TUNED_KERNELS if k in graph.grid]
+    kernels = [k for k in THESIS_KERNELS if k in graph.grid]
     blocks = sorted({s.block_size for series in graph.grid.values() for s in series})
     cmap = matplotlib.colormaps["viridis"]
     span = max(math.log2(blocks[-1]) - math.log2(blocks[0]), 1.0)

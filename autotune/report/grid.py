@@ -14,7 +14,8 @@ from typing import Any, Mapping, Sequence
 
 from autotune.report.analysis import Measured, pooled
 from autotune.report.load import Run
-from autotune.space import TUNED_KERNELS, CacheState
+from autotune.launch import CacheState
+from autotune.report.thesis import THESIS_KERNELS
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def exhaustive_grid(runs: Sequence[Run], measured: Measured | None = None) -> di
         if not result.ok or uniform is None:
             continue
         block, cache = uniform
-        for kernel in TUNED_KERNELS:
+        for kernel in THESIS_KERNELS:
             if kernel in result.kernel_ms:
                 values.setdefault((kernel, cache, block, result.config.concurrent_kernels), []).append(
                     result.kernel_ms[kernel])
@@ -73,7 +74,7 @@ def exhaustive_grid(runs: Sequence[Run], measured: Measured | None = None) -> di
     order = [state.value for state in CacheState]
     out: dict[str, list[GridSeries]] = {}
     for (kernel, cache, block), points in sorted(series.items(), key=lambda item: (
-            TUNED_KERNELS.index(item[0][0]), order.index(item[0][1]), item[0][2])):
+            THESIS_KERNELS.index(item[0][0]), order.index(item[0][1]), item[0][2])):
         out.setdefault(kernel, []).append(GridSeries(kernel, cache, block, tuple(sorted(points))))
     return out
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import statistics
 from typing import Iterable, Mapping, Sequence
 
-from autotune.report.build import FINDINGS, GraphReport, Report
+from autotune.report.data import GraphReport, Report
+from autotune.report.findings import FINDINGS
+from autotune.report.text import figure, ms, pct, share, spread, table, times
 from autotune.report.findings import FINDINGS_ANCHOR, findings_section
 from autotune.report.model_check import (
     NEAR,
@@ -21,63 +23,11 @@ from autotune.report.model_check import (
     parameters_of,
     rates_by_parameter,
 )
-from autotune.space import TUNED_KERNELS
+from autotune.report.thesis import THESIS_KERNELS
 
 CACHE_NAMES = ("`prefer_l1` is the thesis's *increased* L1, `prefer_shared` its *normal* L1, `no_l1` its "
                "*deactivated* L1 and `default` the driver's choice")
 INSTALL_HINT = "install matplotlib (`pip install 'autotune[plot]'` or `pip install matplotlib`) and run the same command"
-
-
-def ms(value: float | None) -> str:
-    """Milliseconds with three significant digits (at least one decimal)."""
-    if value is None:
-        return "–"
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
-
-
-def pct(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{100 * value:+.1f}%" if signed else f"{100 * value:.1f}%"
-
-
-def times(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}x"
-
-
-def share(count: int, total: int) -> str:
-    return f"{count} of {total}" + (f" ({100 * count / total:.0f}%)" if total else "")
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
-    """A Markdown table; columns whose index is in `right` are right-aligned."""
-    lines = ["| " + " | ".join(header) + " |",
-             "| " + " | ".join("---:" if i in right else "---" for i in range(len(header))) + " |"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return lines + [""]
-
-
-def figure(figures: Mapping[str, str], name: str, alt: str, skipped: str | None) -> list[str]:
-    if name in figures:
-        return [f"![{alt}]({figures[name]})", ""]
-    if skipped:
-        return [f"*Figure not drawn: {skipped}.*", ""]
-    return []
-
-
-def spread(values: Sequence[float], formatter=pct) -> str:
-    """`a to b (median m)` of some values (one value, or several equal ones: that value)."""
-    if not values:
-        return "–"
-    if len(set(values)) == 1:
-        return formatter(values[0])
-    return f"{formatter(min(values))} to {formatter(max(values))} (median {formatter(statistics.median(values))})"
 
 
 def render(report: Report, figures: Mapping[str, str], skipped: str | None, findings: str | None) -> str:
@@ -170,7 +120,7 @@ def _gains(report: Report, figures: Mapping[str, str], skipped: str | None) -> l
               "baseline is the baseline candidate that is slowest for that kernel. The kernels of one solve share "
               "CK and L, so the column *in the tuned solve* gives the kernel's configuration and gain within the "
               f"whole solve's best configuration. {CACHE_NAMES}.", ""]
-    for letter, kernel in zip("abc", TUNED_KERNELS):
+    for letter, kernel in zip("abc", THESIS_KERNELS):
         rows, gains = [], []
         baselines = []
         for g in report.graphs:
@@ -232,7 +182,7 @@ def _model(report: Report, figures: Mapping[str, str], skipped: str | None) -> l
     for g in report.graphs:
         if g.model is None:
             continue
-        for kernel in TUNED_KERNELS:
+        for kernel in THESIS_KERNELS:
             cells = {c.parameter: c for c in g.model.checks if c.kernel == kernel}
             if not cells:
                 continue
@@ -277,7 +227,7 @@ def _gap_lines(report: Report) -> list[str]:
 def _misses(checks: Sequence[ParameterCheck]) -> list[str]:
     lines = ["### Where the model misses", ""]
     found = False
-    for kernel in TUNED_KERNELS:
+    for kernel in THESIS_KERNELS:
         for parameter in parameters_of(kernel):
             group = [c for c in checks if c.kernel == kernel and c.parameter == parameter and c.searched]
             missed = [c for c in group if not c.held]

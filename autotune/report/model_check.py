@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 from autotune.report.analysis import KernelGain, KernelPoint, Measured, SolveGain
 from autotune.report.load import Run
 from autotune.search.results import ConfigResult
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
 
 NEAR = 0.02
 PARAMETERS = ("block_size", "cache", "concurrent_kernels", "lanes")

@@ -7,15 +7,15 @@ from __future__ import annotations
 import statistics
 from typing import Mapping, Sequence
 
-from autotune.report.build import GraphReport, Report
+from autotune.report.data import GraphReport, Report
+from autotune.report.thesis import THESIS_KERNELS
 from autotune.report.cpu import CPU_SOLVERS, SOLVER_TITLES, CpuTiming, machine_text
 from autotune.report.efficiency import TOLERANCES, budget_verdict
 from autotune.report.findings import FINDINGS, FINDINGS_ANCHOR
 from autotune.report.grid import panel_minima
 from autotune.report.load import strategy_order
-from autotune.report.markdown import figure, ms, pct, share, spread, table, times
+from autotune.report.text import figure, ms, pct, share, spread, table, times
 from autotune.report.model_check import NEAR, PARAMETER_TITLES, guideline_rows, parameters_of
-from autotune.space import TUNED_KERNELS
 
 # Thesis 4.6.6 and Table 4.4: gains over the baseline, (Fermi GF100, Kepler GK104).
 THESIS_KERNEL_GAINS = {"relax": ((0.12, 0.472), (0.288, 0.624)), "minimum": ((0.254, 0.485), (0.271, 0.438)),
@@ -45,7 +45,7 @@ def render_grids(report: Report, figures: Mapping[str, str], skipped: str | None
         drawn = True
         lines += [f"### {g.graph.name}", ""]
         lines += figure(figures, f"exhaustive-{g.graph.name}", f"exhaustive search on {g.graph.name}", skipped)
-        for kernel in TUNED_KERNELS:
+        for kernel in THESIS_KERNELS:
             minima = [m for m in panel_minima(g.grid) if m.kernel == kernel]
             if not minima:
                 continue
@@ -224,7 +224,7 @@ def render_thesis(report: Report, findings: bool) -> list[str]:
              + (f"what it means is written in [section 7](#{FINDINGS_ANCHOR})." if findings else
                 f"what it means belongs in {FINDINGS}, included as [section 7](#{FINDINGS_ANCHOR})."), ""]
     lines += ["### Gains (thesis 4.6.6, Table 4.4)", ""]
-    for kernel in TUNED_KERNELS:
+    for kernel in THESIS_KERNELS:
         gains = [k.gain_over_baseline for g in report.graphs for k in g.kernels
                  if k.kernel == kernel and k.gain_over_baseline is not None]
         (fermi, kepler) = THESIS_KERNEL_GAINS[kernel]
@@ -259,7 +259,7 @@ def render_thesis(report: Report, findings: bool) -> list[str]:
                   f"state at CK 1 are the best at the kernel's best CK, or at most {100 * NEAR:.0f}% slower there)"
                   + (f". It did not hold in: {failing}." if failing else "."), ""]
     lines += ["Best CK per kernel and graph (thesis: 8 for update everywhere, 1 for relax on d200):", ""]
-    for kernel in TUNED_KERNELS:
+    for kernel in THESIS_KERNELS:
         values = [f"{k.best.config.concurrent_kernels} ({g.graph.name})" for g in report.graphs for k in g.kernels
                   if k.kernel == kernel]
         if values:
@@ -270,7 +270,7 @@ def render_thesis(report: Report, findings: bool) -> list[str]:
 
 def _what_matters(report: Report) -> list[str]:
     rows, largest = [], []
-    for kernel in TUNED_KERNELS:
+    for kernel in THESIS_KERNELS:
         cells = [kernel]
         for parameter in parameters_of("relax"):
             costs = [s.cost for g in report.graphs for s in g.sensitivity if s.kernel == kernel and s.parameter == parameter]

@@ -1,55 +1,58 @@
 """Search: find the fastest verified launch configuration of a graph on a GPU.
 
-* `space`: `SearchSpace` (block sizes, caches, CK, lanes; the uniform grid and the joint space).
-* `strategies`: `Exhaustive`, `Bayes` (Optuna TPE / GP / CMA-ES / random), `ModelOnly`.
-* `runner`: the objective (timer -> verified ms per SSSP; failures are FAIL trials with a reason).
-* `study`: Optuna storage and study naming, resume.
-* `sweep`: one graph's sweep (specials, search, interleaved finalists), Ctrl-C / SIGTERM safe.
-* `replay`: `ReplayTimer`, a `Timer` answering from recorded measurements.
-* `records`: JSON Lines records of every measurement.
-* `plan`: prediction and baseline candidates from the model.
-* `table`, `t4`: the JSON table (autotune.table/1) and T4 results files.
-* `compare`: a cheap strategy's table against the exhaustive one (the issue's evidence target).
-* `synthetic`: a synthetic timer with a known optimum (tests, demos).
+A map, in the order a sweep uses them:
+
+* `space`: `SearchSpace`, one algorithm's values (block sizes, caches, CK, lanes, its parameters):
+  the uniform grid and the joint space. `encoding` shows its dimensions to Optuna; `options`
+  parses the command line's texts.
+* `specials`: `Specials` (the default, the baseline candidates, the model's prediction) and the
+  graph and device descriptions.
+* `strategies`: `Strategy` and its registry: `Exhaustive`, `Bayes`, `ModelOnly`.
+* `storage`: Optuna storages (a journal file by default), study names, resuming.
+* `trials`: `Trials`, the objective: a trial's configuration, measured, kept in the trial.
+* `sweep`: the one procedure: `GraphSweep` (stages: search, compose, re-measure, done) and
+  `sweep_graph` (one process).
+* `fleet`: the same procedure over several worker processes sharing a storage.
+* `results`: `ConfigResult`, `GraphInfo`, `GraphResult`.
+* `records`, `entries`, `t4`: the outputs: JSON Lines records, the table's entries, T4 files.
+* `replay`: `ReplayTimer`, a `Timer` answering from records; `synthetic`: a made-up landscape.
+* `compare`, `summary`, `progress`: a strategy against another, the terminal's summary and bars.
 
 Example (no GPU; a replay of synthetic records)::
 
-    >>> from autotune.search import *                                         # doctest: +SKIP
+    >>> from autotune.search import *                                                  # doctest: +SKIP
     >>> records = read_records("tests/data/records/synthetic-rmat12.jsonl")
+    >>> space = SearchSpace.from_options("crauser", **recorded_space(records))
+    >>> plan = GraphPlan(records[0].graph, space, Bayes(trials=40), Specials(...))
     >>> storage, url = open_storage("memory")
-    >>> strategy = Bayes(trials=40)
-    >>> space = SearchSpace()
-    >>> key = StudyKey(records[0].graph.sha256, "crauser", records[0].device_name, strategy.label,
-    ...                space.digest(), {})
-    >>> handle = open_study(storage, url, key, strategy.sampler(space), resume=False)
-    >>> result = sweep_graph(ReplayTimer(records), space, strategy, handle, records[0].graph,
-    ...                      "crauser", records[0].device, Specials())
-    >>> result.best.config
+    >>> key = StudyKey(records[0].graph.sha256, "crauser", records[0].device_name, "bayes-tpe", space.digest(), {})
+    >>> handle = open_study(storage, url, key, plan.strategy.sampler(space), resume=False)
+    >>> sweep_graph(ReplayTimer(records), plan, handle, records[0].device).best.config
 """
 from __future__ import annotations
 
-from autotune.search.space import SearchSpace
+from autotune.search.compare import Comparison, compare_tables, verdict
+from autotune.search.entries import sweep_table, table_entry, write_sweep_table
+from autotune.search.records import Record, read_records, records_of, write_records
+from autotune.search.replay import NOT_RECORDED, ReplayStats, ReplayTimer, recorded_space
 from autotune.search.results import ConfigResult, GraphInfo, GraphResult
-from autotune.search.study import StudyHandle, StudyKey, default_storage_path, open_storage, open_study
-from autotune.search.runner import Evaluation, Runner
+from autotune.search.space import SearchSpace
+from autotune.search.specials import Specials
+from autotune.search.storage import StudyHandle, StudyKey, default_storage_path, open_storage, open_study
 from autotune.search.strategies import (
     SAMPLERS,
     STRATEGIES,
     Bayes,
     Exhaustive,
     ModelOnly,
-    PointSampler,
     Strategy,
     composed_candidates,
     make_sampler,
     make_strategy,
 )
-from autotune.search.sweep import Specials, SweepProgress, SweepSettings, stop_on_sigterm, sweep_graph
-from autotune.search.records import Record, read_records, records_of, write_records
-from autotune.search.replay import NOT_RECORDED, ReplayStats, ReplayTimer
+from autotune.search.sweep import GraphPlan, GraphSweep, SweepProgress, SweepSettings, stop_on_sigterm, sweep_graph
 from autotune.search.t4 import t4_results, write_t4
-from autotune.search.table import sweep_table, table_entry, write_sweep_table
-from autotune.search.compare import Comparison, compare_tables, verdict
+from autotune.search.trials import Evaluation, Trials
 
 __all__ = [
     "NOT_RECORDED",
@@ -61,13 +64,13 @@ __all__ = [
     "Evaluation",
     "Exhaustive",
     "GraphInfo",
+    "GraphPlan",
     "GraphResult",
+    "GraphSweep",
     "ModelOnly",
-    "PointSampler",
     "Record",
     "ReplayStats",
     "ReplayTimer",
-    "Runner",
     "SearchSpace",
     "Specials",
     "Strategy",
@@ -75,6 +78,7 @@ __all__ = [
     "StudyKey",
     "SweepProgress",
     "SweepSettings",
+    "Trials",
     "compare_tables",
     "composed_candidates",
     "default_storage_path",
@@ -83,6 +87,7 @@ __all__ = [
     "open_storage",
     "open_study",
     "read_records",
+    "recorded_space",
     "records_of",
     "stop_on_sigterm",
     "sweep_graph",

@@ -17,17 +17,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from autotune.errors import InputError
+from autotune.files import atomic_write, read_json_lines
 from autotune.measure import Measurement
 from autotune.search.results import GraphInfo, GraphResult
 
 RECORDS_FORMAT = "autotune.records/1"
-PHASES = ("fixed", "search", "compose", "remeasure")
 ROLES = ("default", "baseline_candidate", "prediction")
 
 
@@ -37,7 +36,7 @@ class Record:
 
     Args:
         graph: the graph (name, sha256, size, and the seed and weights of a generated one).
-        algorithm: crauser or martin.
+        algorithm: the registered algorithm.
         device: the table's device object of the GPU it ran on (`tables.device_section`: the
             device profile's fields, so a replay can run the model; at least `name`).
         strategy: the strategy label (`exhaustive`, `bayes-tpe`, `model`).
@@ -103,10 +102,11 @@ class Record:
             return cls._from_engine_line(data, where)
         try:
             graph = GraphInfo.from_json(data["graph"])
-            measurement = Measurement.from_json(data["measurement"], f"{where}: measurement")
+            algorithm = str(data.get("algorithm", "crauser"))
+            measurement = Measurement.from_json(data["measurement"], f"{where}: measurement", algorithm)
             return cls(
                 graph=graph,
-                algorithm=str(data.get("algorithm", "crauser")),
+                algorithm=algorithm,
                 device=dict(data.get("device") or {"name": "unknown"}),
                 strategy=str(data.get("strategy", "")),
                 measurement=measurement,
@@ -157,21 +157,7 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     Example:
         >>> records = read_records("tests/data/records/synthetic-rmat12.jsonl")  # doctest: +SKIP
     """
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the records: {error.strerror}") from None
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}:{number}: invalid JSON: {error.msg}") from None
-        records.append(Record.from_json(data, f"{path}:{number}"))
+    records = [Record.from_json(data, f"{path}:{number}") for number, data in read_json_lines(path, "records")]
     if not records:
         raise InputError(f"{path}: holds no records")
     return records
@@ -190,24 +176,4 @@ def write_records(path: str | os.PathLike[str], records: Iterable[Record], heade
     """
     lines = [f"# {line}" for line in header.splitlines()] if header else []
     lines += [json.dumps(record.to_json(), separators=(",", ":")) for record in records]
-    return atomic_write_text(Path(path), "\n".join(lines) + "\n")
-
-
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Write `text` to a temporary file in `path`'s directory, then `os.replace` it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 is not what a plain write gives
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    return path
+    return atomic_write(path, "\n".join(lines) + "\n", "the records")

@@ -10,16 +10,15 @@ What it answers, in order:
    replay of a live sweep's records sees the same re-measurements in the same order.
 2. **Composed** (approximation; `compose=True`, the default). A configuration that is not
    recorded, but whose kernels each appear in a recorded *uniform* run (one block size and cache
-   for all kernels) at the same CK and L, is composed from those runs, as the thesis's
-   exhaustive search composes its winner (4.6)::
+   for all kernels) with the same CK, lanes and parameters, is composed from those runs, as the
+   thesis's exhaustive search composes its winner (4.6)::
 
-       kernel_ms[k] = kernel_ms[k] of uniform(block_k, cache_k, CK, L)      for k in relax, minimum, update
-       other_ms     = median over those (one to three) uniform runs of
-                      ms_per_sssp - (kernel_ms[relax] + kernel_ms[minimum] + kernel_ms[update])
+       kernel_ms[k] = kernel_ms[k] of uniform(block_k, cache_k, CK, L, params)   for each kernel k
+       other_ms     = median over those uniform runs of ms_per_sssp - the sum of their kernel_ms
        ms_per_sssp  = sum of the kernel_ms[k] + other_ms
 
-   `other_ms` is what lies outside the three tuned kernels: the init kernel, launch gaps and the
-   host's polling. The repetitions' times are the relax run's times scaled to that total, so the
+   `other_ms` is what lies outside the tuned kernels: the init kernel, launch gaps and the host's
+   polling. The repetitions' times are the first kernel's run's times scaled to that total, so the
    spread of a real run is kept. A composition uses the first ok record of each uniform run;
    when one of them is not ok, the configuration is not composable.
 3. **Not recorded.** Anything else is `INVALID` with the reason `"not recorded in the replayed
@@ -27,52 +26,67 @@ What it answers, in order:
    that the point failed), and the sweep's summary counts these. With `strict=True` it raises
    `InputError` instead.
 
+A `stop` callback (the search's pruning) is asked after each recorded repetition, as a GPU timer
+asks after each batch; a stopped answer is PRUNED with the repetitions before it, so a replay shows
+what pruning would have saved (`ReplayStats.pruned`, and the `wall_s` the records give).
+
 Example:
-    >>> timer = ReplayTimer(read_records("records.jsonl"))  # doctest: +SKIP
-    >>> timer.measure(LaunchConfig.default()).ms_per_sssp   # doctest: +SKIP
+    >>> timer = ReplayTimer(read_records("records.jsonl"))               # doctest: +SKIP
+    >>> timer.measure(get("crauser").default_config()).ms_per_sssp      # doctest: +SKIP
 """
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
+from autotune import algorithms
 from autotune.errors import InputError
-from autotune.measure import Measurement, Status
+from autotune.launch import LaunchConfig
+from autotune.measure import Measurement, Status, StopAsk
 from autotune.search.records import Record
-from autotune.space import TUNED_KERNELS, LaunchConfig
 
 NOT_RECORDED = "not recorded in the replayed records"
 
 
-def recorded_space(records: Sequence[Record]) -> dict[str, str]:
+def recorded_space(records: Sequence[Record]) -> dict[str, Any]:
     """The space the records' search covered, as `SearchSpace.from_options` texts: every block
-    size, cache state, CK and lanes value of the records of phase `search` (of all records when
-    none is). A replay searches this space unless told otherwise, so it does not ask for
-    configurations the records cannot answer."""
+    size, cache state, CK, lanes value and parameter value of the records of phase `search` (of
+    all records when none is). A replay searches this space unless told otherwise, so it does not
+    ask for configurations the records cannot answer."""
     chosen = [r for r in records if r.phase == "search"] or list(records)
     configs = [r.measurement.config for r in chosen]
     blocks = sorted({k.block_size for c in configs for k in c.kernels.values()})
     caches = list(dict.fromkeys(k.cache.value for c in configs for k in c.kernels.values()))
+    entry = algorithms.get(configs[0].algorithm)
+    params = []
+    for parameter in entry.parameters:
+        values = parameter.parse(",".join(str(c.param(parameter.name)) for c in configs), "records")
+        params.append(f"{parameter.name}={','.join(map(str, values))}")
     return {
         "block_sizes": ",".join(map(str, blocks)),
         "caches": ",".join(caches),
         "ck": ",".join(map(str, sorted({c.concurrent_kernels for c in configs}))),
         "lanes": ",".join(map(str, sorted({c.lanes for c in configs}))),
+        "params": params,
     }
 
 
 @dataclass(frozen=True)
 class ReplayStats:
-    """What a replay answered: from records, composed, or not recorded."""
+    """What a replay answered: from records, composed, or not recorded; and how many it pruned."""
 
     recorded: int
     composed: int
     not_recorded: int
+    pruned: int = 0
 
     def to_json(self) -> dict[str, int]:
-        return {"recorded": self.recorded, "composed": self.composed, "not_recorded": self.not_recorded}
+        data = {"recorded": self.recorded, "composed": self.composed, "not_recorded": self.not_recorded}
+        if self.pruned:
+            data["pruned"] = self.pruned
+        return data
 
 
 class ReplayTimer:
@@ -100,7 +114,7 @@ class ReplayTimer:
         for record in records:
             self._by_key[record.measurement.config.key()].append(record.measurement)
         self._served: dict[str, int] = defaultdict(int)
-        self._recorded = self._composed = self._not_recorded = 0
+        self._recorded = self._composed = self._not_recorded = self._pruned = 0
 
     @classmethod
     def select(cls, records: Iterable[Record], graph: str, algorithm: str | None = None) -> list[Record]:
@@ -110,31 +124,39 @@ class ReplayTimer:
 
     @property
     def stats(self) -> ReplayStats:
-        return ReplayStats(self._recorded, self._composed, self._not_recorded)
+        return ReplayStats(self._recorded, self._composed, self._not_recorded, self._pruned)
 
-    def recorded_configs(self) -> list[LaunchConfig]:
-        """Every recorded configuration, in first-recorded order."""
-        return [measurements[0].config for measurements in self._by_key.values()]
-
-    def measure(self, config: LaunchConfig) -> Measurement:
+    def measure(self, config: LaunchConfig, stop: StopAsk | None = None) -> Measurement:
         key = config.key()
         measurements = self._by_key.get(key)
         if measurements:
             index = self._served[key] % len(measurements)
             self._served[key] += 1
             self._recorded += 1
-            return measurements[index]
+            return self._stopped(measurements[index], stop)
         why = "composing is off"
         if self.compose:
             composed, why = self._composed_measurement(config)
             if composed is not None:
                 self._composed += 1
-                return composed
+                return self._stopped(composed, stop)
         if self.strict:
             raise InputError(f"replay: {config} is {NOT_RECORDED} ({why})")
         self._not_recorded += 1
         edges = self.records[0].measurement.edges
         return Measurement(config, Status.INVALID, edges=edges, reason=f"{NOT_RECORDED} ({why})")
+
+    def _stopped(self, measurement: Measurement, stop: StopAsk | None) -> Measurement:
+        """The measurement as a timer asked to `stop` would have returned it (PRUNED at the first
+        repetition after which it says so)."""
+        if stop is None or not measurement.ok:
+            return measurement
+        for count in range(1, len(measurement.times_ms)):
+            if stop(measurement.times_ms[:count], False):
+                self._pruned += 1
+                return Measurement(measurement.config, Status.PRUNED, times_ms=measurement.times_ms[:count],
+                                   edges=measurement.edges, reason=f"pruned after {count} repetitions")
+        return measurement
 
     def _first_ok(self, config: LaunchConfig) -> Measurement | None:
         for measurement in self._by_key.get(config.key(), ()):
@@ -143,30 +165,32 @@ class ReplayTimer:
         return None
 
     def _composed_measurement(self, config: LaunchConfig) -> tuple[Measurement | None, str]:
+        entry = algorithms.get(config.algorithm)
         ck, lanes = config.concurrent_kernels, config.lanes
         parts: dict[str, Measurement] = {}
         for kernel, launch in config.kernels.items():
-            uniform = LaunchConfig.uniform(launch.block_size, launch.cache, ck, lanes)
+            uniform = entry.uniform(launch.block_size, launch.cache, ck, lanes, config.params)
             found = self._first_ok(uniform)
             if found is None or kernel not in found.kernel_ms:
                 return None, f"no ok uniform run {launch.block_size}:{launch.cache.value} at CK {ck}, L {lanes}"
             parts[kernel] = found
-        kernel_ms = {k: parts[k].kernel_ms[k] for k in TUNED_KERNELS}
+        kernels = entry.kernels
+        kernel_ms = {k: parts[k].kernel_ms[k] for k in kernels}
         others = []
         for part in {id(m): m for m in parts.values()}.values():
-            others.append(part.ms_per_sssp - sum(part.kernel_ms.get(k, 0.0) for k in TUNED_KERNELS))
+            others.append(part.ms_per_sssp - sum(part.kernel_ms.get(k, 0.0) for k in kernels))
         other_ms = statistics.median(others)
         total_ms = sum(kernel_ms.values()) + other_ms
-        relax = parts["relax"]
-        scale = total_ms / relax.ms_per_sssp if relax.ms_per_sssp else 1.0
-        if "other" in relax.kernel_ms:
+        first = parts[kernels[0]]
+        scale = total_ms / first.ms_per_sssp if first.ms_per_sssp else 1.0
+        if "other" in first.kernel_ms:
             kernel_ms["other"] = statistics.median(p.kernel_ms.get("other", 0.0) for p in parts.values())
         return Measurement(
             config,
             Status.OK,
-            times_ms=tuple(t * scale for t in relax.times_ms),
+            times_ms=tuple(t * scale for t in first.times_ms),
             kernel_ms=kernel_ms,
-            iterations=relax.iterations,
-            edges=relax.edges,
-            launch_share=relax.launch_share,
+            iterations=first.iterations,
+            edges=first.edges,
+            launch_share=first.launch_share,
         ), ""

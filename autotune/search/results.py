@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from autotune.measure import Measurement, Status
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,8 @@ class GraphInfo:
         seed, weights: the options a generated graph was made with, when known.
         classes: the model's view of it on the GPU (`GraphClasses.to_json()`: stress ratio and
             classes), when a device profile is known.
+        degree_cv: the coefficient of variation of its out-degrees (skew), when known.
+        min_positive_weight, max_weight, mean_weight: its arc weights, when known.
     """
 
     name: str
@@ -107,18 +109,26 @@ class GraphInfo:
     seed: int | None = None
     weights: str | None = None
     classes: Mapping[str, Any] | None = None
+    degree_cv: float | None = None
+    min_positive_weight: int | None = None
+    max_weight: int | None = None
+    mean_weight: float | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GraphInfo:
         return cls(name=str(data["name"]), sha256=str(data.get("sha256", "")),
                    n_vertices=int(data.get("vertices", 0)), n_edges=int(data.get("edges", 0)),
-                   max_degree=data.get("max_degree"), seed=data.get("seed"), weights=data.get("weights"))
+                   max_degree=data.get("max_degree"), seed=data.get("seed"), weights=data.get("weights"),
+                   degree_cv=data.get("degree_cv"), min_positive_weight=data.get("min_positive_weight"),
+                   max_weight=data.get("max_weight"), mean_weight=data.get("mean_weight"))
 
     def to_json(self) -> dict[str, Any]:
         """The graph object of a table entry (and of records, without the classes)."""
         data: dict[str, Any] = {"name": self.name, "vertices": self.n_vertices, "edges": self.n_edges}
         for key, value in (("max_degree", self.max_degree), ("sha256", self.sha256 or None),
-                           ("seed", self.seed), ("weights", self.weights)):
+                           ("seed", self.seed), ("weights", self.weights), ("degree_cv", self.degree_cv),
+                           ("min_positive_weight", self.min_positive_weight), ("max_weight", self.max_weight),
+                           ("mean_weight", self.mean_weight)):
             if value is not None:
                 data[key] = value
         if self.classes:
@@ -139,7 +149,7 @@ class GraphResult:
 
     Args:
         graph: the graph.
-        algorithm: crauser or martin.
+        algorithm: the registered algorithm tuned.
         device: the GPU's description (name, compute capability, ...).
         strategy: the strategy label (exhaustive, bayes-tpe, model).
         strategy_parameters: its settings (trials, sampler, seed, ...).
@@ -160,7 +170,9 @@ class GraphResult:
         partial: the sweep was interrupted; `best` is the best measured so far.
         study: where the trials are kept (storage URL, study name, resumed).
         replay: for a replay, what it answered from records, composed, or could not answer.
-        log: every `runner.Evaluation` in order (for records and T4 output; not in `to_json`).
+        curve: per CK measured, the fastest configuration inside the space (ascending CK).
+        protocol: how each configuration was measured (`measure.Protocol` and the timer).
+        log: every `trials.Evaluation` in order (for records and T4 output; not in `to_json`).
     """
 
     graph: GraphInfo
@@ -185,6 +197,8 @@ class GraphResult:
     partial: bool = False
     study: Mapping[str, Any] = field(default_factory=dict)
     replay: Mapping[str, Any] | None = None
+    curve: tuple[ConfigResult, ...] = ()
+    protocol: Mapping[str, Any] = field(default_factory=dict)
     log: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     @property

@@ -1,14 +1,19 @@
-"""The search space of a sweep: block sizes, cache states, lanes (relax) and CK.
+"""The search space of a sweep: for one algorithm, each kernel's block sizes and cache states, CK,
+lanes (for the kernels that take them) and the algorithm's own parameters.
 
 Two views of one space:
 
 - the *uniform grid* of the thesis's exhaustive search: one (block size, cache) for every kernel,
-  crossed with every CK and L (`uniform_grid()`, the points of the exhaustive search's trials);
-- the *joint space* of the Bayesian search: each kernel its own block size and cache, plus CK and
-  L (`distributions()` are the Optuna distributions, `to_params()`/`from_params()` translate).
+  crossed with every CK, L and parameter value (`uniform_grid()`, the exhaustive search's points);
+- the *joint space* of the Bayesian search: each kernel its own block size and cache, plus CK, L
+  and the parameters (`distributions()` are the Optuna distributions, `to_params()` and
+  `from_params()` translate).
+
+A parameter's domain is the algorithm's (`autotune.algorithms.Parameter.domain`), derived from the
+graph where it depends on it (Delta from the weights), unless the command line narrows it.
 
 Example:
-    >>> space = SearchSpace.from_options(block_sizes="64,128", caches="default", ck="1,2", lanes="1")
+    >>> space = SearchSpace.from_options("crauser", block_sizes="64,128", caches="default", ck="1,2", lanes="1")
     >>> space.uniform_size
     4
 """
@@ -20,85 +25,28 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
+from optuna.distributions import BaseDistribution, CategoricalDistribution
 
+from autotune import algorithms
 from autotune.errors import InputError
-from autotune.space import (
-    CONCURRENT_KERNEL_CHOICES,
-    LANE_CHOICES,
+from autotune.launch import (
     MAX_BLOCK_SIZE,
     MAX_CONCURRENT_KERNELS,
-    TUNED_KERNELS,
     WARP_SIZE,
     CacheState,
     KernelLaunch,
     LaunchConfig,
 )
+from autotune.search.encoding import Choice, Ordinal, dimension
+from autotune.search.options import join, parse_block_sizes, parse_caches, parse_ints
 
 ALL_CACHES = tuple(CacheState)
 DEFAULT_BLOCK_SIZES = tuple(range(WARP_SIZE, MAX_BLOCK_SIZE + 1, WARP_SIZE))
+MAX_GRID_POINTS = 20_000  # an exhaustive grid larger than this is refused: narrow the space
 
-# Parameter names of the uniform grid (exhaustive search); none is a name of the joint space, so
-# a study may hold both kinds of trials (Optuna keeps one distribution per parameter name).
-GRID_PARAMS = ("block_size", "cache", "ck", "lanes")
-
-
-def _is_arithmetic(values: tuple[int, ...]) -> bool:
-    if len(values) < 2:
-        return False
-    step = values[1] - values[0]
-    return step > 0 and all(b - a == step for a, b in zip(values, values[1:]))
-
-
-def _is_power_of_two_run(values: tuple[int, ...]) -> bool:
-    """1,2,4,8 or 4,8,16: consecutive powers of two."""
-    if len(values) < 2 or any(v <= 0 or v & (v - 1) for v in values):
-        return False
-    return all(b == 2 * a for a, b in zip(values, values[1:]))
-
-
-@dataclass(frozen=True)
-class _Ordinal:
-    """How one ordered integer dimension appears to Optuna.
-
-    Arithmetic runs are an `IntDistribution` with a step, runs of powers of two an
-    `IntDistribution` over the exponent (parameter name `<name>_log2`), and any other ascending
-    set an `IntDistribution` over its positions (`<name>_index`; CK 1, 4, 16, 64 is 0..3); so
-    ordered samplers (TPE, GP, CMA-ES) always see the order, which a categorical would hide.
-    """
-
-    name: str
-    values: tuple[int, ...]
-
-    @property
-    def _kind(self) -> str:
-        if _is_power_of_two_run(self.values):
-            return "log2"
-        return "step" if _is_arithmetic(self.values) else "index"
-
-    @property
-    def param(self) -> str:
-        return {"log2": f"{self.name}_log2", "step": self.name, "index": f"{self.name}_index"}[self._kind]
-
-    def distribution(self) -> BaseDistribution:
-        v = self.values
-        if self._kind == "log2":
-            return IntDistribution(v[0].bit_length() - 1, v[-1].bit_length() - 1)
-        if self._kind == "step":
-            return IntDistribution(v[0], v[-1], step=v[1] - v[0])
-        return IntDistribution(0, len(v) - 1)
-
-    def encode(self, value: int) -> int:
-        kind = self._kind
-        if kind == "log2":
-            return value.bit_length() - 1
-        return value if kind == "step" else self.values.index(value)
-
-    def decode(self, param: Any) -> int:
-        kind = self._kind
-        if kind == "log2":
-            return 1 << int(param)
-        return int(param) if kind == "step" else self.values[int(param)]
+# Parameter names of the uniform grid besides the algorithm's own; none is a name of the joint
+# space, so a study may hold both kinds of trials (Optuna keeps one distribution per name).
+GRID_BASE = ("block_size", "cache", "ck", "lanes")
 
 
 @dataclass(frozen=True)
@@ -106,26 +54,34 @@ class SearchSpace:
     """Which values a sweep may try.
 
     Args:
+        algorithm: the registered algorithm the space's configurations launch.
         block_sizes: the block sizes tried, ascending multiples of 32.
         caches: the cache states tried.
         concurrent_kernels: the CK values tried.
-        lanes: the lanes-per-vertex values tried for relax.
+        lanes: the lanes-per-vertex values tried (kernels that take lanes).
+        params: per algorithm parameter, its values (ordered as the parameter orders them).
         kernel_limits: per kernel, the largest block size it can be launched with (its
             compiled limit; 1024 where unknown). Block sizes above a kernel's limit are not
             tried for that kernel, nor in a uniform run.
     """
 
+    algorithm: str = "crauser"
     block_sizes: tuple[int, ...] = DEFAULT_BLOCK_SIZES
     caches: tuple[CacheState, ...] = ALL_CACHES
-    concurrent_kernels: tuple[int, ...] = CONCURRENT_KERNEL_CHOICES
-    lanes: tuple[int, ...] = LANE_CHOICES
+    concurrent_kernels: tuple[int, ...] = ()
+    lanes: tuple[int, ...] = ()
+    params: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     kernel_limits: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        entry = algorithms.get(self.algorithm)
         object.__setattr__(self, "block_sizes", tuple(sorted(set(self.block_sizes))))
         object.__setattr__(self, "caches", tuple(dict.fromkeys(CacheState(c) for c in self.caches)))
-        object.__setattr__(self, "concurrent_kernels", tuple(sorted(set(self.concurrent_kernels))))
-        object.__setattr__(self, "lanes", tuple(sorted(set(self.lanes))))
+        object.__setattr__(self, "concurrent_kernels",
+                           tuple(sorted(set(self.concurrent_kernels or entry.concurrent_kernels))))
+        object.__setattr__(self, "lanes", tuple(sorted(set(self.lanes or entry.lanes_choices()))))
+        given = dict(self.params.items() if isinstance(self.params, Mapping) else self.params)
+        object.__setattr__(self, "params", tuple((p.name, tuple(given.get(p.name, p.domain()))) for p in entry.parameters))
         object.__setattr__(self, "kernel_limits", dict(self.kernel_limits))
         for b in self.block_sizes:
             if b % WARP_SIZE or not WARP_SIZE <= b <= MAX_BLOCK_SIZE:
@@ -137,45 +93,69 @@ class SearchSpace:
             if not 1 <= ck <= MAX_CONCURRENT_KERNELS:
                 raise InputError(f"--ck: {ck} is outside 1..{MAX_CONCURRENT_KERNELS}. Try 1,2,4,...,64.")
         for lanes in self.lanes:
-            if lanes not in LANE_CHOICES:
-                raise InputError(f"--lanes: {lanes} is not one of {','.join(map(str, LANE_CHOICES))}.")
+            if lanes not in entry.lanes_choices():
+                raise InputError(f"--lanes: {lanes} is not one of {join(entry.lanes_choices())} for {self.algorithm}.")
         for name, what in (("--block-sizes", self.block_sizes), ("--caches", self.caches),
                            ("--ck", self.concurrent_kernels), ("--lanes", self.lanes)):
             if not what:
                 raise InputError(f"{name}: give at least one value")
-        for kernel in TUNED_KERNELS:
+        for name, values in self.params:
+            if not values:
+                raise InputError(f"--param {name}: give at least one value")
+            for value in values:
+                entry.parameter(name).check(value, f"--param {name}")
+        for kernel in entry.kernels:
             if not self.kernel_block_sizes(kernel):
                 raise InputError(
-                    f"--block-sizes: none of {_join(self.block_sizes)} fits {kernel}, whose limit is "
+                    f"--block-sizes: none of {join(self.block_sizes)} fits {kernel}, whose limit is "
                     f"{self.kernel_limits.get(kernel)} threads per block"
                 )
 
     @classmethod
     def from_options(
         cls,
+        algorithm: str = "crauser",
         block_sizes: str | None = None,
         caches: str | None = None,
         ck: str | None = None,
         lanes: str | None = None,
+        params: Iterable[str] = (),
+        graph: Any = None,
         kernel_limits: Mapping[str, int] | None = None,
     ) -> SearchSpace:
         """Build a space from command-line texts (`None` keeps the full range).
 
-        Block sizes accept ranges: `64-512` is every multiple of 32 from 64 to 512.
+        Block sizes accept ranges: `64-512` is every multiple of 32 from 64 to 512. `params` are
+        `--param NAME=V1,V2` texts; a parameter not given takes its domain on `graph` (the
+        graph's features; without one, the parameter's fixed domain).
 
         Raises:
             InputError: naming the option and the bad item.
         """
-        values: dict[str, Any] = {"kernel_limits": kernel_limits or {}}
+        entry = algorithms.get(algorithm)
+        values: dict[str, Any] = {"algorithm": algorithm, "kernel_limits": kernel_limits or {}}
         if block_sizes is not None:
-            values["block_sizes"] = _parse_block_sizes(block_sizes)
+            values["block_sizes"] = parse_block_sizes(block_sizes)
         if caches is not None:
-            values["caches"] = _parse_caches(caches)
+            values["caches"] = parse_caches(caches)
         if ck is not None:
-            values["concurrent_kernels"] = _parse_ints(ck, "--ck")
+            values["concurrent_kernels"] = parse_ints(ck, "--ck")
         if lanes is not None:
-            values["lanes"] = _parse_ints(lanes, "--lanes")
+            values["lanes"] = parse_ints(lanes, "--lanes")
+        given = algorithms.parse_params(entry, params)
+        values["params"] = tuple((p.name, given.get(p.name, p.domain(graph))) for p in entry.parameters)
         return cls(**values)
+
+    @property
+    def entry(self) -> algorithms.Algorithm:
+        return algorithms.get(self.algorithm)
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        return self.entry.kernels
+
+    def param_values(self, name: str) -> tuple[Any, ...]:
+        return dict(self.params)[name]
 
     # --- the uniform grid (exhaustive) -------------------------------------------------------
 
@@ -186,169 +166,147 @@ class SearchSpace:
     @property
     def uniform_block_sizes(self) -> tuple[int, ...]:
         """Block sizes every kernel can use (those of a uniform run)."""
-        return tuple(b for b in self.block_sizes
-                     if all(b in self.kernel_block_sizes(k) for k in TUNED_KERNELS))
+        return tuple(b for b in self.block_sizes if all(b in self.kernel_block_sizes(k) for k in self.kernels))
+
+    @property
+    def grid_names(self) -> tuple[str, ...]:
+        return GRID_BASE + tuple(name for name, _ in self.params)
 
     def uniform_grid(self) -> dict[str, list[Any]]:
-        """The grid of uniform runs, by parameter: one (block size, cache) for all kernels, every CK and L."""
-        return {
+        """The grid of uniform runs, by parameter: one (block size, cache) for all kernels, every
+        CK, L and parameter value."""
+        grid: dict[str, list[Any]] = {
             "block_size": list(self.uniform_block_sizes),
             "cache": [c.value for c in self.caches],
             "ck": list(self.concurrent_kernels),
             "lanes": list(self.lanes),
         }
+        grid.update({name: list(values) for name, values in self.params})
+        return grid
+
+    def grid_points(self) -> list[dict[str, Any]]:
+        """Every point of the uniform grid as trial parameters, in a fixed order."""
+        grid = self.uniform_grid()
+        names = self.grid_names
+        return [dict(zip(names, point)) for point in itertools.product(*(grid[name] for name in names))]
 
     def uniform_configs(self) -> list[LaunchConfig]:
         """Every point of the uniform grid, as configurations."""
-        grid = self.uniform_grid()
-        return [self.from_grid_params(dict(zip(GRID_PARAMS, point)))
-                for point in itertools.product(*(grid[name] for name in GRID_PARAMS))]
+        return [self.from_grid_params(point) for point in self.grid_points()]
 
     @property
     def uniform_size(self) -> int:
-        return len(self.uniform_block_sizes) * len(self.caches) * len(self.concurrent_kernels) * len(self.lanes)
+        size = len(self.uniform_block_sizes) * len(self.caches) * len(self.concurrent_kernels) * len(self.lanes)
+        for _, values in self.params:
+            size *= len(values)
+        return size
 
-    @staticmethod
-    def from_grid_params(params: Mapping[str, Any]) -> LaunchConfig:
-        return LaunchConfig.uniform(int(params["block_size"]), params["cache"], int(params["ck"]), int(params["lanes"]))
+    def from_grid_params(self, params: Mapping[str, Any]) -> LaunchConfig:
+        own = {name: params[name] for name, _ in self.params}
+        return self.entry.uniform(int(params["block_size"]), params["cache"], int(params["ck"]),
+                                  int(params["lanes"]), own)
 
     def grid_distributions(self) -> dict[str, BaseDistribution]:
         return {name: CategoricalDistribution(values) for name, values in self.uniform_grid().items()}
 
+    def is_grid_point(self, config: LaunchConfig) -> bool:
+        """A uniform configuration (one block size and cache for all kernels) of the grid."""
+        launches = {(k.block_size, k.cache) for k in config.kernels.values()}
+        if len(launches) != 1 or not self.contains(config):
+            return False
+        block_size, _ = launches.pop()
+        return block_size in self.uniform_block_sizes
+
     # --- the joint space (Bayesian) -----------------------------------------------------------
 
-    def _ordinals(self) -> dict[str, _Ordinal]:
-        dims = {f"{k}_block_size": _Ordinal(f"{k}_block_size", self.kernel_block_sizes(k)) for k in TUNED_KERNELS}
-        dims["concurrent_kernels"] = _Ordinal("concurrent_kernels", self.concurrent_kernels)
-        dims["relax_lanes"] = _Ordinal("relax_lanes", self.lanes)
+    def _dimensions(self) -> dict[str, Ordinal | Choice]:
+        dims: dict[str, Ordinal | Choice] = {}
+        for kernel in self.kernels:
+            dims[f"{kernel}_block_size"] = Ordinal(f"{kernel}_block_size", self.kernel_block_sizes(kernel))
+            dims[f"{kernel}_cache"] = Choice(f"{kernel}_cache", tuple(c.value for c in self.caches))
+        for kernel in sorted(self.entry.lanes_kernels):
+            dims[f"{kernel}_lanes"] = Ordinal(f"{kernel}_lanes", self.lanes)
+        dims["concurrent_kernels"] = Ordinal("concurrent_kernels", self.concurrent_kernels)
+        for name, values in self.params:
+            parameter = self.entry.parameter(name)
+            dims[name] = dimension(name, values, ordered=parameter.integers)
         return dims
 
     def distributions(self) -> dict[str, BaseDistribution]:
         """Optuna distributions of the joint space, by parameter name."""
-        out: dict[str, BaseDistribution] = {}
-        for kernel in TUNED_KERNELS:
-            ordinal = self._ordinals()[f"{kernel}_block_size"]
-            out[ordinal.param] = ordinal.distribution()
-            out[f"{kernel}_cache"] = CategoricalDistribution([c.value for c in self.caches])
-        for name in ("relax_lanes", "concurrent_kernels"):
-            ordinal = self._ordinals()[name]
-            out[ordinal.param] = ordinal.distribution()
-        return out
+        return {dim.param: dim.distribution() for dim in self._dimensions().values()}
 
     def to_params(self, config: LaunchConfig) -> dict[str, Any]:
         """The joint-space parameters of `config` (for `enqueue_trial`)."""
-        ordinals = self._ordinals()
-        params: dict[str, Any] = {}
+        dims = self._dimensions()
+        values: dict[str, Any] = {}
         for kernel, launch in config.kernels.items():
-            ordinal = ordinals[f"{kernel}_block_size"]
-            params[ordinal.param] = ordinal.encode(launch.block_size)
-            params[f"{kernel}_cache"] = launch.cache.value
-        for name, value in (("relax_lanes", config.lanes), ("concurrent_kernels", config.concurrent_kernels)):
-            params[ordinals[name].param] = ordinals[name].encode(value)
-        return params
+            values[f"{kernel}_block_size"] = launch.block_size
+            values[f"{kernel}_cache"] = launch.cache.value
+            if kernel in self.entry.lanes_kernels:
+                values[f"{kernel}_lanes"] = launch.lanes
+        values["concurrent_kernels"] = config.concurrent_kernels
+        values.update(config.params)
+        return {dims[name].param: dims[name].encode(value) for name, value in values.items()}
 
     def from_params(self, params: Mapping[str, Any]) -> LaunchConfig:
-        """The configuration of joint-space parameters (inverse of `to_params`)."""
-        ordinals = self._ordinals()
+        """The configuration of joint-space parameters (inverse of `to_params`, canonical)."""
+        dims = self._dimensions()
 
-        def value(name: str) -> int:
-            return ordinals[name].decode(params[ordinals[name].param])
+        def value(name: str) -> Any:
+            return dims[name].decode(params[dims[name].param])
 
-        lanes = value("relax_lanes")
-        launches = {
-            k: KernelLaunch(value(f"{k}_block_size"), CacheState(params[f"{k}_cache"]), lanes if k == "relax" else 1)
-            for k in TUNED_KERNELS
-        }
-        return LaunchConfig(concurrent_kernels=value("concurrent_kernels"), **launches)
+        launches = {}
+        for kernel in self.kernels:
+            lanes = value(f"{kernel}_lanes") if kernel in self.entry.lanes_kernels else 1
+            launches[kernel] = KernelLaunch(value(f"{kernel}_block_size"), CacheState(value(f"{kernel}_cache")), lanes)
+        own = {name: value(name) for name, _ in self.params}
+        return self.entry.canonical(LaunchConfig(value("concurrent_kernels"), launches, self.algorithm, own))
 
-    @property
-    def joint_size(self) -> int:
-        size = len(self.concurrent_kernels) * len(self.lanes)
-        for kernel in TUNED_KERNELS:
-            size *= len(self.kernel_block_sizes(kernel)) * len(self.caches)
-        return size
-
-    # --- validity and identity ----------------------------------------------------------------
+    # --- membership and identity --------------------------------------------------------------
 
     def why_not(self, config: LaunchConfig) -> str | None:
-        """Why `config` is outside the space, or None when it is inside."""
+        """Why a configuration is outside the space (None when it is inside)."""
+        if config.algorithm != self.algorithm:
+            return f"a configuration of {config.algorithm}, not {self.algorithm}"
         if config.concurrent_kernels not in self.concurrent_kernels:
-            return f"CK {config.concurrent_kernels} is not among {_join(self.concurrent_kernels)}"
-        if config.lanes not in self.lanes:
-            return f"lanes {config.lanes} is not among {_join(self.lanes)}"
+            return f"CK {config.concurrent_kernels} is not among {join(self.concurrent_kernels)}"
         for kernel, launch in config.kernels.items():
+            if kernel in self.entry.lanes_kernels and launch.lanes not in self.lanes:
+                return f"{kernel}: lanes {launch.lanes} is not among {join(self.lanes)}"
             if launch.block_size not in self.kernel_block_sizes(kernel):
-                return f"{kernel}: block size {launch.block_size} is not among {_join(self.kernel_block_sizes(kernel))}"
+                return f"{kernel}: block size {launch.block_size} is not among {join(self.kernel_block_sizes(kernel))}"
             if launch.cache not in self.caches:
-                return f"{kernel}: cache {launch.cache.value} is not among {_join(c.value for c in self.caches)}"
+                return f"{kernel}: cache {launch.cache.value} is not among {join(c.value for c in self.caches)}"
+        for name, values in self.params:
+            if config.param(name) not in values:
+                return f"{name} {config.param(name)} is not among {join(values)}"
         return None
 
     def contains(self, config: LaunchConfig) -> bool:
         return self.why_not(config) is None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
+            "algorithm": self.algorithm,
             "block_sizes": list(self.block_sizes),
             "caches": [c.value for c in self.caches],
             "concurrent_kernels": list(self.concurrent_kernels),
             "lanes": list(self.lanes),
             "kernel_limits": {k: self.kernel_limits[k] for k in sorted(self.kernel_limits)},
         }
+        if self.params:
+            data["params"] = {name: list(values) for name, values in self.params}
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SearchSpace:
+        return cls(algorithm=data.get("algorithm", "crauser"), block_sizes=tuple(data["block_sizes"]),
+                   caches=tuple(data["caches"]), concurrent_kernels=tuple(data["concurrent_kernels"]),
+                   lanes=tuple(data["lanes"]), params=tuple((k, tuple(v)) for k, v in data.get("params", {}).items()),
+                   kernel_limits=dict(data.get("kernel_limits", {})))
 
     def digest(self) -> str:
         """A short stable digest of the space (part of a study's name)."""
         text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:10]
-
-
-def _join(values: Iterable[object]) -> str:
-    return ",".join(str(v) for v in values)
-
-
-def _parse_ints(text: str, option: str) -> tuple[int, ...]:
-    values = []
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        try:
-            values.append(int(item))
-        except ValueError:
-            raise InputError(f"{option}: {item!r} is not an integer") from None
-    if not values:
-        raise InputError(f"{option}: give at least one value")
-    return tuple(values)
-
-
-def _parse_block_sizes(text: str) -> tuple[int, ...]:
-    values: list[int] = []
-    for item in text.split(","):
-        item = item.strip()
-        if "-" in item:
-            low_text, _, high_text = item.partition("-")
-            low, high = _parse_ints(low_text, "--block-sizes")[0], _parse_ints(high_text, "--block-sizes")[0]
-            if low > high:
-                raise InputError(f"--block-sizes: range {item} runs backwards. Try 64-512.")
-            first = -(-low // WARP_SIZE) * WARP_SIZE
-            values.extend(range(first, high + 1, WARP_SIZE))
-        elif item:
-            values.extend(_parse_ints(item, "--block-sizes"))
-    if not values:
-        raise InputError("--block-sizes: give at least one block size, e.g. 64,128,256 or 64-512")
-    return tuple(values)
-
-
-def _parse_caches(text: str) -> tuple[CacheState, ...]:
-    states = []
-    for item in text.split(","):
-        item = item.strip().lower().replace("-", "_")
-        if not item:
-            continue
-        try:
-            states.append(CacheState(item))
-        except ValueError:
-            names = ",".join(c.value for c in CacheState)
-            raise InputError(f"--caches: unknown cache state {item!r}. Choose from {names}.") from None
-    if not states:
-        raise InputError("--caches: give at least one cache state")
-    return tuple(states)

@@ -1,47 +1,53 @@
-"""Search strategies. A strategy chooses the sampler and the space the sampler sees; the objective
-(`runner.Runner.objective`) is the same for all of them.
+"""Search strategies: one base class and a name registry. A strategy says which trials a sweep
+enqueues first, how many more its sampler proposes, and what it does once they are measured; the
+objective (`trials.Trials.objective`) and the sweep's procedure (`sweep`) are the same for all.
 
-- `Exhaustive`: the thesis's exhaustive search made affordable (4.6). A grid sampler runs every
-  uniform configuration (one block size and cache for all kernels) for every CK and L; each run
-  also times each kernel. Then, for each (CK, L), each kernel's best (block size, cache) is picked
-  from its own times, the composed configurations are ranked by their estimated time, and the
-  best `compose_top` are measured and verified as wholes.
+- `Exhaustive`: the thesis's exhaustive search made affordable (4.6): every uniform configuration
+  (one block size and cache for all kernels) for every CK, L and parameter value is enqueued; each
+  run also times each kernel. Then, for every group of runs that differ only in their kernels'
+  launches, each kernel's best (block size, cache) is picked from its own times, the composed
+  configurations are ranked by their estimated time, and the best `compose_top` are measured.
 - `Bayes`: an Optuna sampler (TPE by default; GP, CMA-ES, random) over the joint space: each
-  kernel its own block size and cache, plus CK and L. The model's prediction, the default and
-  the baseline candidates are enqueued as its first trials.
+  kernel its own block size and cache, plus CK, L and the parameters. The specials inside the
+  space and the initial design are enqueued as its first trials.
 - `ModelOnly`: no search: only the prediction, the default and the baseline are measured.
+
+A new strategy is one subclass with `@register`.
 """
 from __future__ import annotations
 
-import itertools
 import statistics
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import optuna
-from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 from optuna.samplers import BaseSampler
-from optuna.trial import TrialState
 
 from autotune.errors import InputError
+from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.measure import Measurement
-from autotune.search.runner import CATCH, Runner
-from autotune.search.space import GRID_PARAMS, SearchSpace
-from autotune.space import TUNED_KERNELS, CacheState, KernelLaunch, LaunchConfig
+from autotune.search.space import MAX_GRID_POINTS, SearchSpace
 
 SAMPLERS = ("tpe", "gp", "cmaes", "random")
-STRATEGIES = ("exhaustive", "bayes", "model")
 DEFAULT_TRIALS = 100
+STRATEGIES: dict[str, type[Strategy]] = {}
 
 
-def make_sampler(name: str, seed: int | None) -> BaseSampler:
-    """The Optuna sampler called `name` (tpe, gp, cmaes, random), seeded.
+def register(cls: type[Strategy]) -> type[Strategy]:
+    """Class decorator: make a strategy available by its `name` (`--strategy NAME`)."""
+    STRATEGIES[cls.name] = cls
+    return cls
+
+
+def make_sampler(name: str, seed: int | None, workers: int = 1) -> BaseSampler:
+    """The Optuna sampler called `name` (tpe, gp, cmaes, random), seeded. With several workers
+    sampling one study at once, TPE lies about running trials (`constant_liar`) so that they do not
+    propose the same configuration.
 
     Raises:
         InputError: an unknown name, or a sampler whose optional dependency is missing.
     """
     if name == "tpe":
-        return optuna.samplers.TPESampler(seed=seed)
+        return optuna.samplers.TPESampler(seed=seed, constant_liar=workers > 1)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if name == "gp":
@@ -63,172 +69,169 @@ def make_sampler(name: str, seed: int | None) -> BaseSampler:
     raise InputError(f"--sampler: unknown sampler {name!r}; choose from {', '.join(SAMPLERS)}")
 
 
-class PointSampler(BaseSampler):
-    """Gives trials the given points in order, one per trial: the uniform grid of `Exhaustive`.
+class Strategy:
+    """What every strategy answers (defaults: measure the specials, nothing more)."""
 
-    Optuna's `GridSampler` does the same, but scans every trial of the study twice per trial and
-    compares the whole grid each time (quadratic in the trials: hours of host time for the
-    5,376-point full grid); this sampler costs nothing per trial. Points already measured are
-    left out by the caller, so a resumed sweep runs only the rest.
-    """
-
-    def __init__(self, points: Sequence[Mapping[str, Any]] = ()) -> None:
-        self.points = list(points)
-        self._next = 0
-        self._assigned: dict[int, Mapping[str, Any]] = {}
+    name: ClassVar[str] = ""
 
     @property
-    def remaining(self) -> int:
-        return len(self.points) - self._next
+    def label(self) -> str:
+        return self.name
 
-    def infer_relative_search_space(self, study: optuna.Study, trial: Any) -> dict[str, BaseDistribution]:
+    def parameters(self) -> dict[str, Any]:
         return {}
 
-    def sample_relative(self, study: optuna.Study, trial: Any, search_space: Any) -> dict[str, Any]:
-        return {}
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, **self.parameters()}
 
-    def before_trial(self, study: optuna.Study, trial: Any) -> None:
-        if "fixed_params" not in trial.system_attrs:
-            self._assigned[trial.number] = self.points[self._next]
-            self._next += 1
+    def sampler(self, space: SearchSpace, seed_offset: int = 0, workers: int = 1) -> BaseSampler:
+        """The sampler of the study; only `Bayes` asks it for new points."""
+        return optuna.samplers.RandomSampler(seed=0)
 
-    def sample_independent(self, study: optuna.Study, trial: Any, param_name: str,
-                           param_distribution: BaseDistribution) -> Any:
-        return self._assigned[trial.number][param_name]
+    def first_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
+        """The search trials enqueued, in order, after the specials outside the space."""
+        return [config for config in specials if space.contains(config)]
+
+    def sampled_trials(self, space: SearchSpace, enqueued: int) -> int:
+        """Search trials the sampler proposes after the enqueued ones."""
+        return 0
+
+    def compositions(self, measurements: Mapping[str, Sequence[Measurement]], space: SearchSpace) -> list[LaunchConfig]:
+        """Configurations to measure once the search is done (exhaustive: the composed ones)."""
+        return []
+
+    def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> int:
+        first = self.first_trials(space, specials)
+        outside = sum(1 for c in specials if not space.contains(c))
+        return outside + len(first) + self.sampled_trials(space, len(first)) + self.compose_count()
+
+    def compose_count(self) -> int:
+        return 0
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Strategy:
+        return cls()
 
 
-@dataclass(frozen=True)
-class Exhaustive:
+@register
+class Exhaustive(Strategy):
     """Every uniform configuration, then per-kernel composition (thesis 4.6).
 
     Args:
         compose_top: how many composed configurations (best estimates first) to measure.
     """
 
-    compose_top: int = 3
-    name: str = "exhaustive"
+    name = "exhaustive"
 
-    @property
-    def label(self) -> str:
-        return self.name
-
-    def sampler(self, space: SearchSpace) -> BaseSampler:
-        return PointSampler()
+    def __init__(self, compose_top: int = 3) -> None:
+        self.compose_top = compose_top
 
     def parameters(self) -> dict[str, Any]:
         return {"compose_top": self.compose_top}
 
-    def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> int:
-        outside = sum(1 for config in specials if not _is_grid_point(space, config))
-        return outside + space.uniform_size + self.compose_top
+    def first_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
+        if space.uniform_size > MAX_GRID_POINTS:
+            raise InputError(f"--strategy exhaustive: the uniform grid of {space.algorithm} has {space.uniform_size:,} "
+                             f"points (more than {MAX_GRID_POINTS:,}); narrow it with --block-sizes, --caches, --ck, "
+                             "--lanes or --param NAME=VALUES, or use --strategy bayes")
+        grid = space.uniform_configs()
+        inside = [c for c in specials if space.contains(c) and not space.is_grid_point(c)]
+        return list(dict.fromkeys(inside + grid))
 
-    def enqueue(self, study: optuna.Study, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
-        return list(specials)  # measured as fixed trials first; the grid re-uses those it holds
+    def compositions(self, measurements: Mapping[str, Sequence[Measurement]], space: SearchSpace) -> list[LaunchConfig]:
+        return composed_candidates(measurements, space)[: self.compose_top]
 
-    def search(self, runner: Runner, space: SearchSpace) -> None:
-        study = runner.study
-        sampler = study.sampler
-        if not isinstance(sampler, PointSampler):
-            raise TypeError("the exhaustive strategy's study needs its PointSampler")
-        grid = space.uniform_grid()
-        points = (dict(zip(GRID_PARAMS, point)) for point in itertools.product(*(grid[name] for name in GRID_PARAMS)))
-        sampler.points = [point for point in points if not runner.measured(space.from_grid_params(point))]
-        if sampler.points:
-            study.optimize(runner.objective(_suggest_uniform(space)), n_trials=len(sampler.points), catch=CATCH)
-        for config in composed_candidates(runner.measurements(), space)[: self.compose_top]:
-            runner.measure_fixed(config, "compose")
+    def compose_count(self) -> int:
+        return self.compose_top
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Strategy:
+        return cls(compose_top=int(data.get("compose_top", 3)))
 
 
-@dataclass(frozen=True)
-class Bayes:
+@register
+class Bayes(Strategy):
     """An Optuna sampler over the joint space.
 
     Args:
-        trials: trials of the search (the enqueued prediction, default and baseline included).
+        trials: search trials (the enqueued prediction, default, baseline and design included).
         sampler_name: tpe, gp, cmaes or random.
         seed: the sampler's seed.
     """
 
-    trials: int = DEFAULT_TRIALS
-    sampler_name: str = "tpe"
-    seed: int | None = 0
-    name: str = "bayes"
+    name = "bayes"
 
-    def __post_init__(self) -> None:
-        if self.trials < 1:
-            raise InputError(f"--trials: expected a positive number of trials, found {self.trials}")
-        if self.sampler_name not in SAMPLERS:
-            raise InputError(f"--sampler: unknown sampler {self.sampler_name!r}; choose from {', '.join(SAMPLERS)}")
+    def __init__(self, trials: int = DEFAULT_TRIALS, sampler_name: str = "tpe", seed: int | None = 0) -> None:
+        if trials < 1:
+            raise InputError(f"--trials: expected a positive number of trials, found {trials}")
+        if sampler_name not in SAMPLERS:
+            raise InputError(f"--sampler: unknown sampler {sampler_name!r}; choose from {', '.join(SAMPLERS)}")
+        self.trials, self.sampler_name, self.seed = trials, sampler_name, seed
 
     @property
     def label(self) -> str:
         return f"{self.name}-{self.sampler_name}"
 
-    def sampler(self, space: SearchSpace) -> BaseSampler:
-        return make_sampler(self.sampler_name, self.seed)
-
     def parameters(self) -> dict[str, Any]:
         return {"trials": self.trials, "sampler": self.sampler_name, "seed": self.seed}
 
+    def sampler(self, space: SearchSpace, seed_offset: int = 0, workers: int = 1) -> BaseSampler:
+        seed = None if self.seed is None else (self.seed + seed_offset) % 2**31
+        return make_sampler(self.sampler_name, seed, workers)
+
+    def first_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
+        first = super().first_trials(space, specials) + initial_design(space)
+        return list(dict.fromkeys(first))
+
+    def sampled_trials(self, space: SearchSpace, enqueued: int) -> int:
+        return max(0, self.trials - enqueued)
+
     def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> int:
-        outside = sum(1 for config in specials if not space.contains(config))
-        return outside + max(self.trials, len(specials) - outside)
+        outside = sum(1 for c in specials if not space.contains(c))
+        return outside + max(self.trials, len(self.first_trials(space, specials)))
 
-    def enqueue(self, study: optuna.Study, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
-        """Enqueue the specials inside the space, then `initial_design(space)`, as the first trials;
-        return the specials outside the space."""
-        outside = []
-        for config in specials:
-            if space.contains(config):
-                study.enqueue_trial(space.to_params(config), skip_if_exists=True)
-            else:
-                outside.append(config)
-        for config in initial_design(space):
-            study.enqueue_trial(space.to_params(config), skip_if_exists=True)
-        return outside
-
-    def search(self, runner: Runner, space: SearchSpace) -> None:
-        study = runner.study
-        waiting = len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
-        remaining = max(self.trials - runner.search_trials, waiting)
-        if remaining > 0:
-            study.optimize(runner.objective(_suggest_joint(space)), n_trials=remaining, catch=CATCH)
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Strategy:
+        return cls(trials=int(data["trials"]), sampler_name=str(data.get("sampler", "tpe")), seed=data.get("seed"))
 
 
-@dataclass(frozen=True)
-class ModelOnly:
+@register
+class ModelOnly(Strategy):
     """No search: the prediction, the default and the baseline only (the cheapest useful run)."""
 
-    name: str = "model"
-
-    @property
-    def label(self) -> str:
-        return self.name
-
-    def sampler(self, space: SearchSpace) -> BaseSampler:
-        return optuna.samplers.RandomSampler(seed=0)  # never asked
-
-    def parameters(self) -> dict[str, Any]:
-        return {}
-
-    def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> int:
-        return len(specials)
-
-    def enqueue(self, study: optuna.Study, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
-        return list(specials)
-
-    def search(self, runner: Runner, space: SearchSpace) -> None:
-        return None
+    name = "model"
 
 
-Strategy = Exhaustive | Bayes | ModelOnly
+def make_strategy(name: str, trials: int | None = None, sampler: str = "tpe", seed: int | None = 0) -> Strategy:
+    """The strategy of the `--strategy` option.
+
+    Raises:
+        InputError: an unknown strategy or sampler, a bad number of trials, or trials given to a
+            strategy without a sampler.
+    """
+    if name not in STRATEGIES:
+        raise InputError(f"--strategy: unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
+    if name == Bayes.name:
+        return Bayes(trials=DEFAULT_TRIALS if trials is None else trials, sampler_name=sampler, seed=seed)
+    if trials is not None:
+        raise InputError(f"--trials applies to --strategy bayes, not {name}")
+    return STRATEGIES[name]()
+
+
+def strategy_from_json(data: Mapping[str, Any]) -> Strategy:
+    """The strategy a run plan or a table records (`Strategy.to_json`)."""
+    name = data.get("name")
+    if name not in STRATEGIES:
+        raise InputError(f"run plan: unknown strategy {name!r}")
+    return STRATEGIES[name].from_json(data)
 
 
 def initial_design(space: SearchSpace) -> list[LaunchConfig]:
     """The trials the Bayesian search starts from, after the specials: one factor at a time along
-    the two solve-wide knobs, from the default projected into the space (256 threads or the
-    nearest block size, default cache or the first cache state, lanes 1 or the fewest): the default
-    at every CK, then, at the largest CK, every lanes value.
+    the solve-wide knobs, from the default projected into the space (256 threads or the nearest
+    block size, default cache or the first cache state, lanes 1 or the fewest, every parameter at
+    its default or the first value of its domain): the default at every CK, then, at the largest
+    CK, every lanes value.
 
     CK and lanes interact with every kernel and dominate the solve time, and TPE samples each
     parameter on its own, so without these points it often never pairs a large CK with few lanes
@@ -237,94 +240,60 @@ def initial_design(space: SearchSpace) -> list[LaunchConfig]:
     within 3% of it on all 13 H100 graphs
     (reports/h100/sweeps/targets.txt; replayed over sampler seeds: replay-seeds.txt).
     """
+    entry = space.entry
     block = min(space.block_sizes, key=lambda b: (abs(b - 256), b))
     cache = CacheState.DEFAULT if CacheState.DEFAULT in space.caches else space.caches[0]
     lanes = min(space.lanes)
-    base = LaunchConfig.uniform(block, cache, concurrent_kernels=min(space.concurrent_kernels), lanes=lanes)
+    params = {}
+    for name, values in space.params:
+        default = entry.parameter(name).default
+        params[name] = default if default in values else values[0]
+    base = entry.uniform(block, cache, min(space.concurrent_kernels), lanes, params)
     largest = max(space.concurrent_kernels)
     design = [base.replace(concurrent_kernels=ck) for ck in space.concurrent_kernels]
-    design += [base.replace(concurrent_kernels=largest, relax=KernelLaunch(block, cache, lanes_value))
-               for lanes_value in space.lanes]
+    for lanes_value in space.lanes:
+        changes = {k: KernelLaunch(block, cache, lanes_value) for k in entry.lanes_kernels}
+        design.append(base.replace(concurrent_kernels=largest, **changes))
+    design = [entry.canonical(c) for c in design]
     return [config for config in dict.fromkeys(design) if space.contains(config)]
 
 
-def make_strategy(name: str, trials: int | None = None, sampler: str = "tpe", seed: int | None = 0) -> Strategy:
-    """The strategy of the `--strategy` option.
-
-    Raises:
-        InputError: an unknown strategy or sampler, or a bad number of trials.
-    """
-    if name == "exhaustive":
-        return Exhaustive()
-    if name == "bayes":
-        return Bayes(trials=DEFAULT_TRIALS if trials is None else trials, sampler_name=sampler, seed=seed)
-    if name == "model":
-        return ModelOnly()
-    raise InputError(f"--strategy: unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
-
-
-def _suggest_uniform(space: SearchSpace):
-    grid = space.uniform_grid()
-
-    def suggest(trial: optuna.Trial) -> LaunchConfig:
-        params = {name: trial.suggest_categorical(name, grid[name]) for name in GRID_PARAMS}
-        return space.from_grid_params(params)
-
-    return suggest
-
-
-def _suggest_joint(space: SearchSpace):
-    distributions = space.distributions()
-
-    def suggest(trial: optuna.Trial) -> LaunchConfig:
-        params = {name: _suggest(trial, name, distribution) for name, distribution in distributions.items()}
-        return space.from_params(params)
-
-    return suggest
-
-
-def _suggest(trial: optuna.Trial, name: str, distribution: BaseDistribution) -> Any:
-    if isinstance(distribution, IntDistribution):
-        return trial.suggest_int(name, distribution.low, distribution.high, step=distribution.step)
-    if isinstance(distribution, CategoricalDistribution):
-        return trial.suggest_categorical(name, distribution.choices)
-    raise TypeError(f"unexpected distribution {distribution!r} for {name}")
-
-
-def _is_grid_point(space: SearchSpace, config: LaunchConfig) -> bool:
-    launches = set((k.block_size, k.cache) for k in config.kernels.values())
-    if len(launches) != 1:
-        return False
-    block_size, cache = launches.pop()
-    return (block_size in space.uniform_block_sizes and cache in space.caches
-            and config.concurrent_kernels in space.concurrent_kernels and config.lanes in space.lanes)
+def composition_group(config: LaunchConfig) -> str:
+    """What runs that may be composed share: everything but the kernels' block sizes and caches."""
+    lanes = {k: launch.lanes for k, launch in config.kernels.items()}
+    return repr((config.algorithm, config.concurrent_kernels, sorted(lanes.items()), sorted(config.params.items(),
+                                                                                               key=str)))
 
 
 def composed_candidates(measurements: Mapping[str, Sequence[Measurement]], space: SearchSpace) -> list[LaunchConfig]:
-    """Per (CK, L), each kernel's best (block size, cache) from its own times in the uniform runs.
+    """Per group of uniform runs that differ only in their kernels' launches (same CK, lanes and
+    parameters), each kernel's best (block size, cache) from its own times in those runs.
 
     The composed configurations come back ranked by their estimated ms per SSSP: the sum of the
-    chosen kernels' times plus the median, over that (CK, L)'s ok uniform runs, of the time
-    outside the three kernels. Only uniform runs whose every measurement is ok count.
+    chosen kernels' times plus the median, over the group's ok uniform runs, of the time outside
+    the kernels. Only uniform runs whose every measurement is ok and that timed every kernel count.
     """
-    by_ck_lanes: dict[tuple[int, int], list[Measurement]] = {}
+    kernels = space.kernels
+    groups: dict[str, list[Measurement]] = {}
     for runs in measurements.values():
         config = runs[0].config
-        if not _is_grid_point(space, config) or not all(m.ok for m in runs):
+        if not space.is_grid_point(config) or not all(m.ok for m in runs):
             continue
-        usable = [m for m in runs if all(k in m.kernel_ms for k in TUNED_KERNELS)]
+        usable = [m for m in runs if all(k in m.kernel_ms for k in kernels)]
         if usable:
-            by_ck_lanes.setdefault((config.concurrent_kernels, config.lanes), []).append(usable[0])
+            groups.setdefault(composition_group(config), []).append(usable[0])
     ranked = []
-    for (ck, lanes), runs in by_ck_lanes.items():
+    for runs in groups.values():
+        reference = runs[0].config
         launches, estimate = {}, 0.0
-        for kernel in TUNED_KERNELS:
+        for kernel in kernels:
             best = min(runs, key=lambda m: (m.kernel_ms[kernel], m.config.key()))
-            launches[kernel] = KernelLaunch(best.config.relax.block_size, best.config.relax.cache,
-                                            lanes if kernel == "relax" else 1)
+            chosen = best.config.kernel(kernel)
+            launches[kernel] = KernelLaunch(chosen.block_size, chosen.cache, reference.kernel(kernel).lanes)
             estimate += best.kernel_ms[kernel]
-        estimate += statistics.median(m.ms_per_sssp - sum(m.kernel_ms[k] for k in TUNED_KERNELS) for m in runs)
-        config = LaunchConfig(concurrent_kernels=ck, **launches)
+        estimate += statistics.median(m.ms_per_sssp - sum(m.kernel_ms[k] for k in kernels) for m in runs)
+        config = space.entry.canonical(LaunchConfig(reference.concurrent_kernels, launches, reference.algorithm,
+                                                    reference.params))
         ranked.append((estimate, config.key(), config))
     ranked.sort(key=lambda item: (item[0], item[1]))
-    return [config for _estimate, _key, config in ranked]
+    return list(dict.fromkeys(config for _estimate, _key, config in ranked))

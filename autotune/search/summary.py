@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from autotune.search.results import GraphResult
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
 
 
 def _times(value: float | None) -> str:
@@ -28,9 +28,12 @@ def _duration(seconds: float) -> str:
 
 
 def config_text(config: LaunchConfig) -> str:
-    """A configuration on four short lines (CK and L, then each kernel's block size and cache)."""
-    lines = [f"CK {config.concurrent_kernels}, L {config.lanes}"]
+    """A configuration on a few short lines: the algorithm, CK and L, each kernel's block size
+    and cache, then the algorithm's parameters."""
+    lines = [f"{config.algorithm} CK {config.concurrent_kernels}" + (f", L {config.lanes}" if config.lanes != 1 else "")]
     lines += [f"{name} {launch.block_size} {launch.cache.value}" for name, launch in config.kernels.items()]
+    if config.params:
+        lines.append(" ".join(f"{name}={value}" for name, value in config.params.items()))
     return "\n".join(lines)
 
 

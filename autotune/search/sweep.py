@@ -1,19 +1,25 @@
-"""One graph's sweep: the special configurations, the strategy's search, the finalists, the result.
+"""The one sweep procedure: a graph's study goes through the same stages whether one process or a
+fleet of workers measures it; they differ only in what they are handed (the timer and where the
+study is stored).
 
-Order of work (`sweep_graph`):
+Stages of a graph's study (its `stage` attribute):
 
-1. The special configurations: the model's prediction, the default (256 threads, default cache,
-   CK 1, L 1) and the baseline candidates (thesis 4.6.1: each block size that maximizes occupancy,
-   default cache, CK 1, L 1; the baseline is the slowest of them). The Bayesian strategy enqueues
-   them as its first trials; the others measure them as trials of their own.
-2. The strategy's search (`strategies`).
-3. The finalists: the `finalists` best configurations by median are measured again, in `rounds`
-   interleaved rounds (A B C A B C ...), so that noise does not pick the winner; the winner is
-   the finalist with the lowest median over all its measurements. A configuration that is ever
-   invalid or wrong is never a winner.
+1. `search`: the specials (the model's prediction, the default, the baseline candidates) and the
+   strategy's first trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the
+   rest of its budget.
+2. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
+   compositions are enqueued.
+3. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
+   in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner.
+4. `done`: the winner is the finalist with the lowest median over all its measurements. A
+   configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
+   space the user gave (a special may be; it is measured and reported, not chosen).
 
-Ctrl-C or SIGTERM stops the sweep at once: what was measured is kept in the study, and the result
-comes back with `partial=True` and the best measured so far.
+`GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still
+propose); `GraphSweep.advance` moves a study whose stage has nothing left in flight to the next
+stage. In one process (`sweep_graph`) the two alternate; in a fleet (`search.fleet`) the workers
+call `work` and the run's coordinator calls `advance`. Ctrl-C or SIGTERM stops at once: what was
+measured is kept in the study, and the result comes back `partial` with the best measured so far.
 """
 from __future__ import annotations
 
@@ -21,67 +27,62 @@ import contextlib
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import optuna
+from optuna.trial import TrialState
 
+from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.results import ConfigResult, GraphInfo, GraphResult
-from autotune.search.runner import Runner
 from autotune.search.space import SearchSpace
+from autotune.search.specials import Specials
+from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
 from autotune.search.strategies import Strategy
-from autotune.search.study import StudyHandle
-from autotune.space import LaunchConfig
+from autotune.search.trials import ATTR_UNUSED, CATCH, RelativePruner, Trials, phase_of, task_of
 
+ATTR_STAGE = "stage"
 ATTR_ELAPSED = "elapsed_s"
 ATTR_FINALISTS = "finalists"
-
-
-@dataclass(frozen=True)
-class Specials:
-    """The configurations every strategy measures.
-
-    Args:
-        default: the default configuration.
-        baseline_candidates: uniform, default cache, CK 1, L 1, for each block size that
-            maximizes occupancy.
-        prediction: the model's predicted configuration (None without a model).
-        prediction_details: the model's account of it (`Prediction.to_json()`: config, rules,
-            classes), for the table's `predicted`.
-    """
-
-    default: LaunchConfig = LaunchConfig.default()
-    baseline_candidates: tuple[LaunchConfig, ...] = ()
-    prediction: LaunchConfig | None = None
-    prediction_details: Mapping[str, Any] | None = None
-
-    def ordered(self) -> list[LaunchConfig]:
-        """Prediction, default, baseline candidates; each configuration once."""
-        configs = ([self.prediction] if self.prediction else []) + [self.default, *self.baseline_candidates]
-        return list({c.key(): c for c in configs}.values())
-
-    def roles(self) -> dict[str, tuple[str, ...]]:
-        roles: dict[str, list[str]] = {}
-        if self.prediction is not None:
-            roles.setdefault(self.prediction.key(), []).append("prediction")
-        roles.setdefault(self.default.key(), []).append("default")
-        for config in self.baseline_candidates:
-            roles.setdefault(config.key(), []).append("baseline_candidate")
-        return {key: tuple(dict.fromkeys(names)) for key, names in roles.items()}
+ATTR_SAMPLED = "sampled_budget"
+SEARCH, COMPOSE, REMEASURE, DONE = "search", "compose", "remeasure", "done"
 
 
 @dataclass(frozen=True)
 class SweepSettings:
-    """How the winner is chosen.
+    """How the winner is chosen, and what a hopeless trial costs.
 
     Args:
         finalists: how many of the best configurations are measured again.
         rounds: interleaved rounds of re-measurement.
+        prune: stop timing a configuration already `prune_factor` times slower than the best.
+        prune_factor: the bound (`trials.RelativePruner`).
     """
 
     finalists: int = 3
     rounds: int = 3
+    prune: bool = False
+    prune_factor: float = 1.5
+
+    def to_json(self) -> dict[str, Any]:
+        return {"finalists": self.finalists, "rounds": self.rounds, "prune": self.prune,
+                "prune_factor": self.prune_factor}
+
+
+@dataclass(frozen=True)
+class GraphPlan:
+    """What a graph's sweep is: the graph, its space, the strategy, the specials and the settings."""
+
+    graph: GraphInfo
+    space: SearchSpace
+    strategy: Strategy
+    specials: Specials
+    settings: SweepSettings = field(default_factory=SweepSettings)
+
+    @property
+    def algorithm(self) -> str:
+        return self.space.algorithm
 
 
 class SweepProgress:
@@ -124,97 +125,236 @@ def quiet_optuna() -> Iterator[None]:
         optuna.logging.set_verbosity(verbosity)
 
 
-def pooled(runner: Runner) -> dict[str, ConfigResult]:
+def pooled(measurements: Mapping[str, Sequence[Measurement]]) -> dict[str, ConfigResult]:
     """Every measured configuration, its measurements pooled."""
-    return {key: ConfigResult.pool(ms) for key, ms in runner.measurements().items()}
+    return {key: ConfigResult.pool(ms) for key, ms in measurements.items()}
 
 
-def _ranked(results: Mapping[str, ConfigResult]) -> list[ConfigResult]:
-    ok = [r for r in results.values() if r.ok]
+def ranked(results: Mapping[str, ConfigResult], space: SearchSpace | None = None) -> list[ConfigResult]:
+    """The ok configurations (inside `space` when given), fastest first."""
+    ok = [r for r in results.values() if r.ok and (space is None or space.contains(r.config))]
     return sorted(ok, key=lambda r: (r.ms_per_sssp, r.config.key()))
 
 
-def remeasure_finalists(runner: Runner, settings: SweepSettings) -> list[LaunchConfig]:
-    """Measure the best configurations again, interleaved; returns the finalists.
+class GraphSweep:
+    """One graph's study and what measures it (see the module docstring).
 
-    The finalists are chosen once and kept in the study, so a resumed sweep finishes the same
-    rounds instead of choosing again.
+    Args:
+        plan: the graph's sweep.
+        handle: its study.
+        timer: what measures (None for a process that only advances the stages).
+        on_trial: called after every finished trial of this process with (measurement, cached).
+        clock: seconds (for tests).
     """
-    study = runner.study
-    saved = study.user_attrs.get(ATTR_FINALISTS)
-    if saved is None:
-        finalists = [r.config for r in _ranked(pooled(runner))[: settings.finalists]]
-        study.set_user_attr(ATTR_FINALISTS, [c.to_json() for c in finalists])
-    else:
-        finalists = [LaunchConfig.from_json(data, "study finalists") for data in saved]
-    for round_ in range(settings.rounds):
-        for config in finalists:
-            if not runner.remeasured(round_, config):
-                runner.measure_fixed(config, "remeasure", fresh=True, round_=round_)
-    return finalists
+
+    def __init__(self, plan: GraphPlan, handle: StudyHandle, timer: Timer | None,
+                 on_trial: Callable[[Measurement, bool], None] | None = None,
+                 clock: Callable[[], float] = time.perf_counter,
+                 best_elsewhere: Callable[[], float | None] | None = None) -> None:
+        self.plan = plan
+        self.handle = handle
+        self.study = handle.study
+        if plan.settings.prune:
+            self.study.pruner = RelativePruner(plan.settings.prune_factor, best_elsewhere)
+        self.trials = Trials(self.study, plan.space, timer, plan.specials.roles(), plan.settings.prune, on_trial, clock,
+                             may_sample=lambda: self._sampled_left(counting_running=False) > 0)
+
+    # --- stages --------------------------------------------------------------------------------
+
+    @property
+    def stage(self) -> str:
+        return self.study.user_attrs.get(ATTR_STAGE, "")
+
+    def prepare(self) -> None:
+        """Enqueue the first trials (once: a resumed or joined study keeps its own)."""
+        if self.stage:
+            return
+        plan = self.plan
+        specials = plan.specials.ordered()
+        for config in specials:
+            if not plan.space.contains(config):
+                self.trials.enqueue(config, "fixed")
+        first = plan.strategy.first_trials(plan.space, specials)
+        for config in first:
+            self.trials.enqueue(config, "search")
+        self.study.set_user_attr(ATTR_SAMPLED, plan.strategy.sampled_trials(plan.space, len(first)))
+        self.study.set_user_attr(ATTR_STAGE, SEARCH)
+
+    def planned(self) -> int:
+        """Trials the sweep plans (compositions and the finalists' rounds included)."""
+        plan = self.plan
+        return (plan.strategy.planned_trials(plan.space, plan.specials.ordered())
+                + plan.settings.finalists * plan.settings.rounds)
+
+    def _in_flight(self) -> tuple[int, int]:
+        waiting = len(self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+        running = len(self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
+        return waiting, running
+
+    def _sampled_left(self, counting_running: bool = True) -> int:
+        """Search trials the sampler may still propose: the budget less the sampled trials (a
+        retried trial is not a new one, an interrupted or unused one is replaced); the ones in
+        flight count as taken, unless `counting_running` is off (the trial asking is one)."""
+        if self.stage != SEARCH:
+            return 0
+        budget = int(self.study.user_attrs.get(ATTR_SAMPLED, 0))
+        states = None if counting_running else (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
+        sampled = sum(1 for t in self.study.get_trials(deepcopy=False, states=states)
+                      if phase_of(t) == "search" and task_of(t) is None and "failed_trial" not in t.system_attrs
+                      and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))
+        return max(0, budget - sampled)
+
+    def offers_work(self) -> bool:
+        waiting, _running = self._in_flight()
+        return waiting > 0 or self._sampled_left() > 0
+
+    def work(self, limit: int | None = None) -> int:
+        """Measure trials while the study offers some (at most `limit`); returns how many."""
+        done = 0
+        while (limit is None or done < limit) and self.stage not in ("", DONE) and self.offers_work():
+            self.study.optimize(self.trials.objective, n_trials=1, catch=CATCH, gc_after_trial=False)
+            done += 1
+        return done
+
+    def advance(self) -> bool:
+        """Move to the next stage when nothing of this one is left or in flight; True if it moved."""
+        stage = self.stage
+        if stage in ("", DONE):
+            return False
+        waiting, running = self._in_flight()
+        if waiting or running or self._sampled_left():
+            return False
+        if stage == SEARCH:
+            compositions = [c for c in self.plan.strategy.compositions(self.trials.measurements(), self.plan.space)
+                            if not self.trials.measured(c)]
+            for config in compositions:
+                self.trials.enqueue(config, "compose")
+            self.study.set_user_attr(ATTR_STAGE, COMPOSE)
+            return True
+        if stage == COMPOSE:
+            settings = self.plan.settings
+            finalists = [r.config for r in ranked(pooled(self.trials.measurements()), self.plan.space)]
+            finalists = finalists[: settings.finalists]
+            self.study.set_user_attr(ATTR_FINALISTS, [c.to_json() for c in finalists])
+            for round_ in range(settings.rounds):
+                for config in finalists:
+                    self.trials.enqueue(config, "remeasure", round_)
+            self.study.set_user_attr(ATTR_STAGE, REMEASURE)
+            return True
+        self.study.set_user_attr(ATTR_STAGE, DONE)
+        return True
+
+    @property
+    def done(self) -> bool:
+        return self.stage == DONE
+
+    def finalists(self) -> list[LaunchConfig]:
+        from autotune.algorithms import config_from_json
+
+        saved = self.study.user_attrs.get(ATTR_FINALISTS) or []
+        return [config_from_json(data, "study finalists", self.plan.algorithm) for data in saved]
+
+    # --- the result ----------------------------------------------------------------------------
+
+    def result(self, elapsed_s: float, partial: bool, device: Mapping[str, Any]) -> GraphResult:
+        plan = self.plan
+        evaluations = self.trials.evaluations()
+        measurements: dict[str, list[Measurement]] = {}
+        for evaluation in evaluations:
+            measurements.setdefault(evaluation.config.key(), []).append(evaluation.measurement)
+        results = pooled(measurements)
+        finalist_results = [results[c.key()] for c in self.finalists() if c.key() in results]
+        # The winner is the best finalist; without finalists (interrupted), or should every finalist
+        # have failed a re-measurement, the best configuration inside the space whose every
+        # measurement was ok.
+        pool = [r for r in finalist_results if r.ok] if not partial and self.done else []
+        pool = pool or ranked(results, plan.space)
+        best = min(pool, key=lambda r: (r.ms_per_sssp, r.config.key())) if pool else None
+        candidates = tuple(results[c.key()] for c in plan.specials.baseline_candidates if c.key() in results)
+        ok_candidates = [c for c in candidates if c.ok]
+        baseline = max(ok_candidates, key=lambda r: (r.ms_per_sssp, r.config.key())) if ok_candidates else None
+
+        def get(config: LaunchConfig | None) -> ConfigResult | None:
+            return None if config is None else results.get(config.key())
+
+        curve: dict[int, ConfigResult] = {}
+        for candidate in ranked(results, plan.space):
+            curve.setdefault(candidate.config.concurrent_kernels, candidate)
+        replay_stats = getattr(self.trials.timer, "stats", None)
+        counts = self.trials.counts()
+        return GraphResult(
+            graph=plan.graph,
+            algorithm=plan.algorithm,
+            device=dict(device),
+            strategy=plan.strategy.label,
+            strategy_parameters=plan.strategy.parameters(),
+            space=plan.space.to_json(),
+            best=best,
+            predicted=get(plan.specials.prediction),
+            prediction=plan.specials.prediction_details,
+            default=get(plan.specials.default),
+            baseline=baseline,
+            baseline_candidates=candidates,
+            finalists=tuple(finalist_results),
+            evaluations=len(evaluations),
+            trials=counts["trials"],
+            configurations=len(results),
+            failed=sum(1 for r in results.values() if not r.ok),
+            tuning_seconds=elapsed_s,
+            measure_seconds=sum(e.wall_s for e in evaluations),
+            partial=partial,
+            study={"storage": self.handle.storage_url, "name": self.handle.name, "resumed": self.handle.resumed},
+            replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
+            curve=tuple(curve[ck] for ck in sorted(curve)),
+            protocol=dict(self.study.user_attrs.get("protocol") or {}),
+            log=tuple(evaluations),
+        )
 
 
-def sweep_graph(
-    timer: Timer,
-    space: SearchSpace,
-    strategy: Strategy,
-    handle: StudyHandle,
-    graph: GraphInfo,
-    algorithm: str,
-    device: Mapping[str, Any],
-    specials: Specials,
-    settings: SweepSettings = SweepSettings(),
-    progress: SweepProgress | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-) -> GraphResult:
-    """Tune one graph: specials, search, finalists; see the module docstring.
+def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapping[str, Any],
+                progress: SweepProgress | None = None, clock: Callable[[], float] = time.perf_counter,
+                best_elsewhere: Callable[[], float | None] | None = None) -> GraphResult:
+    """Tune one graph in this process: the study's stages, measured and advanced in turn.
 
     Args:
         timer: measures configurations (`CudaEventTimer` on a GPU, `ReplayTimer` from records).
-        space: the search space.
-        strategy: exhaustive, bayes or model (`strategies.make_strategy`).
-        handle: the study to keep the trials in (`study.open_study`); a resumed study's
+        plan: the graph, its space, the strategy, the specials and the settings.
+        handle: the study to keep the trials in (`storage.open_study`); a resumed study's
             measurements are re-used, not measured again.
-        graph, algorithm, device: what the result names.
-        specials: prediction, default, baseline candidates.
-        settings: finalists and rounds.
+        device: what the result names as the GPU.
         progress: a progress display.
         clock: seconds (for tests).
+        best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
+            algorithms), which pruning may also measure against.
 
     Returns:
         The result; `partial` when Ctrl-C or SIGTERM stopped it.
 
     Example:
-        >>> result = sweep_graph(ReplayTimer(records), SearchSpace(), Bayes(trials=50), handle,
-        ...                      graph, "crauser", device, specials)  # doctest: +SKIP
+        >>> result = sweep_graph(ReplayTimer(records), plan, handle, device)  # doctest: +SKIP
     """
     started = clock()
     progress = progress or SweepProgress()
     best_ms: list[float] = []
+    done = [0]
 
     def on_trial(measurement: Measurement, cached: bool) -> None:
         if measurement.ok and (not best_ms or measurement.ms_per_sssp < best_ms[0]):
             best_ms[:] = [measurement.ms_per_sssp]
-        progress.advance(runner.trials, best_ms[0] if best_ms else None)
+        done[0] += 1
+        progress.advance(done[0], best_ms[0] if best_ms else None)
 
-    runner = Runner(handle, space, timer, roles=specials.roles(), on_trial=on_trial, clock=clock)
-    best_ms.extend(sorted(e.measurement.ms_per_sssp for e in runner.evaluations if e.measurement.ok)[:1])
-    special_configs = specials.ordered()
-    planned = strategy.planned_trials(space, special_configs) + settings.finalists * settings.rounds
-    progress.start(graph.name, max(planned, runner.trials), runner.trials)
-    if best_ms:
-        progress.advance(runner.trials, best_ms[0])
+    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere)
     partial = False
-    finalists: list[LaunchConfig] = []
     with quiet_optuna(), stop_on_sigterm():
+        done[0] = sweep.trials.counts()["trials"]
+        progress.start(plan.graph.name, max(sweep.planned(), done[0]), done[0])
         try:
-            for config in strategy.enqueue(handle.study, space, special_configs):
-                runner.measure_fixed(config, "fixed")
-            strategy.search(runner, space)
-            for config in special_configs:  # an enqueued one lost to an interruption
-                runner.measure_fixed(config, "fixed")
-            progress.grow(runner.trials + settings.finalists * settings.rounds)
-            finalists = remeasure_finalists(runner, settings)
+            sweep.prepare()
+            while not sweep.done:
+                if not sweep.work() and not sweep.advance():
+                    break  # nothing to measure, nothing to advance: a stage another process holds
+                progress.grow(max(sweep.planned(), done[0]))
         except KeyboardInterrupt:
             partial = True
         finally:
@@ -222,59 +362,4 @@ def sweep_graph(
             with contextlib.suppress(Exception):
                 handle.study.set_user_attr(ATTR_ELAPSED, elapsed)
     progress.finish(partial)
-    return _result(runner, strategy, space, graph, algorithm, device, specials, finalists, elapsed, partial, handle)
-
-
-def study_result(runner: Runner, strategy: Strategy, space: SearchSpace, graph: GraphInfo, algorithm: str,
-                 device: Mapping[str, Any], specials: Specials, elapsed: float, partial: bool,
-                 handle: StudyHandle) -> GraphResult:
-    """The result of the trials a study holds, as `sweep_graph` reports it; the finalists are the
-    ones the study keeps. For a sweep that several workers measured (`search.coordinator`)."""
-    saved = handle.study.user_attrs.get(ATTR_FINALISTS) or []
-    finalists = [LaunchConfig.from_json(data, "study finalists") for data in saved]
-    return _result(runner, strategy, space, graph, algorithm, device, specials, finalists, elapsed, partial, handle)
-
-
-def _result(runner: Runner, strategy: Strategy, space: SearchSpace, graph: GraphInfo, algorithm: str,
-            device: Mapping[str, Any], specials: Specials, finalists: Sequence[LaunchConfig], elapsed: float,
-            partial: bool, handle: StudyHandle) -> GraphResult:
-    results = pooled(runner)
-    finalist_results = [results[c.key()] for c in finalists if c.key() in results]
-    # The winner is the best finalist; without finalists (interrupted), or should every finalist
-    # have failed a re-measurement, the best configuration whose every measurement was ok.
-    pool = [r for r in finalist_results if r.ok] if not partial else []
-    pool = pool or _ranked(results)
-    best = min(pool, key=lambda r: (r.ms_per_sssp, r.config.key())) if pool else None
-    candidates = tuple(results[c.key()] for c in specials.baseline_candidates if c.key() in results)
-    ok_candidates = [c for c in candidates if c.ok]
-    baseline = max(ok_candidates, key=lambda r: (r.ms_per_sssp, r.config.key())) if ok_candidates else None
-
-    def get(config: LaunchConfig | None) -> ConfigResult | None:
-        return None if config is None else results.get(config.key())
-
-    replay_stats = getattr(runner.timer, "stats", None)
-    return GraphResult(
-        graph=graph,
-        algorithm=algorithm,
-        device=dict(device),
-        strategy=strategy.label,
-        strategy_parameters=strategy.parameters(),
-        space=space.to_json(),
-        best=best,
-        predicted=get(specials.prediction),
-        prediction=specials.prediction_details,
-        default=get(specials.default),
-        baseline=baseline,
-        baseline_candidates=candidates,
-        finalists=tuple(finalist_results),
-        evaluations=len(runner.evaluations),
-        trials=runner.trials,
-        configurations=len(results),
-        failed=sum(1 for r in results.values() if not r.ok),
-        tuning_seconds=elapsed,
-        measure_seconds=runner.measure_seconds,
-        partial=partial,
-        study={"storage": handle.storage_url, "name": handle.name, "resumed": handle.resumed},
-        replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
-        log=tuple(runner.evaluations),
-    )
+    return sweep.result(elapsed, partial or not sweep.done, device)

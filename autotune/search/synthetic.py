@@ -6,7 +6,8 @@ force), some invalid configurations, some wrong ones, and optional noise that is
 function of (seed, configuration, how often it was measured), so two runs that measure the same
 configurations in the same order see the same numbers.
 
-Nothing here describes a real GPU; records made with it are labelled synthetic.
+The landscape is GPU Crauser's (its three kernels and relax's lanes). Nothing here describes a
+real GPU; records made with it are labelled synthetic.
 """
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from autotune.measure import Measurement, Status
+from autotune.algorithms import get
+from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from autotune.measure import Measurement, Status, StopAsk
 from autotune.search.results import GraphInfo
 from autotune.search.space import SearchSpace
-from autotune.space import TUNED_KERNELS, CacheState, KernelLaunch, LaunchConfig
+
+ALGORITHM = get("crauser")
 
 SYNTHETIC_DEVICE_NAME = "Synthetic GPU (hopper-h100 profile, no hardware)"
 
@@ -87,7 +91,7 @@ class SyntheticLandscape:
         beyond = max(0.0, ck_log2 - self.best_ck_log2)  # more instances than pay: contention
         ck_factor = 1.0 / (1.0 + 0.25 * min(ck_log2, self.best_ck_log2)) + 0.03 * beyond**2
         out = {}
-        for kernel in TUNED_KERNELS:
+        for kernel in ALGORITHM.kernels:
             launch = config.kernels[kernel]
             shape = self.shapes[kernel]
             distance = math.log2(launch.block_size) - math.log2(shape.best_block)
@@ -121,9 +125,9 @@ class SyntheticLandscape:
         best: tuple[float, str, LaunchConfig] | None = None
         for ck in space.concurrent_kernels:
             for lanes in space.lanes:
-                reference = LaunchConfig.uniform(256, CacheState.DEFAULT, ck, lanes)
+                reference = ALGORITHM.uniform(256, CacheState.DEFAULT, ck, lanes)
                 launches = {}
-                for kernel in TUNED_KERNELS:
+                for kernel in ALGORITHM.kernels:
                     choices = []
                     for block_size in space.kernel_block_sizes(kernel):
                         for cache in space.caches:
@@ -173,7 +177,7 @@ class SyntheticTimer:
         self.calls: list[LaunchConfig] = []
         self._count: dict[str, int] = {}
 
-    def measure(self, config: LaunchConfig) -> Measurement:
+    def measure(self, config: LaunchConfig, stop: StopAsk | None = None) -> Measurement:
         if self.interrupt_after is not None and len(self.calls) + 1 >= self.interrupt_after:
             raise KeyboardInterrupt("synthetic interruption")
         self.calls.append(config)
@@ -193,6 +197,11 @@ class SyntheticTimer:
         kernel_ms = self.landscape.kernel_ms(config)
         scale = [1 + self.noise * _unit_noise(self.seed, key, index, r) for r in range(self.repetitions)]
         total = sum(kernel_ms.values())
+        for count in range(1, self.repetitions) if stop is not None else ():
+            times = tuple(total * s for s in scale[:count])
+            if stop(times, False):
+                return Measurement(config, Status.PRUNED, times_ms=times, edges=edges,
+                                   reason=f"pruned after {count} repetitions")
         return Measurement(
             config,
             Status.OK,

@@ -18,36 +18,40 @@ GPU measurement, in the order taken::
 
 `runtimes` are the repetitions' milliseconds per SSSP; `benchmark` the milliseconds the whole
 measure call took (warm-up, repetitions, profiled solve and verification). `invalidity` is
-`correct`, `runtime` (the GPU refused or failed the launch) or `correctness` (distances differ from
-the CPU reference; `correctness` is then 0, else 1). Configurations a replay could not answer were
+`correct`, `runtime` (the GPU refused or failed the launch), `correctness` (distances differ from
+the CPU reference; `correctness` is then 0, else 1) or `timeout` (pruned: stopped early, already
+far slower than the best so far; `runtimes` are what it timed). Configurations a replay could not answer were
 never measured and are left out.
 """
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
+from autotune.algorithms import get
+from autotune.files import atomic_write, slug
+from autotune.launch import LaunchConfig
 from autotune.measure import Status
-from autotune.search.records import atomic_write_text
 from autotune.search.replay import NOT_RECORDED
 from autotune.search.results import GraphResult
-from autotune.space import LaunchConfig
 
 T4_VERSION = "1.0.0"
 OBJECTIVE = "ms_per_sssp"
-INVALIDITY = {Status.OK: "correct", Status.INVALID: "runtime", Status.WRONG: "correctness"}
+INVALIDITY = {Status.OK: "correct", Status.INVALID: "runtime", Status.WRONG: "correctness", Status.PRUNED: "timeout"}
 
 
 def flat_configuration(config: LaunchConfig) -> dict[str, Any]:
-    """A configuration as T4's flat parameter object."""
-    data: dict[str, Any] = {"concurrent_kernels": config.concurrent_kernels}
+    """A configuration as T4's flat parameter object: the algorithm, CK, each kernel's block size,
+    cache state and (for the kernels that take them) lanes, and the algorithm's own parameters."""
+    lanes_kernels = get(config.algorithm).lanes_kernels
+    data: dict[str, Any] = {"algorithm": config.algorithm, "concurrent_kernels": config.concurrent_kernels}
     for name, launch in config.kernels.items():
         data[f"{name}_block_size"] = launch.block_size
         data[f"{name}_cache"] = launch.cache.value
-        if name == "relax":
-            data["relax_lanes"] = launch.lanes
+        if name in lanes_kernels:
+            data[f"{name}_lanes"] = launch.lanes
+    data.update(config.params)
     return data
 
 
@@ -81,11 +85,10 @@ def t4_results(result: GraphResult) -> dict[str, Any]:
 
 
 def t4_file_name(result: GraphResult) -> str:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(result.graph.name).name).strip("-") or "graph"
-    return f"{slug}-{result.algorithm}-T4-results.json"
+    return f"{slug(Path(result.graph.name).name, 'graph')}-{result.algorithm}-T4-results.json"
 
 
 def write_t4(directory: str | Path, result: GraphResult) -> Path:
     """Write one graph's T4 results file into `directory`, atomically; returns its path."""
-    path = Path(directory) / t4_file_name(result)
-    return atomic_write_text(path, json.dumps(t4_results(result), indent=1) + "\n")
+    return atomic_write(Path(directory) / t4_file_name(result), json.dumps(t4_results(result), indent=1) + "\n",
+                        "the T4 results")

@@ -8,7 +8,7 @@ import pytest
 
 from autotune.cli import main
 from autotune.model import shipped_device_names
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
 from autotune.tables import read_table, schema
 
 

@@ -5,7 +5,8 @@ import pytest
 
 from autotune.graphs import load_graph
 from autotune.measure import Status, choose_sources
-from autotune.space import CacheState, KernelLaunch, LaunchConfig
+from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from autotune.algorithms.thesis import CRAUSER
 
 pytestmark = pytest.mark.gpu
 
@@ -44,7 +45,7 @@ def test_default_config_is_correct_on_every_graph(session, data_dir, name, algor
     graph = load_graph(_spec(name, data_dir))
     solver, timer = _timer(graph, algorithm)
     with solver:
-        measurement = timer.measure(LaunchConfig.default())
+        measurement = timer.measure(CRAUSER.default_config())
     _assert_ok(measurement)
     assert measurement.iterations >= 1
 
@@ -56,7 +57,7 @@ def test_every_cache_state_and_block_size(session, cache, block_size, algorithm)
     graph = load_graph("rmat12")
     solver, timer = _timer(graph, algorithm)
     with solver:
-        _assert_ok(timer.measure(LaunchConfig.uniform(block_size, cache)))
+        _assert_ok(timer.measure(CRAUSER.uniform(block_size, cache)))
 
 
 @pytest.mark.parametrize("name", ["rmat11", "random3000-d8", "Email-Enron.txt.gz"])
@@ -66,7 +67,7 @@ def test_concurrent_kernels_and_lanes(session, data_dir, name, ck, lanes):
     graph = load_graph(_spec(name, data_dir))
     solver, timer = _timer(graph, sources=48)
     with solver:
-        _assert_ok(timer.measure(LaunchConfig.uniform(128, concurrent_kernels=ck, lanes=lanes)))
+        _assert_ok(timer.measure(CRAUSER.uniform(128, concurrent_kernels=ck, lanes=lanes)))
 
 
 def test_mixed_kernels_and_streams_mode(session):
@@ -91,11 +92,11 @@ def test_memory_refusal_is_invalid_and_the_process_stays_usable(session, monkeyp
     with solver:
         real = driver.mem_get_info
         monkeypatch.setattr(driver, "mem_get_info", lambda: (1024, real()[1]))
-        refused = timer.measure(LaunchConfig.uniform(256, concurrent_kernels=64))
+        refused = timer.measure(CRAUSER.uniform(256, concurrent_kernels=64))
         monkeypatch.setattr(driver, "mem_get_info", real)
         assert refused.status is Status.INVALID
         assert "GiB" in refused.reason
-        _assert_ok(timer.measure(LaunchConfig.default()))
+        _assert_ok(timer.measure(CRAUSER.default_config()))
 
 
 def test_a_block_larger_than_the_kernel_allows_is_invalid(session, monkeypatch):
@@ -120,10 +121,10 @@ def test_a_block_larger_than_the_kernel_allows_is_invalid(session, monkeypatch):
     with solver:
         real = launcher.compiled.kernel_function
         monkeypatch.setattr(launcher.compiled, "kernel_function", lambda *args: SmallLimit(real(*args)))
-        refused = timer.measure(LaunchConfig.uniform(128))
+        refused = timer.measure(CRAUSER.uniform(128))
         monkeypatch.setattr(launcher.compiled, "kernel_function", real)
         assert refused.status is Status.INVALID and "exceeds" in refused.reason
-        _assert_ok(timer.measure(LaunchConfig.uniform(128)))
+        _assert_ok(timer.measure(CRAUSER.uniform(128)))
 
 
 def test_an_allocation_that_fails_is_invalid_and_the_process_stays_usable(session, monkeypatch):
@@ -138,10 +139,10 @@ def test_an_allocation_that_fails_is_invalid_and_the_process_stays_usable(sessio
             raise driver.MemoryError("cuMemAlloc failed: out of memory")
 
         monkeypatch.setattr(driver, "mem_alloc", refuse)
-        refused = timer.measure(LaunchConfig.uniform(256, concurrent_kernels=32))
+        refused = timer.measure(CRAUSER.uniform(256, concurrent_kernels=32))
         monkeypatch.setattr(driver, "mem_alloc", real)
         assert refused.status is Status.INVALID and "out of GPU memory" in refused.reason
-        _assert_ok(timer.measure(LaunchConfig.uniform(256, concurrent_kernels=32)))
+        _assert_ok(timer.measure(CRAUSER.uniform(256, concurrent_kernels=32)))
 
 
 def test_a_launch_that_fails_is_invalid_and_the_process_stays_usable(session, monkeypatch):
@@ -158,10 +159,10 @@ def test_a_launch_that_fails_is_invalid_and_the_process_stays_usable(session, mo
             raise driver.LaunchError("cuLaunchKernel failed: too many resources requested for launch")
 
         monkeypatch.setattr(launcher._Launch, "__call__", fail)
-        refused = timer.measure(LaunchConfig.uniform(512))
+        refused = timer.measure(CRAUSER.uniform(512))
         monkeypatch.setattr(launcher._Launch, "__call__", real)
         assert refused.status is Status.INVALID and "too many resources" in refused.reason
-        _assert_ok(timer.measure(LaunchConfig.uniform(512)))
+        _assert_ok(timer.measure(CRAUSER.uniform(512)))
 
 
 @pytest.mark.parametrize("algorithm", ["crauser", "martin"])
@@ -172,7 +173,7 @@ def test_gpu_iterations_equal_the_cpu_solvers(session, algorithm):
     graph = load_graph("rmat12")
     sources = list(choose_sources(graph, 4, seed=3))
     with Solver(graph, algorithm) as solver:
-        result = solver.solve(LaunchConfig.uniform(256, concurrent_kernels=4), sources)
+        result = solver.solve(CRAUSER.uniform(256, concurrent_kernels=4), sources)
     expected = [reference.solve(graph, s, algorithm).iterations for s in sources]
     assert result.iterations.tolist() == expected
 
@@ -186,7 +187,7 @@ def test_sssp_command_on_the_gpu(capsys, tmp_path):
 
     saved = tmp_path / "d.npy"
     status = main(["sssp", "--graph", "rmat10", "--sources", "4", "--json", "--save", str(saved),
-                   "--config", json.dumps(LaunchConfig.uniform(96, "no_l1", 2, 4).to_json())])
+                   "--config", json.dumps(CRAUSER.uniform(96, "no_l1", 2, 4).to_json())])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
     assert report["verified"] is True and report["ms_per_sssp"] > 0

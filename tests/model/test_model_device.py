@@ -14,7 +14,7 @@ from autotune.model.device import (
     load_device_file,
     profile_from_attributes,
 )
-from autotune.space import CacheState
+from autotune.launch import CacheState
 
 SHIPPED = ("fermi-gf100", "kepler-gk104", "kepler-gk110b", "volta-v100", "ampere-a100", "hopper-h100", "hopper-h200")
 

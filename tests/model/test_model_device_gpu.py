@@ -13,7 +13,7 @@ from autotune.model import candidate_block_sizes, load_characterization, load_de
 from autotune.model.characterization import KernelResources
 from autotune.model.device import device_from_gpu
 from autotune.resources import kernels_dir
-from autotune.space import CacheState
+from autotune.launch import CacheState
 
 pytestmark = pytest.mark.gpu
 

@@ -23,7 +23,7 @@ from autotune.model import (
     shipped_devices,
 )
 from autotune.model.occupancy import UNLIMITED, maximizing
-from autotune.space import CacheState
+from autotune.launch import CacheState
 
 
 def test_fermi_192_threads_20_registers(fermi):

@@ -18,7 +18,7 @@ from autotune.model import (
     predict,
 )
 from autotune.model.rules import predict_lanes
-from autotune.space import CacheState, LaunchConfig
+from autotune.launch import CacheState, LaunchConfig
 
 RMAT17 = GraphFeatures("rmat17", n_vertices=131072, n_edges=3728785)  # autotune graph info rmat17
 RANDOM98K_D20 = GraphFeatures.from_mean_degree("random98k-d20", 98304, 20)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from autotune.graphs import load_graph
-from autotune.measure import choose_sources, pool_size
+from autotune.measure import choose_sources
+from autotune.report.cpu import pool_size
 from autotune.report.cpu import read_cpu_times
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,8 @@ from autotune.report.load import GraphSummary, Run, load_inputs, natural_key
 from autotune.report.model_check import NEAR, ParameterCheck, guideline_rows, rates_by_parameter
 from autotune.search.records import Record
 from autotune.search.results import GraphInfo
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
+from autotune.algorithms.thesis import CRAUSER
 
 
 def _record(config: LaunchConfig, relax_ms: float, roles: tuple[str, ...] = ()) -> Record:
@@ -34,8 +35,8 @@ def test_gain_and_curve_thresholds():
 
 
 def test_kernel_gains_take_each_kernels_best_and_its_slowest_baseline_candidate():
-    fast = LaunchConfig.uniform(128, "prefer_l1", 8, 4)
-    slow_a, slow_b = LaunchConfig.uniform(256), LaunchConfig.uniform(512)
+    fast = CRAUSER.uniform(128, "prefer_l1", 8, 4)
+    slow_a, slow_b = CRAUSER.uniform(256), CRAUSER.uniform(512)
     records = [_record(fast, 1.0), _record(fast, 1.4), _record(slow_a, 6.0, ("default", "baseline_candidate")),
                _record(slow_b, 8.0, ("baseline_candidate",))]
     runs = [Run(GraphSummary("g", "abc"), "exhaustive", None, tuple(records))]

@@ -6,7 +6,9 @@ from typing import Any, Callable
 
 import pytest
 
+from autotune.algorithms.thesis import CRAUSER
 from autotune.search import (
+    GraphPlan,
     GraphResult,
     SearchSpace,
     Specials,
@@ -16,10 +18,8 @@ from autotune.search import (
     open_study,
     sweep_graph,
 )
-from autotune.search import plan
-from autotune.search.mirror import mirrored
+from autotune.search import specials as sp
 from autotune.search.synthetic import synthetic_device, synthetic_graph
-from autotune.space import LaunchConfig
 
 RECORDS_DIR = Path(__file__).parent.parent / "data" / "records"
 SYNTHETIC_RECORDS = RECORDS_DIR / "synthetic-rmat12.jsonl"
@@ -31,7 +31,7 @@ SMALL_SPACE = dict(block_sizes="64,128,256", caches="default,prefer_l1,no_l1", c
 
 @pytest.fixture
 def small_space() -> SearchSpace:
-    return SearchSpace.from_options(**SMALL_SPACE)
+    return SearchSpace.from_options("crauser", **SMALL_SPACE)
 
 
 @pytest.fixture(scope="session")
@@ -42,14 +42,14 @@ def device() -> dict[str, Any]:
 @pytest.fixture
 def graph(device):
     """A made-up graph, classified on the synthetic GPU (so tables validate)."""
-    return plan.classify_graph(synthetic_graph(), plan.profile_from_json(device))
+    return sp.classify_graph(synthetic_graph(), sp.profile_from_json(device))
 
 
 def default_specials() -> Specials:
     return Specials(
-        baseline_candidates=(LaunchConfig.uniform(64), LaunchConfig.uniform(128), LaunchConfig.uniform(256)),
-        prediction=LaunchConfig.uniform(128, "prefer_l1", 2, 4).replace(
-            update=LaunchConfig.uniform(64, "no_l1").update),
+        CRAUSER.default_config(),
+        baseline_candidates=(CRAUSER.uniform(64), CRAUSER.uniform(128), CRAUSER.uniform(256)),
+        prediction=CRAUSER.uniform(128, "prefer_l1", 2, 4).replace(update=CRAUSER.uniform(64, "no_l1").update),
     )
 
 
@@ -62,13 +62,11 @@ def run_sweep(device, graph) -> Callable[..., tuple[GraphResult, Any]]:
             specials: Specials | None = None, settings: SweepSettings | None = None, storage_obj=None):
         if storage_obj is None:
             storage_obj, url = open_storage(storage)
-            storage_obj = mirrored(storage_obj)  # as `autotune sweep` opens it
         else:
             url = storage
         key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, space.digest(), {"repetitions": 3})
         handle = open_study(storage_obj, url, key, strategy.sampler(space), resume=resume)
-        result = sweep_graph(timer, space, strategy, handle, graph, "crauser", device,
-                             specials or default_specials(), settings or SweepSettings())
-        return result, handle
+        plan = GraphPlan(graph, space, strategy, specials or default_specials(), settings or SweepSettings())
+        return sweep_graph(timer, plan, handle, device), handle
 
     return run

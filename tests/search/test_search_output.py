@@ -8,9 +8,10 @@ import pytest
 
 from autotune import tables
 from autotune.measure import Status
-from autotune.search import Exhaustive, ModelOnly, ReplayTimer, SweepSettings, records_of, sweep_table, t4_results, write_t4
+from autotune.search import GraphPlan, Exhaustive, ModelOnly, ReplayTimer, SweepSettings, records_of, sweep_table, t4_results, write_t4
 from autotune.search.synthetic import SyntheticTimer
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
+from autotune.algorithms.thesis import CRAUSER
 
 from conftest import default_specials
 
@@ -49,7 +50,7 @@ def exhaustive_result(run_sweep):
     from autotune.search import SearchSpace
 
     space = SearchSpace.from_options(block_sizes="32,64,1024", caches="prefer_l1,no_l1", ck="1,4", lanes="1")
-    flaky = LaunchConfig.uniform(64, "no_l1", 4, 1)
+    flaky = CRAUSER.uniform(64, "no_l1", 4, 1)
     result, _ = run_sweep(SyntheticTimer(flaky=(flaky,)), space, Exhaustive())
     return result
 
@@ -64,7 +65,7 @@ def test_t4_results_follow_the_field_list(exhaustive_result, tmp_path):
     assert all(r["correctness"] == 0 for r in wrong)
     ok = next(r for r in data["results"] if r["invalidity"] == "correct")
     assert ok["objectives"] == ["ms_per_sssp"]
-    assert set(ok["configuration"]) == {"concurrent_kernels", "relax_block_size", "relax_cache", "relax_lanes",
+    assert set(ok["configuration"]) == {"algorithm", "concurrent_kernels", "relax_block_size", "relax_cache", "relax_lanes",
                                         "minimum_block_size", "minimum_cache", "update_block_size", "update_cache"}
     names = {m["name"] for m in ok["measurements"]}
     assert {"ms_per_sssp", "relax_ms", "minimum_ms", "update_ms", "gteps"} <= names
@@ -74,7 +75,7 @@ def test_t4_results_follow_the_field_list(exhaustive_result, tmp_path):
 
 def test_t4_leaves_out_what_a_replay_could_not_answer(small_space, run_sweep):
     live, _ = run_sweep(SyntheticTimer(), small_space, ModelOnly(), settings=SweepSettings(finalists=1, rounds=0))
-    records = [r for r in records_of(live) if r.measurement.config != LaunchConfig.uniform(64)]
+    records = [r for r in records_of(live) if r.measurement.config != CRAUSER.uniform(64)]
     replayed, _ = run_sweep(ReplayTimer(records, compose=False), small_space, ModelOnly(),
                             settings=SweepSettings(finalists=1, rounds=0))
     assert replayed.replay["not_recorded"] == 1
@@ -103,7 +104,7 @@ def test_a_partial_sweep_s_table_is_marked_partial(small_space, run_sweep, devic
 
 
 def test_specials_that_failed_are_kept_out_of_the_measured_parts(small_space, run_sweep, device):
-    broken_default = LaunchConfig.uniform(256, "prefer_l1").replace(update=LaunchConfig.uniform(32, "prefer_l1").update)
+    broken_default = CRAUSER.uniform(256, "prefer_l1").replace(update=CRAUSER.uniform(32, "prefer_l1").update)
     specials = default_specials()
     specials = type(specials)(default=broken_default, baseline_candidates=specials.baseline_candidates,
                               prediction=specials.prediction)
@@ -131,8 +132,8 @@ def test_the_progress_bar_and_the_summary_render(small_space, device, graph):
     key = StudyKey(graph.sha256, "crauser", device["name"], "exhaustive", small_space.digest(), {})
     handle = open_study(storage, url, key, Exhaustive().sampler(small_space), resume=False)
     with RichProgress(console) as progress:
-        result = sweep_graph(SyntheticTimer(), small_space, Exhaustive(), handle, graph, "crauser", device,
-                             default_specials(), progress=progress)
+        plan = GraphPlan(graph, small_space, Exhaustive(), default_specials())
+        result = sweep_graph(SyntheticTimer(), plan, handle, device, progress=progress)
     render_summary([result], console, written=["table.json"])
     text = stream.getvalue()
     assert f"{result.trials}/{result.trials} trials" in text and "best" in text

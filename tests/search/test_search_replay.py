@@ -20,10 +20,11 @@ from autotune.search import (
     records_of,
     write_records,
 )
-from autotune.search import plan
+from autotune.search import specials as plan
 from autotune.search.replay import recorded_space
 from autotune.search.synthetic import SyntheticTimer, synthetic_device, synthetic_graph
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
+from autotune.algorithms.thesis import CRAUSER
 
 from conftest import SYNTHETIC_RECORDS
 
@@ -40,8 +41,8 @@ def _records_of_grid(space: SearchSpace, timer: SyntheticTimer) -> list[Record]:
 class TimerContract:
     """What every Timer must do (the GPU's CudaEventTimer is held to it in tests/gpu)."""
 
-    ok_config = LaunchConfig.uniform(128, "prefer_l1", 2, 4)
-    invalid_config = LaunchConfig.uniform(1024, "no_l1")
+    ok_config = CRAUSER.uniform(128, "prefer_l1", 2, 4)
+    invalid_config = CRAUSER.uniform(1024, "no_l1")
 
     def make_timer(self):
         raise NotImplementedError
@@ -71,12 +72,12 @@ class TestSyntheticTimer(TimerContract):
 
 class TestReplayTimer(TimerContract):
     def make_timer(self):
-        space = SearchSpace.from_options(block_sizes="128,1024", caches="prefer_l1,no_l1", ck="2", lanes="4")
+        space = SearchSpace.from_options("crauser", block_sizes="128,1024", caches="prefer_l1,no_l1", ck="2", lanes="4")
         return ReplayTimer(_records_of_grid(space, SyntheticTimer(noise=0.01)))
 
 
 def test_recorded_configurations_are_answered_in_turn():
-    config = LaunchConfig.default()
+    config = CRAUSER.default_config()
     first, second = (Measurement(config, Status.OK, times_ms=(t,)) for t in (1.0, 2.0))
     timer = ReplayTimer([_record(first), _record(second)])
     assert [timer.measure(config).ms_per_sssp for _ in range(3)] == [1.0, 2.0, 1.0]
@@ -84,14 +85,14 @@ def test_recorded_configurations_are_answered_in_turn():
 
 
 def test_unrecorded_configurations_are_composed_from_uniform_runs():
-    space = SearchSpace.from_options(block_sizes="64,128,256", caches="default,no_l1", ck="2", lanes="4")
+    space = SearchSpace.from_options("crauser", block_sizes="64,128,256", caches="default,no_l1", ck="2", lanes="4")
     synthetic = SyntheticTimer()
     timer = ReplayTimer(_records_of_grid(space, synthetic))
-    config = LaunchConfig.uniform(128, "default", 2, 4).replace(
-        minimum=LaunchConfig.uniform(256).minimum, update=LaunchConfig.uniform(64, "no_l1").update)
+    config = CRAUSER.uniform(128, "default", 2, 4).replace(
+        minimum=CRAUSER.uniform(256).minimum, update=CRAUSER.uniform(64, "no_l1").update)
     composed = timer.measure(config)
     assert composed.ok and timer.stats.composed == 1
-    parts = {k: synthetic.landscape.kernel_ms(LaunchConfig.uniform(b, c, 2, 4))
+    parts = {k: synthetic.landscape.kernel_ms(CRAUSER.uniform(b, c, 2, 4))
              for k, b, c in (("relax", 128, "default"), ("minimum", 256, "default"), ("update", 64, "no_l1"))}
     expected_kernels = {k: parts[k][k] for k in parts}
     assert {k: composed.kernel_ms[k] for k in expected_kernels} == pytest.approx(expected_kernels)
@@ -102,20 +103,20 @@ def test_unrecorded_configurations_are_composed_from_uniform_runs():
 
 
 def test_configurations_neither_recorded_nor_composable_are_invalid_or_an_error():
-    space = SearchSpace.from_options(block_sizes="64", caches="default", ck="1", lanes="1")
+    space = SearchSpace.from_options("crauser", block_sizes="64", caches="default", ck="1", lanes="1")
     records = _records_of_grid(space, SyntheticTimer())
-    unrecorded = LaunchConfig.uniform(128, concurrent_kernels=8)
+    unrecorded = CRAUSER.uniform(128, concurrent_kernels=8)
     measurement = ReplayTimer(records).measure(unrecorded)
     assert measurement.status is Status.INVALID and measurement.reason.startswith(NOT_RECORDED)
     assert "no ok uniform run 128:default at CK 8, L 1" in measurement.reason
-    assert ReplayTimer(records, compose=False).measure(LaunchConfig.uniform(64).replace(
-        relax=LaunchConfig.uniform(64, lanes=2).relax)).status is Status.INVALID
+    assert ReplayTimer(records, compose=False).measure(CRAUSER.uniform(64).replace(
+        relax=CRAUSER.uniform(64, lanes=2).relax)).status is Status.INVALID
     with pytest.raises(InputError, match=NOT_RECORDED):
         ReplayTimer(records, strict=True).measure(unrecorded)
 
 
 def test_replay_needs_one_graph_s_records():
-    config = LaunchConfig.default()
+    config = CRAUSER.default_config()
     a = _record(Measurement(config, Status.OK, times_ms=(1.0,)), graph=synthetic_graph("a"))
     b = _record(Measurement(config, Status.OK, times_ms=(1.0,)), graph=synthetic_graph("b"))
     with pytest.raises(InputError, match="mix 2 graphs"):
@@ -126,7 +127,7 @@ def test_replay_needs_one_graph_s_records():
 
 
 def test_records_round_trip_and_bad_lines_name_the_line(tmp_path):
-    records = [_record(SyntheticTimer().measure(LaunchConfig.default()), phase="fixed")]
+    records = [_record(SyntheticTimer().measure(CRAUSER.default_config()), phase="fixed")]
     path = write_records(tmp_path / "r.jsonl", records, header="synthetic")
     assert path.read_text().startswith("# synthetic\n")
     assert read_records(path) == records
@@ -158,7 +159,7 @@ def test_the_committed_synthetic_records_replay_every_strategy(run_sweep):
     records = read_records(SYNTHETIC_RECORDS)
     assert SYNTHETIC_RECORDS.read_text().startswith("# SYNTHETIC")
     assert all("Synthetic" in r.device_name for r in records)
-    space = SearchSpace.from_options(**recorded_space(records))
+    space = SearchSpace.from_options("crauser", **recorded_space(records))
     assert space.uniform_size == 4 * 4 * 2 * 2
     profile = plan.profile_from_json(records[0].device)
     specials = plan.recorded_specials(records, records[0].graph, profile)
@@ -168,3 +169,17 @@ def test_the_committed_synthetic_records_replay_every_strategy(run_sweep):
     assert exhaustive.best.ms_per_sssp <= bayes.best.ms_per_sssp * 1.03
     assert exhaustive.replay == {"recorded": exhaustive.evaluations, "composed": 0, "not_recorded": 0}
     assert bayes.replay["not_recorded"] == 0 and bayes.replay["composed"] > 0
+
+
+def test_a_replay_asked_to_stop_returns_what_it_timed_as_pruned():
+    config = CRAUSER.uniform(64)
+    timer = ReplayTimer([_record(Measurement(config, Status.OK, times_ms=(5.0, 4.0, 6.0)))])
+    asked = []
+
+    def stop(times, warm_up):
+        asked.append(tuple(times))
+        return len(times) == 2
+
+    pruned = timer.measure(config, stop)
+    assert pruned.status is Status.PRUNED and pruned.times_ms == (5.0, 4.0) and asked == [(5.0,), (5.0, 4.0)]
+    assert timer.stats.pruned == 1 and timer.measure(config).ok

@@ -13,8 +13,8 @@ from optuna.trial import TrialState
 
 from autotune.errors import InputError
 from autotune.search import Bayes, Exhaustive, ModelOnly, StudyKey, SweepSettings, open_storage, open_study
-from autotune.search.runner import ATTRS
-from autotune.search.study import storage_url, trial_measurement
+from autotune.search.storage import storage_url, trial_measurement
+from autotune.search.trials import ATTRS
 from autotune.search.synthetic import SyntheticTimer
 
 
@@ -71,7 +71,7 @@ def test_bayes_resume_completes_the_trial_budget(tmp_path, small_space, run_swee
 
 def test_sigterm_stops_like_ctrl_c(small_space, run_sweep):
     class Terminating(SyntheticTimer):
-        def measure(self, config):
+        def measure(self, config, stop=None):
             if len(self.calls) == 7:
                 os.kill(os.getpid(), signal.SIGTERM)
             return super().measure(config)
@@ -82,16 +82,20 @@ def test_sigterm_stops_like_ctrl_c(small_space, run_sweep):
     assert signal.getsignal(signal.SIGTERM) == previous
 
 
-def test_a_killed_run_s_running_trial_is_failed_as_interrupted_on_resume(tmp_path, small_space, device, graph):
+def test_a_killed_run_s_running_trial_is_failed_as_interrupted_and_enqueued_again_on_resume(
+        tmp_path, small_space, device, graph):
     storage, url = open_storage(str(tmp_path / "killed.db"))
     strategy = ModelOnly()
     key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, small_space.digest(), {})
     handle = open_study(storage, url, key, strategy.sampler(small_space), resume=False)
+    handle.study.enqueue_trial({}, user_attrs={"autotune:task": {"config": {}, "phase": "fixed"}})
     handle.study.ask()  # the process dies here: the trial stays RUNNING
     again = open_study(storage, url, key, strategy.sampler(small_space), resume=True)
     assert again.name == handle.name and again.resumed
-    (trial,) = again.study.trials
+    (trial, retry) = again.study.trials
     assert trial.state is TrialState.FAIL and trial.user_attrs["interrupted"] is True
+    assert retry.state is TrialState.WAITING and "interrupted" not in retry.user_attrs
+    assert retry.user_attrs["autotune:task"] == trial.user_attrs["autotune:task"]
 
 
 def test_without_resume_a_new_study_starts(tmp_path, small_space, run_sweep):
@@ -123,7 +127,7 @@ def test_storage_urls(tmp_path):
     assert storage_url("postgresql://u:p@host/db") == "postgresql://u:p@host/db"
     assert storage_url(str(tmp_path / "a.db")) == f"sqlite:///{tmp_path / 'a.db'}"
     assert storage_url(str(tmp_path / "run.log")) == str(tmp_path / "run.log")
-    assert storage_url(None).startswith("sqlite:///") and storage_url(None).endswith("studies.sqlite3")
+    assert storage_url(None).endswith("studies.journal")  # safe for several processes of one host
     storage, shown = open_storage(str(tmp_path / "run.log"))
     assert type(storage).__name__ == "JournalStorage" and shown.endswith("run.log")
     with pytest.raises(InputError, match="--storage"):

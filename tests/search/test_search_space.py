@@ -6,9 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from optuna.distributions import CategoricalDistribution, IntDistribution
 
+from autotune.algorithms import get
 from autotune.errors import InputError
 from autotune.search import SearchSpace
-from autotune.space import CacheState, KernelLaunch, LaunchConfig
+from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from autotune.algorithms.thesis import CRAUSER
 
 
 def test_default_space_is_the_issue_s_space():
@@ -74,7 +76,7 @@ def test_distributions_keep_the_order_where_there_is_one():
     assert set(distributions) == {f"{k}_{p}" for k in ("relax", "minimum", "update") for p in ("block_size_log2", "cache")} | {
         "relax_lanes_index", "concurrent_kernels_log2"}
     gappy = SearchSpace.from_options(ck="1,4,16,64", lanes="1,4,32")
-    config = LaunchConfig.uniform(256, concurrent_kernels=16, lanes=32)
+    config = CRAUSER.uniform(256, concurrent_kernels=16, lanes=32)
     assert gappy.to_params(config)["concurrent_kernels_index"] == 2
     assert gappy.from_params(gappy.to_params(config)) == config
 
@@ -88,8 +90,8 @@ def test_distributions_keep_the_order_where_there_is_one():
 )
 def test_joint_params_round_trip(blocks, caches, ck, lanes):
     space = SearchSpace.from_options(block_sizes="64,128,256,512", ck="1,2,4,8", lanes="1,2,4,8,16")
-    config = LaunchConfig(ck, KernelLaunch(blocks[0], caches[0], lanes), KernelLaunch(blocks[1], caches[1]),
-                          KernelLaunch(blocks[2], caches[2]))
+    config = LaunchConfig.of(ck, relax=KernelLaunch(blocks[0], caches[0], lanes),
+                             minimum=KernelLaunch(blocks[1], caches[1]), update=KernelLaunch(blocks[2], caches[2]))
     params = space.to_params(config)
     assert space.from_params(params) == config
     distributions = space.distributions()
@@ -98,14 +100,41 @@ def test_joint_params_round_trip(blocks, caches, ck, lanes):
 
 
 def test_why_not_says_what_is_outside(small_space):
-    assert small_space.why_not(LaunchConfig.uniform(128)) is None
-    assert "CK 8" in small_space.why_not(LaunchConfig.uniform(128, concurrent_kernels=8))
-    assert "lanes 2" in small_space.why_not(LaunchConfig.uniform(128, lanes=2))
-    assert "relax: block size 512" in small_space.why_not(LaunchConfig.uniform(512))
-    assert "cache prefer_shared" in small_space.why_not(LaunchConfig.uniform(128, "prefer_shared"))
+    assert small_space.why_not(CRAUSER.uniform(128)) is None
+    assert "CK 8" in small_space.why_not(CRAUSER.uniform(128, concurrent_kernels=8))
+    assert "lanes 2" in small_space.why_not(CRAUSER.uniform(128, lanes=2))
+    assert "relax: block size 512" in small_space.why_not(CRAUSER.uniform(512))
+    assert "cache prefer_shared" in small_space.why_not(CRAUSER.uniform(128, "prefer_shared"))
 
 
 def test_digest_is_stable_and_tells_spaces_apart(small_space):
     again = SearchSpace.from_options(block_sizes="256,128,64", caches="default,prefer_l1,no_l1", ck="4,2,1", lanes="4,1")
     assert small_space.digest() == again.digest()
     assert small_space.digest() != SearchSpace.from_options(block_sizes="64,128").digest()
+
+
+def test_delta_s_domain_comes_from_the_graph_s_weights_and_the_options_narrow_it():
+    from autotune.model import GraphFeatures
+
+    roads = GraphFeatures("roads", 87575, 242982, max_degree=6, min_positive_weight=10, max_weight=2467,
+                          mean_weight=95.3)
+    space = SearchSpace.from_options("delta", graph=roads)
+    deltas = space.param_values("delta")
+    assert deltas[0] == 8 and deltas[-2] == 65536 and deltas[-1] == "inf"  # 2^3 <= 10, 16 x 2467 <= 2^16
+    narrowed = SearchSpace.from_options("delta", params=["delta=1024,inf", "loop=persistent"], graph=roads)
+    assert narrowed.param_values("delta") == (1024, "inf") and narrowed.param_values("loop") == ("persistent",)
+    with pytest.raises(InputError, match="--param delta: delta must be an integer >= 1 or 'inf'"):
+        SearchSpace.from_options("delta", params=["delta=x"])
+    with pytest.raises(InputError, match="delta has no parameter 'lanes'"):
+        SearchSpace.from_options("delta", params=["lanes=4"])
+
+
+@settings(max_examples=50, deadline=None)
+@given(delta=st.sampled_from([1, 64, 1024, "inf"]), loop=st.sampled_from(["host", "persistent"]),
+       blocks=st.sampled_from([1, 8, 128]), advance=st.sampled_from([64, 512]), split=st.sampled_from([128, 1024]))
+def test_delta_params_round_trip_in_canonical_form(delta, loop, blocks, advance, split):
+    space = SearchSpace.from_options("delta", params=["delta=1,64,1024,inf"])
+    config = get("delta").validate(LaunchConfig.of(4, "delta", {"delta": delta, "loop": loop, "blocks": blocks},
+                                                   advance=KernelLaunch(advance), split=KernelLaunch(split)))
+    assert space.from_params(space.to_params(config)) == config
+    assert (config.split == config.advance) == (loop == "persistent" or advance == split)

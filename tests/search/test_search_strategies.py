@@ -1,6 +1,7 @@
 """Strategies on the synthetic landscape: known optimum, budget, enqueued trials, failures."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 
 import optuna
@@ -13,16 +14,16 @@ from autotune.search import (
     Bayes,
     Exhaustive,
     ModelOnly,
-    PointSampler,
     SearchSpace,
     SweepSettings,
     composed_candidates,
     make_sampler,
     make_strategy,
 )
-from autotune.search.runner import ATTRS
+from autotune.search.trials import ATTRS
 from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer
-from autotune.space import LaunchConfig
+from autotune.launch import LaunchConfig
+from autotune.algorithms.thesis import CRAUSER
 
 from conftest import default_specials
 
@@ -69,14 +70,14 @@ def test_enqueued_trials_come_first(small_space, run_sweep):
     assert first == specials.ordered()
     roles = [t.user_attrs[ATTRS]["roles"] for t in handle.study.trials[:count]]
     assert roles == [["prediction"], ["default", "baseline_candidate"], ["baseline_candidate"], ["baseline_candidate"]]
-    assert result.default.config == LaunchConfig.default()
+    assert result.default.config == CRAUSER.default_config()
     assert result.predicted.config == specials.prediction
 
 
 def test_specials_outside_the_space_are_measured_as_trials_of_their_own(small_space, run_sweep):
     specials = default_specials()
-    outside = LaunchConfig.uniform(512, "prefer_shared", 8, 8)
-    specials = type(specials)(baseline_candidates=specials.baseline_candidates, prediction=outside)
+    outside = CRAUSER.uniform(512, "prefer_shared", 8, 8)
+    specials = dataclasses.replace(specials, prediction=outside)
     result, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=8), specials=specials)
     fixed = [t for t in handle.study.trials if t.user_attrs[ATTRS]["phase"] == "fixed"]
     assert len(fixed) == 1 and fixed[0].params == {}
@@ -85,8 +86,8 @@ def test_specials_outside_the_space_are_measured_as_trials_of_their_own(small_sp
 
 
 def test_invalid_and_wrong_are_failed_trials_with_their_reason_and_never_win(run_sweep):
-    space = SearchSpace.from_options(block_sizes="32,64,1024", caches="prefer_l1,no_l1", ck="1,4", lanes="1")
-    fastest = LaunchConfig.uniform(64, "no_l1", 4, 1)
+    space = SearchSpace.from_options("crauser", block_sizes="32,64,1024", caches="prefer_l1,no_l1", ck="1,4", lanes="1")
+    fastest = CRAUSER.uniform(64, "no_l1", 4, 1)
     timer = SyntheticTimer(flaky=(fastest,))  # ok and 5x faster the first time, wrong afterwards
     result, handle = run_sweep(timer, space, Exhaustive())
     failed = handle.study.get_trials(states=(TrialState.FAIL,))
@@ -121,11 +122,11 @@ def test_finalists_are_measured_again_interleaved(small_space, run_sweep):
 
 def test_composed_candidates_rank_by_estimate():
     def m(block, ck, relax, minimum, update, other=0.5):
-        config = LaunchConfig.uniform(block, concurrent_kernels=ck)
+        config = CRAUSER.uniform(block, concurrent_kernels=ck)
         kernel_ms = {"relax": relax, "minimum": minimum, "update": update}
         return Measurement(config, Status.OK, times_ms=(relax + minimum + update + other,), kernel_ms=kernel_ms)
 
-    space = SearchSpace.from_options(block_sizes="64,128", caches="default", ck="1,2", lanes="1")
+    space = SearchSpace.from_options("crauser", block_sizes="64,128", caches="default", ck="1,2", lanes="1")
     runs = [m(64, 1, 1.0, 2.0, 3.0), m(128, 1, 2.0, 1.0, 1.0), m(64, 2, 0.5, 0.5, 0.5), m(128, 2, 0.4, 0.6, 0.6)]
     ranked = composed_candidates({r.config.key(): [r] for r in runs}, space)
     assert [c.concurrent_kernels for c in ranked] == [2, 1]
@@ -133,11 +134,20 @@ def test_composed_candidates_rank_by_estimate():
     assert (ranked[1].relax.block_size, ranked[1].minimum.block_size, ranked[1].update.block_size) == (64, 128, 128)
 
 
-def test_point_sampler_gives_points_in_order():
-    sampler = PointSampler([{"x": 3}, {"x": 1}, {"x": 2}])
-    study = optuna.create_study(sampler=sampler)
-    study.optimize(lambda t: t.suggest_int("x", 1, 3), n_trials=3)
-    assert [t.params["x"] for t in study.trials] == [3, 1, 2]
+def test_exhaustive_enqueues_every_grid_point_once_in_a_fixed_order(small_space):
+    specials = default_specials().ordered()
+    first = Exhaustive().first_trials(small_space, specials)
+    grid = small_space.uniform_configs()
+    assert len(first) == len(set(first)) and set(grid) <= set(first)
+    assert first == Exhaustive().first_trials(small_space, specials)
+    assert small_space.uniform_size == len(grid) == 3 * 3 * 3 * 2
+
+
+def test_an_exhaustive_grid_too_large_to_run_is_refused_with_a_hint():
+    space = SearchSpace.from_options("delta")  # every block size, cache, CK and parameter value
+    assert space.uniform_size > 20_000
+    with pytest.raises(InputError, match="narrow it with"):
+        Exhaustive().first_trials(space, [])
 
 
 def test_make_strategy_and_sampler_errors():

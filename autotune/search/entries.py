@@ -1,4 +1,4 @@
-"""A sweep's results as the JSON table of `autotune.tables` (schema autotune.table/1).
+"""A sweep's results as the JSON table of `autotune.tables` (schema autotune.table/2).
 
 Per graph the entry holds `predicted` (the model's account), `best`, `default`, `baseline` and
 `model` (the prediction as measured), each measured part with its median, raw times and kernel
@@ -33,9 +33,12 @@ def _failure(result: ConfigResult) -> dict[str, Any]:
     return {"config": result.config.to_json(), "status": result.status.value, "reason": result.reason}
 
 
-def table_entry(result: GraphResult) -> dict[str, Any]:
-    """One graph's entry of the table."""
+def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict[str, Any]:
+    """One graph's entry of the table; with `others` (the same graph's sweeps of the other
+    algorithms of an auto sweep), the entry of the fastest, with each algorithm's best and the
+    curve of them all."""
     extra: dict[str, Any] = {
+        "algorithm": result.best.config.algorithm if result.best else result.algorithm,
         "strategy": result.strategy,
         "evaluations": result.evaluations,
         "tuning_seconds": result.tuning_seconds,
@@ -48,6 +51,13 @@ def table_entry(result: GraphResult) -> dict[str, Any]:
     model = measured_part(result.predicted)
     if model is not None:
         extra["model"] = model
+    curve: dict[int, ConfigResult] = {}
+    for part in sorted((p for r in (result, *others) for p in r.curve), key=lambda p: (p.ms_per_sssp, p.config.key())):
+        curve.setdefault(part.config.concurrent_kernels, part)
+    if curve:
+        extra["curve"] = [measured_part(curve[ck]) for ck in sorted(curve)]
+    if others:
+        extra["by_algorithm"] = {r.algorithm: measured_part(r.best) for r in (result, *others) if r.best is not None}
     failed_specials = {name: _failure(part) for name, part in
                        (("default", result.default), ("model", result.predicted)) if part is not None and not part.ok}
     extra["x-sweep"] = {
@@ -62,6 +72,7 @@ def table_entry(result: GraphResult) -> dict[str, Any]:
         "baseline_candidates": [c.to_json() for c in result.baseline_candidates],
         "failed_specials": failed_specials,
         "study": dict(result.study),
+        "protocol": dict(result.protocol),
         "replay": None if result.replay is None else dict(result.replay),
     }
     return tables.make_entry(
@@ -76,8 +87,16 @@ def table_entry(result: GraphResult) -> dict[str, Any]:
 
 def sweep_table(results: Sequence[GraphResult], device: Mapping[str, Any], algorithm: str,
                 command: str | None = None, partial: bool = False) -> dict[str, Any]:
-    """The whole table of a sweep (one GPU, one algorithm, one entry per graph)."""
-    table = tables.build_table(device, [table_entry(r) for r in results], algorithm, command=command)
+    """The whole table of a sweep (one GPU, one entry per graph; the graph's sweeps of several
+    algorithms, `--algorithm auto`, make one entry: the fastest's)."""
+    by_graph: dict[str, list[GraphResult]] = {}
+    for result in results:
+        by_graph.setdefault(result.graph.sha256 or result.graph.name, []).append(result)
+    entries = []
+    for group in by_graph.values():
+        fastest = min(group, key=lambda r: (r.best is None, r.best.ms_per_sssp if r.best else 0.0))
+        entries.append(table_entry(fastest, [r for r in group if r is not fastest]))
+    table = tables.build_table(device, entries, algorithm, command=command)
     if partial or any(r.partial for r in results):
         table["x-partial"] = True
     return table

@@ -1,9 +1,12 @@
 """Where a sweep keeps its trials: an Optuna storage and one study per (graph, GPU, strategy, space).
 
-- Storage: by default a SQLite file under `platformdirs.user_data_dir("autotune")`; `--storage`
-  takes any Optuna RDB URL (`sqlite:///run.db`, `postgresql://...`), a file path ending in `.log`
-  or `.journal` (an Optuna `JournalStorage`, safe on network file systems), another file path (a
-  SQLite file there), or `memory` (nothing kept after the process).
+- Storage: by default an Optuna `JournalStorage` file under `platformdirs.user_data_dir("autotune")`
+  (safe for several processes of one host: they append to one log under a file lock); `--storage`
+  takes any Optuna RDB URL (`sqlite:///run.db`, `postgresql://...`: a server is what several hosts
+  share), a file path ending in `.db`, `.sqlite` or `.sqlite3` (a SQLite file there), any other
+  file path (a journal file), or `memory` (nothing kept after the process). An RDB storage opened
+  with `heartbeat_s` records Optuna's heartbeats, and a trial whose worker stopped beating is failed
+  and enqueued again (`RetryHeartbeatStaleTrialCallback`).
 - Study name: `autotune/<graph sha256[:16]>/<algorithm>/<device>/<strategy>/<space digest>@<UTC time>`.
   Each sweep starts a new study; `--resume` continues the newest study of the same prefix, so
   only the same graph, algorithm, GPU, strategy, space and measurement protocol resumes.
@@ -22,20 +25,23 @@ import hashlib
 import json
 import re
 import sqlite3
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 import optuna
-from optuna.storages import BaseStorage, InMemoryStorage, RDBStorage
+from optuna.storages import BaseStorage, InMemoryStorage, RDBStorage, RetryHeartbeatStaleTrialCallback
+from optuna.exceptions import UpdateFinishedTrialError
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.errors import InputError
+from autotune.files import slug
 from autotune.measure import Measurement
 
-DEFAULT_STORAGE_FILE = "studies.sqlite3"
+DEFAULT_STORAGE_FILE = "studies.journal"
 MEMORY = "memory"
-JOURNAL_SUFFIXES = (".log", ".journal")
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 NAME_PREFIX = "autotune"
 
 # Trial user attributes. A trial's bookkeeping is one attribute (one storage write per trial):
@@ -46,7 +52,7 @@ ATTR_INTERRUPTED = "interrupted"  # True on a trial that Ctrl-C, SIGTERM or a ki
 
 
 def default_storage_path() -> Path:
-    """The SQLite file studies go to when `--storage` is not given."""
+    """The journal file studies go to when `--storage` is not given."""
     import platformdirs
 
     return Path(platformdirs.user_data_dir("autotune")) / DEFAULT_STORAGE_FILE
@@ -57,25 +63,37 @@ def storage_url(spec: str | None) -> str:
     if spec is None:
         path = default_storage_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        return f"sqlite:///{path}"
+        return str(path)
     if spec == MEMORY or "://" in spec:
         return spec
     path = Path(spec).expanduser().resolve()
-    if path.suffix in JOURNAL_SUFFIXES:
-        return str(path)
-    return f"sqlite:///{path}"
+    if path.suffix in SQLITE_SUFFIXES:
+        return f"sqlite:///{path}"
+    return str(path)
 
 
-def open_storage(spec: str | None) -> tuple[BaseStorage, str]:
+def open_storage(spec: str | None, heartbeat_s: int | None = None) -> tuple[BaseStorage, str]:
     """Open the storage of a `--storage` value; returns it and its URL with any password hidden.
+
+    Args:
+        spec: the `--storage` value (None: the default journal file).
+        heartbeat_s: for an RDB storage, record Optuna's heartbeat every this many seconds and
+            retry the trials of workers that stopped beating (a journal file has no heartbeat:
+            `fleet` judges its workers by their process ids).
 
     Raises:
         InputError: the storage cannot be opened (naming it and why).
     """
     url = storage_url(spec)
-    shown = _hide_password(url)
+    shown = hide_password(url)
     if url == MEMORY:
         return InMemoryStorage(), MEMORY
+    beats: dict[str, Any] = {}
+    if heartbeat_s:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            beats = {"heartbeat_interval": int(heartbeat_s), "grace_period": int(4 * heartbeat_s),
+                     "heartbeat_stale_trial_callback": RetryHeartbeatStaleTrialCallback()}
     try:
         if "://" not in url:
             from optuna.storages.journal import JournalFileBackend, JournalStorage
@@ -85,9 +103,12 @@ def open_storage(spec: str | None) -> tuple[BaseStorage, str]:
         if url.startswith("sqlite:///") and ":memory:" not in url:
             path = Path(url[len("sqlite:///"):])
             path.parent.mkdir(parents=True, exist_ok=True)
-            with _creation_lock(path):
-                return RDBStorage(url, engine_kwargs={"creator": _sqlite_connector(path)}), shown
-        return _retry_creation(lambda: RDBStorage(url)), shown
+            with _creation_lock(path), warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                return RDBStorage(url, engine_kwargs={"creator": _sqlite_connector(path)}, **beats), shown
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            return _retry_creation(lambda: RDBStorage(url, **beats)), shown
     except ImportError as error:
         raise InputError(f"--storage {shown}: the database driver is missing ({error})") from None
     except Exception as error:  # sqlalchemy and driver errors have no common base worth naming
@@ -138,12 +159,8 @@ def _sqlite_connector(path: Path) -> Callable[[], sqlite3.Connection]:
     return connect
 
 
-def _hide_password(url: str) -> str:
+def hide_password(url: str) -> str:
     return re.sub(r"(://[^:/@]+:)[^@]+@", r"\1***@", url)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
 
 
 @dataclass(frozen=True)
@@ -152,7 +169,7 @@ class StudyKey:
 
     Args:
         graph_sha256: the graph's digest.
-        algorithm: crauser or martin.
+        algorithm: the registered algorithm.
         device: the GPU's name.
         strategy: the strategy label (`exhaustive`, `bayes-tpe`, `model`).
         space_digest: `SearchSpace.digest()`.
@@ -171,7 +188,7 @@ class StudyKey:
     def prefix(self) -> str:
         protocol = json.dumps(dict(self.protocol), sort_keys=True, separators=(",", ":"))
         settings = hashlib.sha256(f"{self.space_digest}:{protocol}".encode()).hexdigest()[:10]
-        return "/".join((NAME_PREFIX, self.graph_sha256[:16], self.algorithm, _slug(self.device),
+        return "/".join((NAME_PREFIX, self.graph_sha256[:16], self.algorithm, slug(self.device, "unknown"),
                          self.strategy, settings))
 
 
@@ -242,17 +259,31 @@ def _open_study(storage: BaseStorage, storage_url: str, key: StudyKey, sampler: 
     return StudyHandle(study, storage, storage_url, resumed=False)
 
 
-def recover_interrupted(study: optuna.Study, storage: BaseStorage) -> int:
-    """Mark trials a killed run left RUNNING as FAIL with `interrupted`; returns how many.
-
-    Assumes no other process works on the study at the same time.
-    """
+def recover_interrupted(study: optuna.Study, storage: BaseStorage,
+                        gone: Callable[[FrozenTrial], bool] = lambda trial: True) -> int:
+    """Fail the RUNNING trials whose process is `gone` (default: every one, for a study no other
+    process works on), marked `interrupted`, and enqueue each again as Optuna's heartbeat does for
+    a stale trial (`RetryHeartbeatStaleTrialCallback`: same parameters and attributes), so that
+    its task is measured once after all. Returns how many."""
     study_id = storage.get_study_id_from_name(study.study_name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        retry = RetryHeartbeatStaleTrialCallback()
     count = 0
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if not gone(trial):
+            continue
         trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
-        storage.set_trial_user_attr(trial_id, ATTR_INTERRUPTED, True)
-        storage.set_trial_state_values(trial_id, TrialState.FAIL)
+        try:
+            frozen = storage.get_trial(trial_id)  # the copy to enqueue, before it is marked
+            storage.set_trial_user_attr(trial_id, ATTR_INTERRUPTED, True)
+            if not storage.set_trial_state_values(trial_id, TrialState.FAIL):
+                continue
+        except UpdateFinishedTrialError:  # it finished, or another process failed it first
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            retry(study, frozen)
         count += 1
     return count
 
@@ -265,8 +296,3 @@ def trial_measurement(trial: FrozenTrial) -> Measurement | None:
     if data is None:
         return None
     return Measurement.from_json(data, f"trial {trial.number}")
-
-
-def is_real_measurement(trial: FrozenTrial) -> bool:
-    """A finished trial that measured on the timer (not answered from the cache, not interrupted)."""
-    return trial_measurement(trial) is not None and not trial.user_attrs[ATTR_BOOKKEEPING].get("cached", False)

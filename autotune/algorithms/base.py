@@ -1,0 +1,183 @@
+"""What every registered algorithm is: its kernels and compile options, its launch parameters and
+their domains, its CPU reference, its GPU engine, its characterization and model rules.
+
+The engine, the search space, the model, records, tables, reports and the command line ask an
+`Algorithm` instead of testing names. A subclass (or instance) overrides what differs.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from autotune.algorithms.parameters import Parameter
+from autotune.errors import InputError
+from autotune.launch import (
+    CONCURRENT_KERNEL_CHOICES,
+    LANE_CHOICES,
+    CacheState,
+    KernelLaunch,
+    LaunchConfig,
+    ParamValue,
+)
+
+if TYPE_CHECKING:
+    from autotune.graphs.csr import CSRGraph
+    from autotune.model.characterization import Characterization
+    from autotune.model.device import DeviceProfile
+    from autotune.model.features import GraphFeatures
+    from autotune.reference.result import SolveResult
+
+
+class Algorithm:
+    """One SSSP algorithm the tuner can launch.
+
+    Class attributes a subclass sets:
+        name: the registered name (`--algorithm NAME`, configurations' `algorithm`).
+        summary: one line for `--help` and the docs.
+        kernels: the tuned kernels, in launch order (a configuration has one launch each).
+        lanes_kernels: the kernels that may launch several lanes per vertex.
+        parameters: the algorithm's own tuned parameters.
+        concurrent_kernels: the CK values a sweep tries by default.
+        source: the CUDA file in `kernels/`.
+        engine: "module:Class" of the GPU solver (imported only when a GPU solve is asked for).
+        characterization_file: the characterization TOML in `characterizations/`.
+        thesis: a kernel of Ortega-Arranz's thesis (its model and Table 4.2 apply).
+        auto_rank: the order `--algorithm auto` tunes the algorithms of a graph in (lower first):
+            the work-efficient first, so that its best prunes the others' hopeless trials.
+    """
+
+    name: str = ""
+    summary: str = ""
+    kernels: tuple[str, ...] = ()
+    lanes_kernels: frozenset[str] = frozenset()
+    parameters: tuple[Parameter, ...] = ()
+    concurrent_kernels: tuple[int, ...] = CONCURRENT_KERNEL_CHOICES
+    source: str = ""
+    engine: str = ""
+    characterization_file: str = ""
+    thesis: bool = False
+    auto_rank: int = 1
+
+    # --- kernels and compilation ------------------------------------------------------------------
+
+    def compile_options(self, no_l1: bool) -> list[str]:
+        """nvcc options of one build; `no_l1`: every global load past L1 (the `no_l1` state)."""
+        # plain loads only (no read-only path), and those past L1: see RESTRICT in the sources
+        return ["-DNO_L1=1", "-Xptxas=-dlcm=cg"] if no_l1 else []
+
+    def compiled_functions(self) -> dict[str, tuple[str, ...]]:
+        """Per tuned kernel, the compiled functions that launch as it (their resources bound its
+        occupancy): by default the function of the kernel's own name."""
+        return {k: (k,) for k in self.kernels}
+
+    @property
+    def source_path(self) -> Path:
+        from autotune.resources import kernels_dir
+
+        return kernels_dir() / self.source
+
+    # --- parameters and configurations ------------------------------------------------------------
+
+    def parameter(self, name: str) -> Parameter:
+        for parameter in self.parameters:
+            if parameter.name == name:
+                return parameter
+        raise InputError(f"{self.name} has no parameter {name!r}")
+
+    def default_params(self) -> dict[str, ParamValue]:
+        return {p.name: p.default for p in self.parameters}
+
+    def uniform(self, block_size: int, cache: CacheState | str = CacheState.DEFAULT, concurrent_kernels: int = 1,
+                lanes: int = 1, params: Mapping[str, ParamValue] | None = None) -> LaunchConfig:
+        """One block size and cache state for every kernel (the thesis's way to search); `lanes`
+        for the kernels that take them; the default parameters, updated with `params`."""
+        cache = CacheState(cache)
+        kernels = {k: KernelLaunch(block_size, cache, lanes if k in self.lanes_kernels else 1) for k in self.kernels}
+        return self.canonical(LaunchConfig(concurrent_kernels, kernels, self.name,
+                                           {**self.default_params(), **(params or {})}))
+
+    def default_config(self) -> LaunchConfig:
+        """The thesis's default: 256 threads and the default cache for every kernel, CK 1, L 1,
+        and the default of every parameter."""
+        return self.uniform(256)
+
+    def validate(self, config: LaunchConfig, where: str = "config") -> LaunchConfig:
+        """`config` in canonical form, if it is one of this algorithm's.
+
+        Raises:
+            InputError: another algorithm's, missing or unknown kernels or parameters, lanes on a
+                kernel that takes none, or a parameter value out of its domain.
+        """
+        if config.algorithm != self.name:
+            raise InputError(f"{where}: a configuration of {config.algorithm}, not of {self.name}")
+        names = config.kernel_names
+        missing = [k for k in self.kernels if k not in names]
+        extra = sorted(set(names) - set(self.kernels))
+        if missing or extra:
+            raise InputError(
+                f"{where}: 'kernels' must hold exactly {', '.join(self.kernels)}"
+                + (f"; missing {', '.join(missing)}" if missing else "")
+                + (f"; unknown {', '.join(extra)}" if extra else "")
+            )
+        for kernel, launch in config.kernels.items():
+            if launch.lanes != 1 and kernel not in self.lanes_kernels:
+                takes = ", ".join(sorted(self.lanes_kernels)) or "no kernel"
+                raise InputError(f"{where}: lanes applies to {takes} of {self.name}; {kernel} has lanes {launch.lanes}")
+        known = {p.name for p in self.parameters}
+        unknown = sorted(set(config.params) - known)
+        if unknown:
+            listed = ", ".join(sorted(known)) or "none"
+            raise InputError(f"{where}: {self.name} has no parameter(s) {', '.join(unknown)}; its parameters: {listed}")
+        params = self.default_params()
+        for name, value in config.params.items():
+            params[name] = self.parameter(name).check(value, where)
+        ordered = {k: config.kernel(k) for k in self.kernels}
+        return self.canonical(LaunchConfig(config.concurrent_kernels, ordered, self.name, params))
+
+    def canonical(self, config: LaunchConfig) -> LaunchConfig:
+        """The one form of configurations that launch the same (override where some values are
+        unused in some modes)."""
+        return config
+
+    # --- the CPU reference --------------------------------------------------------------------------
+
+    def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
+        raise NotImplementedError
+
+    # --- the model -----------------------------------------------------------------------------------
+
+    @cached_property
+    def characterization(self) -> Characterization:
+        from autotune.model.characterization import load_characterization
+        from autotune.resources import characterizations_dir
+
+        return load_characterization(characterizations_dir() / self.characterization_file)
+
+    def predict(self, features: GraphFeatures, device: DeviceProfile,
+                characterization: Characterization | None = None) -> Any:
+        """The model's `Prediction` (`config`, `rules()`, `to_json()`) for a graph on a GPU."""
+        raise NotImplementedError
+
+    def baseline_candidates(self, device: DeviceProfile) -> tuple[LaunchConfig, ...]:
+        """Thesis 4.6.1's baseline candidates: the uniform configurations (default cache, CK 1,
+        L 1, default parameters) of the block sizes that maximize every kernel's occupancy; where
+        no size does so for all kernels, candidate i launches each kernel with its own i-th
+        maximizing size (shorter lists repeat their last). A sweep keeps the slowest."""
+        from autotune.model.occupancy import max_occupancy_block_sizes
+
+        sizes = {k: max_occupancy_block_sizes(device, self.characterization.kernel(k).resources) for k in self.kernels}
+        common = sorted(set.intersection(*(set(s) for s in sizes.values())))
+        if common:
+            return tuple(self.uniform(b) for b in common)
+        candidates = []
+        for i in range(max(len(s) for s in sizes.values())):
+            launches = {k: KernelLaunch(sizes[k][min(i, len(sizes[k]) - 1)]) for k in self.kernels}
+            candidates.append(self.canonical(LaunchConfig(1, launches, self.name, self.default_params())))
+        return tuple(dict.fromkeys(candidates))
+
+    def lanes_choices(self) -> tuple[int, ...]:
+        return LANE_CHOICES if self.lanes_kernels else (1,)
+
+    def __repr__(self) -> str:
+        return f"<algorithm {self.name}>"

@@ -1,0 +1,107 @@
+"""Work-efficient Delta-stepping in the near-far form (`kernels/delta.cu`): frontier queues with
+duplicate suppression, thread/warp/block expansion of skewed degrees, and the iteration loop on
+the host or in one persistent launch. Tuned: Delta (from the smallest positive weight to INF, the
+relaxed settlement of Fiala's poster), the loop mode, the blocks per instance, the two bin
+thresholds, each kernel's block size and L1 state, and CK."""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Mapping
+
+from autotune.algorithms.base import Algorithm
+from autotune.algorithms.parameters import Parameter, choice
+from autotune.launch import LaunchConfig, ParamValue
+
+if TYPE_CHECKING:
+    from autotune.graphs.csr import CSRGraph
+    from autotune.model.characterization import Characterization
+    from autotune.model.device import DeviceProfile
+    from autotune.model.features import GraphFeatures
+    from autotune.reference.result import SolveResult
+
+INFINITE = "inf"
+OFF = "off"
+HOST, PERSISTENT = "host", "persistent"
+MIN_BLOCK_THRESHOLD = 32
+DELTA_SPAN = 16  # the largest finite Delta tried: the largest weight times this, in powers of two
+
+
+def delta_values(features: Any) -> tuple[ParamValue, ...]:
+    """Delta on a log scale, from the graph's smallest positive weight (rounded down to a power of
+    two) to 16 times its largest (rounded up), then INF. A graph without positive weights: 1, INF.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> delta_values(SimpleNamespace(min_positive_weight=1, max_weight=100))[-3:]
+        (1024, 2048, 'inf')
+    """
+    low = getattr(features, "min_positive_weight", None)
+    high = getattr(features, "max_weight", None)
+    if not low or not high:
+        return (1, INFINITE)
+    first = 1 << max(0, int(math.floor(math.log2(low))))
+    last = 1 << max(0, int(math.ceil(math.log2(high * DELTA_SPAN))))
+    values: list[ParamValue] = []
+    value = first
+    while value <= last:
+        values.append(value)
+        value <<= 1
+    return (*values, INFINITE)
+
+
+def threshold_argument(value: ParamValue) -> int:
+    """A bin threshold as the kernels take it: 0 for `off`."""
+    return 0 if value == OFF else int(value)
+
+
+def delta_argument(value: ParamValue) -> int:
+    """Delta as the kernels take it: INT32_MAX for `inf`."""
+    return 0x7FFFFFFF if value == INFINITE else int(value)
+
+
+class DeltaStepping(Algorithm):
+    name = "delta"
+    summary = "near-far Delta-stepping with frontier queues, hub load balancing and a device-resident loop"
+    kernels = ("advance", "split")
+    parameters = (
+        Parameter("delta", "bucket width; inf: relaxed settlement (frontier Bellman-Ford)", INFINITE,
+                  names=(INFINITE,), graph_values=delta_values, values=(INFINITE,)),
+        choice("loop", "host: a launch per phase, termination read asynchronously; persistent: one "
+               "launch runs the whole solve", (HOST, PERSISTENT), PERSISTENT),
+        Parameter("blocks", "blocks per SSSP instance (persistent with more than 1: a barrier between "
+                  "phases, every block resident)", 1, values=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512)),
+        Parameter("warp_threshold", "a vertex of at least this many edges is expanded by a warp",
+                  32, values=(8, 16, 32, 64, OFF), names=(OFF,)),
+        Parameter("block_threshold", "a vertex of at least this many edges is expanded by whole blocks "
+                  "(in chunks of this many edges, across the instance's blocks)", 1024,
+                  values=(128, 256, 512, 1024, 4096, OFF), names=(OFF,), minimum=MIN_BLOCK_THRESHOLD),
+    )
+    concurrent_kernels = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+    source = "delta.cu"
+    engine = "autotune.gpu.delta_engine:DeltaSolver"
+    characterization_file = "delta.toml"
+    auto_rank = 0
+
+    def compiled_functions(self) -> dict[str, tuple[str, ...]]:
+        """`advance` launches as the host loop's advance or a persistent solve; `split` as finish."""
+        return {"advance": ("advance", "solve_block", "solve_grid"), "split": ("finish",)}
+
+    def canonical(self, config: LaunchConfig) -> LaunchConfig:
+        """A persistent solve is one kernel launched as `advance`: `split` is advance's launch."""
+        if config.param("loop") == PERSISTENT and config.kernel("split") != config.kernel("advance"):
+            return config.replace(split=config.kernel("advance"))
+        return config
+
+    def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
+        from autotune.reference.delta import delta_stepping
+
+        return delta_stepping(graph, source, (params or {}).get("delta", INFINITE))
+
+    def predict(self, features: GraphFeatures, device: DeviceProfile,
+                characterization: Characterization | None = None) -> Any:
+        from autotune.model.delta_rules import predict
+
+        return predict(features, device, characterization or self.characterization, self)
+
+
+DELTA = DeltaStepping()

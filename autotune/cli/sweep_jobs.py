@@ -1,0 +1,197 @@
+"""What `autotune sweep` works on: per graph and algorithm, a `Job` (the graph, its search space,
+its specials and how to get its timer), from recorded measurements (`--replay`) or the GPU."""
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
+
+from autotune import algorithms
+from autotune.errors import InputError
+from autotune.measure import Protocol, Timer, choose_sources
+from autotune.search import specials as sp
+from autotune.search.records import Record, read_records
+from autotune.search.replay import ReplayTimer, recorded_space
+from autotune.search.results import GraphInfo
+from autotune.search.space import SearchSpace
+
+
+@dataclass(frozen=True)
+class SpaceOptions:
+    """The search-space options as given (None: the algorithm's full range)."""
+
+    block_sizes: str | None = None
+    caches: str | None = None
+    ck: str | None = None
+    lanes: str | None = None
+    params: tuple[str, ...] = ()
+
+    def space(self, algorithm: str, graph: GraphInfo | None, records: Sequence[Record] | None = None) -> SearchSpace:
+        """The space of one algorithm on one graph; a replay defaults each option to what its
+        records cover."""
+        given: dict[str, Any] = {"block_sizes": self.block_sizes, "caches": self.caches, "ck": self.ck,
+                                 "lanes": self.lanes}
+        params = list(self.params)
+        if records:
+            covered = recorded_space(records)
+            given = {name: value if value is not None else covered[name] for name, value in given.items()}
+            named = {text.partition("=")[0] for text in params}
+            params += [text for text in covered["params"] if text.partition("=")[0] not in named]
+        features = sp.features(graph) if graph is not None and graph.n_vertices > 0 else None
+        return SearchSpace.from_options(algorithm, params=params, graph=features, **given)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One graph and algorithm to sweep.
+
+    Args:
+        graph: its description (classified on the GPU).
+        algorithm: the algorithm.
+        space: the search space.
+        specials: prediction, default, baseline candidates.
+        timer: a context manager giving its timer.
+        source: how a worker of a multi-GPU run finds it: a --graph spec, or the records' graph key.
+    """
+
+    graph: GraphInfo
+    algorithm: str
+    space: SearchSpace
+    specials: sp.Specials
+    timer: ContextManager[Timer]
+    source: str = ""
+
+
+def replay_records(path: str, algorithm: str) -> list[Record]:
+    """The records of the algorithm(s) `--algorithm` names.
+
+    Raises:
+        InputError: unreadable records, or none of those algorithms.
+    """
+    wanted = {a.name for a in algorithms.resolve(algorithm)}
+    records = [r for r in read_records(path) if r.algorithm in wanted]
+    if not records:
+        raise InputError(f"{path}: holds no records of algorithm {algorithm}")
+    return records
+
+
+class DelayedReplay:
+    """A replay timer that takes `delay_s` per measurement (a fleet's workers then really overlap)."""
+
+    def __init__(self, timer: ReplayTimer, delay_s: float) -> None:
+        self.timer = timer
+        self.delay_s = delay_s
+
+    @property
+    def stats(self) -> Any:
+        return self.timer.stats
+
+    def measure(self, config: Any, stop: Any = None) -> Any:
+        time.sleep(self.delay_s)
+        return self.timer.measure(config, stop)
+
+
+def replay_device(path: str, records: Sequence[Record], device_spec: str | None) -> tuple[dict[str, Any], Any]:
+    """The records' GPU (one) and its profile (`--device` where the records lack one).
+
+    Raises:
+        InputError: the records mix GPUs, or no profile is known.
+    """
+    devices = {r.device_name for r in records}
+    if len(devices) > 1:
+        raise InputError(f"{path}: the records mix GPUs ({', '.join(sorted(devices))}); replay one GPU's records")
+    device = dict(records[0].device)
+    profile = sp.profile_from_json(device, path)
+    if device_spec is not None:
+        from autotune.model import load_device
+
+        profile = load_device(device_spec)
+        name = device.get("name")
+        device = sp.device_json(profile)
+        if name and name != "unknown":
+            device["name"] = name
+    if profile is None:
+        raise InputError(f"{path}: the records do not describe the GPU (its name: {device.get('name')!r}); "
+                         "name its profile with --device NAME|FILE (autotune devices lists them)")
+    return device, profile
+
+
+def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorithm: str, options: SpaceOptions,
+                device_spec: str | None, load: Callable[[str], Any], delay_s: float = 0.0
+                ) -> tuple[dict[str, Any], list[Job], list[str]]:
+    """The jobs of a replay: per graph of the records (or of `graphs`), per algorithm."""
+    device, profile = replay_device(path, records, device_spec)
+    by_graph: dict[str, list[Record]] = {}
+    for record in records:
+        by_graph.setdefault(record.graph.sha256 or record.graph.name, []).append(record)
+    names = {group[0].graph.name: key for key, group in by_graph.items()}
+    if graphs:
+        unknown = [g for g in graphs if g not in names and g not in by_graph]
+        if unknown:
+            raise InputError(f"--graph {unknown[0]}: not in {path}; it holds {', '.join(sorted(names))}")
+        keys = [names.get(g, g) for g in graphs]
+    else:
+        keys = list(by_graph)
+    jobs = []
+    for key in keys:
+        group = by_graph[key]
+        graph = group[0].graph
+        if graph.n_vertices < 1:  # records that do not say (engine benchmark): load it
+            graph = sp.graph_info(load(graph.name), seed=graph.seed, weights=graph.weights)
+        graph = sp.classify_graph(graph, profile)
+        for entry in algorithms.resolve(algorithm):
+            mine = [r for r in group if r.algorithm == entry.name]
+            if not mine:
+                continue
+            timer: Timer = ReplayTimer(mine)
+            if delay_s:
+                timer = DelayedReplay(timer, delay_s)
+            jobs.append(Job(graph, entry.name, options.space(entry.name, graph, mine),
+                            sp.recorded_specials(mine, graph, profile, entry.name), contextlib.nullcontext(timer), key))
+    return device, jobs, [by_graph[k][0].graph.name for k in keys]
+
+
+def gpu_device(device_index: int) -> tuple[dict[str, Any], Any]:
+    """The live GPU's table device object and profile (PyCUDA)."""
+    from autotune import gpu
+    from autotune.model import device_from_gpu
+
+    with gpu.gpu_session(device_index) as handle:
+        description = gpu.device_description(handle)
+    profile = device_from_gpu(device_index)
+    device = sp.device_json(profile, cuda_version=str(description.get("cuda_driver_version")))
+    device["name"] = str(description.get("name", device["name"]))
+    return device, profile
+
+
+@contextlib.contextmanager
+def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) -> Iterator[Timer]:
+    """A `CudaEventTimer` for one graph and algorithm; its GPU memory is released on exit.
+    Requires the GPU's context to be current (`gpu.gpu_session`)."""
+    from autotune.gpu import CudaEventTimer, open_solver
+
+    with open_solver(graph, algorithm) as solver:
+        yield CudaEventTimer(solver, choose_sources(graph, protocol.sample, protocol.seed), protocol,
+                             references=references)
+
+
+def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, options: SpaceOptions,
+             profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any) -> list[Job]:
+    """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
+    graph's sample are computed, or read, before any timer opens)."""
+    jobs = []
+    for graph, spec in zip(loaded, specs):
+        info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
+        references.distances(graph, choose_sources(graph, protocol.sample, protocol.seed))
+        source = str(Path(spec).resolve()) if Path(spec).exists() else spec
+        for entry in algorithms.resolve(algorithm):
+            jobs.append(Job(info, entry.name, options.space(entry.name, info), sp.model_specials(info, profile, entry.name),
+                            cuda_timer(graph, entry.name, protocol, references), source))
+    return jobs
+
+
+def protocol_json(protocol: Protocol, replay: bool, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """How each configuration is measured (part of a study's name: only the same protocol resumes)."""
+    return {"timer": "replay" if replay else "cuda-events", **protocol.to_json(), **settings}

@@ -1,0 +1,114 @@
+"""The checked options of `autotune sweep` (`Request`) and what they make: its jobs and outputs."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autotune import algorithms
+from autotune.cli.options import load_spec, reference_cache
+from autotune.cli.sweep_jobs import Job, SpaceOptions, gpu_device, gpu_jobs, protocol_json, replay_jobs, replay_records
+from autotune.cli.sweep_output import Outputs, default_output
+from autotune.errors import InputError
+from autotune.measure import Protocol
+from autotune.search.storage import MEMORY
+from autotune.search.strategies import Strategy, make_strategy
+from autotune.search.sweep import SweepSettings
+
+
+@dataclass(frozen=True)
+class Request:
+    """The checked options of one sweep (no argparse namespace beyond `parse`)."""
+
+    algorithm: str
+    strategy: Strategy
+    settings: SweepSettings
+    protocol: Protocol
+    seed: int
+    space: SpaceOptions
+    graphs: tuple[str, ...]
+    weights: str | None
+    replay: str | None
+    device_spec: str | None
+    device_index: int
+    storage: str | None
+    resume: bool
+    command: str | None
+    show: bool
+    replay_delay_s: float = 0.0
+
+    @property
+    def study_protocol(self) -> dict[str, Any]:
+        settings = {"finalists": self.settings.finalists, "rounds": self.settings.rounds}
+        return protocol_json(self.protocol, self.replay is not None, settings)
+
+
+def parse(args: argparse.Namespace) -> Request:
+    """Check the options.
+
+    Raises:
+        InputError: naming the option and what was wrong.
+    """
+    for option, value, low in (("--trials", args.trials, 1), ("--repetitions", args.repetitions, 1),
+                               ("--max-repetitions", args.max_repetitions, 1), ("--sources", args.sources, 1),
+                               ("--finalists", args.finalists, 0), ("--rounds", args.rounds, 0)):
+        if value is not None and value < low:
+            raise InputError(f"{option}: expected a number >= {low}, found {value}")
+    if args.prune_factor <= 1:
+        raise InputError(f"--prune-factor: expected a factor above 1, found {args.prune_factor}")
+    if args.resume and (args.storage == MEMORY or (args.replay and args.storage is None)):
+        raise InputError("--resume needs a storage that outlives the process; give --storage FILE.db")
+    if not args.replay and not args.graph:
+        raise InputError("no graph given; use --graph SPEC (or --replay RECORDS.jsonl)")
+    if args.device and not args.replay:
+        raise InputError("--device applies to --replay; a sweep on the GPU reads the GPU's own profile")
+    if args.param and args.algorithm == algorithms.AUTO:
+        raise InputError("--param names one algorithm's parameters; give --algorithm NAME with it")
+    seed = 0 if args.seed is None else _seed(args.seed)
+    strategy = make_strategy(args.strategy, args.trials, args.sampler,
+                             args.sampler_seed if args.sampler_seed is not None else seed)
+    protocol = Protocol(args.sources, args.repetitions, args.max_repetitions or args.repetitions, args.noise, seed)
+    settings = SweepSettings(args.finalists, args.rounds, not args.no_prune, args.prune_factor)
+    return Request(
+        algorithm=args.algorithm, strategy=strategy, settings=settings, protocol=protocol, seed=seed,
+        space=SpaceOptions(args.block_sizes, args.caches, args.ck, args.lanes, tuple(args.param)),
+        graphs=tuple(args.graph or ()), weights=args.weights, replay=args.replay, device_spec=args.device,
+        device_index=args.device_index, storage=args.storage, resume=args.resume,
+        command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
+        show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0)
+
+
+def _seed(text: str) -> int:
+    if not str(text).strip().isdigit():
+        raise InputError(f"--seed: expected a non-negative integer, found {text!r}")
+    return int(text)
+
+
+def outputs_of(args: argparse.Namespace, request: Request, names: list[str], device: dict[str, Any]) -> Outputs:
+    table = Path(args.output) if args.output else default_output(names, str(device["name"]), request.algorithm)
+    records = Path(args.records) if args.records else (
+        None if request.replay else table.with_name(table.stem + ".records.jsonl"))
+    return Outputs(table, records, args.t4, request.algorithm, request.command, request.show, bool(args.json))
+
+
+def jobs_of(request: Request, stack: ExitStack) -> tuple[dict[str, Any], list[Job], list[str]]:
+    """The sweep's jobs (every spec and option checked before the GPU is opened)."""
+    load = lambda spec: load_spec(spec, request.seed, request.weights)  # noqa: E731
+    if request.replay:
+        records = replay_records(request.replay, request.algorithm)
+        return replay_jobs(request.replay, records, request.graphs, request.algorithm, request.space,
+                           request.device_spec, load, request.replay_delay_s)
+    graphs = [load(spec) for spec in request.graphs]
+    for entry in algorithms.resolve(request.algorithm):  # every space checked before the GPU opens
+        request.space.space(entry.name, None)
+    device, profile = gpu_device(request.device_index)
+    from autotune import gpu
+
+    stack.enter_context(gpu.gpu_session(request.device_index))
+    jobs = gpu_jobs(request.graphs, graphs, request.algorithm, request.space, profile, request.protocol,
+                    request.seed, request.weights, reference_cache())
+    return device, jobs, [g.name for g in graphs]

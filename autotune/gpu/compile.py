@@ -1,0 +1,56 @@
+"""Compile an algorithm's kernel source with PyCUDA: one module per (algorithm, L1 state) build,
+once per process, with the options the algorithm gives (`Algorithm.compile_options`).
+
+Only the modules of this package import PyCUDA, and only when called.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+from autotune import algorithms
+from autotune.errors import LaunchRejected
+from autotune.gpu.device import driver
+from autotune.launch import CacheState, KernelLaunch
+
+# Driver values of the shared-memory carveout attribute (CU_SHAREDMEM_CARVEOUT_*): the percentage of
+# the unified L1/shared storage given to shared memory. -1 leaves the choice to the driver.
+CARVEOUT_PERCENT = {
+    CacheState.DEFAULT: -1,
+    CacheState.PREFER_L1: 0,
+    CacheState.PREFER_SHARED: 100,
+    CacheState.NO_L1: -1,  # no_l1 is a compile option (-DNO_L1=1 -dlcm=cg), not a carveout
+}
+
+
+@cache
+def compiled_module(algorithm: str, no_l1: bool):  # -> pycuda.compiler.SourceModule
+    """Compile (or fetch from PyCUDA's disk cache) one build; cached for the process.
+
+    Requires a current CUDA context (`device.gpu_session`).
+    """
+    from pycuda.compiler import SourceModule
+
+    entry = algorithms.get(algorithm)
+    return SourceModule(entry.source_path.read_text(), options=entry.compile_options(no_l1), no_extern_c=True)
+
+
+def kernel_function(algorithm: str, function: str, cache_state: CacheState = CacheState.DEFAULT):
+    """The compiled `function` of the build that `cache_state` and `algorithm` select."""
+    return compiled_module(algorithm, cache_state is CacheState.NO_L1).get_function(function)
+
+
+def launchable(algorithm: str, function: str, launch: KernelLaunch, kernel: str | None = None):
+    """The compiled function for a kernel launch, its cache preference applied.
+
+    Raises:
+        LaunchRejected: the block is larger than the compiled function allows.
+    """
+    cuda = driver()
+    compiled = kernel_function(algorithm, function, launch.cache)
+    limit = compiled.get_attribute(cuda.function_attribute.MAX_THREADS_PER_BLOCK)
+    if launch.block_size > limit:
+        raise LaunchRejected(
+            None, f"{kernel or function}: block size {launch.block_size} exceeds what the compiled kernel allows ({limit})"
+        )
+    compiled.set_attribute(cuda.function_attribute.PREFERRED_SHARED_MEMORY_CARVEOUT, CARVEOUT_PERCENT[launch.cache])
+    return compiled

@@ -1,0 +1,311 @@
+"""The engine of near-far Delta-stepping (`kernels/delta.cu`): apply a LaunchConfig and run
+batched solves in one of its loop modes.
+
+* `host`: per iteration, `advance` (the configuration's advance launch, B blocks per instance)
+  and `finish` (the split launch); the instances' `done` flags are copied into a pinned ring and
+  read a few iterations behind, as the thesis engine reads its thresholds.
+* `persistent`: one launch; `solve_block` with one block per instance (its counters and the head
+  of its queues in shared memory), `solve_grid` with B blocks per instance meeting at a barrier.
+  A barrier needs every block of its instance resident: the grid is refused (INVALID) unless the
+  occupancy calculation (`autotune.model.occupancy`, with the compiled kernel's registers and
+  shared memory) gives every SM a block, and B x CK is at most one block per SM. The calculation
+  allows more on some sizes, but on the H100 a grid of two 512-thread blocks per SM, which it
+  allowed, timed out at the barrier (reports/h100/delta/README.md). The kernel's barrier gives
+  up after a few seconds all the same, so no grid hangs the GPU.
+
+Every solve's iterations, splits and scanned edges are read back per instance; an instance that
+reports an error (a barrier timeout, the iteration cap, a queue overflow) makes the solve WRONG.
+"""
+from __future__ import annotations
+
+import re
+import time
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from autotune.algorithms.delta import HOST, PERSISTENT, delta_argument, threshold_argument
+from autotune.errors import LaunchRejected, WrongResult
+from autotune.graphs.csr import CSRGraph
+from autotune.gpu.compile import kernel_function, launchable
+from autotune.gpu.device import driver
+from autotune.gpu.engine import (
+    INIT_BLOCK,
+    POLL_DEPTH,
+    PackedLaunch,
+    SolveResult,
+    Solver,
+    blocks_for,
+    check_memory,
+)
+from autotune.launch import KernelLaunch, LaunchConfig
+
+WORK_ARRAYS = 7  # delta.cu's work arrays (dist first): n ints each per instance
+QUEUE_CAPACITY = 2048  # near-queue entries solve_block keeps in shared memory (each of two queues)
+SCRATCH_BYTES_PER_THREAD = 12  # advance_tile's shared arrays
+INIT_GRID_LIMIT = 1024
+ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)",
+          2: "the iteration cap was reached", 3: "a queue overflowed"}
+
+
+def state_fields(source: str) -> dict[str, int]:
+    """The per-instance state fields of delta.cu's enum, by name (F_DONE = 0, ...), read from the
+    source so that the two cannot disagree."""
+    body = source[source.index("enum {"):source.index("};", source.index("enum {"))]
+    fields: dict[str, int] = {}
+    value = -1
+    for line in body.splitlines():
+        match = re.match(r"\s*(F_\w+|N_FIELDS)(?:\s*=\s*(F_\w+)\s*\+\s*(\d+)|\s*=\s*(\d+))?\s*,?", line)
+        if not match:
+            continue
+        name, base, offset, literal = match.groups()
+        if base is not None:
+            value = fields[base] + int(offset)
+        elif literal is not None:
+            value = int(literal)
+        else:
+            value += 1
+        fields[name] = value
+    return fields
+
+
+class Workspace:
+    """The state, work arrays, hub chunks and sources of up to `capacity` instances."""
+
+    def __init__(self, n: int, capacity: int, fields: int, hub_capacity: int) -> None:
+        cuda = driver()
+        sizes = {"state": 4 * fields * capacity, "work": 4 * WORK_ARRAYS * n * capacity,
+                 "hubs": 8 * 2 * hub_capacity * capacity if hub_capacity else 0, "sources": 4 * capacity}
+        check_memory(sum(sizes.values()), f"{capacity} concurrent instances")
+        self.capacity, self.hub_capacity = capacity, hub_capacity
+        self._allocated: list = []
+        try:
+            for name, nbytes in sizes.items():
+                allocation = cuda.mem_alloc(max(nbytes, 8)) if nbytes or name != "hubs" else None
+                setattr(self, name, allocation)
+                if allocation is not None:
+                    self._allocated.append(allocation)
+            self.ring = cuda.pagelocked_empty((POLL_DEPTH, capacity), np.int32)
+        except cuda.MemoryError as error:
+            self.free()
+            raise LaunchRejected(None, f"{capacity} concurrent instances: out of GPU memory ({error})") from None
+
+    def fits(self, capacity: int, hub_capacity: int) -> bool:
+        return self.capacity >= capacity and self.hub_capacity >= hub_capacity
+
+    def free(self) -> None:
+        for allocation in self._allocated:
+            allocation.free()
+        self._allocated.clear()
+
+
+class DeltaSolver(Solver):
+    """Batched near-far Delta-stepping solves of one graph (see the module docstring)."""
+
+    def __init__(self, graph: CSRGraph, algorithm: str = "delta") -> None:
+        super().__init__(graph, algorithm)
+        self.fields = state_fields(self.algorithm.source_path.read_text())
+        self._workspace: Workspace | None = None
+        self._stream = self.cuda.Stream()
+
+    def close(self) -> None:
+        if self._workspace is not None:
+            self._workspace.free()
+            self._workspace = None
+        super().close()
+
+    @cached_property
+    def _degrees(self) -> np.ndarray:
+        return self.graph.out_degrees
+
+    def hub_capacity(self, block_threshold: int) -> int:
+        """Hub chunks one iteration can produce: ceil(degree / threshold) summed over the vertices
+        of degree >= threshold (each enters an iteration's near queue at most once)."""
+        if block_threshold <= 0:
+            return 0
+        big = self._degrees[self._degrees >= block_threshold].astype(np.int64)
+        return int(np.sum(-(-big // block_threshold))) + 1
+
+    def _workspace_for(self, instances: int, hub_capacity: int) -> Workspace:
+        if self._workspace is None or not self._workspace.fits(instances, hub_capacity):
+            if self._workspace is not None:
+                self._workspace.free()
+                self._workspace = None
+            self._workspace = Workspace(self.graph.n_vertices, instances, self.fields["N_FIELDS"], hub_capacity)
+        return self._workspace
+
+    def _check_resident(self, function, launch: KernelLaunch, blocks: int, instances: int) -> None:
+        """Refuse a persistent grid whose blocks could not all be resident (module docstring)."""
+        from autotune.model.characterization import KernelResources
+        from autotune.model.occupancy import occupancy
+
+        cuda = self.cuda
+        resources = KernelResources(function.num_regs, function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES),
+                                    SCRATCH_BYTES_PER_THREAD)
+        profile = self.device_profile
+        fit = occupancy(profile, resources, launch.block_size, launch.cache)
+        if fit.blocks_per_sm < 1:
+            raise LaunchRejected(None, f"advance: a {launch.block_size}-thread block of solve_grid cannot launch "
+                                       f"({fit.reason or 'no SM holds one'})")
+        if blocks * instances > profile.sm_count:
+            raise LaunchRejected(None, f"persistent grid of {blocks} blocks x CK {instances} = {blocks * instances} "
+                                       f"blocks, more than one per SM ({profile.sm_count}): not every block is sure "
+                                       "to be resident for the barrier")
+
+    @cached_property
+    def device_profile(self):  # -> autotune.model.device.DeviceProfile of the current device
+        from autotune.model.device import profile_from_attributes
+
+        device = self.cuda.Context.get_device()
+        attributes = {str(key).rsplit(".", 1)[-1]: value for key, value in device.get_attributes().items()}
+        major, minor = device.compute_capability()
+        return profile_from_attributes(device.name(), major, minor, attributes)
+
+    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False) -> SolveResult:
+        """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.
+
+        With `profile`, CUDA events surround every launch and `kernel_ms` sums their times per
+        kernel (`advance`, `split` in host mode; `advance` for a persistent solve; `other` = init).
+
+        Raises:
+            LaunchRejected: the configuration cannot run on this GPU (resources, residency, memory).
+            WrongResult: an instance reported an error (see `ERRORS`).
+        """
+        cuda = self.cuda
+        config = self.algorithm.validate(config)
+        ck = config.concurrent_kernels
+        if len(sources) != ck:
+            raise ValueError(f"{ck} concurrent instances need {ck} sources, got {len(sources)}")
+        params = config.params
+        loop, blocks = params["loop"], int(params["blocks"])
+        delta = np.int32(delta_argument(params["delta"]))
+        warp = np.int32(threshold_argument(params["warp_threshold"]))
+        hub_threshold = threshold_argument(params["block_threshold"])
+        uses_hubs = (loop == HOST or blocks > 1) and hub_threshold > 0
+        try:
+            workspace = self._workspace_for(ck, self.hub_capacity(hub_threshold) if uses_hubs else 0)
+            launches = self._launches(config, workspace, loop, blocks, delta, warp, np.int32(hub_threshold))
+        except LaunchRejected as rejected:
+            raise LaunchRejected(config, rejected.reason) from None
+        cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
+        stream = self._stream
+        kernel_events: list[tuple[str, object, object]] = []
+        launch_s = 0.0
+
+        def launch(name: str, packed: PackedLaunch) -> None:
+            nonlocal launch_s
+            t0 = time.perf_counter()
+            if profile:
+                before, after = self.event(), self.event()
+                before.record(stream)
+                packed(stream)
+                after.record(stream)
+                kernel_events.append((name, before, after))
+            else:
+                packed(stream)
+            launch_s += time.perf_counter() - t0
+
+        done_row = int(workspace.state) + 4 * self.fields["F_DONE"] * ck
+        try:
+            start, end = self.event(), self.event()
+            wall_start = time.perf_counter()
+            start.record(stream)
+            launch("other", launches["init"])
+            if loop == PERSISTENT:
+                launch("advance", launches["solve"])
+            else:
+                self._host_loop(launch, launches, workspace, done_row, ck, stream)
+            end.record(stream)
+            end.synchronize()
+            wall_ms = (time.perf_counter() - wall_start) * 1e3
+            elapsed_ms = end.time_since(start)
+        except cuda.LaunchError as error:
+            raise LaunchRejected(config, f"launch failed: {error}") from None
+        except cuda.LogicError as error:
+            raise LaunchRejected(config, f"launch refused: {error}") from None
+        kernel_ms: dict[str, float] = {}
+        for name, before, after in kernel_events:
+            kernel_ms[name] = kernel_ms.get(name, 0.0) + after.time_since(before)
+            self.recycle(before, after)
+        self.recycle(start, end)
+        distances = np.empty((ck, self.graph.n_vertices), dtype=np.int32)
+        cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
+        state = np.empty((self.fields["N_FIELDS"], ck), dtype=np.int32)
+        cuda.memcpy_dtoh(state, workspace.state)  # field f of instance k at f x CK + k
+        errors = state[self.fields["F_ERROR"]]
+        if np.any(errors):
+            k = int(np.flatnonzero(errors)[0])
+            raise WrongResult(f"instance {k}: {ERRORS.get(int(errors[k]), f'error {int(errors[k])}')}")
+        return SolveResult(
+            elapsed_ms=elapsed_ms,
+            wall_ms=wall_ms,
+            launch_ms=launch_s * 1e3,
+            distances=distances,
+            iterations=state[self.fields["F_ITERATIONS"]].copy(),
+            kernel_ms=kernel_ms,
+        )
+
+    def _host_loop(self, launch, launches, workspace: Workspace, done_row: int, ck: int, stream) -> None:
+        """Launch iterations until every instance is done, reading the done flags a few behind."""
+        cuda = self.cuda
+        pending: list[tuple[int, object]] = []
+        iteration = 0
+        limit = self.max_iterations() + POLL_DEPTH
+        while True:
+            if iteration >= limit:  # the kernels cap themselves; this is a bug, not a graph
+                raise WrongResult(f"no convergence after {iteration} iterations")
+            launch("advance", launches["advance"])
+            launch("split", launches["finish"])
+            slot = iteration % POLL_DEPTH
+            cuda.memcpy_dtoh_async(workspace.ring[slot, :ck], done_row, stream)
+            marker = self.event()
+            marker.record(stream)
+            pending.append((slot, marker))
+            iteration += 1
+            while pending and (len(pending) >= POLL_DEPTH or pending[0][1].query()):
+                slot_read, event = pending.pop(0)
+                event.synchronize()
+                self.recycle(event)
+                if np.all(workspace.ring[slot_read, :ck] == 1):
+                    for _slot, rest in pending:
+                        self.recycle(rest)
+                    return
+
+    def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
+                  hub_threshold) -> dict[str, PackedLaunch]:
+        algorithm = self.algorithm.name
+        n, ck = np.int32(self.graph.n_vertices), np.int32(config.concurrent_kernels)
+        g, w = self.device_graph, workspace
+        hubs = w.hubs if w.hubs is not None else 0
+        hub_capacity = np.int32(w.hub_capacity)
+        max_iterations = np.int32(self.max_iterations())
+        advance = config.kernel("advance")
+        out = {"init": PackedLaunch(kernel_function(algorithm, "init"),
+                                    (min(INIT_GRID_LIMIT, blocks_for(int(n), INIT_BLOCK)), int(ck)), INIT_BLOCK,
+                                    "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])}
+        scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
+        if loop == PERSISTENT and blocks == 1:
+            function = launchable(algorithm, "solve_block", advance, "advance")
+            out["solve"] = PackedLaunch(function, (1, int(ck)), advance.block_size, "iiPPPPPiiiii",
+                                        [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, delta, warp,
+                                          hub_threshold, max_iterations, np.int32(QUEUE_CAPACITY))],
+                                        scratch + 8 * QUEUE_CAPACITY)
+        elif loop == PERSISTENT:
+            function = launchable(algorithm, "solve_grid", advance, "advance")
+            self._check_resident(function, advance, blocks, int(ck))
+            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiii",
+                                        [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
+                                          hub_capacity, delta, warp, hub_threshold, max_iterations)], scratch)
+        else:
+            split = config.kernel("split")
+            out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance), (blocks, int(ck)),
+                                          advance.block_size, "iiPPPPPPiii",
+                                          [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
+                                            hub_capacity, warp, hub_threshold)], scratch)
+            out["finish"] = PackedLaunch(launchable(algorithm, "finish", split, "split"), (blocks, int(ck)),
+                                         split.block_size, "iiPPii", [(n, ck, w.state, w.work, delta, max_iterations)])
+        return out
+
+
+__all__ = ["DeltaSolver", "QUEUE_CAPACITY", "state_fields"]

@@ -1,0 +1,79 @@
+"""The CUDA driver and the device: initialized here, once, and nowhere else.
+
+PyCUDA is imported only when these are called, so that the rest of autotune runs without it.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from autotune.errors import GpuUnavailable
+
+INF = 0x7FFFFFFF  # the kernels' infinite distance (INT32_MAX)
+
+
+def driver():  # -> the pycuda.driver module, initialized
+    """PyCUDA's driver module, initialized, with at least one device.
+
+    Raises:
+        GpuUnavailable: no PyCUDA, no driver, or no device.
+    """
+    try:
+        import pycuda.driver as cuda
+    except ImportError as error:
+        raise GpuUnavailable(f"PyCUDA is not installed ({error}); install with: pip install -e \".[cuda]\"") from None
+    try:
+        cuda.init()
+        if cuda.Device.count() == 0:
+            raise GpuUnavailable("no CUDA device found")
+    except cuda.Error as error:
+        raise GpuUnavailable(f"no CUDA device responds: {error}") from None
+    return cuda
+
+
+def device_count() -> int:
+    """CUDA devices of this machine.
+
+    Raises:
+        GpuUnavailable: no PyCUDA or no device.
+    """
+    return int(driver().Device.count())
+
+
+@contextmanager
+def gpu_session(device_index: int = 0) -> Iterator[object]:
+    """Make the device's primary context current for the block; yields the PyCUDA Device.
+
+    Raises:
+        GpuUnavailable: no PyCUDA, no device, or no device with that index.
+    """
+    cuda = driver()
+    if not 0 <= device_index < cuda.Device.count():
+        raise GpuUnavailable(f"no CUDA device {device_index} (this machine has {cuda.Device.count()})")
+    device = cuda.Device(device_index)
+    context = device.retain_primary_context()
+    context.push()
+    try:
+        yield device
+    finally:
+        cuda.Context.synchronize()
+        cuda.Context.pop()
+
+
+def device_description(device) -> dict[str, object]:
+    """What a table records about the GPU it was measured on."""
+    cuda = driver()
+    attribute = cuda.device_attribute
+    major, minor = device.compute_capability()
+    version = cuda.get_driver_version()
+    return {
+        "name": device.name(),
+        "compute_capability": f"{major}.{minor}",
+        "sm_count": device.get_attribute(attribute.MULTIPROCESSOR_COUNT),
+        "cuda_driver_version": f"{version // 1000}.{version % 1000 // 10}",
+    }
+
+
+def live_device(index: int = 0) -> dict[str, object]:
+    """Name, compute capability and SM count of CUDA device `index`."""
+    return device_description(driver().Device(index))

@@ -1,0 +1,144 @@
+"""What every GPU engine shares: the graph in GPU memory, packed launches, CUDA events, the
+solve's result, and the `Solver` interface the timer measures through.
+
+An engine is an algorithm's `Algorithm.engine` ("module:Class"): a `Solver` subclass that runs
+batched solves (CK instances at once) of one graph under varying launch configurations.
+`open_solver` builds the one the registry names.
+"""
+from __future__ import annotations
+
+import importlib
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from autotune import algorithms
+from autotune.errors import LaunchRejected
+from autotune.graphs.csr import CSRGraph
+from autotune.gpu.device import driver
+from autotune.launch import LaunchConfig
+
+POLL_DEPTH = 8  # iterations the host may run ahead of the status it has read
+INIT_BLOCK = 256
+MAX_ITERATIONS_FACTOR = 4  # a solve longer than factor x (n + 2) iterations is a bug, not a graph
+MEMORY_SHARE = 0.9  # a workspace may take this share of the free GPU memory
+
+
+@dataclass
+class SolveResult:
+    """One batched solve: CK instances, timed with CUDA events."""
+
+    elapsed_ms: float  # CUDA events from the first launch to the detected end
+    wall_ms: float  # host clock, same span
+    launch_ms: float  # host time spent inside launch calls
+    distances: np.ndarray  # int32, (CK, n), INF for unreachable
+    iterations: np.ndarray  # per instance
+    kernel_ms: dict[str, float] = field(default_factory=dict)  # summed over instances (profiled solves)
+
+
+class GraphOnDevice:
+    """The CSR arrays in GPU memory, for the life of the object (and any arrays an engine adds)."""
+
+    def __init__(self, graph: CSRGraph) -> None:
+        cuda = driver()
+        self.graph = graph
+        self.n = graph.n_vertices
+        self._allocations: list = []
+        self.row_offsets = self.upload(cuda, graph.row_offsets)
+        self.columns = self.upload(cuda, graph.columns if graph.n_edges else np.zeros(1, np.int32))
+        self.weights = self.upload(cuda, graph.weights if graph.n_edges else np.zeros(1, np.int32))
+
+    def alloc(self, cuda, nbytes: int):
+        allocation = cuda.mem_alloc(max(nbytes, 4))
+        self._allocations.append(allocation)
+        return allocation
+
+    def upload(self, cuda, array: np.ndarray):
+        array = np.ascontiguousarray(array, dtype=np.int32)
+        allocation = self.alloc(cuda, array.nbytes)
+        cuda.memcpy_htod(allocation, array)
+        return allocation
+
+    def free(self) -> None:
+        for allocation in self._allocations:
+            allocation.free()
+        self._allocations.clear()
+
+
+def check_memory(needed_bytes: int, what: str) -> None:
+    """Refuse a workspace larger than `MEMORY_SHARE` of the free GPU memory.
+
+    Raises:
+        LaunchRejected: naming what needed how much.
+    """
+    free_bytes, _total = driver().mem_get_info()
+    if needed_bytes > MEMORY_SHARE * free_bytes:
+        raise LaunchRejected(None, f"{what} need {needed_bytes / 2**30:.2f} GiB of GPU memory; "
+                                   f"{free_bytes / 2**30:.2f} GiB are free")
+
+
+class PackedLaunch:
+    """A kernel with its grid, block, dynamic shared memory and argument buffers packed once
+    (one buffer per variant of the arguments, e.g. per iteration parity)."""
+
+    def __init__(self, function, grid: tuple[int, int], block_size: int, arg_format: str,
+                 args_per_variant: Sequence[tuple], shared_bytes: int = 0) -> None:
+        from pycuda._pvt_struct import pack
+
+        self.function = function
+        self.grid = (int(grid[0]), int(grid[1]))
+        self.block = (block_size, 1, 1)
+        self.shared_bytes = int(shared_bytes)
+        self.buffers = [pack(arg_format, *args) for args in args_per_variant]
+
+    def __call__(self, stream, variant: int = 0) -> None:
+        self.function._launch_kernel(self.grid, self.block, self.buffers[variant], self.shared_bytes, stream)
+
+
+def blocks_for(threads: int, block_size: int) -> int:
+    return max(1, -(-threads // block_size))
+
+
+class Solver:
+    """Runs batched solves of one graph and one algorithm; use inside `gpu_session()` as a context
+    manager (GPU memory is released on exit).
+
+    Subclasses implement `solve(config, sources, profile=False) -> SolveResult`.
+    """
+
+    def __init__(self, graph: CSRGraph, algorithm: str) -> None:
+        self.graph = graph
+        self.algorithm = algorithms.get(algorithm)
+        self.cuda = driver()
+        self.device_graph = GraphOnDevice(graph)
+        self._events: deque = deque()
+
+    def __enter__(self) -> Solver:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.device_graph.free()
+
+    def event(self):
+        """A CUDA event from the pool (give it back with `recycle`)."""
+        return self._events.popleft() if self._events else self.cuda.Event()
+
+    def recycle(self, *events) -> None:
+        self._events.extend(events)
+
+    def max_iterations(self) -> int:
+        return MAX_ITERATIONS_FACTOR * (self.graph.n_vertices + 2)
+
+    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False) -> SolveResult:
+        raise NotImplementedError
+
+
+def open_solver(graph: CSRGraph, algorithm: str, **options) -> Solver:
+    """The engine the registry names for `algorithm`, on `graph` (inside `gpu_session()`)."""
+    module, _, name = algorithms.get(algorithm).engine.partition(":")
+    return getattr(importlib.import_module(module), name)(graph, algorithm, **options)

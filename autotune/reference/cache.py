@@ -1,0 +1,106 @@
+"""Reference distances computed once per (graph, source) and kept on disk, content-addressed: a
+resumed sweep, every worker of a run and later sweeps of the same graph read them instead of
+running scipy's Dijkstra again. Missing ones are computed on every CPU core.
+
+Layout: `<directory>/<graph sha256>/<source>.npy` (int32, `INF` = 2**31 - 1 for unreachable, as the
+GPU writes them), each written atomically, so concurrent writers of one entry are harmless.
+
+Example:
+    >>> import tempfile
+    >>> from autotune.graphs import build_csr
+    >>> g = build_csr("g", 3, np.array([0, 1]), np.array([1, 2]), np.array([4, 0]))
+    >>> cache = ReferenceCache(tempfile.mkdtemp())
+    >>> cache.distances(g, [0])[0].tolist()
+    [0, 4, 4]
+"""
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from autotune.files import atomic_write
+from autotune.graphs.csr import CSRGraph
+from autotune.reference.oracle import reference_distances
+
+INF = 0x7FFFFFFF
+PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker processes
+
+_graph_for_workers: CSRGraph | None = None
+
+
+def _solve_chunk(sources: list[int]) -> np.ndarray:
+    return reference_distances(_graph_for_workers, sources)
+
+
+def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
+    """scipy Dijkstra's distances from each source as int32 rows (`INF` unreachable), on every
+    core for a large graph (forked workers: the graph is not copied; they never touch CUDA)."""
+    global _graph_for_workers
+    sources = list(dict.fromkeys(int(s) for s in sources))
+    workers = min(len(sources), os.cpu_count() or 1)
+    if graph.n_edges < PARALLEL_EDGES or workers < 2:
+        rows = reference_distances(graph, sources) if sources else []
+    else:
+        _graph_for_workers = graph
+        chunks = [sources[i::workers] for i in range(workers)]
+        try:
+            with warnings.catch_warnings():
+                # A process with a CUDA context has the driver's threads, and Python warns at fork();
+                # the children run scipy alone and never touch CUDA, which is what makes fork safe.
+                warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+                with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                    results = list(pool.map(_solve_chunk, chunks))
+        finally:
+            _graph_for_workers = None
+        by_source = {s: row for chunk, result in zip(chunks, results) for s, row in zip(chunk, result)}
+        rows = [by_source[s] for s in sources]
+    return {s: np.where(row < 0, INF, row).astype(np.int32) for s, row in zip(sources, rows)}
+
+
+class ReferenceCache:
+    """Reference distances on disk (see the module docstring); `directory` None keeps nothing."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None) -> None:
+        self.directory = Path(directory) if directory is not None else None
+        self.computed = 0  # sources solved by this object (the rest were read)
+
+    def _path(self, graph: CSRGraph, source: int) -> Path:
+        assert self.directory is not None
+        return self.directory / graph.sha256 / f"{source}.npy"
+
+    def _read(self, graph: CSRGraph, source: int) -> np.ndarray | None:
+        if self.directory is None:
+            return None
+        try:
+            row = np.load(self._path(graph, source), allow_pickle=False)
+        except (OSError, ValueError):
+            return None
+        return row if row.shape == (graph.n_vertices,) and row.dtype == np.int32 else None
+
+    def distances(self, graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
+        """Each source's distances: read where kept, computed (and kept) where not."""
+        found: dict[int, np.ndarray] = {}
+        missing = []
+        for source in dict.fromkeys(int(s) for s in sources):
+            row = self._read(graph, source)
+            if row is None:
+                missing.append(source)
+            else:
+                found[source] = row
+        if missing:
+            computed = compute(graph, missing)
+            self.computed += len(computed)
+            if self.directory is not None:
+                for source, row in computed.items():
+                    buffer = io.BytesIO()
+                    np.save(buffer, row, allow_pickle=False)
+                    atomic_write(self._path(graph, source), buffer.getvalue(), "reference distances")
+            found.update(computed)
+        return found

@@ -1,0 +1,322 @@
+"""A sweep that several worker processes share (`autotune sweep --devices ...`, `sweep-worker`),
+on Optuna's own machinery: each graph's study lives in one storage, every trial the sweep plans is
+enqueued there (`study.enqueue_trial`; a storage hands a WAITING trial to one process only), the
+workers run the same procedure as one process (`sweep.GraphSweep.work`) and the run's coordinator
+advances the stages (`GraphSweep.advance`).
+
+What Optuna does not do, and this module does:
+
+* **The run.** A study named `autotune-run/NAME` holds the plan (strategy, spaces, measurement
+  protocol, GPU, graphs, how to get a timer) as user attributes, so that a worker started anywhere
+  with the storage URL and the run's name can join; and each worker's record (host, pid, GPU,
+  state, measurements) for the table's `x-workers`.
+* **Dead workers on a journal file.** An RDB storage (PostgreSQL, SQLite) opened with a heartbeat
+  fails the trials of a worker that stopped beating and enqueues them again (Optuna's
+  `RetryHeartbeatStaleTrialCallback`). A `JournalStorage` has no heartbeat; its workers share one
+  host, so a RUNNING trial whose worker process (`trials.ATTR_WORKER`) no longer exists is failed
+  and enqueued again the same way (`storage.recover_interrupted`).
+* **The stages.** Only the coordinator moves a graph to its next stage (compose, re-measure,
+  done), so their trials are enqueued once.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import socket
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, ContextManager, Mapping, Sequence
+
+import optuna
+from optuna.storages import BaseStorage, JournalStorage, fail_stale_trials
+
+from autotune.errors import InputError
+from autotune.measure import Timer
+from autotune.search.results import GraphInfo, GraphResult
+from autotune.search.space import SearchSpace
+from autotune.search.specials import Specials
+from autotune.search.storage import StudyHandle, recover_interrupted
+from autotune.search.strategies import Strategy, strategy_from_json
+from autotune.search.sweep import ATTR_ELAPSED, GraphPlan, GraphSweep, SweepSettings, quiet_optuna
+from autotune.search.trials import ATTR_WORKER
+
+RUN_PREFIX = "autotune-run/"
+RUN_FORMAT = "autotune.run/2"
+ATTR_PLAN = "plan"
+WORKER_PREFIX = "worker/"
+POLL_S = 0.2
+
+
+@dataclass(frozen=True)
+class RunGraph:
+    """One graph (and algorithm) of a run: its study, and how a worker gets its timer."""
+
+    info: GraphInfo
+    algorithm: str
+    study: str
+    source: str  # the --graph spec (GPU) or the records' graph key (replay)
+    space: SearchSpace
+    specials: Specials
+
+    def to_json(self) -> dict[str, Any]:
+        return {"info": {**self.info.to_json(), "classes": dict(self.info.classes or {}) or None},
+                "algorithm": self.algorithm, "study": self.study, "source": self.source,
+                "space": self.space.to_json(), "specials": self.specials.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunGraph:
+        info = dict(data["info"])
+        classes = info.pop("classes", None)
+        graph = GraphInfo.from_json(info)
+        if classes:
+            graph = GraphInfo(**{**graph.__dict__, "classes": classes})
+        algorithm = str(data["algorithm"])
+        return cls(graph, algorithm, str(data["study"]), str(data["source"]), SearchSpace.from_json(data["space"]),
+                   Specials.from_json(data["specials"], algorithm))
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything the workers of a run share.
+
+    Args:
+        name: the run's name (`--run`).
+        algorithm: the algorithm the command asked for (a registered one, or auto).
+        strategy: the strategy.
+        settings: finalists, rounds, pruning.
+        protocol: how each configuration is measured (part of the graph studies' names).
+        device: the table's device object; every worker's GPU must have its name.
+        timer: `{"kind": "cuda", ...}` or `{"kind": "replay", "records": PATH, "delay_ms": N}`.
+        graphs: the graphs (and algorithms), in order.
+        command: the command line that started the run.
+        created: ISO 8601 UTC time.
+    """
+
+    name: str
+    algorithm: str
+    strategy: Strategy
+    settings: SweepSettings
+    protocol: Mapping[str, Any]
+    device: Mapping[str, Any]
+    timer: Mapping[str, Any]
+    graphs: tuple[RunGraph, ...]
+    command: str | None = None
+    created: str = field(default_factory=lambda: datetime.datetime.now(datetime.timezone.utc).isoformat())
+
+    def graph_plan(self, graph: RunGraph) -> GraphPlan:
+        return GraphPlan(graph.info, graph.space, self.strategy, graph.specials, self.settings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": RUN_FORMAT, "name": self.name, "algorithm": self.algorithm,
+                "strategy": self.strategy.to_json(), "settings": self.settings.to_json(),
+                "protocol": dict(self.protocol), "device": dict(self.device), "timer": dict(self.timer),
+                "graphs": [g.to_json() for g in self.graphs], "command": self.command, "created": self.created}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], where: str = "run plan") -> RunPlan:
+        if data.get("format") != RUN_FORMAT:
+            raise InputError(f"{where}: a run of format {data.get('format')!r}; this autotune reads {RUN_FORMAT}")
+        return cls(str(data["name"]), str(data["algorithm"]), strategy_from_json(data["strategy"]),
+                   SweepSettings(**data["settings"]), dict(data["protocol"]), dict(data["device"]),
+                   dict(data["timer"]), tuple(RunGraph.from_json(g) for g in data["graphs"]),
+                   data.get("command"), str(data.get("created", "")))
+
+
+def run_study_name(name: str) -> str:
+    return RUN_PREFIX + name
+
+
+def run_names(storage: BaseStorage) -> list[str]:
+    """The runs in a storage, oldest first (default names sort by their UTC time)."""
+    return sorted(s.study_name[len(RUN_PREFIX):] for s in storage.get_all_studies() if s.study_name.startswith(RUN_PREFIX))
+
+
+class Run:
+    """A run in a storage: its plan, its graph studies and its workers' records."""
+
+    def __init__(self, storage: BaseStorage, storage_url: str, plan: RunPlan) -> None:
+        self.storage = storage
+        self.storage_url = storage_url
+        self.plan = plan
+        self.study = optuna.load_study(study_name=run_study_name(plan.name), storage=storage)
+
+    @classmethod
+    def create(cls, storage: BaseStorage, storage_url: str, plan: RunPlan) -> Run:
+        """Create the run's study with its plan, and every graph's study.
+
+        Raises:
+            optuna.exceptions.DuplicatedStudyError: a run of that name exists (join it instead).
+        """
+        study = optuna.create_study(study_name=run_study_name(plan.name), storage=storage)
+        study.set_user_attr(ATTR_PLAN, plan.to_json())
+        return cls(storage, storage_url, plan)
+
+    @classmethod
+    def open(cls, storage: BaseStorage, storage_url: str, name: str) -> Run:
+        """Open an existing run.
+
+        Raises:
+            InputError: no run of that name (naming the runs there), or its plan is unreadable.
+        """
+        try:
+            study = optuna.load_study(study_name=run_study_name(name), storage=storage)
+        except KeyError:
+            known = run_names(storage)
+            there = f"; runs there: {', '.join(known[-5:])}" if known else "; it holds no run"
+            raise InputError(f"--run {name}: no such run in {storage_url}{there}") from None
+        data = study.user_attrs.get(ATTR_PLAN)
+        if data is None:
+            raise InputError(f"--run {name}: the run in {storage_url} has no plan")
+        return cls(storage, storage_url, RunPlan.from_json(data, f"run {name}"))
+
+    def handle(self, graph: RunGraph, sampler: optuna.samplers.BaseSampler) -> StudyHandle:
+        study = optuna.load_study(study_name=graph.study, storage=self.storage, sampler=sampler)
+        return StudyHandle(study, self.storage, self.storage_url, resumed=False)
+
+    def sweeps(self, timer: Timer | None = None, worker: str = "", workers: int = 1) -> list[GraphSweep]:
+        """A `GraphSweep` per graph of the run (a worker's sampler seeded with its id)."""
+        offset = sum(worker.encode()) if worker else 0
+        return [GraphSweep(self.plan.graph_plan(g), self.handle(g, self.plan.strategy.sampler(g.space, offset, workers)),
+                           timer) for g in self.plan.graphs]
+
+    # --- workers' records ------------------------------------------------------------------------
+
+    def set_worker(self, worker: str, record: Mapping[str, Any]) -> None:
+        self.study.set_user_attr(WORKER_PREFIX + worker, json.loads(json.dumps(dict(record))))
+
+    def workers(self) -> dict[str, dict[str, Any]]:
+        attrs = optuna.load_study(study_name=self.study.study_name, storage=self.storage).user_attrs
+        return {k[len(WORKER_PREFIX):]: dict(v) for k, v in attrs.items() if k.startswith(WORKER_PREFIX)}
+
+    # --- liveness -----------------------------------------------------------------------------
+
+    def recover(self, sweeps: Sequence[GraphSweep]) -> int:
+        """Fail and enqueue again the RUNNING trials of dead workers (module docstring)."""
+        count = 0
+        for sweep in sweeps:
+            if isinstance(self.storage, JournalStorage):
+                count += recover_interrupted(sweep.study, self.storage, gone=dead_here)
+            else:
+                with contextlib.suppress(Exception), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                    fail_stale_trials(sweep.study)
+        return count
+
+
+def dead_here(trial: optuna.trial.FrozenTrial) -> bool:
+    """Whether a RUNNING trial's worker ran on this host and its process is gone."""
+    worker = trial.user_attrs.get(ATTR_WORKER)
+    if not worker or worker.get("host") != socket.gethostname():
+        return False
+    return not pid_alive(int(worker["pid"]))
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def worker_id(device_index: int) -> str:
+    return f"{socket.gethostname()}/gpu{device_index}/{os.getpid()}"
+
+
+def work(run: Run, timers: Callable[[RunGraph], ContextManager[Timer]], device_index: int,
+         sleep: Callable[[float], None] = time.sleep, workers: int = 1) -> int:
+    """Measure the run's trials on this process's timer until every graph is done; returns how
+    many it measured. Graphs are worked on in order; a graph whose stage has nothing left for this
+    worker is left for the next."""
+    name = worker_id(device_index)
+    record: dict[str, Any] = {"host": socket.gethostname(), "pid": os.getpid(), "device_index": device_index,
+                              "measured": 0, "state": "running"}
+    run.set_worker(name, record)
+    state = "failed"
+    try:
+        with quiet_optuna(), contextlib.ExitStack() as stack:
+            opened: dict[int, GraphSweep] = {}
+            while True:
+                sweeps = run.sweeps(None, name, workers)
+                if all(s.done for s in sweeps):
+                    break
+                progressed = False
+                for index, (graph, sweep) in enumerate(zip(run.plan.graphs, sweeps)):
+                    if sweep.done or not sweep.offers_work():
+                        continue
+                    if index not in opened:
+                        opened[index] = _sweep_with_timer(run, graph, stack.enter_context(timers(graph)), name, workers)
+                    count = opened[index].work(limit=1)
+                    record["measured"] = sum(s.trials.measured_here for s in opened.values())
+                    progressed = progressed or bool(count)
+                    if count:
+                        run.set_worker(name, record)
+                        break  # back to the first graph that has work
+                if not progressed:
+                    run.recover(sweeps)
+                    sleep(POLL_S)
+        state = "finished"
+    except KeyboardInterrupt:
+        state = "stopped"
+        raise
+    finally:
+        record["state"] = state
+        with contextlib.suppress(Exception):
+            run.set_worker(name, record)
+    return int(record["measured"])
+
+
+def _sweep_with_timer(run: Run, graph: RunGraph, timer: Timer, worker: str, workers: int) -> GraphSweep:
+    offset = sum(worker.encode())
+    return GraphSweep(run.plan.graph_plan(graph), run.handle(graph, run.plan.strategy.sampler(graph.space, offset, workers)),
+                      timer)
+
+
+def coordinate(run: Run, alive: Callable[[], bool], sleep: Callable[[float], None] = time.sleep,
+               on_poll: Callable[[], None] | None = None) -> bool:
+    """Prepare every graph, then advance the stages and recover dead workers' trials until every
+    graph is done (True) or no worker is left (False)."""
+    with quiet_optuna():
+        sweeps = run.sweeps()
+        for sweep in sweeps:
+            sweep.prepare()
+        while True:
+            sweeps = run.sweeps()
+            moved = any([sweep.advance() for sweep in sweeps])
+            if all(s.done for s in sweeps):
+                return True
+            if not moved:
+                if not alive():
+                    run.recover(sweeps)
+                    return all(s.done for s in run.sweeps())
+                run.recover(sweeps)
+                if on_poll is not None:
+                    on_poll()
+                sleep(POLL_S)
+
+
+def results(run: Run, elapsed_s: float | None = None, partial: bool = False) -> list[GraphResult]:
+    """The graphs' results from their studies (what every worker measured); `elapsed_s`: the
+    run's wall time (default: what each study recorded)."""
+    out = []
+    for sweep in run.sweeps():
+        elapsed = float(sweep.study.user_attrs.get(ATTR_ELAPSED, 0.0)) if elapsed_s is None else elapsed_s
+        out.append(sweep.result(elapsed, partial or not sweep.done, run.plan.device))
+    return out
+
+
+def worker_summary(run: Run) -> list[dict[str, Any]]:
+    """Per worker: its id, host, GPU, state and measurements (the table's `x-workers`)."""
+    out = []
+    for worker, record in sorted(run.workers().items()):
+        state = record.get("state", "running")
+        if state == "running" and record.get("host") == socket.gethostname() and not pid_alive(int(record.get("pid", 0))):
+            state = "dead"
+        out.append({"worker": worker, "host": record.get("host"), "device_index": record.get("device_index"),
+                    "state": state, "measured": int(record.get("measured", 0))})
+    return out

@@ -1,0 +1,152 @@
+"""What a sweep measures besides its search (`Specials`: the default, the baseline candidates and
+the model's prediction, from the algorithm's entry in the registry); and the graph and device
+descriptions a table and a replay need.
+
+The baseline of thesis 4.6.1 is "of the block sizes that maximize occupancy, the slowest; default
+cache; CK 1": `Algorithm.baseline_candidates` gives the candidates, the sweep measures them and
+the slowest is the baseline.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from autotune import algorithms
+from autotune.errors import InputError
+from autotune.launch import LaunchConfig
+from autotune.search.records import Record
+from autotune.search.results import GraphInfo
+
+
+@dataclass(frozen=True)
+class Specials:
+    """The configurations every strategy measures.
+
+    Args:
+        default: the default configuration.
+        baseline_candidates: uniform, default cache, CK 1, L 1, for each block size that
+            maximizes occupancy.
+        prediction: the model's predicted configuration (None without a model).
+        prediction_details: the model's account of it (`Prediction.to_json()`: config, rules,
+            classes), for the table's `predicted`.
+    """
+
+    default: LaunchConfig
+    baseline_candidates: tuple[LaunchConfig, ...] = ()
+    prediction: LaunchConfig | None = None
+    prediction_details: Mapping[str, Any] | None = None
+
+    def ordered(self) -> list[LaunchConfig]:
+        """Prediction, default, baseline candidates; each configuration once."""
+        configs = ([self.prediction] if self.prediction else []) + [self.default, *self.baseline_candidates]
+        return list({c.key(): c for c in configs}.values())
+
+    def roles(self) -> dict[str, tuple[str, ...]]:
+        roles: dict[str, list[str]] = {}
+        if self.prediction is not None:
+            roles.setdefault(self.prediction.key(), []).append("prediction")
+        roles.setdefault(self.default.key(), []).append("default")
+        for config in self.baseline_candidates:
+            roles.setdefault(config.key(), []).append("baseline_candidate")
+        return {key: tuple(dict.fromkeys(names)) for key, names in roles.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "default": self.default.to_json(),
+            "baseline_candidates": [c.to_json() for c in self.baseline_candidates],
+            "prediction": None if self.prediction is None else self.prediction.to_json(),
+            "prediction_details": None if self.prediction_details is None else dict(self.prediction_details),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], algorithm: str, where: str = "run plan") -> Specials:
+        read = algorithms.config_from_json
+        prediction = data.get("prediction")
+        return cls(
+            default=read(data["default"], f"{where}: default", algorithm),
+            baseline_candidates=tuple(read(c, f"{where}: baseline", algorithm) for c in data.get("baseline_candidates", ())),
+            prediction=None if prediction is None else read(prediction, f"{where}: prediction", algorithm),
+            prediction_details=data.get("prediction_details"),
+        )
+
+
+def device_json(profile: Any, cuda_version: str | None = None, driver_version: str | None = None) -> dict[str, Any]:
+    """The table's device object of a `DeviceProfile` (what records keep too)."""
+    from autotune.tables import device_section
+
+    return device_section(profile, cuda_version=cuda_version, driver_version=driver_version)
+
+
+def profile_from_json(data: Mapping[str, Any], where: str = "records") -> Any | None:
+    """The `DeviceProfile` of a table's or record's device object; None when it lacks a
+    profile's keys (records that only name the GPU)."""
+    from autotune.model.device import OPTIONAL_KEYS, REQUIRED_KEYS, profile_from_mapping
+
+    if not all(key in data for key in REQUIRED_KEYS):
+        return None
+    fields = {key: value for key, value in data.items() if key in REQUIRED_KEYS or key in OPTIONAL_KEYS}
+    return profile_from_mapping(fields, f"{where}: device", origin=str(data.get("profile", "")))
+
+
+def graph_info(graph: Any, seed: int | None = None, weights: str | None = None) -> GraphInfo:
+    """The `GraphInfo` of a loaded `CSRGraph` (its degree skew and weight figures included)."""
+    from autotune.model.features import graph_statistics
+
+    return GraphInfo(name=graph.name, sha256=graph.sha256, n_vertices=graph.n_vertices, n_edges=graph.n_edges,
+                     max_degree=graph.max_degree, seed=seed, weights=weights, **graph_statistics(graph))
+
+
+def features(graph: GraphInfo) -> Any:
+    """The model's `GraphFeatures` of a graph description."""
+    from autotune.model import GraphFeatures
+
+    return GraphFeatures(name=graph.name, n_vertices=max(graph.n_vertices, 1), n_edges=graph.n_edges,
+                         max_degree=graph.max_degree, sha256=graph.sha256 or None, degree_cv=graph.degree_cv,
+                         min_positive_weight=graph.min_positive_weight, max_weight=graph.max_weight,
+                         mean_weight=graph.mean_weight)
+
+
+def classify_graph(graph: GraphInfo, profile: Any | None) -> GraphInfo:
+    """`graph` with the model's classes on the GPU (stress ratio, degree and stress classes)."""
+    if profile is None or graph.n_vertices < 1:
+        return graph
+    from autotune.model import classify
+
+    return dataclasses.replace(graph, classes=classify(features(graph), profile).to_json())
+
+
+def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crauser") -> Specials:
+    """Prediction, default and baseline candidates of an algorithm from the model; without a
+    profile only the default (the table then lacks `predicted`, `model` and `baseline`).
+
+    Raises:
+        InputError: the model cannot predict for this GPU (e.g. a kernel cannot launch).
+    """
+    entry = algorithms.get(algorithm)
+    if profile is None:
+        return Specials(entry.default_config())
+    prediction = entry.predict(features(graph), profile)
+    return Specials(entry.default_config(), entry.baseline_candidates(profile), prediction.config,
+                    prediction.to_json())
+
+
+def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any | None,
+                      algorithm: str = "crauser") -> Specials:
+    """The specials of a replay: the prediction and baseline candidates the records were measured
+    as (their `roles`), so a replay repeats the live sweep; where the records hold no roles, the
+    model's (as in a live sweep)."""
+    try:
+        from_model = model_specials(graph, profile, algorithm) if profile is not None else None
+    except InputError:
+        from_model = None
+    predictions = [r.measurement.config for r in records if "prediction" in r.roles]
+    prediction = predictions[0] if predictions else (from_model.prediction if from_model else None)
+    if from_model is not None and from_model.prediction == prediction:
+        details = from_model.prediction_details
+    else:
+        details = {"config": prediction.to_json()} if prediction is not None else None
+    candidates = tuple(dict.fromkeys(r.measurement.config for r in records if "baseline_candidate" in r.roles))
+    if not candidates and from_model is not None:
+        candidates = from_model.baseline_candidates
+    return Specials(algorithms.get(algorithm).default_config(), candidates, prediction, details)

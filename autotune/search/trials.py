@@ -1,0 +1,294 @@
+"""The objective and its bookkeeping: every configuration a sweep measures is one Optuna trial.
+
+A trial's configuration is its enqueued task (`ATTR_TASK`: the specials, the exhaustive grid, the
+initial design, compositions and re-measurements are all enqueued, so that every process sharing
+the study takes each exactly once) or, for a Bayesian search, what the sampler suggests. The
+objective asks the timer for a `Measurement`, keeps it in the trial (`ATTR_BOOKKEEPING`) and returns
+verified milliseconds per SSSP. An invalid or wrong measurement is raised as `LaunchRejected` /
+`WrongResult`, which `study.optimize(catch=CATCH)` records as a FAIL trial with its reason; a pruned
+one as `optuna.TrialPruned` (a PRUNED trial, with what it measured).
+
+A configuration measured before in the study (by any process) is answered from that measurement
+(`cached`), so samplers that propose a point twice cost no GPU time; re-measurements always measure.
+
+Pruning (`RelativePruner`, an Optuna pruner): the timer reports the time per SSSP after its warm-up
+and after every batch (`trial.report`), and stops the measurement once it is more than `factor`
+times the best time of the study so far (twice that for the warm-up, which runs cold).
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
+from optuna.pruners import BasePruner
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.algorithms import config_from_json
+from autotune.errors import LaunchRejected, WrongResult
+from autotune.launch import LaunchConfig
+from autotune.measure import Measurement, Status, Timer
+from autotune.search import storage as st
+from autotune.search.space import SearchSpace
+
+CATCH = (LaunchRejected, WrongResult)
+ATTRS = st.ATTR_BOOKKEEPING  # the one user attribute holding a trial's bookkeeping (one write)
+ATTR_TASK = "autotune:task"  # an enqueued trial's task: {"config", "phase", ["round"]}
+ATTR_WORKER = "autotune:worker"  # {"host", "pid"} of the process that measures the trial
+ATTR_UNUSED = "autotune:unused"  # a trial the sampler opened after the budget was spent: not measured
+PHASES = ("fixed", "search", "compose", "remeasure")
+DEFAULT_PRUNE_FACTOR = 1.5
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One call of the timer (a real measurement, never a cached answer).
+
+    Args:
+        measurement: what the timer returned.
+        phase: fixed, search, compose or remeasure.
+        trial: the Optuna trial number.
+        timestamp: ISO 8601 UTC time the measurement finished.
+        wall_s: seconds the `measure` call took.
+        round: the re-measurement round, for phase remeasure.
+        roles: what the sweep measured the configuration as (default, baseline_candidate, prediction).
+    """
+
+    measurement: Measurement
+    phase: str
+    trial: int | None
+    timestamp: str
+    wall_s: float
+    round: int | None = None
+    roles: tuple[str, ...] = ()
+
+    @property
+    def config(self) -> LaunchConfig:
+        return self.measurement.config
+
+
+def now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def task_of(trial: FrozenTrial | optuna.Trial) -> Mapping[str, Any] | None:
+    return trial.user_attrs.get(ATTR_TASK)
+
+
+def phase_of(trial: FrozenTrial) -> str:
+    """A trial's phase: its bookkeeping's, its task's, or search (a sampled trial)."""
+    done = trial.user_attrs.get(ATTRS)
+    if done:
+        return done["phase"]
+    task = task_of(trial)
+    return task["phase"] if task else "search"
+
+
+def this_worker() -> dict[str, Any]:
+    return {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+class RelativePruner(BasePruner):
+    """Prune a trial whose last reported time per SSSP is more than `factor` times the best so far
+    (twice that at step 0, the warm-up): the study's, or `elsewhere()`'s (the same graph's other
+    algorithms in an auto sweep) when that is lower. Never prunes before there is a best."""
+
+    def __init__(self, factor: float = DEFAULT_PRUNE_FACTOR, elsewhere: Callable[[], float | None] | None = None) -> None:
+        self.factor = factor
+        self.elsewhere = elsewhere
+
+    def prune(self, study: optuna.Study, trial: FrozenTrial) -> bool:
+        if not trial.intermediate_values:
+            return False
+        step = trial.last_step
+        value = trial.intermediate_values[step]
+        candidates = []
+        with contextlib.suppress(ValueError):  # no completed trial yet
+            candidates.append(study.best_value)
+        other = self.elsewhere() if self.elsewhere is not None else None
+        if other is not None:
+            candidates.append(other)
+        if not candidates:
+            return False
+        bound = self.factor * (2.0 if step == 0 else 1.0) * min(candidates)
+        return value > bound
+
+
+def suggest(trial: optuna.Trial, name: str, distribution: BaseDistribution) -> Any:
+    if isinstance(distribution, IntDistribution):
+        return trial.suggest_int(name, distribution.low, distribution.high, step=distribution.step)
+    if isinstance(distribution, CategoricalDistribution):
+        return trial.suggest_categorical(name, distribution.choices)
+    raise TypeError(f"unexpected distribution {distribution!r} for {name}")
+
+
+class Trials:
+    """Measures configurations as trials of one study and reads back every measurement in it.
+
+    Args:
+        study: the study (possibly shared with other processes).
+        space: the search space (the sampler's parameters).
+        timer: what measures.
+        roles: per configuration key, the roles it was measured for (default, ...).
+        prune: prune hopeless trials (the study's pruner decides how).
+        on_trial: called after every finished trial of this process with (measurement, cached).
+        clock: seconds, for the wall time of `measure` calls.
+        algorithm: the algorithm the study's configurations default to (records of old tables).
+    """
+
+    def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
+                 roles: Mapping[str, tuple[str, ...]] | None = None, prune: bool = False,
+                 on_trial: Callable[[Measurement, bool], None] | None = None,
+                 clock: Callable[[], float] = time.perf_counter,
+                 may_sample: Callable[[], bool] = lambda: True) -> None:
+        self.study = study
+        self.space = space
+        self.timer = timer
+        self.roles = dict(roles or {})
+        self.prune = prune
+        self.on_trial = on_trial
+        self.clock = clock
+        self.may_sample = may_sample
+        self.measured_here = 0
+        self._seen: set[int] = set()
+        self._first: dict[str, Measurement] = {}
+        self._distributions = space.distributions()
+
+    # --- what the study holds -----------------------------------------------------------------
+
+    def finished(self) -> list[FrozenTrial]:
+        return self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED))
+
+    def refresh(self) -> None:
+        """Learn the measurements finished since the last look (this process's and others')."""
+        for trial in self.finished():
+            if trial.number in self._seen:
+                continue
+            self._seen.add(trial.number)
+            measurement = st.trial_measurement(trial)
+            if measurement is not None:
+                self._first.setdefault(measurement.config.key(), measurement)
+
+    def measured(self, config: LaunchConfig) -> bool:
+        self.refresh()
+        return config.key() in self._first
+
+    def evaluations(self) -> list[Evaluation]:
+        """Every real measurement of the study, in time order (cached answers left out)."""
+        out = []
+        for trial in self.finished():
+            measurement = st.trial_measurement(trial)
+            attrs = trial.user_attrs.get(ATTRS, {})
+            if measurement is None or attrs.get("cached", False):
+                continue
+            out.append(Evaluation(measurement, attrs["phase"], trial.number, attrs.get("timestamp", ""),
+                                  attrs.get("wall_s", 0.0), attrs.get("round"), tuple(attrs.get("roles", ()))))
+        return sorted(out, key=lambda e: (e.timestamp, e.trial if e.trial is not None else -1))
+
+    def measurements(self) -> dict[str, list[Measurement]]:
+        """Every real measurement by configuration key, in order."""
+        out: dict[str, list[Measurement]] = {}
+        for evaluation in self.evaluations():
+            out.setdefault(evaluation.config.key(), []).append(evaluation.measurement)
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """Finished trials that measured (or answered from a measurement), and those of the search
+        phase; interrupted, stale and unused trials left out."""
+        trials = [t for t in self.finished() if st.trial_measurement(t) is not None]
+        return {"trials": len(trials), "search": sum(1 for t in trials if phase_of(t) == "search")}
+
+    # --- enqueuing ----------------------------------------------------------------------------
+
+    def enqueue(self, config: LaunchConfig, phase: str, round_: int | None = None) -> None:
+        """Add a task as a WAITING trial: the next process that asks for a trial measures it."""
+        task: dict[str, Any] = {"config": config.to_json(), "phase": phase}
+        if round_ is not None:
+            task["round"] = round_
+        params = self.space.to_params(config) if self.space.contains(config) else {}
+        self.study.enqueue_trial(params, user_attrs={ATTR_TASK: task})
+
+    # --- measuring ----------------------------------------------------------------------------
+
+    def _configuration(self, trial: optuna.Trial) -> tuple[LaunchConfig, str, int | None]:
+        task = task_of(trial)
+        if task is None and not self.may_sample():
+            # another process took the last queued trial between our look and our ask: no new point
+            trial.set_user_attr(ATTR_UNUSED, True)
+            raise optuna.TrialPruned("the sampler's budget is spent")
+        if task is None:
+            params = {name: suggest(trial, name, d) for name, d in self._distributions.items()}
+            return self.space.from_params(params), "search", None
+        config = config_from_json(task["config"], f"trial {trial.number}", self.space.algorithm)
+        if self.space.contains(config):  # the enqueued values, so the sampler learns from the trial
+            for name, distribution in self._distributions.items():
+                suggest(trial, name, distribution)
+        return config, str(task["phase"]), task.get("round")
+
+    def _measure(self, trial: optuna.Trial, config: LaunchConfig) -> Measurement:
+        stop = None
+        if self.prune:
+            def stop(times_ms: Sequence[float], warm_up: bool) -> bool:
+                step = 0 if warm_up else len(times_ms)
+                trial.report(min(times_ms), step)
+                return trial.should_prune()
+        try:
+            return self.timer.measure(config, stop) if stop is not None else self.timer.measure(config)
+        except LaunchRejected as rejected:
+            return Measurement(config, Status.INVALID, reason=rejected.reason)
+        except WrongResult as wrong:
+            return Measurement(config, Status.WRONG, reason=str(wrong))
+
+    def objective(self, trial: optuna.Trial) -> float:
+        """The Optuna objective: the trial's configuration, measured; verified ms per SSSP.
+
+        Raises (inside the objective, for `catch=CATCH`):
+            LaunchRejected: the measurement is INVALID.
+            WrongResult: the measurement is WRONG.
+            optuna.TrialPruned: the measurement was pruned.
+        """
+        config, phase, round_ = self._configuration(trial)
+        self.refresh()
+        cached = phase != "remeasure" and config.key() in self._first
+        wall_s = 0.0
+        if cached:
+            measurement = self._first[config.key()]
+        else:
+            trial.set_user_attr(ATTR_WORKER, this_worker())
+            start = self.clock()
+            try:
+                measurement = self._measure(trial, config)
+            except KeyboardInterrupt:
+                trial.set_user_attr(st.ATTR_INTERRUPTED, True)
+                if task_of(trial) is not None:  # its task goes back to the queue; a sampled one is sampled anew
+                    self.enqueue(config, phase, round_)
+                raise
+            wall_s = self.clock() - start
+            self.measured_here += 1
+        attrs: dict[str, Any] = {"config": config.to_json(), "phase": phase, "cached": cached, "wall_s": wall_s,
+                                 "timestamp": now_iso(), "measurement": measurement.to_json()}
+        if round_ is not None:
+            attrs["round"] = round_
+        roles = self.roles.get(config.key())
+        if roles:
+            attrs["roles"] = list(roles)
+        if not measurement.ok:
+            trial.set_user_attr(st.ATTR_REASON, f"{measurement.status}: {measurement.reason}")
+        trial.set_user_attr(ATTRS, attrs)
+        if not cached:
+            self._first.setdefault(config.key(), measurement)
+        if self.on_trial is not None:
+            self.on_trial(measurement, cached)
+        if measurement.status is Status.INVALID:
+            raise LaunchRejected(config, measurement.reason or "invalid")
+        if measurement.status is Status.WRONG:
+            raise WrongResult(measurement.reason or "wrong result")
+        if measurement.status is Status.PRUNED:
+            raise optuna.TrialPruned(measurement.reason or "pruned")
+        return float(measurement.ms_per_sssp)

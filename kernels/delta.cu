@@ -1,0 +1,664 @@
+// Near-far Delta-stepping SSSP (Davidson, Baxter, Garland, Owens, IPDPS 2014), batched over CK
+// instances: blockIdx.y is the instance, and each instance has its own workspace.
+//
+// An iteration relaxes the out-edges of the *near* queue (vertices whose distance fell below the
+// threshold T). A relaxation that lowers dist[u] to nd pushes u into the next near queue when
+// nd < T, into the *far* pile otherwise. When an iteration leaves no work for the next one, the far
+// pile is *split*: T moves up to the bucket above the smallest distance pushed to the pile
+// ((far_min / Delta + 1) * Delta), the pile's vertices below the new T become the near queue, those
+// at or above it stay, and those below the old T are dropped (their last improvement took them
+// below T and so into a near queue). Delta = INF never splits: every improved vertex goes into the
+// next near queue (the poster's relaxed settlement, a frontier Bellman-Ford). The algorithm is
+// label-correcting: any threshold schedule gives exact distances.
+//
+// Duplicates are suppressed with stamps: a vertex enters a near queue at most once per phase
+// (near_stamp holds the phase's tag) and the far pile at most once per split generation
+// (far_stamp), so every queue holds at most n vertices.
+//
+// Load balance (Merrill, Garland, Grimshaw's thread/warp/CTA expansion): within a tile of
+// blockDim.x queue entries, a vertex with at least `warp_threshold` edges is expanded by a warp,
+// and the others together: their edge lists are concatenated by a block-wide prefix sum and the
+// block's threads take consecutive edges (an edge-balanced partition of the tile). A vertex with
+// at least `block_threshold` edges is expanded by whole blocks: by its own block when an instance
+// has one block, otherwise cut into chunks of `block_threshold` edges that every block of the
+// instance takes from a queue in the next iteration (so a hub no longer waits on one block). A
+// threshold of 0 turns its bin off. Tiles and chunks are handed out by atomic counters.
+//
+// Loop modes:
+//   host:       the host launches `advance` and `finish` for every iteration and reads the
+//               instances' `done` flags asynchronously, a few iterations behind;
+//   persistent: one launch runs the whole loop. `solve_block` gives each instance one block and
+//               keeps its counters and the head of its near queue in shared memory; `solve_grid`
+//               gives each instance gridDim.x blocks that meet at a barrier. The host refuses a
+//               grid whose blocks could not all be resident at once, and the barrier gives up after
+//               BARRIER_TIMEOUT_CYCLES (setting the instance's error flag), so no grid can hang.
+//
+// The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT).
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+#define INF 0x7fffffff
+
+#if NO_L1
+#define RESTRICT
+#else
+#define RESTRICT __restrict__
+#endif
+
+// Per-instance state, structure of arrays: field f of instance k is state[f * ck + k].
+enum {
+  F_DONE = 0,       // first, so the host copies one contiguous row
+  F_ERROR,          // 1: a barrier timed out; 2: the iteration cap was reached; 3: a queue overflowed
+  F_THRESHOLD,      // T
+  F_FAR_SEL,        // which far buffer is the pile (0/1)
+  F_FAR_COUNT0,     // far pile counts, by buffer
+  F_FAR_COUNT1,
+  F_FAR_MIN0,       // smallest distance pushed into the far pile, by splits % 2
+  F_FAR_MIN1,
+  F_ITERATIONS,     // advance steps
+  F_SPLITS,         // far-pile splits
+  F_RELAXED,        // edges scanned (statistics)
+  F_BARRIER_COUNT,
+  F_BARRIER_GEN,
+  F_BLOCKS_DONE,    // host mode: blocks of `finish` done (the last one does the bookkeeping)
+  F_NEAR_COUNT0,    // the next four by iteration % 3: the queue iteration i reads is at i % 3,
+  F_HUB_COUNT0 = F_NEAR_COUNT0 + 3,  // the one it writes at (i + 1) % 3; (i + 2) % 3 is zeroed
+  F_TILE_NEXT0 = F_HUB_COUNT0 + 3,   // tiles handed out in iteration i
+  F_CHUNK_NEXT0 = F_TILE_NEXT0 + 3,  // hub chunks handed out in iteration i
+  N_FIELDS = F_CHUNK_NEXT0 + 3
+};
+
+#define BARRIER_TIMEOUT_CYCLES (4LL * 1000 * 1000 * 1000)
+// The work arrays: dist, near0, near1, far0, far1, near_stamp, far_stamp, n ints each per instance.
+
+struct Instance {
+  int *state;  // field f at state[f * ck]
+  int ck, n;
+  int *dist, *near0, *near1, *far0, *far1, *near_stamp, *far_stamp;
+  int2 *hubs0, *hubs1;  // hub chunks (vertex, chunk index); null in solve_block
+  // Selected with ?: rather than by an array index, which would put the struct on the stack.
+  __device__ __forceinline__ int *near(int parity) const { return parity ? near1 : near0; }
+  __device__ __forceinline__ int *far(int parity) const { return parity ? far1 : far0; }
+  __device__ __forceinline__ int2 *hubs(int parity) const { return parity ? hubs1 : hubs0; }
+  __device__ __forceinline__ int *field(int f) const { return &state[(size_t)f * ck]; }
+  __device__ __forceinline__ int load(int f) const { return __ldcg(field(f)); }
+};
+
+__device__ __forceinline__ Instance instance_of(int n, int ck, int *state, int *work, int2 *hubs,
+                                                int hub_capacity) {
+  const int inst = blockIdx.y;
+  Instance in;
+  in.state = state + inst;
+  in.ck = ck;
+  in.n = n;
+  // Array a of instance k at work + (a * ck + k) * n: every instance's dist comes first, together.
+  int *base = work + (size_t)inst * n;
+  const size_t stride = (size_t)ck * n;
+  in.dist = base;
+  in.near0 = base + stride;
+  in.near1 = base + 2 * stride;
+  in.far0 = base + 3 * stride;
+  in.far1 = base + 4 * stride;
+  in.near_stamp = base + 5 * stride;
+  in.far_stamp = base + 6 * stride;
+  in.hubs0 = hubs ? hubs + (size_t)inst * 2 * hub_capacity : nullptr;
+  in.hubs1 = hubs ? in.hubs0 + hub_capacity : nullptr;
+  return in;
+}
+
+// An atomic add by every thread of the calling (coalesced) group, one atomic per warp.
+__device__ __forceinline__ int aggregated_add(int *counter, int each = 1) {
+  cg::coalesced_group group = cg::coalesced_threads();
+  int base = 0;
+  if (group.thread_rank() == 0) base = atomicAdd(counter, (int)group.size() * each);
+  return group.shfl(base, 0) + (int)group.thread_rank() * each;
+}
+
+__device__ __forceinline__ void aggregated_min(int *target, int value) {
+  cg::coalesced_group group = cg::coalesced_threads();
+  const int least = cg::reduce(group, value, cg::less<int>());
+  if (group.thread_rank() == 0) atomicMin(target, least);
+}
+
+// The near queue a phase writes: its first `shared_capacity` entries in shared memory (solve_block),
+// the rest in global memory.
+struct Queue {
+  int *shared;
+  int shared_capacity;
+  int *global;
+  __device__ __forceinline__ void put(int index, int value) const {
+    if (index < shared_capacity) shared[index] = value; else global[index - shared_capacity] = value;
+  }
+  __device__ __forceinline__ int get(int index) const {
+    return index < shared_capacity ? shared[index] : __ldcg(&global[index - shared_capacity]);
+  }
+};
+
+// What a phase pushes into, and with which tags.
+struct Push {
+  Queue near_out;
+  int *near_count;
+  int capacity;  // of the near queue and the far pile: n (a phase pushes a vertex at most once)
+  int *error;
+  int *far_out;
+  int *far_count;
+  int *far_min;
+  int *near_stamp;
+  int *far_stamp;
+  int threshold;
+  int near_tag;
+  int far_tag;
+};
+
+__device__ __forceinline__ void push(const Push &p, int u, int nd) {
+  if (nd < p.threshold) {
+    if (atomicExch(&p.near_stamp[u], p.near_tag) != p.near_tag) {
+      const int at = aggregated_add(p.near_count);
+      if (at < p.capacity) p.near_out.put(at, u); else atomicExch(p.error, 3);
+    }
+  } else {
+    aggregated_min(p.far_min, nd);
+    if (atomicExch(&p.far_stamp[u], p.far_tag) != p.far_tag) {
+      const int at = aggregated_add(p.far_count);
+      if (at < p.capacity) p.far_out[at] = u; else atomicExch(p.error, 3);
+    }
+  }
+}
+
+__device__ __forceinline__ void relax(const Push &p, int *dist, const int *RESTRICT columns,
+                                      const int *RESTRICT weights, int e, int d) {
+  const int u = columns[e];
+  const int nd = d + weights[e];
+  if (nd < dist[u]) {
+    const int old = atomicMin(&dist[u], nd);
+    if (nd < old) push(p, u, nd);
+  }
+}
+
+// Inclusive prefix sum over the block (blockDim.x a multiple of 32, at most 1024).
+__device__ __forceinline__ int block_inclusive_sum(int value, int *warp_sums) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const int other = __shfl_up_sync(0xffffffffu, value, offset);
+    if (lane >= offset) value += other;
+  }
+  if (lane == 31) warp_sums[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    const int n_warps = blockDim.x >> 5;
+    int total = lane < n_warps ? warp_sums[lane] : 0;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const int other = __shfl_up_sync(0xffffffffu, total, offset);
+      if (lane >= offset) total += other;
+    }
+    if (lane < n_warps) warp_sums[lane] = total;
+  }
+  __syncthreads();
+  if (warp > 0) value += warp_sums[warp - 1];
+  return value;
+}
+
+// Where a tile's large vertices go: expanded in place (hub_out null), or cut into chunks.
+struct Hubs {
+  int2 *out;
+  int *count;
+  int capacity;
+  int *error;
+};
+
+// Expand one tile: entries [tile, tile + blockDim.x) of `queue` (count entries). Dynamic shared
+// memory: 3 * blockDim.x ints from `scratch`. Every thread of the block calls it. Returns the
+// edges this thread counted as scanned.
+__device__ int advance_tile(const Push &p, const Queue &queue, int count, int tile,
+                            const int *RESTRICT row_offsets, const int *RESTRICT columns,
+                            const int *RESTRICT weights, int *dist, int warp_threshold,
+                            int block_threshold, const Hubs &hubs, int *scratch) {
+  int *tile_begin = scratch;                   // blockDim.x
+  int *tile_offset = scratch + blockDim.x;     // blockDim.x: exclusive prefix sums of the degrees
+  int *tile_dist = scratch + 2 * blockDim.x;   // blockDim.x
+  __shared__ int warp_sums[32];
+  __shared__ int owner, owner_begin, owner_end, owner_dist, total;
+
+  const int item = tile + threadIdx.x;
+  int vertex = -1, begin = 0, end = 0, d = 0;
+  if (item < count) {
+    vertex = queue.get(item);
+    d = __ldcg(&dist[vertex]);
+    begin = row_offsets[vertex];
+    end = row_offsets[vertex + 1];
+  }
+  int scanned = 0;
+
+  if (block_threshold > 0 && hubs.out != nullptr) {
+    // Hubs: chunks of block_threshold edges, for every block of the instance next iteration.
+    if (end - begin >= block_threshold) {
+      const int chunks = (end - begin + block_threshold - 1) / block_threshold;
+      const int at = atomicAdd(hubs.count, chunks);
+      if (at + chunks <= hubs.capacity) {
+        for (int k = 0; k < chunks; ++k) hubs.out[at + k] = make_int2(vertex, k);
+      } else {
+        atomicExch(hubs.error, 3);
+      }
+      begin = end;
+    }
+  } else if (block_threshold > 0) {
+    // Block bin: the whole block expands one vertex at a time.
+    while (true) {
+      if (threadIdx.x == 0) owner = -1;
+      __syncthreads();
+      if (end - begin >= block_threshold) owner = threadIdx.x;
+      __syncthreads();
+      if (owner < 0) break;
+      if (owner == threadIdx.x) {
+        owner_begin = begin;
+        owner_end = end;
+        owner_dist = d;
+        begin = end;  // claimed
+      }
+      __syncthreads();
+      const int ob = owner_begin, oe = owner_end, od = owner_dist;
+      for (int e = ob + threadIdx.x; e < oe; e += blockDim.x) relax(p, dist, columns, weights, e, od);
+      if (threadIdx.x == 0) scanned += oe - ob;
+      __syncthreads();
+    }
+  }
+
+  // Warp bin: a warp expands one vertex at a time.
+  if (warp_threshold > 0) {
+    const int lane = threadIdx.x & 31;
+    while (true) {
+      const unsigned wants = __ballot_sync(0xffffffffu, end - begin >= warp_threshold);
+      if (!wants) break;
+      const int leader = __ffs(wants) - 1;
+      const int wb = __shfl_sync(0xffffffffu, begin, leader);
+      const int we = __shfl_sync(0xffffffffu, end, leader);
+      const int wd = __shfl_sync(0xffffffffu, d, leader);
+      if (lane == leader) begin = end;
+      for (int e = wb + lane; e < we; e += 32) relax(p, dist, columns, weights, e, wd);
+      if (lane == 0) scanned += we - wb;
+    }
+  }
+
+  // The rest, edge-balanced across the block.
+  const int degree = end - begin;
+  const int inclusive = block_inclusive_sum(degree, warp_sums);
+  tile_begin[threadIdx.x] = begin;
+  tile_offset[threadIdx.x] = inclusive - degree;
+  tile_dist[threadIdx.x] = d;
+  if (threadIdx.x == blockDim.x - 1) total = inclusive;
+  __syncthreads();
+  const int edges = total;
+  for (int i = threadIdx.x; i < edges; i += blockDim.x) {
+    int low = 0, high = blockDim.x - 1;  // the last thread whose offset is <= i owns edge i
+    while (low < high) {
+      const int mid = (low + high + 1) >> 1;
+      if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
+    }
+    relax(p, dist, columns, weights, tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
+  }
+  if (threadIdx.x == 0) scanned += edges;
+  __syncthreads();  // the shared arrays are reused by the next tile
+  return scanned;
+}
+
+// One hub chunk: `block_threshold` edges of a vertex, expanded by the whole block.
+__device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_offsets,
+                             const int *RESTRICT columns, const int *RESTRICT weights, int *dist,
+                             int block_threshold) {
+  const int d = __ldcg(&dist[chunk.x]);
+  const int begin = row_offsets[chunk.x] + chunk.y * block_threshold;
+  const int end = min(row_offsets[chunk.x + 1], begin + block_threshold);
+  for (int e = begin + threadIdx.x; e < end; e += blockDim.x) relax(p, dist, columns, weights, e, d);
+  return threadIdx.x == 0 ? end - begin : 0;
+}
+
+// Take the next item of a counter-handed-out sequence (the whole block takes one at a time).
+__device__ __forceinline__ int take(int *next, int step) {
+  __shared__ int taken;
+  __syncthreads();
+  if (threadIdx.x == 0) taken = atomicAdd(next, step);
+  __syncthreads();
+  return taken;
+}
+
+__device__ __forceinline__ int next_threshold(int old_threshold, int far_min, int delta) {
+  if (delta == INF || far_min == INF) return INF;
+  long long t = ((long long)far_min / delta + 1) * delta;
+  if (t <= old_threshold) t = (long long)old_threshold + delta;
+  return t >= INF ? INF : (int)t;
+}
+
+// Split the far pile (count entries) into the next near queue and the other far buffer; this
+// block is `block` of `n_blocks`.
+__device__ void split_range(const Push &p, const int *pile, int count, int block, int n_blocks,
+                            int *dist, int old_threshold) {
+  for (int i = block * blockDim.x + threadIdx.x; i < count; i += n_blocks * blockDim.x) {
+    const int u = __ldcg(&pile[i]);
+    const int d = __ldcg(&dist[u]);
+    if (d < old_threshold) continue;  // an earlier near queue took it
+    push(p, u, d);                    // below the new threshold: near; otherwise kept
+  }
+}
+
+// The pushes of iteration `iteration`'s advance (split = false) or of the split ending it.
+__device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, int *near_count,
+                                          int iteration, int splits, int sel, int threshold,
+                                          bool split) {
+  Push p;
+  p.near_out = near_out;
+  p.near_count = near_count;
+  p.capacity = in.n;
+  p.error = in.field(F_ERROR);
+  const int pile = split ? sel ^ 1 : sel;
+  p.far_out = in.far(pile);
+  p.far_count = in.field(F_FAR_COUNT0 + pile);
+  p.far_min = in.field(F_FAR_MIN0 + ((splits + (split ? 1 : 0)) & 1));
+  p.near_stamp = in.near_stamp;
+  p.far_stamp = in.far_stamp;
+  p.threshold = threshold;
+  p.near_tag = 2 * iteration + (split ? 2 : 1);
+  p.far_tag = splits + (split ? 2 : 1);
+  return p;
+}
+
+__device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
+  Queue q;
+  q.shared = nullptr;
+  q.shared_capacity = 0;
+  q.global = in.near(parity);
+  return q;
+}
+
+// dist = INF, stamps 0; the source in the first near queue; T = Delta (INF for Delta = INF).
+extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int *state, int *work,
+                                int delta) {
+  Instance in = instance_of(n, ck, state, work, nullptr, 0);
+  const int source = sources[blockIdx.y];
+  for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+    in.dist[v] = v == source ? 0 : INF;
+    in.near_stamp[v] = 0;
+    in.far_stamp[v] = 0;
+  }
+  if (blockIdx.x == 0) {
+    for (int f = threadIdx.x; f < N_FIELDS; f += blockDim.x) {
+      int value = 0;
+      if (f == F_THRESHOLD) value = delta;
+      if (f == F_NEAR_COUNT0) value = 1;
+      if (f == F_FAR_MIN0 || f == F_FAR_MIN1) value = INF;
+      *in.field(f) = value;
+    }
+    if (threadIdx.x == 0) in.near(0)[0] = source;
+  }
+}
+
+// The advance of iteration `iteration` over this instance's blocks (host mode and solve_grid):
+// the hub chunks the previous iteration left, then the tiles of the near queue. With `dynamic`,
+// blocks take chunks and tiles from atomic counters (host mode); otherwise block b takes b,
+// b + gridDim.x, ... (solve_grid: on the H100 the counters, with an instance's blocks spinning at
+// its barrier, once left a grid that could not all be resident hanging instead of timing out).
+template <bool dynamic>
+__device__ int advance_shared_work(const Instance &in, int hub_capacity, int iteration, int splits,
+                                   int sel, int threshold, const int *RESTRICT row_offsets,
+                                   const int *RESTRICT columns, const int *RESTRICT weights,
+                                   int warp_threshold, int block_threshold, int *scratch) {
+  const int now = iteration % 3, next = (iteration + 1) % 3;
+  const Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
+                           iteration, splits, sel, threshold, false);
+  int scanned = 0;
+  const int chunks = in.load(F_HUB_COUNT0 + now);
+  if (chunks > 0) {
+    const int2 *hub_in = in.hubs(iteration & 1);
+    int *next_chunk = in.field(F_CHUNK_NEXT0 + now);
+    for (int c = dynamic ? take(next_chunk, 1) : blockIdx.x; c < chunks;
+         c = dynamic ? take(next_chunk, 1) : c + gridDim.x) {
+      int2 chunk;
+      chunk.x = __ldcg(&hub_in[c].x);
+      chunk.y = __ldcg(&hub_in[c].y);
+      scanned += advance_chunk(p, chunk, row_offsets, columns, weights, in.dist, block_threshold);
+    }
+  }
+  const int count = in.load(F_NEAR_COUNT0 + now);
+  const Queue queue = global_queue(in, iteration & 1);
+  Hubs hubs;
+  hubs.out = in.hubs((iteration + 1) & 1);
+  hubs.count = in.field(F_HUB_COUNT0 + next);
+  hubs.capacity = hub_capacity;
+  hubs.error = in.field(F_ERROR);
+  int *next_tile = in.field(F_TILE_NEXT0 + now);
+  for (int tile = dynamic ? take(next_tile, blockDim.x) : blockIdx.x * blockDim.x; tile < count;
+       tile = dynamic ? take(next_tile, blockDim.x) : tile + gridDim.x * blockDim.x)
+    scanned += advance_tile(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
+                            block_threshold, hubs, scratch);
+  return scanned;
+}
+
+// ---- host loop -------------------------------------------------------------------------------
+
+// One iteration's advance of every unfinished instance (gridDim.x blocks each).
+extern "C" __global__ void advance(int n, int ck, const int *RESTRICT row_offsets,
+                                   const int *RESTRICT columns, const int *RESTRICT weights,
+                                   int *state, int *work, int2 *hubs, int hub_capacity,
+                                   int warp_threshold, int block_threshold) {
+  extern __shared__ int scratch[];
+  Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
+  if (in.load(F_DONE)) return;
+  const int scanned = advance_shared_work<true>(in, hub_capacity, in.load(F_ITERATIONS), in.load(F_SPLITS), in.load(F_FAR_SEL),
+                                          in.load(F_THRESHOLD), row_offsets, columns, weights,
+                                          warp_threshold, block_threshold, scratch);
+  if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
+}
+
+// The end of an iteration: split the far pile when the advance left no work, then (the last
+// block of the instance) the bookkeeping: counters, next iteration, new threshold, done.
+extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delta, int max_iterations) {
+  Instance in = instance_of(n, ck, state, work, nullptr, 0);
+  if (in.load(F_DONE)) return;
+  const int iteration = in.load(F_ITERATIONS), splits = in.load(F_SPLITS), sel = in.load(F_FAR_SEL);
+  const int threshold = in.load(F_THRESHOLD);
+  const int next = (iteration + 1) % 3;
+  const int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
+  const int far_count = in.load(F_FAR_COUNT0 + sel);
+  const bool split = next_work == 0 && far_count > 0;
+  const int new_threshold = split ? next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta)
+                                  : threshold;
+  if (split) {
+    const Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
+                             iteration, splits, sel, new_threshold, true);
+    split_range(p, in.far(sel), far_count, blockIdx.x, gridDim.x, in.dist, threshold);
+  }
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(in.field(F_BLOCKS_DONE), 1) == (int)gridDim.x - 1;
+  __syncthreads();
+  if (!last || threadIdx.x != 0) return;
+  __threadfence();
+  *in.field(F_BLOCKS_DONE) = 0;
+  const int later = (iteration + 2) % 3;  // iteration + 1 writes these; iteration - 1 used them
+  *in.field(F_NEAR_COUNT0 + later) = 0;
+  *in.field(F_HUB_COUNT0 + later) = 0;
+  *in.field(F_TILE_NEXT0 + later) = 0;
+  *in.field(F_CHUNK_NEXT0 + later) = 0;
+  *in.field(F_ITERATIONS) = iteration + 1;
+  if (split) {
+    *in.field(F_SPLITS) = splits + 1;
+    *in.field(F_FAR_SEL) = sel ^ 1;
+    *in.field(F_FAR_COUNT0 + sel) = 0;
+    *in.field(F_FAR_MIN0 + (splits & 1)) = INF;
+    *in.field(F_THRESHOLD) = new_threshold;
+  }
+  const int near_now = in.load(F_NEAR_COUNT0 + next);  // the split's pushes
+  const int far_now = in.load(F_FAR_COUNT0 + (split ? sel ^ 1 : sel));
+  const bool done = near_now == 0 && far_now == 0 && next_work == 0;
+  if (done) *in.field(F_DONE) = 1;
+  if (!done && iteration + 1 >= max_iterations) {
+    *in.field(F_ERROR) = 2;
+    *in.field(F_DONE) = 1;
+  }
+}
+
+// ---- persistent loops ------------------------------------------------------------------------
+
+// The gridDim.x blocks of an instance meet here. Returns false when the barrier timed out.
+__device__ bool instance_barrier(const Instance &in) {
+  __shared__ int ok;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ok = 1;
+    volatile int *generation = in.field(F_BARRIER_GEN);
+    const int seen = *generation;
+    __threadfence();
+    if (atomicAdd(in.field(F_BARRIER_COUNT), 1) == (int)gridDim.x - 1) {
+      *in.field(F_BARRIER_COUNT) = 0;
+      __threadfence();
+      atomicAdd(in.field(F_BARRIER_GEN), 1);
+    } else {
+      const long long start = clock64();
+      while (*generation == seen) {
+        if (clock64() - start > BARRIER_TIMEOUT_CYCLES || *(volatile int *)in.field(F_ERROR)) {
+          atomicExch(in.field(F_ERROR), 1);
+          ok = 0;
+          break;
+        }
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+  return ok;
+}
+
+// The whole solve, gridDim.x > 1 blocks per instance, all resident (the host checks).
+extern "C" __global__ void __maxnreg__(64) solve_grid(
+    int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
+    const int *RESTRICT weights, int *state, int *work, int2 *hubs, int hub_capacity, int delta,
+    int warp_threshold, int block_threshold, int max_iterations) {
+  extern __shared__ int scratch[];
+  Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
+  int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
+  const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+  while (true) {
+    if (leader) {  // counters of iteration - 1: read before the last barrier, next written after the next
+      const int later = (iteration + 2) % 3;
+      *in.field(F_NEAR_COUNT0 + later) = 0;
+      *in.field(F_HUB_COUNT0 + later) = 0;
+      *in.field(F_TILE_NEXT0 + later) = 0;
+      *in.field(F_CHUNK_NEXT0 + later) = 0;
+    }
+    scanned += advance_shared_work<false>(in, hub_capacity, iteration, splits, sel, threshold, row_offsets, columns, weights,
+                                   warp_threshold, block_threshold, scratch);
+    if (!instance_barrier(in) || in.load(F_ERROR)) break;
+    const int next = (iteration + 1) % 3;
+    // Every block reads the same counts: the advance is done and nobody writes them until the
+    // next barrier.
+    int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
+    int far_count = in.load(F_FAR_COUNT0 + sel);
+    while (next_work == 0 && far_count > 0) {
+      const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
+      const Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
+                               iteration, splits, sel, new_threshold, true);
+      split_range(p, in.far(sel), far_count, blockIdx.x, gridDim.x, in.dist, threshold);
+      if (!instance_barrier(in)) return;
+      if (leader) {
+        *in.field(F_FAR_COUNT0 + sel) = 0;
+        *in.field(F_FAR_MIN0 + (splits & 1)) = INF;
+      }
+      threshold = new_threshold;
+      sel ^= 1;
+      splits += 1;
+      next_work = in.load(F_NEAR_COUNT0 + next);
+      far_count = in.load(F_FAR_COUNT0 + sel);
+      // Another split right away writes the buffer whose count the leader has just zeroed: wait
+      // for it. Otherwise its next writer is a split after the next advance's barrier.
+      if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
+    }
+    iteration += 1;
+    if (next_work == 0 && far_count == 0) break;
+    if (iteration >= max_iterations) {
+      if (leader) *in.field(F_ERROR) = 2;
+      break;
+    }
+  }
+  if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
+  if (leader) {
+    *in.field(F_ITERATIONS) = iteration;
+    *in.field(F_SPLITS) = splits;
+    *in.field(F_THRESHOLD) = threshold;
+    *in.field(F_DONE) = 1;
+  }
+}
+
+// The whole solve, one block per instance: counters in shared memory, and the first
+// `queue_capacity` entries of each near queue too (dynamic shared memory: 3 * blockDim.x +
+// 2 * queue_capacity ints).
+extern "C" __global__ void solve_block(
+    int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
+    const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
+    int block_threshold, int max_iterations, int queue_capacity) {
+  extern __shared__ int scratch[];
+  __shared__ int near_count[3], far_count[2], far_min[2];
+  Instance in = instance_of(n, ck, state, work, nullptr, 0);
+  int *const shared_queue0 = scratch + 3 * blockDim.x, *const shared_queue1 = shared_queue0 + queue_capacity;
+  if (threadIdx.x == 0) {
+    near_count[0] = 1;
+    near_count[1] = near_count[2] = 0;
+    far_count[0] = far_count[1] = 0;
+    far_min[0] = far_min[1] = INF;
+    shared_queue0[0] = __ldcg(&in.near(0)[0]);  // the source
+  }
+  __syncthreads();
+  int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
+  Hubs no_hubs;
+  no_hubs.out = nullptr;
+  no_hubs.count = nullptr;
+  no_hubs.capacity = 0;
+  no_hubs.error = nullptr;
+  while (true) {
+    const int now = iteration % 3, next = (iteration + 1) % 3;
+    const int count = near_count[now];
+    if (threadIdx.x == 0) near_count[(iteration + 2) % 3] = 0;
+    Queue out = {(iteration + 1) & 1 ? shared_queue1 : shared_queue0, queue_capacity, in.near((iteration + 1) & 1)};
+    Push p = make_push(in, out, &near_count[next], iteration, splits, sel, threshold, false);
+    p.far_count = &far_count[sel];
+    p.far_min = &far_min[splits & 1];
+    const Queue queue = {iteration & 1 ? shared_queue1 : shared_queue0, queue_capacity, in.near(iteration & 1)};
+    for (int tile = 0; tile < count; tile += blockDim.x)
+      scanned += advance_tile(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
+                              block_threshold, no_hubs, scratch);
+    __syncthreads();
+    int next_near = near_count[next];
+    int far_now = far_count[sel];
+    while (next_near == 0 && far_now > 0) {
+      const int new_threshold = next_threshold(threshold, far_min[splits & 1], delta);
+      Push q = make_push(in, out, &near_count[next], iteration, splits, sel, new_threshold, true);
+      q.far_count = &far_count[sel ^ 1];
+      q.far_min = &far_min[(splits + 1) & 1];
+      split_range(q, in.far(sel), far_now, 0, 1, in.dist, threshold);
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        far_count[sel] = 0;
+        far_min[splits & 1] = INF;
+      }
+      threshold = new_threshold;
+      sel ^= 1;
+      splits += 1;
+      next_near = near_count[next];
+      far_now = far_count[sel];
+      __syncthreads();  // the zeroing above before another split writes there
+    }
+    iteration += 1;
+    if (next_near == 0 && far_now == 0) break;
+    if (iteration >= max_iterations) {
+      if (threadIdx.x == 0) *in.field(F_ERROR) = 2;
+      break;
+    }
+  }
+  if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
+  if (threadIdx.x == 0) {
+    *in.field(F_ITERATIONS) = iteration;
+    *in.field(F_SPLITS) = splits;
+    *in.field(F_THRESHOLD) = threshold;
+    *in.field(F_DONE) = 1;
+  }
+}

@@ -1,0 +1,114 @@
+"""The pieces of a multi-GPU sweep, in one process: the run's plan, what the storages guarantee
+(a WAITING trial goes to one process only), a dead worker's trial enqueued again, `--devices`."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from autotune.cli.sweep_fleet import parse_devices
+from autotune.errors import InputError
+from autotune.search import Bayes, Exhaustive, SearchSpace, SweepSettings, open_storage
+from autotune.search.fleet import Run, RunGraph, RunPlan, dead_here, run_names
+from autotune.search.storage import recover_interrupted
+from autotune.search.synthetic import synthetic_device, synthetic_graph
+from autotune.search.trials import ATTR_TASK, ATTR_WORKER
+
+from conftest import SMALL_SPACE, default_specials
+
+
+def _plan(strategy, graphs=2, name="r1") -> RunPlan:
+    space = SearchSpace.from_options("crauser", **SMALL_SPACE)
+    runs = tuple(RunGraph(synthetic_graph(f"g{i}"), "crauser", f"study-{i}", f"g{i}", space, default_specials())
+                 for i in range(graphs))
+    return RunPlan(name, "crauser", strategy, SweepSettings(prune=True), {"repetitions": 3}, synthetic_device(),
+                   {"kind": "replay", "records": "x"}, runs, "autotune sweep ...")
+
+
+def test_a_run_plan_survives_json():
+    for strategy in (Exhaustive(compose_top=2), Bayes(trials=12, sampler_name="random", seed=4)):
+        plan = _plan(strategy)
+        again = RunPlan.from_json(plan.to_json())
+        assert again.to_json() == plan.to_json()
+        assert again.graphs[1].space == plan.graphs[1].space and again.graphs[0].specials == plan.graphs[0].specials
+        assert again.strategy.to_json() == strategy.to_json() and again.settings == plan.settings
+
+
+def test_a_run_is_found_by_name_and_an_unknown_one_is_named(tmp_path):
+    storage, shown = open_storage(str(tmp_path / "s.journal"))
+    Run.create(storage, shown, _plan(Exhaustive(), name="first"))
+    assert run_names(storage) == ["first"] and Run.open(storage, shown, "first").plan.name == "first"
+    with pytest.raises(InputError, match="--run second: no such run in .*; runs there: first"):
+        Run.open(storage, shown, "second")
+
+
+@pytest.mark.parametrize("kind", ["journal", "postgres"])
+def test_a_waiting_trial_goes_to_one_process_only(tmp_path, kind, request):
+    """What the fleet relies on Optuna for: concurrent `ask`s never pop the same enqueued trial
+    (a journal file, and PostgreSQL's row locks; SQLite has none, and a fleet refuses it)."""
+    name = request.getfixturevalue("postgres_url") if kind == "postgres" else str(tmp_path / "s.journal")
+    storage, _ = open_storage(name)
+    study = optuna.create_study(storage=storage, study_name="s")
+    for x in range(40):
+        study.enqueue_trial({"x": x})
+    script = (f"import optuna, sys; from autotune.search import open_storage; s, _ = open_storage({name!r}); "
+              "study = optuna.load_study(study_name='s', storage=s)\n"
+              "for _ in range(10):\n"
+              "    t = study.ask({'x': optuna.distributions.IntDistribution(0, 39)}); study.tell(t, t.params['x'])")
+    processes = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(4)]
+    assert [p.wait() for p in processes] == [0, 0, 0, 0]
+    values = sorted(t.params["x"] for t in study.get_trials(states=(TrialState.COMPLETE,)))
+    assert values == list(range(40))  # each of the 40 enqueued once, none twice
+
+
+def test_the_running_trial_of_a_dead_worker_is_failed_and_enqueued_again(tmp_path):
+    storage, _ = open_storage(str(tmp_path / "s.journal"))
+    study = optuna.create_study(storage=storage, study_name="s")
+    study.enqueue_trial({}, user_attrs={ATTR_TASK: {"config": {}, "phase": "search"}})
+    study.enqueue_trial({}, user_attrs={ATTR_TASK: {"config": {}, "phase": "fixed"}})
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    mine, theirs = study.ask(), study.ask()
+    mine.set_user_attr(ATTR_WORKER, {"host": socket.gethostname(), "pid": os.getpid()})
+    theirs.set_user_attr(ATTR_WORKER, {"host": socket.gethostname(), "pid": dead.pid})
+    assert recover_interrupted(study, storage, gone=dead_here) == 1
+    states = [(t.state, t.user_attrs[ATTR_TASK]["phase"]) for t in study.trials]
+    assert states == [(TrialState.RUNNING, "search"), (TrialState.FAIL, "fixed"), (TrialState.WAITING, "fixed")]
+
+
+def test_devices_are_parsed_and_checked():
+    assert parse_devices("0,2", replay=False) == (0, 2)
+    assert parse_devices(" 1 ", replay=True) == (1,)
+    for text, message in (("0,x", "'x' is not a GPU index"), ("1,1", "GPU 1 is listed twice"),
+                          ("", "expected all or GPU indexes")):
+        with pytest.raises(InputError, match=message):
+            parse_devices(text, replay=False)
+    with pytest.raises(InputError, match="a replay has no GPUs to count"):
+        parse_devices("all", replay=True)
+
+
+def test_two_threads_enqueueing_and_asking_share_one_journal(tmp_path):
+    storage, _ = open_storage(str(tmp_path / "s.journal"))
+    study = optuna.create_study(storage=storage, study_name="s")
+    taken: list[int] = []
+
+    def worker():
+        for _ in range(20):
+            trial = study.ask({"x": optuna.distributions.IntDistribution(0, 99)})
+            taken.append(trial.params["x"])
+            study.tell(trial, 0.0)
+
+    for x in range(40):
+        study.enqueue_trial({"x": x})
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(taken) == list(range(40))
