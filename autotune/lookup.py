@@ -13,9 +13,10 @@ Example::
 Nearest graph class: the entry minimizing a weighted Euclidean distance over the graph's features
 (`GRAPH_FEATURES`): log2 vertices, log2 mean degree, and log2(1 + the coefficient of variation of
 the out-degrees), the degree skew that tells a power-law graph from a uniform one of the same mean
-degree. The weights (`DEFAULT_WEIGHTS`) are those the leave-one-graph-out check of the H100
-sweeps chose (`scripts/lookup_check.py`, reports/h100/lookup/); an entry or a query without a
-feature leaves that feature out of its distance. An exact match has distance 0.
+degree. The weights (`DEFAULT_WEIGHTS`, `Table.lookup(weights=...)`) are 1 each: doubling the
+vertices, doubling the mean degree or doubling 1 + the skew count alike (not yet validated by a
+leave-one-graph-out check); an entry or a query without a feature leaves that feature out of its
+distance. An exact match has distance 0.
 
 An entry's `best` (measured and verified) is used; with `queries=K`, the fastest configuration of
 the entry's `curve` with at most K concurrent SSSPs (its latency curve: K = 1 is one query's wait);

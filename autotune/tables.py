@@ -182,9 +182,9 @@ def build_table(
 def validate_table(table: Any, where: str = "table", require_jsonschema: bool = False) -> None:
     """Check a table against the shipped schema of its version.
 
-    With `jsonschema` installed, a full validation; without it, the schema id, the required keys
-    and every configuration (through `algorithms.config_from_json`), unless `require_jsonschema`
-    asks for the full one.
+    With `jsonschema` installed, a full validation; without it, the schema id and the required keys,
+    unless `require_jsonschema` asks for the full one. Either way every configuration is checked
+    against its algorithm (`algorithms.config_from_json`: its kernels, lanes and parameters).
 
     Raises:
         InputError: naming `where`, the path inside the table and what is wrong.
@@ -199,6 +199,7 @@ def validate_table(table: Any, where: str = "table", require_jsonschema: bool = 
         if require_jsonschema:
             raise AutotuneError("validating a table needs the jsonschema package (pip install jsonschema)") from None
         _check_minimal(table, where)
+        _check_configs(table, where)
         return
     version = schema(table["schema"])
     validator_class = jsonschema.validators.validator_for(version)
@@ -209,6 +210,7 @@ def validate_table(table: Any, where: str = "table", require_jsonschema: bool = 
         at = "/".join(str(part) for part in error.absolute_path) or "(top)"
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise InputError(f"{where}: {at}: {_error_message(error)}{more}; see docs/tables.md")
+    _check_configs(table, where)
 
 
 def _error_message(error: Any) -> str:
@@ -250,13 +252,17 @@ def _check_minimal(table: Mapping[str, Any], where: str) -> None:
     for index, entry in enumerate(table["entries"]):
         if not isinstance(entry, Mapping) or "graph" not in entry:
             raise InputError(f"{where}: entries/{index}: needs a graph")
-        for key in ENTRY_CONFIG_KEYS:
-            if key in entry:
-                config_from_json(entry[key].get("config"), f"{where}: entries/{index}/{key}/config",
-                                 str(table["algorithm"]))
         for key in MEASURED_KEYS:
             if key in entry and not {"ms_per_sssp", "verified"} <= set(entry[key]):
                 raise InputError(f"{where}: entries/{index}/{key}: needs ms_per_sssp and verified")
+
+
+def _check_configs(table: Mapping[str, Any], where: str) -> None:
+    for index, entry in enumerate(table["entries"]):
+        for key in ENTRY_CONFIG_KEYS:
+            if isinstance(entry.get(key), Mapping):
+                config_from_json(entry[key].get("config"), f"{where}: entries/{index}/{key}/config",
+                                 str(table["algorithm"]))
 
 
 def write_table(path: str | Path, table: Mapping[str, Any], validate: bool = True) -> Path:

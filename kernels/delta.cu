@@ -450,7 +450,10 @@ extern "C" __global__ void advance(int n, int ck, const int *RESTRICT row_offset
 }
 
 // The end of an iteration: split the far pile when the advance left no work, then (the last
-// block of the instance) the bookkeeping: counters, next iteration, new threshold, done.
+// block of the instance) the bookkeeping: counters, next iteration, new threshold, done. Launched
+// with one block per instance: blocks that start after another has pushed split vertices into the
+// near queue would read it as work and skip their share of the split (H100, 2026-11-23: wrong
+// distances with 64 and 128 blocks per instance).
 extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delta, int max_iterations) {
   Instance in = instance_of(n, ck, state, work, nullptr, 0);
   if (in.load(F_DONE)) return;
@@ -550,10 +553,11 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
                                    warp_threshold, block_threshold, scratch);
     if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
-    // Every block reads the same counts: the advance is done and nobody writes them until the
-    // next barrier.
+    // Every block reads the same counts: the advance is done, and a split (which pushes into the
+    // near queue counted here) starts only after the barrier below, once every block has read them.
     int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
     int far_count = in.load(F_FAR_COUNT0 + sel);
+    if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
     while (next_work == 0 && far_count > 0) {
       const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
       const Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),

@@ -20,8 +20,9 @@ import sys
 import time
 
 from autotune.graphs import load_graph
-from autotune.gpu import CudaEventTimer, Solver, device_description, gpu_session
-from autotune.measure import choose_sources
+from autotune.gpu import CudaEventTimer, device_description, gpu_session
+from autotune.gpu.thesis_engine import ThesisSolver as Solver
+from autotune.measure import Protocol, choose_sources
 from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ck", default="1,8,32,64")
     parser.add_argument("--lanes", default="1,4,8,32")
     parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--sources", type=int, default=128, help="source pool size")
+    parser.add_argument("--sources", type=int, default=128, help="the sample of sources every point solves")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--records", help="JSON Lines of every measurement")
     args = parser.parse_args(argv)
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             f"CUDA driver {info['cuda_driver_version']}",
             f"- date: {datetime.date.today().isoformat()}, host Python {platform.python_version()}",
             f"- grid: block sizes {block_sizes} x CK {cks} x lanes {lanes}, default cache; "
-            f"{args.repetitions} timed repetitions per point after a warm-up, source pool of {args.sources}",
+            f"{args.repetitions} timed repetitions per point after a warm-up, each over the sample of {args.sources} sources",
             "- ms per SSSP = CUDA-event time of a solve of CK sources / CK (median, min-max over repetitions); "
             "GTEPS = edges / (ms per SSSP) / 1e6; launch share = host time in launch calls / solve wall time; "
             "kernel times in ms per SSSP from a separate profiled solve",
@@ -78,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             sources = choose_sources(graph, args.sources, seed=0)
             with Solver(graph) as solver:
                 t0 = time.perf_counter()
-                timer = CudaEventTimer(solver, sources, repetitions=args.repetitions)
+                protocol = Protocol(sample=args.sources, min_repetitions=args.repetitions)
+                timer = CudaEventTimer(solver, sources, protocol)
                 print(f"  reference for {len(sources)} sources: {time.perf_counter() - t0:.1f} s", flush=True)
 
                 def run(config):
@@ -108,8 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                     batched = min(at64, key=lambda m: m.ms_per_sssp)
                     lines.append(_row(spec, f"best batched, CK {max(cks)}", batched))
                     with Solver(graph, launch_mode="streams") as streams_solver:
-                        streams_timer = CudaEventTimer(streams_solver, sources, repetitions=args.repetitions,
-                                                       expected=timer.expected)
+                        streams_timer = CudaEventTimer(streams_solver, sources, protocol, expected=timer.expected)
                         streams = streams_timer.measure(batched.config)
                     lines.append(_row(spec, f"same, one stream per instance", streams))
     if records:

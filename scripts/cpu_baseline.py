@@ -52,8 +52,7 @@ from scipy.sparse.csgraph import dijkstra as scipy_dijkstra  # noqa: E402
 
 from autotune.errors import AutotuneError, InputError  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
-from autotune.measure import choose_sources
-from autotune.report.cpu import pool_size  # noqa: E402
+from autotune.measure import choose_sources  # noqa: E402
 from autotune.reference import UNREACHABLE, crauser  # noqa: E402
 from autotune.report.cpu import (  # noqa: E402
     CPU_SOLVERS,
@@ -61,11 +60,12 @@ from autotune.report.cpu import (  # noqa: E402
     EVIDENCE_REPETITIONS,
     CpuTiming,
     SourcePool,
+    pool_size,
     cpu_times_text,
     read_cpu_times,
     sweep_source_pool,
 )
-from autotune.search.records import atomic_write_text  # noqa: E402
+from autotune.files import atomic_write  # noqa: E402
 
 DEFAULT_POOL = pool_size(EVIDENCE_REPETITIONS, EVIDENCE_MAX_CK)
 DEFAULT_BATCH = 16
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             timings += time_graph(spec, args, pools[spec], solvers, described, date, command)
             done = {(t.graph_name, t.solver) for t in timings}
             merged = [t for t in kept if (t.graph_name, t.solver) not in done] + timings
-            atomic_write_text(output, cpu_times_text(merged))  # after each graph: an interrupted run keeps them
+            atomic_write(output, cpu_times_text(merged), "the CPU timings")  # after each graph: an interrupted run keeps them
         print(f"wrote {output}", file=sys.stderr)
     except AutotuneError as error:
         print(f"cpu_baseline: {error}", file=sys.stderr)

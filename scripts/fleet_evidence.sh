@@ -5,7 +5,8 @@
 #   source .whl/setup.sh && bash scripts/fleet_evidence.sh GRAPH...
 #
 # Before timing, the graphs are generated into the cache and the kernels compiled (PyCUDA's disk
-# cache), so that neither run pays for them. Each sweep uses its own fresh SQLite storage.
+# cache), so that neither run pays for them. Each sweep uses its own fresh journal file (a fleet
+# refuses SQLite: docs/multi-gpu.md).
 set -uo pipefail
 work=${WORK:-/tmp/fleet}
 mkdir -p "$work"
@@ -31,8 +32,8 @@ timed() {  # name, then the sweep's arguments
 for graph in "$@"; do python3 -m autotune graph info "$graph" >>"$log" 2>&1; done
 python3 -m autotune sweep --graph rmat10 --strategy exhaustive --block-sizes 256 --caches default,no_l1 --ck 1 \
   --lanes 1 --storage memory --quiet -o "$work/warm.json" >>"$log" 2>&1  # compiles every kernel variant
-timed "one GPU" "${graphs[@]}" "${space[@]}" --storage "$work/one.db" -o "$OUT/one-gpu.json" \
+timed "one GPU" "${graphs[@]}" "${space[@]}" --storage "$work/one.journal" -o "$OUT/one-gpu.json" \
   --records "$OUT/one-gpu.jsonl"
-timed "all GPUs" "${graphs[@]}" "${space[@]}" --devices all --storage "$work/all.db" -o "$OUT/all-gpus.json" \
+timed "all GPUs" "${graphs[@]}" "${space[@]}" --devices all --storage "$work/all.journal" -o "$OUT/all-gpus.json" \
   --records "$OUT/all-gpus.jsonl"
 tail -n 30 "$log"

@@ -49,10 +49,21 @@ def test_exact_and_nearest_matches(table_path):
     assert dense.graph_name == "random24k-d200" and dense.source == "predicted"
 
 
+def _graph(n, d, cv=None):
+    return {"vertices": n, "mean_degree": d} | ({} if cv is None else {"degree_cv": cv})
+
+
 def test_distance_is_symmetric_in_log2_units():
-    assert graph_distance(1024, 8, 2048, 8) == pytest.approx(1.0)
-    assert graph_distance(1024, 8, 1024, 32) == pytest.approx(2.0)
-    assert graph_distance(1024, 0, 1024, 1) == 0
+    assert graph_distance(_graph(1024, 8), _graph(2048, 8)) == pytest.approx(1.0)
+    assert graph_distance(_graph(2048, 8), _graph(1024, 8)) == pytest.approx(1.0)
+    assert graph_distance(_graph(1024, 8), _graph(1024, 32)) == pytest.approx(2.0)
+    assert graph_distance(_graph(1024, 0), _graph(1024, 1)) == 0
+
+
+def test_the_degree_skew_counts_only_where_both_graphs_have_it():
+    assert graph_distance(_graph(1024, 8, 0.0), _graph(1024, 8, 3.0)) == pytest.approx(2.0)
+    assert graph_distance(_graph(1024, 8, 0.0), _graph(1024, 8)) == 0
+    assert graph_distance(_graph(1024, 8, 0.0), _graph(1024, 8, 3.0), {"degree_cv": 0.5}) == pytest.approx(2 ** 0.5)
 
 
 def test_another_gpu_is_refused_unless_allowed(table_path):

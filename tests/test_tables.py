@@ -12,8 +12,8 @@ from autotune import __version__
 from autotune.errors import AutotuneError, InputError
 from autotune.model import GraphFeatures, classify, load_device, predict
 from autotune.launch import LaunchConfig
-from autotune.tables import (
 from autotune.algorithms.thesis import CRAUSER
+from autotune.tables import (
     SCHEMA_ID,
     build_table,
     device_section,
@@ -120,12 +120,12 @@ def test_invalid_tables_are_rejected_with_the_path(change, message):
 
 
 def test_another_schema_version_is_a_clear_error(tmp_path):
-    table = _predicted_table() | {"schema": "autotune.table/2"}
+    table = _predicted_table() | {"schema": "autotune.table/3"}
     path = tmp_path / "future.json"
     path.write_text(json.dumps(table))
     with pytest.raises(InputError) as caught:
         read_table(path)
-    assert "schema 'autotune.table/2' is not supported" in str(caught.value)
+    assert "schema 'autotune.table/3' is not supported" in str(caught.value)
     assert SCHEMA_ID in str(caught.value)
     path.write_text(json.dumps({"schema": "something/else"}))
     with pytest.raises(InputError, match="not an autotune table"):

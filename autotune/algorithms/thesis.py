@@ -45,7 +45,8 @@ class ThesisAlgorithm(Algorithm):
                 characterization: Characterization | None = None) -> Any:
         from autotune.model.rules import predict
 
-        return predict(features, device, characterization or self.characterization, algorithm=self.name)
+        return predict(features, device, characterization or self.characterization, algorithm=self.name,
+                       kernels=self.kernels)
 
 
 CRAUSER = ThesisAlgorithm(

@@ -33,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--algorithm", choices=algorithms.cpu_solver_names(), default=None,
                         help="default crauser (or the --config's); dijkstra only with --cpu")
     parser.add_argument("--delta", metavar="D", default=None,
-                        help="--cpu --algorithm delta: the bucket width, an integer or inf (default inf)")
+                        help="--algorithm delta: the bucket width, an integer or inf (default: inf on the CPU, "
+                             "the configuration's on the GPU)")
     parser.add_argument("--source", type=int, metavar="S", default=None,
                         help="source vertex (--cpu default: 0)")
     parser.add_argument("--sources", type=int, metavar="N", default=None,
@@ -62,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.algorithm == algorithms.DIJKSTRA:
         raise InputError(f"--algorithm {args.algorithm} runs only on the CPU; add --cpu or use "
                          f"{' or '.join(algorithms.names())}")
-    if args.delta is not None and not (args.cpu and args.algorithm == "delta"):
-        raise InputError("--delta applies to --cpu --algorithm delta (on the GPU, Delta is in --config)")
+    if args.delta is not None and args.algorithm != "delta":
+        raise InputError("--delta applies to --algorithm delta")
     graph = load_one_graph(args)
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "

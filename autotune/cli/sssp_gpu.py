@@ -67,6 +67,10 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
         if config is None:
             config = config_from_table(args, table, graph, device_description(device))
+        if getattr(args, "delta", None) is not None:
+            if config.algorithm != "delta":
+                raise InputError(f"--delta applies to delta; the configuration is {config.algorithm}'s")
+            config = config.replace(delta=algorithms.get("delta").parameter("delta").parse_one(args.delta, "--delta"))
         if args.source is not None:
             sources: tuple[int, ...] = (args.source,)
         else:

@@ -2,7 +2,7 @@
 batched solves in one of its loop modes.
 
 * `host`: per iteration, `advance` (the configuration's advance launch, B blocks per instance)
-  and `finish` (the split launch); the instances' `done` flags are copied into a pinned ring and
+  and `finish` (the split launch, one block per instance); the instances' `done` flags are copied into a pinned ring and
   read a few iterations behind, as the thesis engine reads its thresholds.
 * `persistent`: one launch; `solve_block` with one block per instance (its counters and the head
   of its queues in shared memory), `solve_grid` with B blocks per instance meeting at a barrier.
@@ -254,7 +254,7 @@ class DeltaSolver(Solver):
         limit = self.max_iterations() + POLL_DEPTH
         while True:
             if iteration >= limit:  # the kernels cap themselves; this is a bug, not a graph
-                raise WrongResult(f"no convergence after {iteration} iterations")
+                raise WrongResult(f"the iteration cap was reached on the host ({iteration} iterations)")
             launch("advance", launches["advance"])
             launch("split", launches["finish"])
             slot = iteration % POLL_DEPTH
@@ -294,7 +294,7 @@ class DeltaSolver(Solver):
         elif loop == PERSISTENT:
             function = launchable(algorithm, "solve_grid", advance, "advance")
             self._check_resident(function, advance, blocks, int(ck))
-            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiii",
+            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                           hub_capacity, delta, warp, hub_threshold, max_iterations)], scratch)
         else:
@@ -303,7 +303,8 @@ class DeltaSolver(Solver):
                                           advance.block_size, "iiPPPPPPiii",
                                           [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                             hub_capacity, warp, hub_threshold)], scratch)
-            out["finish"] = PackedLaunch(launchable(algorithm, "finish", split, "split"), (blocks, int(ck)),
+            # one block per instance: its blocks must agree on whether to split (delta.cu, finish)
+            out["finish"] = PackedLaunch(launchable(algorithm, "finish", split, "split"), (1, int(ck)),
                                          split.block_size, "iiPPii", [(n, ck, w.state, w.work, delta, max_iterations)])
         return out
 

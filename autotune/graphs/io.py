@@ -5,6 +5,10 @@
 Each text reader returns an `EdgeList` (0-based ids, weights if the file has them, and whether the
 file describes an undirected graph); `build_csr` turns it into a graph. Errors name the file and
 line: `rome99.gr:17: expected an arc line 'a u v w', found 'e 3 4'`.
+
+Over 400 lines because it holds one reader per format, each with its own line-level checks: the
+readers share their helpers (`_text`) and their dispatch (`graph_format`), so splitting them
+would spread one concern over several modules.
 """
 from __future__ import annotations
 

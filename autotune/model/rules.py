@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.model.characterization import (
@@ -360,15 +360,16 @@ def predict(
     device: DeviceProfile,
     characterization: Characterization | None = None,
     algorithm: str = "crauser",
+    kernels: Sequence[str] = ("relax", "minimum", "update"),
 ) -> Prediction:
     """Predict the launch configuration of the tuned kernels for a graph on a GPU.
 
     Args:
         graph: the graph's features (n, m), or already classified.
         device: the GPU's profile.
-        characterization: the kernels' characterization (default: the shipped `sssp.toml`);
-            every kernel it characterizes is predicted.
+        characterization: the kernels' characterization (default: the shipped `sssp.toml`).
         algorithm: the thesis algorithm the configuration launches (crauser or martin).
+        kernels: the tuned kernels whose launch is predicted (the algorithm's).
 
     Returns:
         The configuration with, per kernel, the classes, the occupancy table and the rules applied.
@@ -386,10 +387,7 @@ def predict(
     characterization = characterization or load_characterization()
     classes = graph if isinstance(graph, GraphClasses) else classify(graph, device)
     lanes = predict_lanes(classes.features.mean_degree, device)
-    kernels = {
-        name: predict_kernel(characterization.kernel(name), classes, device, lanes)
-        for name in characterization.kernels
-    }
-    ck = solve_concurrent_kernels({name: k.concurrent_kernels for name, k in kernels.items()}, device)
-    config = LaunchConfig(ck.value, {name: k.launch for name, k in kernels.items()}, algorithm)
-    return Prediction(config=config, graph=classes, device=device, kernels=kernels, decisions=(ck,))
+    predicted = {name: predict_kernel(characterization.kernel(name), classes, device, lanes) for name in kernels}
+    ck = solve_concurrent_kernels({name: k.concurrent_kernels for name, k in predicted.items()}, device)
+    config = LaunchConfig(ck.value, {name: k.launch for name, k in predicted.items()}, algorithm)
+    return Prediction(config=config, graph=classes, device=device, kernels=predicted, decisions=(ck,))

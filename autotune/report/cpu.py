@@ -67,7 +67,8 @@ def sweep_source_pool(command: str | None, entry: Mapping[str, Any]) -> SourcePo
     """The source pool of one sweep table entry: the sample its `x-sweep.protocol` records; for a
     table written before it did, the pool the recorded `autotune sweep` command drew (its
     `--sources`, else (--repetitions + 2) x the largest CK of the entry's space, the size that
-    gave every solve of a measurement its own sources, and its `--seed`).
+    gave every solve of a measurement its own sources, and its `--seed`; options it does not use
+    are ignored).
 
     Returns None when neither says (no command, or not a GPU sweep: `--replay`, `--merge`).
 
@@ -88,6 +89,7 @@ def sweep_source_pool(command: str | None, entry: Mapping[str, Any]) -> SourcePo
         return None
     if "sweep" not in words or "--replay" in words or "--merge" in words:
         return None
+    words = [part for word in words for part in (word.split("=", 1) if word.startswith("--") else [word])]
     options = {word: words[i + 1] for i, word in enumerate(words[:-1]) if word.startswith("--")}
     try:
         seed = int(options.get("--seed", 0))

@@ -1,6 +1,7 @@
 """Formatting helpers of the report's markdown: numbers, tables, figure links."""
 from __future__ import annotations
 
+import statistics
 from typing import Iterable, Mapping, Sequence
 
 def ms(value: float | None) -> str:

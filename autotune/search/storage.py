@@ -2,8 +2,8 @@
 
 - Storage: by default an Optuna `JournalStorage` file under `platformdirs.user_data_dir("autotune")`
   (safe for several processes of one host: they append to one log under a file lock); `--storage`
-  takes any Optuna RDB URL (`sqlite:///run.db`, `postgresql://...`: a server is what several hosts
-  share), a file path ending in `.db`, `.sqlite` or `.sqlite3` (a SQLite file there), any other
+  takes any Optuna RDB URL (`sqlite:///run.db`, `postgresql://...` through psycopg 3: a server is
+  what several hosts share), a file path ending in `.db`, `.sqlite` or `.sqlite3` (a SQLite file there), any other
   file path (a journal file), or `memory` (nothing kept after the process). An RDB storage opened
   with `heartbeat_s` records Optuna's heartbeats, and a trial whose worker stopped beating is failed
   and enqueued again (`RetryHeartbeatStaleTrialCallback`).
@@ -64,6 +64,9 @@ def storage_url(spec: str | None) -> str:
         path = default_storage_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         return str(path)
+    if spec.startswith("postgresql://") or spec.startswith("postgres://"):
+        # psycopg 3 (the postgres extra), whatever SQLAlchemy's default driver for the scheme is
+        return "postgresql+psycopg://" + spec.split("://", 1)[1]
     if spec == MEMORY or "://" in spec:
         return spec
     path = Path(spec).expanduser().resolve()

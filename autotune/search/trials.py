@@ -13,11 +13,13 @@ A configuration measured before in the study (by any process) is answered from t
 
 Pruning (`RelativePruner`, an Optuna pruner): the timer reports the time per SSSP after its warm-up
 and after every batch (`trial.report`), and stops the measurement once it is more than `factor`
-times the best time of the study so far (twice that for the warm-up, which runs cold).
+times the best time of the study so far (twice that for the warm-up, which runs cold). The
+specials (default, baseline candidates, prediction) are never pruned: the table reports them.
 """
 from __future__ import annotations
 
 import contextlib
+import itertools
 import datetime
 import os
 import socket
@@ -233,10 +235,11 @@ class Trials:
 
     def _measure(self, trial: optuna.Trial, config: LaunchConfig) -> Measurement:
         stop = None
-        if self.prune:
+        if self.prune and not self.roles.get(config.key()):  # the reference points are measured whole
+            steps = itertools.count(1)  # 0 is the warm-up; every later report has its own step
+
             def stop(times_ms: Sequence[float], warm_up: bool) -> bool:
-                step = 0 if warm_up else len(times_ms)
-                trial.report(min(times_ms), step)
+                trial.report(min(times_ms), 0 if warm_up else next(steps))
                 return trial.should_prune()
         try:
             return self.timer.measure(config, stop) if stop is not None else self.timer.measure(config)

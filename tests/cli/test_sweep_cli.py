@@ -17,7 +17,7 @@ from autotune.search.synthetic import SyntheticTimer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "tests" / "data" / "records" / "synthetic-rmat12.jsonl"
-SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-1.json").read_text())
+SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-2.json").read_text())
 
 
 def _valid_table(path: Path) -> dict:
@@ -81,12 +81,12 @@ def test_bad_input_is_one_line_and_exit_status_2(argv, message, capsys):
 
 def test_interrupting_writes_the_partial_table_and_exits_130(tmp_path, monkeypatch, capsys):
     class Interrupting(ReplayTimer):
-        def measure(self, config):
+        def measure(self, config, stop=None):
             if self.stats.recorded == 10:
                 raise KeyboardInterrupt
-            return super().measure(config)
+            return super().measure(config, stop)
 
-    monkeypatch.setattr("autotune.cli.sweep.ReplayTimer", Interrupting)
+    monkeypatch.setattr("autotune.cli.sweep_jobs.ReplayTimer", Interrupting)
     status = main(["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "-o", str(tmp_path / "t.json"), "-q"])
     assert status == 130
     assert "interrupted; wrote the partial table" in capsys.readouterr().err
@@ -101,13 +101,13 @@ def test_resume_continues_the_study_in_the_storage(tmp_path, monkeypatch):
             "-o", str(tmp_path / "t.json"), "-q"]
 
     class Interrupting(ReplayTimer):
-        def measure(self, config):
+        def measure(self, config, stop=None):
             if self.stats.recorded == 20:
                 raise KeyboardInterrupt
-            return super().measure(config)
+            return super().measure(config, stop)
 
     with monkeypatch.context() as patch:
-        patch.setattr("autotune.cli.sweep.ReplayTimer", Interrupting)
+        patch.setattr("autotune.cli.sweep_jobs.ReplayTimer", Interrupting)
         assert main(argv) == 130
     assert main([*argv, "--resume"]) == 0
     entry = _valid_table(tmp_path / "t.json")["entries"][0]
@@ -129,25 +129,19 @@ def fake_gpu(monkeypatch, tmp_path):
     def session(index):
         yield f"device {index}"
 
-    class Solver:
-        def __init__(self, graph, algorithm):
-            self.graph = graph
+    @contextlib.contextmanager
+    def open_solver(graph, algorithm):
+        yield graph
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc_info):
-            return None
-
-    def timer(solver, sources, repetitions):
-        timers.append(SyntheticTimer(repetitions=repetitions))
+    def timer(solver, sample, protocol, references=None):
+        timers.append(SyntheticTimer(repetitions=protocol.min_repetitions))
         return timers[-1]
 
     monkeypatch.setattr(autotune.gpu, "gpu_session", session, raising=False)
     monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
         "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
         raising=False)
-    monkeypatch.setattr(autotune.gpu, "Solver", Solver, raising=False)
+    monkeypatch.setattr(autotune.gpu, "open_solver", open_solver, raising=False)
     monkeypatch.setattr(autotune.gpu, "CudaEventTimer", timer, raising=False)
     monkeypatch.setattr(autotune.model, "device_from_gpu", lambda index: load_device("hopper-h100"))
     return timers

@@ -1,10 +1,11 @@
-"""GPU engine: every launch parameter gives the CPU reference's distances (run with `pytest -m gpu`)."""
+"""The thesis engine (GPU Crauser, GPU Martín): every launch parameter gives the CPU reference's
+distances (run with `pytest -m gpu`)."""
 from __future__ import annotations
 
 import pytest
 
 from autotune.graphs import load_graph
-from autotune.measure import Status, choose_sources
+from autotune.measure import Protocol, Status, choose_sources
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
@@ -27,10 +28,12 @@ def session():
 
 
 def _timer(graph, algorithm="crauser", sources=8, launch_mode="batched"):
-    from autotune.gpu import CudaEventTimer, Solver
+    from autotune.gpu import CudaEventTimer
+    from autotune.gpu.thesis_engine import ThesisSolver
 
-    solver = Solver(graph, algorithm, launch_mode)
-    return solver, CudaEventTimer(solver, choose_sources(graph, sources, seed=1), repetitions=1)
+    solver = ThesisSolver(graph, algorithm, launch_mode)
+    protocol = Protocol(sample=sources, min_repetitions=1, max_repetitions=1)
+    return solver, CudaEventTimer(solver, choose_sources(graph, sources, seed=1), protocol)
 
 
 def _assert_ok(measurement):
@@ -45,7 +48,7 @@ def test_default_config_is_correct_on_every_graph(session, data_dir, name, algor
     graph = load_graph(_spec(name, data_dir))
     solver, timer = _timer(graph, algorithm)
     with solver:
-        measurement = timer.measure(CRAUSER.default_config())
+        measurement = timer.measure(CRAUSER.default_config().replace(algorithm=algorithm))
     _assert_ok(measurement)
     assert measurement.iterations >= 1
 
@@ -57,7 +60,7 @@ def test_every_cache_state_and_block_size(session, cache, block_size, algorithm)
     graph = load_graph("rmat12")
     solver, timer = _timer(graph, algorithm)
     with solver:
-        _assert_ok(timer.measure(CRAUSER.uniform(block_size, cache)))
+        _assert_ok(timer.measure(CRAUSER.uniform(block_size, cache).replace(algorithm=algorithm)))
 
 
 @pytest.mark.parametrize("name", ["rmat11", "random3000-d8", "Email-Enron.txt.gz"])
@@ -72,12 +75,11 @@ def test_concurrent_kernels_and_lanes(session, data_dir, name, ck, lanes):
 
 def test_mixed_kernels_and_streams_mode(session):
     graph = load_graph("random2000-d20")
-    config = LaunchConfig(
-        concurrent_kernels=4,
-        relax=KernelLaunch(480, CacheState.PREFER_L1, 8),
-        minimum=KernelLaunch(96, CacheState.NO_L1),
-        update=KernelLaunch(1024, CacheState.PREFER_SHARED),
-    )
+    config = LaunchConfig(4, {
+        "relax": KernelLaunch(480, CacheState.PREFER_L1, 8),
+        "minimum": KernelLaunch(96, CacheState.NO_L1),
+        "update": KernelLaunch(1024, CacheState.PREFER_SHARED),
+    })
     for mode in ("batched", "streams"):
         solver, timer = _timer(graph, launch_mode=mode)
         with solver:
@@ -102,10 +104,11 @@ def test_memory_refusal_is_invalid_and_the_process_stays_usable(session, monkeyp
 def test_a_block_larger_than_the_kernel_allows_is_invalid(session, monkeypatch):
     import pycuda.driver as driver
 
-    from autotune.gpu import launcher
+    from autotune.gpu import compile as compiled
 
     graph = load_graph("rmat10")
     solver, timer = _timer(graph)
+
     class SmallLimit:  # a compiled kernel that allows 64 threads per block
         def __init__(self, function):
             self.function = function
@@ -119,10 +122,10 @@ def test_a_block_larger_than_the_kernel_allows_is_invalid(session, monkeypatch):
             return getattr(self.function, name)
 
     with solver:
-        real = launcher.compiled.kernel_function
-        monkeypatch.setattr(launcher.compiled, "kernel_function", lambda *args: SmallLimit(real(*args)))
+        real = compiled.kernel_function
+        monkeypatch.setattr(compiled, "kernel_function", lambda *args: SmallLimit(real(*args)))
         refused = timer.measure(CRAUSER.uniform(128))
-        monkeypatch.setattr(launcher.compiled, "kernel_function", real)
+        monkeypatch.setattr(compiled, "kernel_function", real)
         assert refused.status is Status.INVALID and "exceeds" in refused.reason
         _assert_ok(timer.measure(CRAUSER.uniform(128)))
 
@@ -148,33 +151,34 @@ def test_an_allocation_that_fails_is_invalid_and_the_process_stays_usable(sessio
 def test_a_launch_that_fails_is_invalid_and_the_process_stays_usable(session, monkeypatch):
     import pycuda.driver as driver
 
-    from autotune.gpu import launcher
+    from autotune.gpu.engine import PackedLaunch
 
     graph = load_graph("rmat10")
     solver, timer = _timer(graph)
     with solver:
-        real = launcher._Launch.__call__
+        real = PackedLaunch.__call__
 
-        def fail(self, stream, parity=0):
+        def fail(self, stream, variant=0):
             raise driver.LaunchError("cuLaunchKernel failed: too many resources requested for launch")
 
-        monkeypatch.setattr(launcher._Launch, "__call__", fail)
+        monkeypatch.setattr(PackedLaunch, "__call__", fail)
         refused = timer.measure(CRAUSER.uniform(512))
-        monkeypatch.setattr(launcher._Launch, "__call__", real)
+        monkeypatch.setattr(PackedLaunch, "__call__", real)
         assert refused.status is Status.INVALID and "too many resources" in refused.reason
         _assert_ok(timer.measure(CRAUSER.uniform(512)))
 
 
 @pytest.mark.parametrize("algorithm", ["crauser", "martin"])
 def test_gpu_iterations_equal_the_cpu_solvers(session, algorithm):
-    from autotune import reference
-    from autotune.gpu import Solver
+    from autotune import algorithms
+    from autotune.gpu import open_solver
 
     graph = load_graph("rmat12")
     sources = list(choose_sources(graph, 4, seed=3))
-    with Solver(graph, algorithm) as solver:
-        result = solver.solve(CRAUSER.uniform(256, concurrent_kernels=4), sources)
-    expected = [reference.solve(graph, s, algorithm).iterations for s in sources]
+    entry = algorithms.get(algorithm)
+    with open_solver(graph, algorithm) as solver:
+        result = solver.solve(entry.uniform(256, concurrent_kernels=4), sources)
+    expected = [entry.solve_cpu(graph, s).iterations for s in sources]
     assert result.iterations.tolist() == expected
 
 

@@ -72,7 +72,7 @@ def test_hopper_rmat17(hopper, sssp):
 
 def test_hopper_random98k_d20(hopper, sssp):
     prediction = predict(RANDOM98K_D20, hopper, sssp)
-    assert str(prediction.config) == "CK4 relax=256:prefer_l1/L16 minimum=384:prefer_l1 update=256:prefer_l1"
+    assert str(prediction.config) == "crauser CK4 relax=256:prefer_l1/L16 minimum=384:prefer_l1 update=256:prefer_l1"
 
 
 def test_hopper_without_the_carveout_would_take_64(hopper, sssp):

@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from autotune.cli.sweep import DEFAULT_REPETITIONS
+DEFAULT_REPETITIONS = 5  # the repetitions of the sweeps before the fixed sample
 from autotune.errors import InputError
-from autotune.measure import Measurement, Status, pool_size
+from autotune.measure import Measurement, Status
+from autotune.report.cpu import pool_size
 from autotune.report.analysis import gain, kernel_gains, solve_gain
 from autotune.report.cpu import sweep_source_pool
 from autotune.report.efficiency import Curve
@@ -104,7 +105,7 @@ def test_gzipped_records_read_like_plain_ones(tmp_path):
     ("python3 -m autotune sweep --graph rmat17 --sources=96", (96, 0)),
     ("autotune sweep --graph rmat17", (pool_size(DEFAULT_REPETITIONS, 64), 0)),
     ("autotune sweep --replay r.jsonl -o x.json", None),
-    ("autotune sweep --graph rmat17 --no-such-option", None),
+    ("autotune sweep --graph rmat17 --no-such-option", (pool_size(DEFAULT_REPETITIONS, 64), 0)),
     ("tests/data/report/generate.py (exhaustive)", None),
     (None, None),
 ])

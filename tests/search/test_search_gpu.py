@@ -16,13 +16,13 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture(scope="module")
 def cuda_timer():
-    from autotune.gpu import CudaEventTimer, Solver, gpu_session
+    from autotune.gpu import CudaEventTimer, gpu_session, open_solver
     from autotune.graphs import load_graph
-    from autotune.measure import choose_sources
+    from autotune.measure import Protocol, choose_sources
 
     graph = load_graph("rmat10", use_cache=False)
-    with gpu_session(), Solver(graph, "crauser") as solver:
-        yield CudaEventTimer(solver, choose_sources(graph, 16, seed=0), repetitions=2)
+    with gpu_session(), open_solver(graph, "crauser") as solver:
+        yield CudaEventTimer(solver, choose_sources(graph, 16, seed=0), Protocol(sample=16, min_repetitions=2))
 
 
 class TestCudaEventTimer(TimerContract):
@@ -49,3 +49,18 @@ def test_a_model_sweep_on_the_gpu_writes_a_valid_table(tmp_path, monkeypatch):
     assert entry["best"]["verified"] and entry["evaluations"] >= 3
     records = read_records(tmp_path / "t.records.jsonl")
     assert all(r.wall_s > 0 for r in records)
+
+
+def test_an_auto_sweep_tunes_every_algorithm_and_names_the_winner(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    table_path = tmp_path / "t.json"
+    status = main(["sweep", "--graph", "rmat10", "--algorithm", "auto", "--strategy", "bayes", "--trials", "12",
+                   "--sources", "8", "--repetitions", "1", "--storage", "memory", "-o", str(table_path), "-q"])
+    assert status == 0
+    table = json.loads(table_path.read_text())
+    validate_table(table)
+    (entry,) = table["entries"]
+    assert entry["algorithm"] in ("crauser", "martin", "delta") and entry["best"]["verified"]
+    assert entry["best"]["config"]["algorithm"] == entry["algorithm"]
+    records = read_records(tmp_path / "t.records.jsonl")
+    assert {r.algorithm for r in records} == {"crauser", "martin", "delta"}

@@ -124,7 +124,8 @@ def test_finalists_are_kept_so_a_resume_finishes_the_same_rounds(tmp_path, small
 
 def test_storage_urls(tmp_path):
     assert storage_url("memory") == "memory"
-    assert storage_url("postgresql://u:p@host/db") == "postgresql://u:p@host/db"
+    assert storage_url("postgresql://u:p@host/db") == "postgresql+psycopg://u:p@host/db"  # psycopg 3
+    assert storage_url("postgresql+psycopg://u:p@host/db") == "postgresql+psycopg://u:p@host/db"
     assert storage_url(str(tmp_path / "a.db")) == f"sqlite:///{tmp_path / 'a.db'}"
     assert storage_url(str(tmp_path / "run.log")) == str(tmp_path / "run.log")
     assert storage_url(None).endswith("studies.journal")  # safe for several processes of one host

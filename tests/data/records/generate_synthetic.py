@@ -13,9 +13,9 @@ from pathlib import Path
 
 from autotune.graphs import load_graph
 from autotune.search import (
-    Exhaustive, SearchSpace, StudyKey, open_storage, open_study, records_of, sweep_graph, write_records,
+    Exhaustive, GraphPlan, SearchSpace, StudyKey, open_storage, open_study, records_of, sweep_graph, write_records,
 )
-from autotune.search import plan
+from autotune.search import specials as sp
 from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer, synthetic_device
 
 HERE = Path(__file__).parent
@@ -25,16 +25,15 @@ SPACE = dict(block_sizes="64,128,256,512", caches=None, ck="1,4", lanes="1,4")
 def main() -> None:
     graph = load_graph("rmat12", use_cache=False)
     device = synthetic_device()
-    profile = plan.profile_from_json(device)
-    info = plan.classify_graph(plan.graph_info(graph, seed=0), profile)
-    space = SearchSpace.from_options(**SPACE)
+    profile = sp.profile_from_json(device)
+    info = sp.classify_graph(sp.graph_info(graph, seed=0), profile)
+    space = SearchSpace.from_options("crauser", **SPACE)
     strategy = Exhaustive()
     storage, url = open_storage("memory")
     key = StudyKey(info.sha256, "crauser", device["name"], strategy.label, space.digest(), {})
     handle = open_study(storage, url, key, strategy.sampler(space), resume=False)
     timer = SyntheticTimer(SyntheticLandscape(edges=graph.n_edges), noise=0.02, seed=12)
-    result = sweep_graph(timer, space, strategy, handle, info, "crauser", device,
-                         plan.model_specials(info, profile))
+    result = sweep_graph(timer, GraphPlan(info, space, strategy, sp.model_specials(info, profile)), handle, device)
     path = write_records(HERE / "synthetic-rmat12.jsonl", records_of(result),
                          header="SYNTHETIC measurements (autotune.search.synthetic.SyntheticTimer, no GPU); "
                                 "regenerate with tests/data/records/generate_synthetic.py")

@@ -23,11 +23,13 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
 from autotune.graphs import load_graph  # noqa: E402
-from autotune.search import Bayes, Exhaustive, SearchSpace, StudyKey, open_storage, open_study, records_of, sweep_graph  # noqa: E402
-from autotune.search import plan  # noqa: E402
+from autotune.search import (  # noqa: E402
+    Bayes, Exhaustive, GraphPlan, SearchSpace, StudyKey, open_storage, open_study, records_of, sweep_graph,
+)
+from autotune.search import specials as sp  # noqa: E402
 from autotune.search.records import write_records  # noqa: E402
 from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer, synthetic_device  # noqa: E402
-from autotune.search.table import sweep_table, write_sweep_table  # noqa: E402
+from autotune.search.entries import sweep_table, write_sweep_table  # noqa: E402
 
 SPACE = dict(block_sizes="64,128,256,512", caches=None, ck="1,4,16", lanes="1,4")
 LANDSCAPES = {"rmat10": dict(best_lanes=4, best_ck_log2=2.0), "rmat12": dict(best_lanes=1, best_ck_log2=4.0)}
@@ -39,14 +41,14 @@ CPU_COMMAND = ["scripts/cpu_baseline.py", *LANDSCAPES, "--sources", "16", "--bat
 def sweep(strategy, name: str):
     graph = load_graph(name, use_cache=False)
     device = synthetic_device()
-    profile = plan.profile_from_json(device)
-    info = plan.classify_graph(plan.graph_info(graph, seed=0), profile)
-    space = SearchSpace.from_options(**SPACE)
+    profile = sp.profile_from_json(device)
+    info = sp.classify_graph(sp.graph_info(graph, seed=0), profile)
+    space = SearchSpace.from_options("crauser", **SPACE)
     storage, url = open_storage("memory")
     key = StudyKey(info.sha256, "crauser", device["name"], strategy.label, space.digest(), {})
     handle = open_study(storage, url, key, strategy.sampler(space), resume=False)
     timer = SyntheticTimer(SyntheticLandscape(edges=graph.n_edges, **LANDSCAPES[name]), noise=0.02, seed=12)
-    return sweep_graph(timer, space, strategy, handle, info, "crauser", device, plan.model_specials(info, profile))
+    return sweep_graph(timer, GraphPlan(info, space, strategy, sp.model_specials(info, profile)), handle, device)
 
 
 def cpu_times() -> None:

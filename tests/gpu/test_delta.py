@@ -1,0 +1,139 @@
+"""Near-far Delta-stepping on the GPU (`pytest -m gpu`): every Delta of a graph's domain (INF
+included), both loop modes (the persistent one with one block and with a grid of blocks), every
+bin-threshold setting, block sizes, cache states and CK 1 to 64 give the CPU reference's
+distances, on the shared real graphs and generated ones; what cannot run or goes wrong is
+recorded as such and the process stays usable."""
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from autotune.algorithms.delta import DELTA, INFINITE, OFF, delta_values
+from autotune.graphs import load_graph
+from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from autotune.measure import Protocol, Status, choose_sources
+from autotune.model.features import graph_statistics
+
+pytestmark = pytest.mark.gpu
+
+REAL = ["rome99.gr.gz", "Email-Enron.txt.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "usa-roads.gr.gz"]
+GENERATED = ["rmat12", "rmat14", "random3000-d8"]
+HOST = {"loop": "host", "blocks": 64}
+BLOCK = {"loop": "persistent", "blocks": 1}
+GRID = {"loop": "persistent", "blocks": 4}
+LARGE = 50_000  # vertices: above this, the host and grid loops are checked on the larger Deltas only
+
+
+@pytest.fixture(scope="module")
+def session():
+    from autotune.gpu import gpu_session
+
+    with gpu_session() as device:
+        yield device
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    loaded: dict = {}
+
+    def load(name):
+        if name not in loaded:
+            loaded[name] = load_graph(str(data / name) if name.endswith(".gz") else name)
+        return loaded[name]
+
+    return load
+
+
+def config(ck=1, block=256, cache="default", split_block=256, **params) -> LaunchConfig:
+    kernels = {"advance": KernelLaunch(block, CacheState(cache)), "split": KernelLaunch(split_block, CacheState(cache))}
+    return DELTA.validate(LaunchConfig(ck, kernels, "delta", {**DELTA.default_params(), **params}))
+
+
+def measure(graph, configs, sample=4):
+    from autotune.gpu import CudaEventTimer, open_solver
+
+    protocol = Protocol(sample=sample, min_repetitions=1, max_repetitions=1)
+    with open_solver(graph, "delta") as solver:
+        timer = CudaEventTimer(solver, choose_sources(graph, sample, seed=1), protocol)
+        return [timer.measure(c) for c in configs]
+
+
+def assert_all_ok(measurements):
+    wrong = [f"{m.config}: {m.status} {m.reason}" for m in measurements if m.status is not Status.OK]
+    assert not wrong, "\n".join(wrong)
+    assert all(m.ms_per_sssp > 0 and m.iterations >= 1 for m in measurements)
+
+
+def deltas_of(graph):
+    return delta_values(SimpleNamespace(**graph_statistics(graph)))
+
+
+@pytest.mark.parametrize("name", REAL + GENERATED)
+def test_every_delta_and_loop_mode_on_every_graph(session, graphs, name):
+    graph = graphs(name)
+    deltas = deltas_of(graph)
+    assert deltas[-1] == INFINITE
+    thinned = deltas[-4:] if graph.n_vertices > LARGE else (*deltas[:-1:3], INFINITE)
+    configs = [config(4, delta=d, **BLOCK) for d in deltas]
+    configs += [config(4, delta=d, **loop) for d in thinned for loop in (HOST, GRID)]
+    assert_all_ok(measure(graph, configs))
+
+
+@pytest.mark.parametrize("name", ["Email-Enron.txt.gz", "rmat14", "delaunay_n16.mtx.gz"])
+def test_every_bin_threshold_setting(session, graphs, name):
+    configs = [config(2, delta=64, warp_threshold=warp, block_threshold=hub, **loop)
+               for warp in (8, 16, 32, 64, OFF) for hub in (128, 1024, 4096, OFF) for loop in (HOST, BLOCK, GRID)]
+    assert_all_ok(measure(graphs(name), configs, sample=2))
+
+
+@pytest.mark.parametrize("name", ["rmat12", "rome99.gr.gz", "usa-roads.gr.gz"])
+@pytest.mark.parametrize("ck", [1, 2, 3, 16, 32, 64])
+def test_concurrent_instances(session, graphs, name, ck):
+    loops = [HOST, BLOCK] + ([{"loop": "persistent", "blocks": 2}] if 2 * ck <= 132 else [])
+    assert_all_ok(measure(graphs(name), [config(ck, delta=1024, **loop) for loop in loops], sample=ck))
+
+
+@pytest.mark.parametrize("cache", list(CacheState))
+def test_block_sizes_and_cache_states(session, graphs, cache):
+    configs = [config(2, block=block, split_block=split, cache=cache.value, delta=256, **loop)
+               for block, split in ((32, 1024), (64, 512), (128, 64), (512, 256), (1024, 32))
+               for loop in (HOST, BLOCK, GRID)]
+    assert_all_ok(measure(graphs("rmat12"), configs, sample=2))
+
+
+def test_a_grid_that_cannot_be_resident_is_refused_before_it_runs(session, graphs):
+    graph = graphs("rmat12")
+    refused, after = measure(graph, [config(64, delta=64, loop="persistent", blocks=8), config(2, delta=64, **GRID)],
+                             sample=64)
+    assert refused.status is Status.INVALID and "resident" in refused.reason
+    assert after.status is Status.OK
+
+
+def test_an_instance_that_reports_an_error_is_wrong_and_the_process_stays_usable(session, graphs, monkeypatch):
+    from autotune.gpu import CudaEventTimer, open_solver
+
+    graph = graphs("rome99.gr.gz")
+    protocol = Protocol(sample=2, min_repetitions=1, max_repetitions=1)
+    with open_solver(graph, "delta") as solver:
+        timer = CudaEventTimer(solver, choose_sources(graph, 2, seed=1), protocol)
+        monkeypatch.setattr(solver, "max_iterations", lambda: 3)  # far fewer than any solve needs
+        capped = [timer.measure(config(2, delta=8, **loop)) for loop in (BLOCK, GRID, HOST)]
+        monkeypatch.undo()
+        fine = timer.measure(config(2, delta=8, **BLOCK))
+    for measurement in capped:
+        assert measurement.status is Status.WRONG and "iteration cap" in measurement.reason, measurement
+    assert fine.status is Status.OK
+
+
+def test_sssp_command_with_delta_on_the_gpu(capsys, session):
+    from autotune.cli import main
+
+    assert main(["sssp", "--graph", "rmat10", "--algorithm", "delta", "--delta", "64", "--sources", "4", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verified"] is True and report["algorithm"] == "delta"
+    assert report["config"]["params"]["delta"] == 64
