@@ -23,7 +23,6 @@ from autotune.graphs import load_graph
 from autotune.gpu import CudaEventTimer, device_description, gpu_session
 from autotune.gpu.thesis_engine import ThesisSolver as Solver
 from autotune.measure import Protocol, choose_sources
-from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
 
@@ -112,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                     with Solver(graph, launch_mode="streams") as streams_solver:
                         streams_timer = CudaEventTimer(streams_solver, sources, protocol, expected=timer.expected)
                         streams = streams_timer.measure(batched.config)
-                    lines.append(_row(spec, f"same, one stream per instance", streams))
+                    lines.append(_row(spec, "same, one stream per instance", streams))
     if records:
         records.close()
     text = "\n".join(lines) + "\n"

@@ -9,7 +9,6 @@ from autotune import Table
 from autotune.cli import main
 from autotune.errors import InputError
 from autotune.lookup import DeviceMismatch, graph_distance, same_device
-from autotune.launch import LaunchConfig
 from autotune.tables import build_table, make_entry, measured, write_table
 from autotune.algorithms.thesis import CRAUSER
 

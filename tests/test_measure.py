@@ -6,7 +6,6 @@ import pytest
 
 from autotune.graphs import load_graph
 from autotune.measure import Measurement, Protocol, Status, batches, choose_sources
-from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
 

@@ -11,7 +11,6 @@ import pytest
 from autotune import __version__
 from autotune.errors import AutotuneError, InputError
 from autotune.model import GraphFeatures, classify, load_device, predict
-from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 from autotune.tables import (
     SCHEMA_ID,

@@ -207,7 +207,7 @@ class DeltaSolver(Solver):
             launch_s += time.perf_counter() - t0
 
         done_row = int(workspace.state) + 4 * self.fields["F_DONE"] * ck
-        try:
+        with self.launch_errors(config):
             start, end = self.event(), self.event()
             wall_start = time.perf_counter()
             start.record(stream)
@@ -220,14 +220,7 @@ class DeltaSolver(Solver):
             end.synchronize()
             wall_ms = (time.perf_counter() - wall_start) * 1e3
             elapsed_ms = end.time_since(start)
-        except cuda.LaunchError as error:
-            raise LaunchRejected(config, f"launch failed: {error}") from None
-        except cuda.LogicError as error:
-            raise LaunchRejected(config, f"launch refused: {error}") from None
-        kernel_ms: dict[str, float] = {}
-        for name, before, after in kernel_events:
-            kernel_ms[name] = kernel_ms.get(name, 0.0) + after.time_since(before)
-            self.recycle(before, after)
+        kernel_ms = self.kernel_times(kernel_events)
         self.recycle(start, end)
         distances = np.empty((ck, self.graph.n_vertices), dtype=np.int32)
         cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)

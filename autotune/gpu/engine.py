@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -130,6 +131,26 @@ class Solver:
 
     def recycle(self, *events) -> None:
         self._events.extend(events)
+
+    @contextmanager
+    def launch_errors(self, config: LaunchConfig) -> Iterator[None]:
+        """Turn a launch the driver refuses or that fails into `LaunchRejected` (INVALID)."""
+        cuda = self.cuda
+        try:
+            yield
+        except cuda.LaunchError as error:
+            raise LaunchRejected(config, f"launch failed: {error}") from None
+        except cuda.LogicError as error:
+            raise LaunchRejected(config, f"launch refused: {error}") from None
+
+    def kernel_times(self, kernel_events: Sequence[tuple[str, object, object]]) -> dict[str, float]:
+        """Milliseconds per kernel name summed over (name, before, after) event pairs, which go
+        back to the pool."""
+        kernel_ms: dict[str, float] = {}
+        for name, before, after in kernel_events:
+            kernel_ms[name] = kernel_ms.get(name, 0.0) + after.time_since(before)
+            self.recycle(before, after)
+        return kernel_ms
 
     def max_iterations(self) -> int:
         return MAX_ITERATIONS_FACTOR * (self.graph.n_vertices + 2)

@@ -175,7 +175,7 @@ class ThesisSolver(Solver):
                 launch_obj(stream, parity)
             launch_s += time.perf_counter() - t0
 
-        try:
+        with self.launch_errors(config):
             start, end = self.event(), self.event()
             wall_start = time.perf_counter()
             start.record(main_stream)
@@ -228,15 +228,7 @@ class ThesisSolver(Solver):
             end.synchronize()
             wall_ms = (time.perf_counter() - wall_start) * 1e3
             elapsed_ms = end.time_since(start)
-        except driver.LaunchError as error:
-            raise LaunchRejected(config, f"launch failed: {error}") from None
-        except driver.LogicError as error:
-            raise LaunchRejected(config, f"launch refused: {error}") from None
-
-        kernel_ms: dict[str, float] = {}
-        for name, before, after in kernel_events:
-            kernel_ms[name] = kernel_ms.get(name, 0.0) + after.time_since(before)
-            self.recycle(before, after)
+        kernel_ms = self.kernel_times(kernel_events)
         self.recycle(start, end)
         distances = np.empty((ck, self.graph.n_vertices), dtype=np.int32)
         driver.memcpy_dtoh(distances, workspace.dist)

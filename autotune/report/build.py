@@ -10,23 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from autotune.report.analysis import KernelGain, Measured, SolveGain, kernel_gains, solve_gain
+from autotune.report.analysis import Measured, kernel_gains, solve_gain
 from autotune.report.cpu import CpuTiming, SourcePool, sweep_source_pool
-from autotune.report.efficiency import Curve, budget_comparisons, curves
+from autotune.report.efficiency import budget_comparisons, curves
 from autotune.report.findings import FINDINGS
-from autotune.report.grid import GridSeries, exhaustive_grid
+from autotune.report.grid import exhaustive_grid
 from autotune.report.load import GraphSummary, ReportInputs, Run, load_inputs
-from autotune.report.model_check import (
-    CkIndependence,
-    ModelCheck,
-    Sensitivity,
-    check_model,
-    ck_independence,
-    sensitivity,
-)
-from autotune.search.compare import Comparison
+from autotune.report.model_check import check_model, ck_independence, sensitivity
 from autotune.files import atomic_write
 from autotune.report.data import GraphReport, Report
 

@@ -8,8 +8,7 @@ which the README includes, below the figures, as its section 7 (`findings_sectio
 """
 from __future__ import annotations
 
-import statistics
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from autotune.report.data import GraphReport, Report
 from autotune.report.findings import FINDINGS

@@ -35,7 +35,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.algorithms import config_from_json
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.launch import LaunchConfig
-from autotune.measure import Measurement, Status, Timer
+from autotune.measure import Measurement, Status, StopAsk, Timer
 from autotune.search import storage as st
 from autotune.search.space import SearchSpace
 
@@ -234,13 +234,15 @@ class Trials:
         return config, str(task["phase"]), task.get("round")
 
     def _measure(self, trial: optuna.Trial, config: LaunchConfig) -> Measurement:
-        stop = None
+        stop: StopAsk | None = None
         if self.prune and not self.roles.get(config.key()):  # the reference points are measured whole
             steps = itertools.count(1)  # 0 is the warm-up; every later report has its own step
 
-            def stop(times_ms: Sequence[float], warm_up: bool) -> bool:
+            def report_and_ask(times_ms: Sequence[float], warm_up: bool) -> bool:
                 trial.report(min(times_ms), 0 if warm_up else next(steps))
                 return trial.should_prune()
+
+            stop = report_and_ask
         try:
             return self.timer.measure(config, stop) if stop is not None else self.timer.measure(config)
         except LaunchRejected as rejected:

@@ -10,7 +10,6 @@ from autotune import tables
 from autotune.measure import Status
 from autotune.search import GraphPlan, Exhaustive, ModelOnly, ReplayTimer, SweepSettings, records_of, sweep_table, t4_results, write_t4
 from autotune.search.synthetic import SyntheticTimer
-from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
 from conftest import default_specials

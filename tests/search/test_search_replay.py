@@ -22,8 +22,7 @@ from autotune.search import (
 )
 from autotune.search import specials as plan
 from autotune.search.replay import recorded_space
-from autotune.search.synthetic import SyntheticTimer, synthetic_device, synthetic_graph
-from autotune.launch import LaunchConfig
+from autotune.search.synthetic import SyntheticTimer, synthetic_graph
 from autotune.algorithms.thesis import CRAUSER
 
 from conftest import SYNTHETIC_RECORDS

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from optuna.distributions import CategoricalDistribution, IntDistribution
+from optuna.distributions import IntDistribution
 
 from autotune.algorithms import get
 from autotune.errors import InputError
