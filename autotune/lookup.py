@@ -164,7 +164,8 @@ class Table:
                 "tune on this GPU, or allow another device's table (--allow-other-device)")
 
     def choice(self, entry: Mapping[str, Any], queries: int | None = None) -> tuple[LaunchConfig, str, float | None] | None:
-        """An entry's configuration: its curve's fastest within `queries`, else best, else predicted."""
+        """An entry's configuration: its curve's fastest within `queries`, else best, else predicted
+        (with its CK cut to `queries` where it is larger)."""
         where = str(self.path or "table")
         if queries is not None and entry.get("curve"):
             fitting = [p for p in entry["curve"] if p["config"]["concurrent_kernels"] <= queries]

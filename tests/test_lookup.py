@@ -132,11 +132,12 @@ def test_sssp_table_warns_on_stderr_about_a_partial_entry(tmp_path, capsys, as_j
 
     args = SimpleNamespace(table="t.json", json=as_json, allow_other_device=False)
     graph = SimpleNamespace(n_vertices=2**17, mean_degree=28.0)
-    config = config_from_table(args, _partial_table(tmp_path, True), graph, DEVICE)
+    config = config_from_table(args, _partial_table(tmp_path, True), graph, DEVICE, 64)
     assert config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)
     captured = capsys.readouterr()
     err = " ".join(captured.err.split())
     assert captured.out == "" and "entry 'rmat17' is partial (its sweep was interrupted)" in err
     assert ("best configuration of entry 'rmat17'" in err) is not as_json
-    config_from_table(args, _partial_table(tmp_path, False), graph, DEVICE)
+    fewer = config_from_table(args, _partial_table(tmp_path, False), graph, DEVICE, 32)
     assert "is partial" not in capsys.readouterr().err
+    assert fewer == CRAUSER.uniform(256, concurrent_kernels=32, lanes=4)  # no curve: CK cut to the sources

@@ -34,15 +34,16 @@ def config_from_args(args: argparse.Namespace) -> LaunchConfig:
     return algorithms.get(args.algorithm or "crauser").default_config()
 
 
-def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: dict) -> LaunchConfig:
-    """The configuration `table` (--table) gives for this graph on this GPU; says which entry on stderr,
-    and warns (also with --json) when that entry's sweep was interrupted."""
-    match = table.lookup(graph, device=device, allow_other_device=args.allow_other_device)
+def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: dict, queries: int) -> LaunchConfig:
+    """The configuration `table` (--table) gives for this graph on this GPU and `queries` sources
+    (the entry's fastest with at most that many at once); says which entry on stderr, and warns
+    (also with --json) when that entry's sweep was interrupted."""
+    match = table.lookup(graph, device=device, allow_other_device=args.allow_other_device, queries=queries)
     console = Console(stderr=True)
     if not args.json:
         console.print(escape(
             f"{args.table}: {match.source} configuration of entry '{match.graph_name}' "
-            f"(distance {match.distance:.2f} in log2 vertices and degree)"))
+            f"(distance {match.distance:.2f} in log2 vertices, degree and skew; for {queries} sources at once)"))
     if match.partial:
         console.print(escape(
             f"{args.table}: warning: entry '{match.graph_name}' is partial (its sweep was interrupted); "
@@ -66,7 +67,8 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         raise InputError("--sources must be at least 1")
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
         if config is None:
-            config = config_from_table(args, table, graph, device_description(device))
+            queries = 1 if args.source is not None else (args.sources or DEFAULT_SAMPLE)
+            config = config_from_table(args, table, graph, device_description(device), queries)
         if getattr(args, "delta", None) is not None:
             if config.algorithm != "delta":
                 raise InputError(f"--delta applies to delta; the configuration is {config.algorithm}'s")

@@ -182,3 +182,19 @@ def test_when_every_finalist_fails_the_best_ok_configuration_wins(small_space, r
                           settings=SweepSettings(finalists=1, rounds=2))
     assert [f.config for f in result.finalists] == [fastest] and not result.finalists[0].ok
     assert result.best is not None and result.best.ok and result.best.config != fastest
+
+
+def test_a_special_outside_the_narrowed_space_is_reported_but_never_the_best(small_space, run_sweep):
+    outside = CRAUSER.uniform(512, "prefer_shared", 8, 8)  # CK 8: outside --ck 1,2,4
+
+    class FastOutside(SyntheticTimer):
+        def measure(self, config, stop=None):
+            measured = super().measure(config, stop)
+            if config == outside:
+                return dataclasses.replace(measured, times_ms=tuple(t / 100 for t in measured.times_ms))
+            return measured
+
+    specials = dataclasses.replace(default_specials(), prediction=outside)
+    result, _ = run_sweep(FastOutside(), small_space, Exhaustive(), specials=specials)
+    assert result.predicted.config == outside and result.predicted.ms_per_sssp < result.best.ms_per_sssp
+    assert small_space.contains(result.best.config) and result.best.config != outside
