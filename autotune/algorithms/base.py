@@ -79,11 +79,16 @@ class Algorithm:
 
     # --- parameters and configurations ------------------------------------------------------------
 
-    def parameter(self, name: str) -> Parameter:
+    def parameter(self, name: str, where: str | None = None) -> Parameter:
+        """The parameter called `name`.
+
+        Raises:
+            InputError: the algorithm has none of that name (`where` names the option).
+        """
         for parameter in self.parameters:
             if parameter.name == name:
                 return parameter
-        raise InputError(f"{self.name} has no parameter {name!r}")
+        raise InputError(f"{where + ': ' if where else ''}{self.name} has no parameter {name!r}")
 
     def default_params(self) -> dict[str, ParamValue]:
         return {p.name: p.default for p in self.parameters}

@@ -1,5 +1,6 @@
 """Options shared by commands that take graphs: `--graph SPEC` (once or repeated), `--seed N`,
-`--weights LO-HI`, and loading the graphs they name.
+`--weights LO-HI`, and loading the graphs they name; and `--delta`, which `sssp` takes on the CPU
+and on the GPU.
 
 This is the command line's boundary: the graph cache directory is read from the environment
 (`AUTOTUNE_CACHE_DIR`) here and nowhere in the library.
@@ -10,10 +11,12 @@ import argparse
 import os
 from typing import Mapping
 
+from autotune import algorithms
 from autotune.errors import InputError
 from autotune.graphs import CSRGraph, GraphCache, GraphOptions, cache_dir_from_env, parse_spec
 from autotune.graphs.options import DEFAULT_SEED, DEFAULT_WEIGHTS
 from autotune.graphs.spec import SPEC_FORMS, load
+from autotune.launch import ParamValue
 from autotune.reference.cache import ReferenceCache
 
 GRAPH_HELP = f"graph spec: {SPEC_FORMS}"
@@ -104,3 +107,12 @@ def load_one_graph(args: argparse.Namespace) -> CSRGraph:
         raise InputError(f"--graph: this command takes one graph, found {len(specs)}: "
                          f"{', '.join(specs)}")
     return load_graphs(args)[0]
+
+
+def delta_param(algorithm: str, text: str) -> dict[str, ParamValue]:
+    """`--delta D` as the `delta` parameter of `algorithm`.
+
+    Raises:
+        InputError: the algorithm has no Delta, or D is not a Delta.
+    """
+    return {"delta": algorithms.get(algorithm, "--delta").parameter("delta", "--delta").parse_one(text, "--delta")}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from autotune import algorithms
 from autotune.cli.distances import save_distances
-from autotune.cli.options import add_graph_options, load_one_graph
+from autotune.cli.options import add_graph_options, delta_param, load_one_graph
 from autotune.errors import InputError
 from autotune.graphs import CSRGraph
 from autotune.reference import SolveResult
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.algorithm == algorithms.DIJKSTRA:
         raise InputError(f"--algorithm {args.algorithm} runs only on the CPU; add --cpu or use "
                          f"{' or '.join(algorithms.names())}")
-    if args.delta is not None and args.algorithm != "delta":
-        raise InputError("--delta applies to --algorithm delta")
+    if args.delta is not None and (args.cpu or args.algorithm):
+        delta_param(args.algorithm or "crauser", args.delta)  # an algorithm without Delta fails here, fast
     graph = load_one_graph(args)
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "
@@ -77,9 +77,7 @@ def _run_cpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     if graph.n_vertices == 0:
         raise InputError(f"{graph.name} has no vertices to solve from")
     name = args.algorithm or "crauser"
-    params = {}
-    if args.delta is not None:
-        params["delta"] = algorithms.get("delta").parameter("delta").parse_one(args.delta, "--delta")
+    params = {} if args.delta is None else delta_param(name, args.delta)
     start = time.perf_counter()
     result = algorithms.cpu_solver(name)(graph, source, params)
     elapsed_s = time.perf_counter() - start

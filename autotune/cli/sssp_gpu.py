@@ -12,6 +12,7 @@ from rich.table import Table as RichTable
 
 from autotune import algorithms
 from autotune.cli.distances import save_distances
+from autotune.cli.options import delta_param
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.csr import CSRGraph
 from autotune.launch import LaunchConfig
@@ -70,9 +71,7 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
             queries = 1 if args.source is not None else (args.sources or DEFAULT_SAMPLE)
             config = config_from_table(args, table, graph, device_description(device), queries)
         if getattr(args, "delta", None) is not None:
-            if config.algorithm != "delta":
-                raise InputError(f"--delta applies to delta; the configuration is {config.algorithm}'s")
-            config = config.replace(delta=algorithms.get("delta").parameter("delta").parse_one(args.delta, "--delta"))
+            config = config.replace(**delta_param(config.algorithm, args.delta))
         if args.source is not None:
             sources: tuple[int, ...] = (args.source,)
         else:

@@ -29,15 +29,15 @@ from autotune.algorithms.delta import HOST, PERSISTENT, delta_argument, threshol
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
-from autotune.gpu.device import driver
 from autotune.gpu.engine import (
     INIT_BLOCK,
     POLL_DEPTH,
+    DeviceArrays,
+    Launcher,
     PackedLaunch,
     SolveResult,
     Solver,
     blocks_for,
-    check_memory,
 )
 from autotune.launch import KernelLaunch, LaunchConfig
 
@@ -70,34 +70,20 @@ def state_fields(source: str) -> dict[str, int]:
     return fields
 
 
-class Workspace:
-    """The state, work arrays, hub chunks and sources of up to `capacity` instances."""
+class Workspace(DeviceArrays):
+    """The state, work arrays, hub chunks (none without a hub capacity: `hubs` is None) and sources
+    of up to `capacity` instances."""
 
     def __init__(self, n: int, capacity: int, fields: int, hub_capacity: int) -> None:
-        cuda = driver()
-        sizes = {"state": 4 * fields * capacity, "work": 4 * WORK_ARRAYS * n * capacity,
-                 "hubs": 8 * 2 * hub_capacity * capacity if hub_capacity else 0, "sources": 4 * capacity}
-        check_memory(sum(sizes.values()), f"{capacity} concurrent instances")
         self.capacity, self.hub_capacity = capacity, hub_capacity
-        self._allocated: list = []
-        try:
-            for name, nbytes in sizes.items():
-                allocation = cuda.mem_alloc(max(nbytes, 8)) if nbytes or name != "hubs" else None
-                setattr(self, name, allocation)
-                if allocation is not None:
-                    self._allocated.append(allocation)
-            self.ring = cuda.pagelocked_empty((POLL_DEPTH, capacity), np.int32)
-        except cuda.MemoryError as error:
-            self.free()
-            raise LaunchRejected(None, f"{capacity} concurrent instances: out of GPU memory ({error})") from None
+        self.hubs = None
+        sizes = {"state": 4 * fields * capacity, "work": 4 * WORK_ARRAYS * n * capacity, "sources": 4 * capacity}
+        if hub_capacity:
+            sizes["hubs"] = 8 * 2 * hub_capacity * capacity
+        super().__init__(sizes, (POLL_DEPTH, capacity), f"{capacity} concurrent instances")
 
     def fits(self, capacity: int, hub_capacity: int) -> bool:
         return self.capacity >= capacity and self.hub_capacity >= hub_capacity
-
-    def free(self) -> None:
-        for allocation in self._allocated:
-            allocation.free()
-        self._allocated.clear()
 
 
 class DeltaSolver(Solver):
@@ -106,34 +92,19 @@ class DeltaSolver(Solver):
     def __init__(self, graph: CSRGraph, algorithm: str = "delta") -> None:
         super().__init__(graph, algorithm)
         self.fields = state_fields(self.algorithm.source_path.read_text())
-        self._workspace: Workspace | None = None
         self._stream = self.cuda.Stream()
-
-    def close(self) -> None:
-        if self._workspace is not None:
-            self._workspace.free()
-            self._workspace = None
-        super().close()
-
-    @cached_property
-    def _degrees(self) -> np.ndarray:
-        return self.graph.out_degrees
+        self._hub_capacities: dict[int, int] = {}
 
     def hub_capacity(self, block_threshold: int) -> int:
         """Hub chunks one iteration can produce: ceil(degree / threshold) summed over the vertices
         of degree >= threshold (each enters an iteration's near queue at most once)."""
         if block_threshold <= 0:
             return 0
-        big = self._degrees[self._degrees >= block_threshold].astype(np.int64)
-        return int(np.sum(-(-big // block_threshold))) + 1
-
-    def _workspace_for(self, instances: int, hub_capacity: int) -> Workspace:
-        if self._workspace is None or not self._workspace.fits(instances, hub_capacity):
-            if self._workspace is not None:
-                self._workspace.free()
-                self._workspace = None
-            self._workspace = Workspace(self.graph.n_vertices, instances, self.fields["N_FIELDS"], hub_capacity)
-        return self._workspace
+        if block_threshold not in self._hub_capacities:
+            degrees = self.graph.out_degrees
+            big = degrees[degrees >= block_threshold].astype(np.int64)
+            self._hub_capacities[block_threshold] = int(np.sum(-(-big // block_threshold))) + 1
+        return self._hub_capacities[block_threshold]
 
     def _check_resident(self, function, launch: KernelLaunch, blocks: int, instances: int) -> None:
         """Refuse a persistent grid whose blocks could not all be resident (module docstring)."""
@@ -183,44 +154,30 @@ class DeltaSolver(Solver):
         warp = np.int32(threshold_argument(params["warp_threshold"]))
         hub_threshold = threshold_argument(params["block_threshold"])
         uses_hubs = (loop == HOST or blocks > 1) and hub_threshold > 0
-        try:
-            workspace = self._workspace_for(ck, self.hub_capacity(hub_threshold) if uses_hubs else 0)
+        hub_capacity = self.hub_capacity(hub_threshold) if uses_hubs else 0
+        with self.launch_errors(config):
+            workspace = self.workspace(
+                lambda w: w.fits(ck, hub_capacity),
+                lambda: Workspace(self.graph.n_vertices, ck, self.fields["N_FIELDS"], hub_capacity))
             launches = self._launches(config, workspace, loop, blocks, delta, warp, np.int32(hub_threshold))
-        except LaunchRejected as rejected:
-            raise LaunchRejected(config, rejected.reason) from None
         cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
         stream = self._stream
-        kernel_events: list[tuple[str, object, object]] = []
-        launch_s = 0.0
-
-        def launch(name: str, packed: PackedLaunch) -> None:
-            nonlocal launch_s
-            t0 = time.perf_counter()
-            if profile:
-                before, after = self.event(), self.event()
-                before.record(stream)
-                packed(stream)
-                after.record(stream)
-                kernel_events.append((name, before, after))
-            else:
-                packed(stream)
-            launch_s += time.perf_counter() - t0
-
+        launch = Launcher(self, profile)
         done_row = int(workspace.state) + 4 * self.fields["F_DONE"] * ck
         with self.launch_errors(config):
             start, end = self.event(), self.event()
             wall_start = time.perf_counter()
             start.record(stream)
-            launch("other", launches["init"])
+            launch("other", launches["init"], stream)
             if loop == PERSISTENT:
-                launch("advance", launches["solve"])
+                launch("advance", launches["solve"], stream)
             else:
                 self._host_loop(launch, launches, workspace, done_row, ck, stream)
             end.record(stream)
             end.synchronize()
             wall_ms = (time.perf_counter() - wall_start) * 1e3
             elapsed_ms = end.time_since(start)
-        kernel_ms = self.kernel_times(kernel_events)
+        kernel_ms = launch.kernel_ms()
         self.recycle(start, end)
         distances = np.empty((ck, self.graph.n_vertices), dtype=np.int32)
         cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
@@ -233,13 +190,13 @@ class DeltaSolver(Solver):
         return SolveResult(
             elapsed_ms=elapsed_ms,
             wall_ms=wall_ms,
-            launch_ms=launch_s * 1e3,
+            launch_ms=launch.host_s * 1e3,
             distances=distances,
             iterations=state[self.fields["F_ITERATIONS"]].copy(),
             kernel_ms=kernel_ms,
         )
 
-    def _host_loop(self, launch, launches, workspace: Workspace, done_row: int, ck: int, stream) -> None:
+    def _host_loop(self, launch: Launcher, launches, workspace: Workspace, done_row: int, ck: int, stream) -> None:
         """Launch iterations until every instance is done, reading the done flags a few behind."""
         cuda = self.cuda
         pending: list[tuple[int, object]] = []
@@ -248,8 +205,8 @@ class DeltaSolver(Solver):
         while True:
             if iteration >= limit:  # the kernels cap themselves; this is a bug, not a graph
                 raise WrongResult(f"the iteration cap was reached on the host ({iteration} iterations)")
-            launch("advance", launches["advance"])
-            launch("split", launches["finish"])
+            launch("advance", launches["advance"], stream)
+            launch("split", launches["finish"], stream)
             slot = iteration % POLL_DEPTH
             cuda.memcpy_dtoh_async(workspace.ring[slot, :ck], done_row, stream)
             marker = self.event()

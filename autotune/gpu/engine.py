@@ -8,10 +8,11 @@ batched solves (CK instances at once) of one graph under varying launch configur
 from __future__ import annotations
 
 import importlib
+import time
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -80,6 +81,35 @@ def check_memory(needed_bytes: int, what: str) -> None:
                                    f"{free_bytes / 2**30:.2f} GiB are free")
 
 
+class DeviceArrays:
+    """A solve's workspace: named GPU allocations (attributes of those names) and `ring`, a pinned
+    int32 array the host reads the instances' progress into.
+
+    Raises:
+        LaunchRejected: the GPU lacks the memory (`check_memory`, or an allocation that fails
+            because another process took it since); nothing stays allocated.
+    """
+
+    def __init__(self, sizes: Mapping[str, int], ring_shape: tuple[int, int], what: str) -> None:
+        cuda = driver()
+        check_memory(sum(sizes.values()), what)
+        self._allocated: list = []
+        try:
+            for name, nbytes in sizes.items():
+                allocation = cuda.mem_alloc(max(nbytes, 8))
+                self._allocated.append(allocation)
+                setattr(self, name, allocation)
+            self.ring = cuda.pagelocked_empty(ring_shape, np.int32)
+        except cuda.MemoryError as error:
+            self.free()
+            raise LaunchRejected(None, f"{what}: out of GPU memory ({error})") from None
+
+    def free(self) -> None:
+        for allocation in self._allocated:
+            allocation.free()
+        self._allocated.clear()
+
+
 class PackedLaunch:
     """A kernel with its grid, block, dynamic shared memory and argument buffers packed once
     (one buffer per variant of the arguments, e.g. per iteration parity)."""
@@ -102,6 +132,38 @@ def blocks_for(threads: int, block_size: int) -> int:
     return max(1, -(-threads // block_size))
 
 
+class Launcher:
+    """Launches a solve's packed kernels: counts the host time spent in launch calls and, when
+    profiling, records CUDA events around each launch (per kernel name)."""
+
+    def __init__(self, solver: Solver, profile: bool) -> None:
+        self.solver = solver
+        self.profile = profile
+        self.events: list[tuple[str, object, object]] = []
+        self.host_s = 0.0
+
+    def __call__(self, name: str, packed: PackedLaunch, stream, variant: int = 0) -> None:
+        t0 = time.perf_counter()
+        if self.profile:
+            before, after = self.solver.event(), self.solver.event()
+            before.record(stream)
+            packed(stream, variant)
+            after.record(stream)
+            self.events.append((name, before, after))
+        else:
+            packed(stream, variant)
+        self.host_s += time.perf_counter() - t0
+
+    def kernel_ms(self) -> dict[str, float]:
+        """Milliseconds per kernel name over the recorded launches (their events go back to the pool)."""
+        times: dict[str, float] = {}
+        for name, before, after in self.events:
+            times[name] = times.get(name, 0.0) + after.time_since(before)
+            self.solver.recycle(before, after)
+        self.events.clear()
+        return times
+
+
 class Solver:
     """Runs batched solves of one graph and one algorithm; use inside `gpu_session()` as a context
     manager (GPU memory is released on exit).
@@ -115,6 +177,7 @@ class Solver:
         self.cuda = driver()
         self.device_graph = GraphOnDevice(graph)
         self._events: deque = deque()
+        self._workspace = None
 
     def __enter__(self) -> Solver:
         return self
@@ -123,7 +186,20 @@ class Solver:
         self.close()
 
     def close(self) -> None:
+        if self._workspace is not None:
+            self._workspace.free()
+            self._workspace = None
         self.device_graph.free()
+
+    def workspace(self, fits: Callable[[Any], bool], build: Callable[[], Any]) -> Any:
+        """The engine's workspace if `fits` it, else a new one from `build` (the old one freed
+        first, so that the two never hold GPU memory at once)."""
+        if self._workspace is None or not fits(self._workspace):
+            if self._workspace is not None:
+                self._workspace.free()
+                self._workspace = None
+            self._workspace = build()
+        return self._workspace
 
     def event(self):
         """A CUDA event from the pool (give it back with `recycle`)."""
@@ -134,23 +210,19 @@ class Solver:
 
     @contextmanager
     def launch_errors(self, config: LaunchConfig) -> Iterator[None]:
-        """Turn a launch the driver refuses or that fails into `LaunchRejected` (INVALID)."""
+        """`LaunchRejected` naming `config` for what cannot run it: a launch the driver refuses or
+        that fails, and a rejection raised without a configuration (workspace, residency)."""
         cuda = self.cuda
         try:
             yield
+        except LaunchRejected as rejected:
+            if rejected.config is not None:
+                raise
+            raise LaunchRejected(config, rejected.reason) from None
         except cuda.LaunchError as error:
             raise LaunchRejected(config, f"launch failed: {error}") from None
         except cuda.LogicError as error:
             raise LaunchRejected(config, f"launch refused: {error}") from None
-
-    def kernel_times(self, kernel_events: Sequence[tuple[str, object, object]]) -> dict[str, float]:
-        """Milliseconds per kernel name summed over (name, before, after) event pairs, which go
-        back to the pool."""
-        kernel_ms: dict[str, float] = {}
-        for name, before, after in kernel_events:
-            kernel_ms[name] = kernel_ms.get(name, 0.0) + after.time_since(before)
-            self.recycle(before, after)
-        return kernel_ms
 
     def max_iterations(self) -> int:
         return MAX_ITERATIONS_FACTOR * (self.graph.n_vertices + 2)

@@ -17,48 +17,33 @@ from typing import Sequence
 
 import numpy as np
 
-from autotune.errors import LaunchRejected, WrongResult
+from autotune.errors import WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
-from autotune.gpu.device import INF, driver
+from autotune.gpu.device import INF
 from autotune.gpu.engine import (
     INIT_BLOCK,
     POLL_DEPTH,
+    DeviceArrays,
+    Launcher,
     PackedLaunch,
     SolveResult,
     Solver,
     blocks_for,
-    check_memory,
 )
 from autotune.launch import LaunchConfig
 
 LAUNCH_MODES = ("batched", "streams")
 
 
-class Workspace:
+class Workspace(DeviceArrays):
     """Per-instance state for up to `capacity` instances: dist, unsettled, frontier, thresholds."""
 
     def __init__(self, n: int, capacity: int) -> None:
-        cuda = driver()
-        bytes_per_instance = n * (4 + 1 + 1) + 2 * 4 + 4 + 4
-        check_memory(bytes_per_instance * capacity, f"{capacity} concurrent instances")
         self.n, self.capacity = n, capacity
-        sizes = {"dist": 4 * n * capacity, "unsettled": n * capacity, "frontier": n * capacity,
-                 "delta": 2 * 4 * capacity, "iterations": 4 * capacity, "sources": 4 * capacity}
-        self._allocated: list[str] = []
-        try:
-            for name, nbytes in sizes.items():
-                setattr(self, name, cuda.mem_alloc(max(nbytes, 4)))
-                self._allocated.append(name)
-            self.ring = cuda.pagelocked_empty((POLL_DEPTH, 2 * capacity), np.int32)
-        except cuda.MemoryError as error:  # another process took the memory since mem_get_info
-            self.free()
-            raise LaunchRejected(None, f"{capacity} concurrent instances: out of GPU memory ({error})") from None
-
-    def free(self) -> None:
-        for name in self._allocated:
-            getattr(self, name).free()
-        self._allocated.clear()
+        super().__init__({"dist": 4 * n * capacity, "unsettled": n * capacity, "frontier": n * capacity,
+                          "delta": 2 * 4 * capacity, "iterations": 4 * capacity, "sources": 4 * capacity},
+                         (POLL_DEPTH, 2 * capacity), f"{capacity} concurrent instances")
 
 
 class ThesisSolver(Solver):
@@ -72,33 +57,17 @@ class ThesisSolver(Solver):
             raise ValueError(f"unknown launch mode {launch_mode!r}")
         super().__init__(graph, algorithm)
         self.launch_mode = launch_mode
-        self._driver = self.cuda
         self.omega = self.device_graph.alloc(self.cuda, max(graph.n_vertices, 1) * 4)
         out_weight = kernel_function(self.algorithm.name, "out_weight")
         grid = (max(1, -(-graph.n_vertices // INIT_BLOCK)), 1)
         out_weight(np.int32(graph.n_vertices), self.device_graph.row_offsets, self.device_graph.weights,
                    self.omega, block=(INIT_BLOCK, 1, 1), grid=grid)
         self.cuda.Context.synchronize()
-        self._workspace: Workspace | None = None
         self._streams: list = []
-
-    def close(self) -> None:
-        if self._workspace is not None:
-            self._workspace.free()
-            self._workspace = None
-        super().close()
-
-    def _workspace_for(self, instances: int) -> Workspace:
-        if self._workspace is None or self._workspace.capacity < instances:
-            if self._workspace is not None:
-                self._workspace.free()
-                self._workspace = None
-            self._workspace = Workspace(self.graph.n_vertices, instances)
-        return self._workspace
 
     def _streams_for(self, count: int) -> list:
         while len(self._streams) < count:
-            self._streams.append(self._driver.Stream())
+            self._streams.append(self.cuda.Stream())
         return self._streams[:count]
 
     def _groups(self, config: LaunchConfig, workspace: Workspace):
@@ -146,34 +115,17 @@ class ThesisSolver(Solver):
         Raises:
             LaunchRejected: the configuration cannot run on this GPU (resources, block size, memory).
         """
-        driver = self._driver
+        driver = self.cuda
         ck = config.concurrent_kernels
         if len(sources) != ck:
             raise ValueError(f"{ck} concurrent instances need {ck} sources, got {len(sources)}")
-        workspace = self._workspace_for(ck)
-        try:
+        with self.launch_errors(config):
+            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(self.graph.n_vertices, ck))
             groups = self._groups(config, workspace)
-        except LaunchRejected as rejected:
-            raise LaunchRejected(config, rejected.reason) from None
         driver.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
         main_stream = groups[0][0]
         max_iterations = self.max_iterations()
-        kernel_events: list[tuple[str, object, object]] = []
-        launch_s = 0.0
-
-        def launch(name: str, launch_obj: PackedLaunch, stream, parity: int = 0) -> None:
-            nonlocal launch_s
-            t0 = time.perf_counter()
-            if profile:
-                before = self.event()
-                before.record(stream)
-                launch_obj(stream, parity)
-                after = self.event()
-                after.record(stream)
-                kernel_events.append(("other" if name == "init" else name, before, after))
-            else:
-                launch_obj(stream, parity)
-            launch_s += time.perf_counter() - t0
+        launch = Launcher(self, profile)
 
         with self.launch_errors(config):
             start, end = self.event(), self.event()
@@ -182,7 +134,7 @@ class ThesisSolver(Solver):
             for stream, _first, _count, launches in groups:
                 if stream is not main_stream:
                     stream.wait_for_event(start)
-                launch("init", launches["init"], stream)
+                launch("other", launches["init"], stream)
             # Per group: the iteration whose thresholds the host reads next, and its pending copies.
             pending = {index: deque() for index in range(len(groups))}
             active = set(range(len(groups)))
@@ -202,7 +154,7 @@ class ThesisSolver(Solver):
                     driver.memcpy_dtoh_async(ring, int(workspace.delta) + 8 * first, stream)
                     done_event = self.event()
                     done_event.record(stream)
-                    launch_s += time.perf_counter() - t0
+                    launch.host_s += time.perf_counter() - t0
                     pending[index].append((ring, done_event))
                 iteration += 1
                 for index in sorted(active):
@@ -228,7 +180,7 @@ class ThesisSolver(Solver):
             end.synchronize()
             wall_ms = (time.perf_counter() - wall_start) * 1e3
             elapsed_ms = end.time_since(start)
-        kernel_ms = self.kernel_times(kernel_events)
+        kernel_ms = launch.kernel_ms()
         self.recycle(start, end)
         distances = np.empty((ck, self.graph.n_vertices), dtype=np.int32)
         driver.memcpy_dtoh(distances, workspace.dist)
@@ -237,7 +189,7 @@ class ThesisSolver(Solver):
         return SolveResult(
             elapsed_ms=elapsed_ms,
             wall_ms=wall_ms,
-            launch_ms=launch_s * 1e3,
+            launch_ms=launch.host_s * 1e3,
             distances=distances,
             iterations=iterations[:ck].copy(),
             kernel_ms=kernel_ms,
