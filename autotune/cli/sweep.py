@@ -27,9 +27,9 @@ from autotune.cli.sweep_output import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import jobs_of, outputs_of, parse
 from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
 from autotune.search.results import GraphResult
-from autotune.search.storage import MEMORY, StudyKey, open_storage, open_study
+from autotune.search.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
-from autotune.search.sweep import GraphPlan, SweepProgress, quiet_optuna, stop_on_sigterm, sweep_graph
+from autotune.search.sweep import GraphPlan, SweepProgress, stop_on_sigterm, sweep_graph
 from autotune.search.trials import DEFAULT_PRUNE_FACTOR
 
 
@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     if args.merge:
         return sweep_fleet.merge(args)
     request = parse(args)
+    # a sampler whose package is missing (gp: torch, cmaes) fails now, before graphs and GPU are loaded
     request.strategy.sampler(request.space.space(algorithms.resolve(request.algorithm)[0].name, None))
     if sweep_fleet.wants_fleet(args, request):
         return sweep_fleet.run_fleet(args, request)
@@ -137,13 +138,9 @@ def run(args: argparse.Namespace) -> int:
         best_by_graph: dict[str, float] = {}
         try:
             for job in order_for_auto(jobs):
-                key = StudyKey(job.graph.sha256 or job.graph.name, job.algorithm, str(device["name"]),
-                               request.strategy.label, job.space.digest(), request.study_protocol)
-                with quiet_optuna():
-                    handle = open_study(storage, storage_url, key, request.strategy.sampler(job.space), request.resume,
-                                        attrs={"graph": job.graph.name, "space": job.space.to_json()})
+                handle = request.open_study(storage, storage_url, job, device)
                 plan = GraphPlan(job.graph, job.space, request.strategy, job.specials, request.settings)
-                graph_key = job.graph.sha256 or job.graph.name
+                graph_key = job.graph.key
                 with job.timer as timer:
                     result = sweep_graph(timer, plan, handle, device, progress,
                                          best_elsewhere=lambda k=graph_key: best_by_graph.get(k))
@@ -168,8 +165,8 @@ def order_for_auto(jobs: list[Job]) -> list[Job]:
     rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
     graphs: dict[str, int] = {}
     for job in jobs:
-        graphs.setdefault(job.graph.sha256 or job.graph.name, len(graphs))
-    return sorted(jobs, key=lambda j: (graphs[j.graph.sha256 or j.graph.name], rank[j.algorithm]))
+        graphs.setdefault(job.graph.key, len(graphs))
+    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm]))
 
 
 __all__ = ["INTERRUPTED", "register", "run"]

@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterator
 
 from autotune.cli.options import load_spec, reference_cache
-from autotune.cli.sweep_jobs import DelayedReplay, cuda_timer, replay_records
+from autotune.cli.sweep_jobs import cuda_timer, replay_records, replay_timer
 from autotune.cli.sweep_output import INTERRUPTED, Outputs, default_output, report_outcome, write_outputs
 from autotune.cli.sweep_request import Request, jobs_of
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer
 from autotune.search import fleet
-from autotune.search.replay import ReplayTimer
-from autotune.search.storage import MEMORY, StudyKey, open_storage, open_study, storage_url
+from autotune.search.storage import MEMORY, open_storage, storage_url
 from autotune.search.sweep import quiet_optuna, stop_on_sigterm
 
 HEARTBEAT_S = 5  # an RDB storage's heartbeat; a worker silent for 4 beats is taken for dead
@@ -175,10 +174,7 @@ def _create_or_join(storage: Any, shown: str, name: str, request: Request, devic
         return fleet.Run.open(storage, shown, name), True
     graphs = []
     for job in jobs:
-        key = StudyKey(job.graph.sha256 or job.graph.name, job.algorithm, str(device["name"]),
-                       request.strategy.label, job.space.digest(), request.study_protocol)
-        handle = open_study(storage, shown, key, request.strategy.sampler(job.space), request.resume,
-                            attrs={"graph": job.graph.name, "space": job.space.to_json()})
+        handle = request.open_study(storage, shown, job, device)
         graphs.append(fleet.RunGraph(job.graph, job.algorithm, handle.name, job.source, job.space, job.specials))
     timer: dict[str, Any] = ({"kind": "replay", "records": str(Path(request.replay).resolve()),
                               "delay_ms": request.replay_delay_s * 1000.0} if request.replay else
@@ -275,11 +271,10 @@ def _replay_timers(run: fleet.Run):
     delay_s = float(plan.timer.get("delay_ms", 0.0)) / 1000.0
 
     def timers(graph: fleet.RunGraph) -> ContextManager[Timer]:
-        mine = [r for r in records if (r.graph.sha256 or r.graph.name) == graph.source and r.algorithm == graph.algorithm]
+        mine = [r for r in records if r.graph.key == graph.source and r.algorithm == graph.algorithm]
         if not mine:
             raise InputError(f"replay: the records hold no graph {graph.info.name} ({graph.source})")
-        timer: Timer = ReplayTimer(mine)
-        return contextlib.nullcontext(DelayedReplay(timer, delay_s) if delay_s else timer)
+        return contextlib.nullcontext(replay_timer(mine, delay_s))
 
     return timers
 

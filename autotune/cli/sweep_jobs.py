@@ -93,6 +93,12 @@ class DelayedReplay:
         return self.timer.measure(config, stop)
 
 
+def replay_timer(records: Sequence[Record], delay_s: float = 0.0) -> Timer:
+    """A `ReplayTimer` of one graph's and algorithm's records, `delay_s` per measurement."""
+    timer = ReplayTimer(list(records))
+    return DelayedReplay(timer, delay_s) if delay_s else timer
+
+
 def replay_device(path: str, records: Sequence[Record], device_spec: str | None) -> tuple[dict[str, Any], Any]:
     """The records' GPU (one) and its profile (`--device` where the records lack one).
 
@@ -125,7 +131,7 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
     device, profile = replay_device(path, records, device_spec)
     by_graph: dict[str, list[Record]] = {}
     for record in records:
-        by_graph.setdefault(record.graph.sha256 or record.graph.name, []).append(record)
+        by_graph.setdefault(record.graph.key, []).append(record)
     names = {group[0].graph.name: key for key, group in by_graph.items()}
     if graphs:
         unknown = [g for g in graphs if g not in names and g not in by_graph]
@@ -145,11 +151,9 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
             mine = [r for r in group if r.algorithm == entry.name]
             if not mine:
                 continue
-            timer: Timer = ReplayTimer(mine)
-            if delay_s:
-                timer = DelayedReplay(timer, delay_s)
             jobs.append(Job(graph, entry.name, options.space(entry.name, graph, mine),
-                            sp.recorded_specials(mine, graph, profile, entry.name), contextlib.nullcontext(timer), key))
+                            sp.recorded_specials(mine, graph, profile, entry.name),
+                            contextlib.nullcontext(replay_timer(mine, delay_s)), key))
     return device, jobs, [by_graph[k][0].graph.name for k in keys]
 
 

@@ -7,7 +7,9 @@ import sys
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
+
+from optuna.storages import BaseStorage
 
 from autotune import algorithms
 from autotune.cli.options import load_spec, reference_cache
@@ -15,9 +17,9 @@ from autotune.cli.sweep_jobs import Job, SpaceOptions, gpu_device, gpu_jobs, pro
 from autotune.cli.sweep_output import Outputs, default_output
 from autotune.errors import InputError
 from autotune.measure import Protocol
-from autotune.search.storage import MEMORY
+from autotune.search.storage import MEMORY, StudyHandle, StudyKey, open_study
 from autotune.search.strategies import Strategy, make_strategy
-from autotune.search.sweep import SweepSettings
+from autotune.search.sweep import SweepSettings, quiet_optuna
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,15 @@ class Request:
     def study_protocol(self) -> dict[str, Any]:
         settings = {"finalists": self.settings.finalists, "rounds": self.settings.rounds}
         return protocol_json(self.protocol, self.replay is not None, settings)
+
+    def open_study(self, storage: BaseStorage, storage_url: str, job: Job, device: Mapping[str, Any]) -> StudyHandle:
+        """The study of one job (graph and algorithm) on this GPU, by this request's strategy,
+        space and protocol: a new one, or with `resume` the newest that matches."""
+        key = StudyKey(job.graph.key, job.algorithm, str(device["name"]), self.strategy.label, job.space.digest(),
+                       self.study_protocol)
+        with quiet_optuna():
+            return open_study(storage, storage_url, key, self.strategy.sampler(job.space), self.resume,
+                              attrs={"graph": job.graph.name, "space": job.space.to_json()})
 
 
 def parse(args: argparse.Namespace) -> Request:

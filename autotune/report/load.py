@@ -275,7 +275,7 @@ def _group(tables: Sequence[tuple[str, Mapping[str, Any]]],
     for where, found in records:
         in_file: dict[tuple[str, str], list[Record]] = {}
         for record in found:
-            in_file.setdefault((record.graph.sha256 or record.graph.name, record.strategy), []).append(record)
+            in_file.setdefault((record.graph.key, record.strategy), []).append(record)
         for key, group in in_file.items():
             if key in grouped:
                 notes.append(f"{group[0].graph.name} ({key[1]}): the records of {grouped[key][0]} are replaced "

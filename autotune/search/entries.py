@@ -91,7 +91,7 @@ def sweep_table(results: Sequence[GraphResult], device: Mapping[str, Any], algor
     algorithms, `--algorithm auto`, make one entry: the fastest's)."""
     by_graph: dict[str, list[GraphResult]] = {}
     for result in results:
-        by_graph.setdefault(result.graph.sha256 or result.graph.name, []).append(result)
+        by_graph.setdefault(result.graph.key, []).append(result)
     entries = []
     for group in by_graph.values():
         fastest = min(group, key=lambda r: (r.best is None, r.best.ms_per_sssp if r.best else 0.0))

@@ -21,6 +21,7 @@ What Optuna does not do, and this module does:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import json
 import os
@@ -70,9 +71,7 @@ class RunGraph:
     def from_json(cls, data: Mapping[str, Any]) -> RunGraph:
         info = dict(data["info"])
         classes = info.pop("classes", None)
-        graph = GraphInfo.from_json(info)
-        if classes:
-            graph = GraphInfo(**{**graph.__dict__, "classes": classes})
+        graph = dataclasses.replace(GraphInfo.from_json(info), classes=classes or None)
         algorithm = str(data["algorithm"])
         return cls(graph, algorithm, str(data["study"]), str(data["source"]), SearchSpace.from_json(data["space"]),
                    Specials.from_json(data["specials"], algorithm))
@@ -176,11 +175,15 @@ class Run:
         study = optuna.load_study(study_name=graph.study, storage=self.storage, sampler=sampler)
         return StudyHandle(study, self.storage, self.storage_url, resumed=False)
 
-    def sweeps(self, timer: Timer | None = None, worker: str = "", workers: int = 1) -> list[GraphSweep]:
-        """A `GraphSweep` per graph of the run (a worker's sampler seeded with its id)."""
+    def sweep(self, graph: RunGraph, timer: Timer | None = None, worker: str = "", workers: int = 1) -> GraphSweep:
+        """The `GraphSweep` of one graph of the run (a worker's sampler seeded with its id)."""
         offset = sum(worker.encode()) if worker else 0
-        return [GraphSweep(self.plan.graph_plan(g), self.handle(g, self.plan.strategy.sampler(g.space, offset, workers)),
-                           timer) for g in self.plan.graphs]
+        sampler = self.plan.strategy.sampler(graph.space, offset, workers)
+        return GraphSweep(self.plan.graph_plan(graph), self.handle(graph, sampler), timer)
+
+    def sweeps(self, worker: str = "", workers: int = 1) -> list[GraphSweep]:
+        """A `GraphSweep`, without a timer, per graph of the run."""
+        return [self.sweep(graph, None, worker, workers) for graph in self.plan.graphs]
 
     # --- workers' records ------------------------------------------------------------------------
 
@@ -242,7 +245,7 @@ def work(run: Run, timers: Callable[[RunGraph], ContextManager[Timer]], device_i
         with quiet_optuna(), contextlib.ExitStack() as stack:
             opened: dict[int, GraphSweep] = {}
             while True:
-                sweeps = run.sweeps(None, name, workers)
+                sweeps = run.sweeps(name, workers)
                 if all(s.done for s in sweeps):
                     break
                 progressed = False
@@ -250,7 +253,7 @@ def work(run: Run, timers: Callable[[RunGraph], ContextManager[Timer]], device_i
                     if sweep.done or not sweep.offers_work():
                         continue
                     if index not in opened:
-                        opened[index] = _sweep_with_timer(run, graph, stack.enter_context(timers(graph)), name, workers)
+                        opened[index] = run.sweep(graph, stack.enter_context(timers(graph)), name, workers)
                     count = opened[index].work(limit=1)
                     record["measured"] = sum(s.trials.measured_here for s in opened.values())
                     progressed = progressed or bool(count)
@@ -269,12 +272,6 @@ def work(run: Run, timers: Callable[[RunGraph], ContextManager[Timer]], device_i
         with contextlib.suppress(Exception):
             run.set_worker(name, record)
     return int(record["measured"])
-
-
-def _sweep_with_timer(run: Run, graph: RunGraph, timer: Timer, worker: str, workers: int) -> GraphSweep:
-    offset = sum(worker.encode())
-    return GraphSweep(run.plan.graph_plan(graph), run.handle(graph, run.plan.strategy.sampler(graph.space, offset, workers)),
-                      timer)
 
 
 def coordinate(run: Run, alive: Callable[[], bool], sleep: Callable[[float], None] = time.sleep,

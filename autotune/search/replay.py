@@ -104,7 +104,7 @@ class ReplayTimer:
     def __init__(self, records: Sequence[Record], compose: bool = True, strict: bool = False) -> None:
         if not records:
             raise InputError("replay: no records to replay")
-        digests = {r.graph.sha256 or r.graph.name for r in records}
+        digests = {r.graph.key for r in records}
         if len(digests) > 1:
             raise InputError(f"replay: the records mix {len(digests)} graphs; select one graph's records")
         self.records = tuple(records)

@@ -114,6 +114,11 @@ class GraphInfo:
     max_weight: int | None = None
     mean_weight: float | None = None
 
+    @property
+    def key(self) -> str:
+        """What tells graphs apart: the sha256 of the CSR arrays, else the name."""
+        return self.sha256 or self.name
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GraphInfo:
         return cls(name=str(data["name"]), sha256=str(data.get("sha256", "")),

@@ -145,6 +145,8 @@ class GraphSweep:
         timer: what measures (None for a process that only advances the stages).
         on_trial: called after every finished trial of this process with (measurement, cached).
         clock: seconds (for tests).
+        best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
+            algorithms), which the pruner also measures against.
     """
 
     def __init__(self, plan: GraphPlan, handle: StudyHandle, timer: Timer | None,
@@ -187,9 +189,8 @@ class GraphSweep:
                 + plan.settings.finalists * plan.settings.rounds)
 
     def _in_flight(self) -> tuple[int, int]:
-        waiting = len(self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
-        running = len(self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
-        return waiting, running
+        states = [t.state for t in self.study.get_trials(deepcopy=False, states=(TrialState.WAITING, TrialState.RUNNING))]
+        return states.count(TrialState.WAITING), states.count(TrialState.RUNNING)
 
     def _sampled_left(self, counting_running: bool = True) -> int:
         """Search trials the sampler may still propose: the budget less the sampled trials (a
@@ -259,10 +260,7 @@ class GraphSweep:
     def result(self, elapsed_s: float, partial: bool, device: Mapping[str, Any]) -> GraphResult:
         plan = self.plan
         evaluations = self.trials.evaluations()
-        measurements: dict[str, list[Measurement]] = {}
-        for evaluation in evaluations:
-            measurements.setdefault(evaluation.config.key(), []).append(evaluation.measurement)
-        results = pooled(measurements)
+        results = pooled(self.trials.measurements(evaluations))
         finalist_results = [results[c.key()] for c in self.finalists() if c.key() in results]
         # The winner is the best finalist; without finalists (interrupted), or should every finalist
         # have failed a re-measurement, the best configuration inside the space whose every

@@ -141,7 +141,8 @@ class Trials:
         prune: prune hopeless trials (the study's pruner decides how).
         on_trial: called after every finished trial of this process with (measurement, cached).
         clock: seconds, for the wall time of `measure` calls.
-        algorithm: the algorithm the study's configurations default to (records of old tables).
+        may_sample: whether a trial that finds no queued task may sample a new point (False once
+            the strategy's trial budget is spent over every process of the study).
     """
 
     def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
@@ -193,10 +194,10 @@ class Trials:
                                   attrs.get("wall_s", 0.0), attrs.get("round"), tuple(attrs.get("roles", ()))))
         return sorted(out, key=lambda e: (e.timestamp, e.trial if e.trial is not None else -1))
 
-    def measurements(self) -> dict[str, list[Measurement]]:
-        """Every real measurement by configuration key, in order."""
+    def measurements(self, evaluations: Sequence[Evaluation] | None = None) -> dict[str, list[Measurement]]:
+        """Every real measurement (of `evaluations`, default the study's) by configuration key, in order."""
         out: dict[str, list[Measurement]] = {}
-        for evaluation in self.evaluations():
+        for evaluation in self.evaluations() if evaluations is None else evaluations:
             out.setdefault(evaluation.config.key(), []).append(evaluation.measurement)
         return out
 
@@ -244,7 +245,7 @@ class Trials:
 
             stop = report_and_ask
         try:
-            return self.timer.measure(config, stop) if stop is not None else self.timer.measure(config)
+            return self.timer.measure(config, stop)
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, reason=rejected.reason)
         except WrongResult as wrong:
