@@ -2,7 +2,8 @@
 
 The fast path never loops over lines in Python: numpy finds token and line boundaries in the raw
 bytes and `np.fromstring` converts the numbers. Only when something is wrong does a slow path walk
-the lines to name the first bad one.
+the lines to name the first bad one. The checks the readers share (ids in range, integer weights, a header's
+vertex count) are here too.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from autotune.errors import InputError
+from autotune.graphs.options import INT32_MAX
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -183,3 +185,46 @@ def parse_rows(
         number, line, problem = found
         raise InputError(f"{where}:{first_line + number - 1}: {problem}, found {shown(line)}")
     return Rows(values.reshape(-1, width), tokens.token_lines[::width] + first_line)
+
+
+def check_ids(where: str, rows: Rows, columns: slice, lo: int, hi: int, what: str) -> None:
+    ids = rows.values[:, columns]
+    bad = np.flatnonzero(((ids < lo) | (ids > hi)).any(axis=1))
+    if len(bad):
+        row = int(bad[0])
+        value = next(int(v) for v in ids[row] if not lo <= v <= hi)
+        raise InputError(
+            f"{where}:{rows.line_of(row)}: vertex id {value} is outside {lo}..{hi} ({what})"
+        )
+
+
+def check_weights(where: str, rows: Rows, column: int) -> np.ndarray:
+    weights = rows.values[:, column]
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights != np.floor(weights)))
+    if len(bad):
+        row = int(bad[0])
+        raise InputError(
+            f"{where}:{rows.line_of(row)}: weight {weights[row]} is not an integer. "
+            "Use --weights LO-HI to draw integer weights instead."
+        )
+    bad = np.flatnonzero((weights < 0) | (weights > INT32_MAX))
+    if len(bad):
+        row = int(bad[0])
+        kind = "negative weight" if weights[row] < 0 else "weight too large"
+        raise InputError(
+            f"{where}:{rows.line_of(row)}: {kind} {weights[row]:.0f}; "
+            f"weights must be in 0..{INT32_MAX}"
+        )
+    return weights.astype(np.int64)
+
+
+def count_lines(data: bytes) -> int:
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+
+
+def check_vertex_count(where: str, n_vertices: int) -> None:
+    """A header's vertex count must be positive and fit the CSR's int32 ids (`where` is file:line)."""
+    if n_vertices < 1:
+        raise InputError(f"{where}: the header says {n_vertices} vertices: an empty graph")
+    if n_vertices > INT32_MAX:
+        raise InputError(f"{where}: {n_vertices} vertices do not fit int32 vertex ids (at most {INT32_MAX})")

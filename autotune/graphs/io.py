@@ -5,10 +5,6 @@
 Each text reader returns an `EdgeList` (0-based ids, weights if the file has them, and whether the
 file describes an undirected graph); `build_csr` turns it into a graph. Errors name the file and
 line: `rome99.gr:17: expected an arc line 'a u v w', found 'e 3 4'`.
-
-Over 400 lines because it holds one reader per format, each with its own line-level checks: the
-readers share their helpers (`_text`) and their dispatch (`graph_format`), so splitting them
-would spread one concern over several modules.
 """
 from __future__ import annotations
 
@@ -24,6 +20,10 @@ from autotune.errors import InputError
 from autotune.graphs._text import (
     Rows,
     blank_lines,
+    check_ids,
+    check_vertex_count,
+    check_weights,
+    count_lines,
     display_name,
     is_int,
     is_number,
@@ -63,49 +63,6 @@ class EdgeList:
 Reader = Callable[..., EdgeList]
 
 
-def _check_ids(where: str, rows: Rows, columns: slice, lo: int, hi: int, what: str) -> None:
-    ids = rows.values[:, columns]
-    bad = np.flatnonzero(((ids < lo) | (ids > hi)).any(axis=1))
-    if len(bad):
-        row = int(bad[0])
-        value = next(int(v) for v in ids[row] if not lo <= v <= hi)
-        raise InputError(
-            f"{where}:{rows.line_of(row)}: vertex id {value} is outside {lo}..{hi} ({what})"
-        )
-
-
-def _check_weights(where: str, rows: Rows, column: int) -> np.ndarray:
-    weights = rows.values[:, column]
-    bad = np.flatnonzero(~np.isfinite(weights) | (weights != np.floor(weights)))
-    if len(bad):
-        row = int(bad[0])
-        raise InputError(
-            f"{where}:{rows.line_of(row)}: weight {weights[row]} is not an integer. "
-            "Use --weights LO-HI to draw integer weights instead."
-        )
-    bad = np.flatnonzero((weights < 0) | (weights > INT32_MAX))
-    if len(bad):
-        row = int(bad[0])
-        kind = "negative weight" if weights[row] < 0 else "weight too large"
-        raise InputError(
-            f"{where}:{rows.line_of(row)}: {kind} {weights[row]:.0f}; "
-            f"weights must be in 0..{INT32_MAX}"
-        )
-    return weights.astype(np.int64)
-
-
-def _count_lines(data: bytes) -> int:
-    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-
-
-def _check_vertex_count(where: str, n_vertices: int) -> None:
-    """A header's vertex count must be positive and fit the CSR's int32 ids (`where` is file:line)."""
-    if n_vertices < 1:
-        raise InputError(f"{where}: the header says {n_vertices} vertices: an empty graph")
-    if n_vertices > INT32_MAX:
-        raise InputError(f"{where}: {n_vertices} vertices do not fit int32 vertex ids (at most {INT32_MAX})")
-
-
 def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
     """Read a DIMACS 9th challenge `.gr` file: `c` comments, `p sp n m`, arcs `a u v w` (1-based).
 
@@ -126,7 +83,7 @@ def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
             f"found {shown(problem.group())}"
         )
     n_vertices, n_arcs = int(fields[2]), int(fields[3])
-    _check_vertex_count(f"{where}:{problem_line}", n_vertices)
+    check_vertex_count(f"{where}:{problem_line}", n_vertices)
 
     def check(line: bytes) -> str | None:
         parts = line.split()
@@ -144,11 +101,11 @@ def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
     if len(rows.values) != n_arcs:
         state = "the file is truncated" if len(rows.values) < n_arcs else "too many arcs"
         raise InputError(
-            f"{where}:{_count_lines(data)}: the problem line says {n_arcs} arcs, "
+            f"{where}:{count_lines(data)}: the problem line says {n_arcs} arcs, "
             f"found {len(rows.values)}: {state}"
         )
-    _check_ids(where, rows, slice(0, 2), 1, n_vertices, "the problem line's n")
-    weights = _check_weights(where, rows, 2) if with_weights else None
+    check_ids(where, rows, slice(0, 2), 1, n_vertices, "the problem line's n")
+    weights = check_weights(where, rows, 2) if with_weights else None
     return EdgeList(n_vertices, rows.values[:, 0] - 1, rows.values[:, 1] - 1, weights, False)
 
 
@@ -195,7 +152,7 @@ def read_matrix_market(path: Path, *, with_weights: bool = True) -> EdgeList:
         raise InputError(f"{where}:{size_line}: expected a size line 'rows cols entries', "
                          f"found {shown(size)}")
     n_rows, n_cols, n_entries = map(int, dims)
-    _check_vertex_count(f"{where}:{size_line}", n_rows)
+    check_vertex_count(f"{where}:{size_line}", n_rows)
     if n_rows != n_cols:
         raise InputError(f"{where}:{size_line}: a graph needs a square matrix, found {n_rows} x "
                          f"{n_cols}")
@@ -217,7 +174,7 @@ def read_matrix_market(path: Path, *, with_weights: bool = True) -> EdgeList:
     )
     if len(rows.values) != n_entries:
         state = "the file is truncated" if len(rows.values) < n_entries else "too many entries"
-        raise InputError(f"{where}:{_count_lines(data)}: the size line says {n_entries} entries, "
+        raise InputError(f"{where}:{count_lines(data)}: the size line says {n_entries} entries, "
                          f"found {len(rows.values)}: {state}")
     if field == "real":
         ids = rows.values[:, :2]
@@ -225,8 +182,8 @@ def read_matrix_market(path: Path, *, with_weights: bool = True) -> EdgeList:
         if len(bad):
             raise InputError(f"{where}:{rows.line_of(int(bad[0]))}: row and column must be "
                              "integers")
-    _check_ids(where, rows, slice(0, 2), 1, n_rows, "the size line's rows")
-    weights = _check_weights(where, rows, 2) if with_weights and width == 3 else None
+    check_ids(where, rows, slice(0, 2), 1, n_rows, "the size line's rows")
+    weights = check_weights(where, rows, 2) if with_weights and width == 3 else None
     ids = rows.values[:, :2].astype(np.int64) - 1
     return EdgeList(n_rows, ids[:, 0], ids[:, 1], weights, symmetry == "symmetric")
 
@@ -259,7 +216,7 @@ def read_metis(path: Path, *, with_weights: bool = True) -> EdgeList:
         raise InputError(f"{where}:{header_line}: expected a METIS header 'n m [fmt [ncon]]', "
                          f"found {shown(header_text)}")
     n_vertices, n_edges = int(header[0]), int(header[1])
-    _check_vertex_count(f"{where}:{header_line}", n_vertices)
+    check_vertex_count(f"{where}:{header_line}", n_vertices)
     skip, _, has_edge_weights = _metis_format(where, header_line, header)
     original = data[end + 1:]
     body = blank_lines(original, rb"%")
@@ -273,7 +230,7 @@ def read_metis(path: Path, *, with_weights: bool = True) -> EdgeList:
     vertex_lines = np.flatnonzero(is_vertex)
     first = header_line + 1
     if len(vertex_lines) < n_vertices:
-        raise InputError(f"{where}:{_count_lines(data)}: the header says {n_vertices} vertices, "
+        raise InputError(f"{where}:{count_lines(data)}: the header says {n_vertices} vertices, "
                          f"found {len(vertex_lines)} vertex lines: the file is truncated")
     extra = vertex_lines[n_vertices:]
     if np.any(counts[extra]):
@@ -316,7 +273,7 @@ def read_metis(path: Path, *, with_weights: bool = True) -> EdgeList:
         is_weight = (position >= 0) & ~is_neighbour
         weight_rows = Rows(values[is_weight][:, None].astype(np.float64),
                            tokens.token_lines[is_weight] + first)
-        weights = _check_weights(where, weight_rows, 0)
+        weights = check_weights(where, weight_rows, 0)
     return EdgeList(n_vertices, vertex_of_line[neighbour_lines], targets - 1, weights, True)
 
 
@@ -350,13 +307,13 @@ def read_edge_list(path: Path, *, with_weights: bool = True) -> EdgeList:
     if not len(rows.values) and not header_nodes:
         raise InputError(f"{where}: no edges and no '# Nodes: N' header: an empty graph")
     if header and len(rows.values) < int(header.group(2)):
-        raise InputError(f"{where}:{_count_lines(data)}: the header says {header.group(2).decode()}"
+        raise InputError(f"{where}:{count_lines(data)}: the header says {header.group(2).decode()}"
                          f" edges, found {len(rows.values)}: the file is truncated")
-    _check_ids(where, rows, slice(0, 2), 0, INT32_MAX - 1, "ids are 0-based")
+    check_ids(where, rows, slice(0, 2), 0, INT32_MAX - 1, "ids are 0-based")
     largest = int(rows.values[:, :2].max()) + 1 if len(rows.values) else 0
     weights = None
     if with_weights and rows.values.shape[1] == 3:
-        weights = _check_weights(where, rows, 2)
+        weights = check_weights(where, rows, 2)
     return EdgeList(max(largest, header_nodes), rows.values[:, 0], rows.values[:, 1], weights,
                     False)
 

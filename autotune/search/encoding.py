@@ -70,8 +70,6 @@ class Ordinal:
         return int(param) if kind == "step" else self.values[int(param)]
 
 
-
-
 @dataclass(frozen=True)
 class Choice:
     """An unordered dimension: a categorical over its names."""
