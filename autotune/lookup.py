@@ -14,9 +14,11 @@ Nearest graph class: the entry minimizing a weighted Euclidean distance over the
 (`GRAPH_FEATURES`): log2 vertices, log2 mean degree, and log2(1 + the coefficient of variation of
 the out-degrees), the degree skew that tells a power-law graph from a uniform one of the same mean
 degree. The weights (`DEFAULT_WEIGHTS`, `Table.lookup(weights=...)`) are 1 each: doubling the
-vertices, doubling the mean degree or doubling 1 + the skew count alike (not yet validated by a
-leave-one-graph-out check); an entry or a query without a feature leaves that feature out of its
-distance. An exact match has distance 0.
+vertices, doubling the mean degree or doubling 1 + the skew count alike. They were chosen by the
+leave-one-graph-out check of `scripts/lookup_check.py` on the H100 sweeps, among 36 weight vectors
+(reports/h100/lookup-check.md: each graph looked up in the table of the others is within 10% of its
+own best on 11 of 13 graphs). An entry or a query without a feature leaves that feature out of its
+distance; equally near entries are taken in the order of their graphs' names. An exact match has distance 0.
 
 An entry's `best` (measured and verified) is used; with `queries=K`, the fastest configuration of
 the entry's `curve` with at most K concurrent SSSPs (its latency curve: K = 1 is one query's wait);

@@ -149,6 +149,7 @@ struct Push {
   int threshold;
   int near_tag;
   int far_tag;
+  bool direct;  // relax with the atomic alone, without reading dist first (small frontiers: latency)
 };
 
 __device__ __forceinline__ void push(const Push &p, int u, int nd) {
@@ -170,7 +171,7 @@ __device__ __forceinline__ void relax(const Push &p, int *dist, const int *RESTR
                                       const int *RESTRICT weights, int e, int d) {
   const int u = columns[e];
   const int nd = d + weights[e];
-  if (nd < dist[u]) {
+  if (p.direct || nd < dist[u]) {
     const int old = atomicMin(&dist[u], nd);
     if (nd < old) push(p, u, nd);
   }
@@ -243,13 +244,10 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
       begin = end;
     }
   } else if (block_threshold > 0) {
-    // Block bin: the whole block expands one vertex at a time.
-    while (true) {
-      if (threadIdx.x == 0) owner = -1;
+    // Block bin: the whole block expands one vertex at a time (one barrier when none qualifies).
+    while (__syncthreads_or(end - begin >= block_threshold)) {
+      if (end - begin >= block_threshold) owner = threadIdx.x;  // any one of them wins
       __syncthreads();
-      if (end - begin >= block_threshold) owner = threadIdx.x;
-      __syncthreads();
-      if (owner < 0) break;
       if (owner == threadIdx.x) {
         owner_begin = begin;
         owner_end = end;
@@ -289,8 +287,9 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   if (threadIdx.x == blockDim.x - 1) total = inclusive;
   __syncthreads();
   const int edges = total;
+  const int last = min((int)blockDim.x, count - tile) - 1;  // threads past the queue's end own nothing
   for (int i = threadIdx.x; i < edges; i += blockDim.x) {
-    int low = 0, high = blockDim.x - 1;  // the last thread whose offset is <= i owns edge i
+    int low = 0, high = last;  // the last thread whose offset is <= i owns edge i
     while (low < high) {
       const int mid = (low + high + 1) >> 1;
       if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
@@ -359,6 +358,7 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.threshold = threshold;
   p.near_tag = 2 * iteration + (split ? 2 : 1);
   p.far_tag = splits + (split ? 2 : 1);
+  p.direct = false;
   return p;
 }
 
@@ -626,6 +626,9 @@ extern "C" __global__ void solve_block(
     Push p = make_push(in, out, &near_count[next], iteration, splits, sel, threshold, false);
     p.far_count = &far_count[sel];
     p.far_min = &far_min[splits & 1];
+    // A frontier of one tile waits on the latency of each relaxation, not on the atomics'
+    // throughput: skip the read that filters hopeless ones before the atomicMin.
+    p.direct = count <= (int)blockDim.x;
     const Queue queue = {iteration & 1 ? shared_queue1 : shared_queue0, queue_capacity, in.near(iteration & 1)};
     for (int tile = 0; tile < count; tile += blockDim.x)
       scanned += advance_tile(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,

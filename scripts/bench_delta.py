@@ -20,7 +20,8 @@ graph's domain (`delta_values`), the powers of two from the mean weight up, ever
 INF; CK 1 with the persistent loop (one block per instance, 512 and 1024 threads; a grid of 128
 blocks, which the H100's 132 SMs hold one per SM) and the host loop (128 blocks of 1024 threads);
 batched: the persistent loop with one block per instance at CK 64, 256 and 1024, 128 and 256
-threads. Thresholds: the algorithm's defaults (warp 32, block 1024).
+threads, with several blocks per instance (`BATCHED_GRIDS`), and the host loop at CK 64 (8 blocks
+per instance) and 256 (2 blocks). Thresholds: the algorithm's defaults (warp 32, block 1024).
 
 Writes OUT_DIR/bench-delta.jsonl (every measurement, as it is taken) and OUT_DIR/bench-delta.md
 (the summary against the targets), and prints the summary.
@@ -53,6 +54,9 @@ TARGET_GRAPHS = ["usa-roads.gr.gz", "rmat17", "rmat20", "delaunay_n16.mtx.gz", "
                  "Email-Enron.txt.gz"]
 SWEPT_GRAPHS = [f"random{n}-d{d}" for n in ("24k", "49k", "98k") for d in (2, 20, 200)] + ["rmat18", "rmat19"]
 PRUNE = 3.0
+# Batched grids (CK, blocks per instance, threads): several blocks per instance, every block
+# resident on the H100 (solve_grid's 64 registers: 132 x 1024 / threads blocks at once).
+BATCHED_GRIDS = ((16, 8, 1024), (32, 4, 1024), (64, 2, 1024), (64, 8, 256), (128, 4, 256), (32, 16, 256))
 CLASSES = ("one query", "batched")
 CPU_BUDGET_S = 10.0
 # ms per SSSP (issue 12): (graph, class) -> at most
@@ -91,6 +95,10 @@ def candidates(graph) -> list[tuple[str, LaunchConfig]]:
         for ck in (64, 256, 1024):
             for block in (128, 256):
                 out.append(("batched", config(ck, block, delta=delta, loop="persistent", blocks=1)))
+        for ck, blocks, block in BATCHED_GRIDS:
+            out.append(("batched", config(ck, block, delta=delta, loop="persistent", blocks=blocks)))
+        for ck, blocks in ((64, 8), (256, 2)):
+            out.append(("batched", config(ck, 1024, delta=delta, loop="host", blocks=blocks)))
     return out
 
 

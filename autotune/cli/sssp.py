@@ -13,11 +13,13 @@ from pathlib import Path
 from autotune import algorithms
 from autotune.cli.distances import save_distances
 from autotune.cli.options import add_graph_options, delta_param, load_one_graph
+from autotune.cli.sssp_many import parse_sources
 from autotune.errors import InputError
+from autotune.measure import DEFAULT_SAMPLE
 from autotune.graphs import CSRGraph
 from autotune.reference import SolveResult
 
-GPU_ONLY_OPTIONS = ("config", "preset", "table")
+GPU_ONLY_OPTIONS = ("config", "preset", "table", "save_dir", "verify")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,9 +39,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the configuration's on the GPU)")
     parser.add_argument("--source", type=int, metavar="S", default=None,
                         help="source vertex (--cpu default: 0)")
-    parser.add_argument("--sources", type=int, metavar="N", default=None,
-                        help="GPU: number of random sources to solve from (default: enough that no two "
-                             "solves share one, (repetitions + 2) x CK)")
+    parser.add_argument("--sources", metavar="N|all", default=None,
+                        help="GPU: solve from N random sources (all: from every vertex) once each, in batches of "
+                             "the configuration's CK, and report the total time and SSSPs per second (all-pairs); "
+                             "without it, one configuration is timed (warm-up, repetitions) on a sample of "
+                             f"{DEFAULT_SAMPLE} sources, or from --source")
+    parser.add_argument("--save-dir", metavar="DIR", type=Path, default=None,
+                        help="GPU: with --sources (default all), write the distances "
+                             "to DIR: one matrix distances.npy (rows in the order of sources.npy) when it takes at "
+                             "most 256 MiB, else DIR/<source>.npy; int64, -1 for unreachable")
+    parser.add_argument("--verify", type=int, metavar="K", default=None,
+                        help="with --sources or --save-dir: how many sources, spread over them, are checked "
+                             "against the CPU oracle before the rest run (default 16)")
     parser.add_argument("--config", metavar="FILE_OR_JSON", default=None,
                         help="GPU: launch configuration, a JSON file or inline JSON")
     parser.add_argument("--preset", metavar="NAME", default=None,
@@ -57,14 +68,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.cpu:
-        given = [f"--{name}" for name in GPU_ONLY_OPTIONS if getattr(args, name) is not None]
+        given = [f"--{name.replace('_', '-')}" for name in GPU_ONLY_OPTIONS if getattr(args, name) is not None]
         if given:
             raise InputError(f"{', '.join(given)} applies to GPU solves; drop it or drop --cpu")
     elif args.algorithm == algorithms.DIJKSTRA:
         raise InputError(f"--algorithm {args.algorithm} runs only on the CPU; add --cpu or use "
                          f"{' or '.join(algorithms.names())}")
+    args.sources = parse_sources(args.sources)
+    if args.cpu and args.sources is not None:
+        raise InputError("--sources applies to GPU solves; --cpu solves from --source")
+    if args.verify is not None and args.verify < 1:
+        raise InputError(f"--verify: expected a number >= 1, found {args.verify}")
     if args.delta is not None and (args.cpu or args.algorithm):
         delta_param(args.algorithm or "crauser", args.delta)  # an algorithm without Delta fails here, fast
+    if not args.cpu:
+        from autotune.cli.sssp_gpu import many_sources
+
+        many_sources(args)  # mixed modes fail before the graph loads and the GPU opens
     graph = load_one_graph(args)
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "

@@ -52,6 +52,22 @@ def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: 
     return match.config
 
 
+def many_sources(args: argparse.Namespace) -> bool:
+    """Whether the options ask for the many-source mode (--sources, --save-dir), checked.
+
+    Raises:
+        InputError: options of the two modes mixed.
+    """
+    many = args.sources is not None or getattr(args, "save_dir", None) is not None
+    if many and args.source is not None:
+        raise InputError("--source solves from one source; --sources and --save-dir solve from many: give one")
+    if many and getattr(args, "save", None) is not None:
+        raise InputError("--save writes one source's distances; with --sources, --save-dir writes every source's")
+    if not many and getattr(args, "verify", None) is not None:
+        raise InputError("--verify applies to --sources and --save-dir")
+    return many
+
+
 def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     """Measure one configuration on the GPU; exit 0 when verified, 1 when invalid or wrong."""
     from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
@@ -64,18 +80,18 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         from autotune.lookup import Table
 
         table = Table.load(args.table)  # a bad table fails before the GPU is opened
-    if args.source is None and args.sources is not None and args.sources < 1:
-        raise InputError("--sources must be at least 1")
+    if many_sources(args):
+        return _run_many(args, graph, config, table)
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
         if config is None:
-            queries = 1 if args.source is not None else (args.sources or DEFAULT_SAMPLE)
+            queries = 1 if args.source is not None else DEFAULT_SAMPLE
             config = config_from_table(args, table, graph, device_description(device), queries)
         if getattr(args, "delta", None) is not None:
             config = config.replace(**delta_param(config.algorithm, args.delta))
         if args.source is not None:
             sources: tuple[int, ...] = (args.source,)
         else:
-            sources = choose_sources(graph, args.sources or DEFAULT_SAMPLE, seed=int(args.seed or 0))
+            sources = choose_sources(graph, DEFAULT_SAMPLE, seed=int(args.seed or 0))
         with open_solver(graph, config.algorithm) as solver:
             timer = CudaEventTimer(solver, sources, Protocol(len(sources)))
             measurement = timer.measure(config)
@@ -90,6 +106,36 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         _render(graph, device_info, algorithm, measurement)
     if not measurement.ok:
         raise AutotuneError(f"{measurement.status}: {measurement.reason}")
+    return 0
+
+
+def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | None, table) -> int:
+    """--sources all|N or --save-dir: every source solved once, in batches (autotune.cli.sssp_many)."""
+    from autotune.cli.options import reference_cache
+    from autotune.cli.sssp_many import DEFAULT_VERIFY, DistanceWriter, print_summary, solve_many, verification_sample
+    from autotune.gpu import device_description, gpu_session, open_solver
+    from autotune.gpu.device import INF
+
+    if args.sources in (None, "all"):
+        sources = list(range(graph.n_vertices))
+    else:
+        sources = sorted(choose_sources(graph, args.sources, seed=int(args.seed or 0)))
+    if not sources:
+        raise InputError(f"{graph.name} has no vertices to solve from")
+    sample = verification_sample(sources, args.verify or DEFAULT_VERIFY)
+    expected = reference_cache().distances(graph, sample)
+    with gpu_session(getattr(args, "device_index", 0) or 0) as device:
+        device_info = device_description(device)
+        if config is None:
+            config = config_from_table(args, table, graph, device_info, len(sources))
+        if getattr(args, "delta", None) is not None:
+            config = config.replace(**delta_param(config.algorithm, args.delta))
+        writer = None if args.save_dir is None else DistanceWriter(args.save_dir, sources, graph.n_vertices, INF)
+        with open_solver(graph, config.algorithm) as solver:
+            summary = solve_many(solver, config, sources, expected, writer)
+    print_summary({"graph": graph.name, "vertices": graph.n_vertices, "edges": graph.n_edges,
+                   "device": device_info["name"], "algorithm": config.algorithm, "config": config.to_json(),
+                   **summary}, args.json, str(config))
     return 0
 
 

@@ -24,7 +24,7 @@ from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.cli.sweep_jobs import Job
 from autotune.cli.sweep_output import INTERRUPTED, report_outcome, write_outputs
-from autotune.cli.sweep_request import jobs_of, outputs_of, parse
+from autotune.cli.sweep_request import OBJECTIVES, jobs_of, outputs_of, parse
 from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
 from autotune.search.results import GraphResult
 from autotune.search.storage import MEMORY, open_storage
@@ -64,6 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="cache states to try (default all: default,prefer_l1,prefer_shared,no_l1)")
     search.add_argument("--ck", metavar="LIST", default=None,
                         help="concurrent kernels to try (default: the algorithm's, 1,2,4,...)")
+    search.add_argument("--objective", choices=OBJECTIVES, default="throughput",
+                        help="throughput (default): the least time per SSSP at any CK; latency: the least time "
+                        "one query waits (CK 1). Either way the table keeps the best per CK measured (its curve)")
+    search.add_argument("--queries", type=int, metavar="K", default=None,
+                        help="the least time per SSSP with at most K sources solved at once (CK <= K)")
     search.add_argument("--lanes", metavar="LIST", default=None,
                         help="lanes per vertex to try, for the kernels that take them (default 1,2,4,...,32)")
     search.add_argument("--param", metavar="NAME=LIST", action="append", default=[],

@@ -3,6 +3,7 @@ its specials and how to get its timer), from recorded measurements (`--replay`) 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ class SpaceOptions:
     ck: str | None = None
     lanes: str | None = None
     params: tuple[str, ...] = ()
+    max_ck: int | None = None
 
     def space(self, algorithm: str, graph: GraphInfo | None, records: Sequence[Record] | None = None) -> SearchSpace:
         """The space of one algorithm on one graph; a replay defaults each option to what its
@@ -40,7 +42,21 @@ class SpaceOptions:
             named = {text.partition("=")[0] for text in params}
             params += [text for text in covered["params"] if text.partition("=")[0] not in named]
         features = sp.features(graph) if graph is not None and graph.n_vertices > 0 else None
-        return SearchSpace.from_options(algorithm, params=params, graph=features, **given)
+        space = SearchSpace.from_options(algorithm, params=params, graph=features, **given)
+        return space if self.max_ck is None else at_most_ck(space, self.max_ck)
+
+
+def at_most_ck(space: SearchSpace, max_ck: int) -> SearchSpace:
+    """The space without its CK values above `max_ck` (`--objective latency`: 1; `--queries K`: K).
+
+    Raises:
+        InputError: no CK value of the space is that small.
+    """
+    kept = tuple(ck for ck in space.concurrent_kernels if ck <= max_ck)
+    if not kept:
+        raise InputError(f"--queries {max_ck}: the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) "
+                         f"are all above {max_ck}; give --ck values of at most {max_ck}")
+    return dataclasses.replace(space, concurrent_kernels=kept)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,9 @@ from autotune.search.strategies import Strategy, make_strategy
 from autotune.search.sweep import SweepSettings, quiet_optuna
 
 
+OBJECTIVES = ("throughput", "latency")
+
+
 @dataclass(frozen=True)
 class Request:
     """The checked options of one sweep (no argparse namespace beyond `parse`)."""
@@ -80,17 +83,34 @@ def parse(args: argparse.Namespace) -> Request:
     if args.param and args.algorithm == algorithms.AUTO:
         raise InputError("--param names one algorithm's parameters; give --algorithm NAME with it")
     seed = 0 if args.seed is None else _seed(args.seed)
+    max_ck = max_concurrent(args.objective, args.queries)
     strategy = make_strategy(args.strategy, args.trials, args.sampler,
                              args.sampler_seed if args.sampler_seed is not None else seed)
     protocol = Protocol(args.sources, args.repetitions, args.max_repetitions or args.repetitions, args.noise, seed)
     settings = SweepSettings(args.finalists, args.rounds, not args.no_prune, args.prune_factor)
     return Request(
         algorithm=args.algorithm, strategy=strategy, settings=settings, protocol=protocol, seed=seed,
-        space=SpaceOptions(args.block_sizes, args.caches, args.ck, args.lanes, tuple(args.param)),
+        space=SpaceOptions(args.block_sizes, args.caches, args.ck, args.lanes, tuple(args.param), max_ck),
         graphs=tuple(args.graph or ()), weights=args.weights, replay=args.replay, device_spec=args.device,
         device_index=args.device_index, storage=args.storage, resume=args.resume,
         command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
         show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0)
+
+
+def max_concurrent(objective: str, queries: int | None) -> int | None:
+    """The most concurrent SSSPs the objective allows: 1 for latency, K for `--queries K`, None
+    (the space's) for throughput.
+
+    Raises:
+        InputError: `--queries` below 1, or above 1 with `--objective latency`.
+    """
+    if queries is not None and queries < 1:
+        raise InputError(f"--queries: expected a number >= 1, found {queries}")
+    if objective == "latency":
+        if queries not in (None, 1):
+            raise InputError(f"--queries {queries} contradicts --objective latency (one query at a time); give one")
+        return 1
+    return queries
 
 
 def _seed(text: str) -> int:

@@ -179,7 +179,7 @@ class DeltaSolver(Solver):
             elapsed_ms = end.time_since(start)
         kernel_ms = launch.kernel_ms()
         self.recycle(start, end)
-        distances = np.empty((ck, self.graph.n_vertices), dtype=np.int32)
+        distances = workspace.rows(ck, self.graph.n_vertices)
         cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
         state = np.empty((self.fields["N_FIELDS"], ck), dtype=np.int32)
         cuda.memcpy_dtoh(state, workspace.state)  # field f of instance k at f x CK + k

@@ -35,7 +35,7 @@ class SolveResult:
     elapsed_ms: float  # CUDA events from the first launch to the detected end
     wall_ms: float  # host clock, same span
     launch_ms: float  # host time spent inside launch calls
-    distances: np.ndarray  # int32, (CK, n), INF for unreachable
+    distances: np.ndarray  # int32, (CK, n), INF for unreachable; valid until the solver's next solve
     iterations: np.ndarray  # per instance
     kernel_ms: dict[str, float] = field(default_factory=dict)  # summed over instances (profiled solves)
 
@@ -81,9 +81,13 @@ def check_memory(needed_bytes: int, what: str) -> None:
                                    f"{free_bytes / 2**30:.2f} GiB are free")
 
 
+PINNED_ROWS_BYTES = 512 * 2**20  # distances copied back through page-locked memory up to this size
+
+
 class DeviceArrays:
-    """A solve's workspace: named GPU allocations (attributes of those names) and `ring`, a pinned
-    int32 array the host reads the instances' progress into.
+    """A solve's workspace: named GPU allocations (attributes of those names), `ring`, a pinned
+    int32 array the host reads the instances' progress into, and `rows`, where the distances come
+    back.
 
     Raises:
         LaunchRejected: the GPU lacks the memory (`check_memory`, or an allocation that fails
@@ -100,11 +104,23 @@ class DeviceArrays:
                 self._allocated.append(allocation)
                 setattr(self, name, allocation)
             self.ring = cuda.pagelocked_empty(ring_shape, np.int32)
+            self._rows: np.ndarray | None = None
         except cuda.MemoryError as error:
             self.free()
             raise LaunchRejected(None, f"{what}: out of GPU memory ({error})") from None
 
+    def rows(self, ck: int, n: int) -> np.ndarray:
+        """An int32 (ck, n) host array to copy distances into: page-locked and reused (a copy at
+        the bus's full speed, which matters when every distance is kept: `sssp --sources all`)
+        up to `PINNED_ROWS_BYTES`, a fresh array above. The caller reads it before the next solve."""
+        if ck * n * 4 > PINNED_ROWS_BYTES:
+            return np.empty((ck, n), dtype=np.int32)
+        if self._rows is None or self._rows.shape[0] < ck or self._rows.shape[1] != n:
+            self._rows = driver().pagelocked_empty((ck, n), np.int32)
+        return self._rows[:ck]
+
     def free(self) -> None:
+        self._rows = None
         for allocation in self._allocated:
             allocation.free()
         self._allocated.clear()

@@ -182,7 +182,7 @@ class ThesisSolver(Solver):
             elapsed_ms = end.time_since(start)
         kernel_ms = launch.kernel_ms()
         self.recycle(start, end)
-        distances = np.empty((ck, self.graph.n_vertices), dtype=np.int32)
+        distances = workspace.rows(ck, self.graph.n_vertices)
         driver.memcpy_dtoh(distances, workspace.dist)
         iterations = np.empty(workspace.capacity, dtype=np.int32)
         driver.memcpy_dtoh(iterations, workspace.iterations)

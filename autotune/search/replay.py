@@ -146,6 +146,20 @@ class ReplayTimer:
         edges = self.records[0].measurement.edges
         return Measurement(config, Status.INVALID, edges=edges, reason=f"{NOT_RECORDED} ({why})")
 
+    def price(self, config: LaunchConfig) -> tuple[float, str] | None:
+        """What `config` costs on the records' graph, without serving it: the median time per
+        SSSP of its verified records ("recorded"), else its composition ("composed"); None when
+        neither exists (it was never measured, or never measured ok). Prices every configuration
+        of one graph the same way, for checks that compare them (scripts/lookup_check.py)."""
+        times = [m.ms_per_sssp for m in self._by_key.get(config.key(), ()) if m.ok and m.ms_per_sssp is not None]
+        if times:
+            return statistics.median(times), "recorded"
+        if self.compose:
+            composed, _ = self._composed_measurement(config)
+            if composed is not None and composed.ms_per_sssp is not None:
+                return composed.ms_per_sssp, "composed"
+        return None
+
     def _stopped(self, measurement: Measurement, stop: StopAsk | None) -> Measurement:
         """The measurement as a timer asked to `stop` would have returned it (PRUNED at the first
         repetition after which it says so)."""

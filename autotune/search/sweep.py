@@ -11,6 +11,11 @@ Stages of a graph's study (its `stage` attribute):
    compositions are enqueued.
 3. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
    in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner.
+An auto sweep's algorithm tuned after another one is *abandoned* (straight to `done`, without a
+winner) once its first `ABANDON_AFTER` finished trials were all pruned against the other's best:
+on a road network GPU Crauser's every configuration is hundreds of times slower than Δ-stepping's
+best, and each costs a warm-up solve of about a second to learn it.
+
 4. `done`: the winner is the finalist with the lowest median over all its measurements. A
    configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
    space the user gave (a special may be; it is measured and reported, not chosen).
@@ -46,6 +51,8 @@ ATTR_STAGE = "stage"
 ATTR_ELAPSED = "elapsed_s"
 ATTR_FINALISTS = "finalists"
 ATTR_SAMPLED = "sampled_budget"
+ATTR_ABANDONED = "abandoned"
+ABANDON_AFTER = 8
 SEARCH, COMPOSE, REMEASURE, DONE = "search", "compose", "remeasure", "done"
 
 
@@ -156,10 +163,12 @@ class GraphSweep:
         self.plan = plan
         self.handle = handle
         self.study = handle.study
+        self.best_elsewhere = best_elsewhere
         if plan.settings.prune:
             self.study.pruner = RelativePruner(plan.settings.prune_factor, best_elsewhere)
         self.trials = Trials(self.study, plan.space, timer, plan.specials.roles(), plan.settings.prune, on_trial, clock,
-                             may_sample=lambda: self._sampled_left(counting_running=False) > 0)
+                             may_sample=lambda: self._sampled_left(counting_running=False) > 0,
+                             prune_specials=lambda: best_elsewhere is not None and best_elsewhere() is not None)
 
     # --- stages --------------------------------------------------------------------------------
 
@@ -205,7 +214,21 @@ class GraphSweep:
                       and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))
         return max(0, budget - sampled)
 
+    def hopeless(self) -> bool:
+        """Whether this algorithm is abandoned (see the module's doc): decided once, kept in the study."""
+        if self.study.user_attrs.get(ATTR_ABANDONED):
+            return True
+        if self.best_elsewhere is None or self.best_elsewhere() is None:
+            return False
+        finished = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+        if len(finished) < ABANDON_AFTER or any(t.state is TrialState.COMPLETE for t in finished):
+            return False
+        self.study.set_user_attr(ATTR_ABANDONED, True)
+        return True
+
     def offers_work(self) -> bool:
+        if self.stage == SEARCH and self.hopeless():
+            return False
         waiting, _running = self._in_flight()
         return waiting > 0 or self._sampled_left() > 0
 
@@ -222,6 +245,11 @@ class GraphSweep:
         stage = self.stage
         if stage in ("", DONE):
             return False
+        if stage == SEARCH and self.hopeless():
+            if self._in_flight()[1]:
+                return False  # another worker's trial is still running
+            self.study.set_user_attr(ATTR_STAGE, DONE)
+            return True
         waiting, running = self._in_flight()
         if waiting or running or self._sampled_left():
             return False

@@ -14,7 +14,9 @@ A configuration measured before in the study (by any process) is answered from t
 Pruning (`RelativePruner`, an Optuna pruner): the timer reports the time per SSSP after its warm-up
 and after every batch (`trial.report`), and stops the measurement once it is more than `factor`
 times the best time of the study so far (twice that for the warm-up, which runs cold). The
-specials (default, baseline candidates, prediction) are never pruned: the table reports them.
+specials (default, baseline candidates, prediction) are not pruned, the table reports them; except
+in an auto sweep, for the algorithms tuned after the first (their specials can be hopeless: GPU
+Crauser's default on a road network takes 20,000 times the Δ-stepping best).
 """
 from __future__ import annotations
 
@@ -143,18 +145,22 @@ class Trials:
         clock: seconds, for the wall time of `measure` calls.
         may_sample: whether a trial that finds no queued task may sample a new point (False once
             the strategy's trial budget is spent over every process of the study).
+        prune_specials: whether to prune the specials too, asked before each (yes in an auto sweep
+            once another algorithm has a best: the table reports the winner's specials whole).
     """
 
     def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
                  roles: Mapping[str, tuple[str, ...]] | None = None, prune: bool = False,
                  on_trial: Callable[[Measurement, bool], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter,
-                 may_sample: Callable[[], bool] = lambda: True) -> None:
+                 may_sample: Callable[[], bool] = lambda: True,
+                 prune_specials: Callable[[], bool] = lambda: False) -> None:
         self.study = study
         self.space = space
         self.timer = timer
         self.roles = dict(roles or {})
         self.prune = prune
+        self.prune_specials = prune_specials
         self.on_trial = on_trial
         self.clock = clock
         self.may_sample = may_sample
@@ -236,7 +242,7 @@ class Trials:
 
     def _measure(self, trial: optuna.Trial, config: LaunchConfig) -> Measurement:
         stop: StopAsk | None = None
-        if self.prune and not self.roles.get(config.key()):  # the reference points are measured whole
+        if self.prune and (not self.roles.get(config.key()) or self.prune_specials()):
             steps = itertools.count(1)  # 0 is the warm-up; every later report has its own step
 
             def report_and_ask(times_ms: Sequence[float], warm_up: bool) -> bool:

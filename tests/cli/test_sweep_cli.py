@@ -71,12 +71,28 @@ def test_the_default_output_is_named_after_graph_and_device(tmp_path, monkeypatc
         (["sweep", "--replay", str(RECORDS), "--resume"], "--resume needs a storage"),
         (["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "--trials", "5"], "--trials applies to"),
         (["sweep", "--replay", str(RECORDS), "--algorithm", "martin"], "no records of algorithm martin"),
+        (["sweep", "--replay", str(RECORDS), "--queries", "0"], "--queries: expected a number >= 1"),
+        (["sweep", "--replay", str(RECORDS), "--objective", "latency", "--queries", "4"], "contradicts --objective"),
+        (["sweep", "--replay", str(RECORDS), "--queries", "2", "--ck", "4,8"], "are all above 2"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_status_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("options", "most"), [(["--objective", "latency"], 1), (["--queries", "3"], 3),
+                                               (["--objective", "throughput"], None)])
+def test_the_objective_bounds_the_concurrent_sssps_of_the_best_and_its_curve(tmp_path, options, most):
+    out = tmp_path / "t.json"
+    assert main(["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "-q", "-o", str(out), *options]) == 0
+    entry = json.loads(out.read_text())["entries"][0]
+    cks = [p["config"]["concurrent_kernels"] for p in entry["curve"]]
+    recorded = sorted({r.measurement.config.concurrent_kernels for r in read_records(RECORDS)})
+    assert cks == [ck for ck in recorded if most is None or ck <= most]
+    assert entry["best"]["config"]["concurrent_kernels"] <= (most or max(recorded))
+    assert entry["x-sweep"]["space"]["concurrent_kernels"] == cks
 
 
 def test_interrupting_writes_the_partial_table_and_exits_130(tmp_path, monkeypatch, capsys):
@@ -204,3 +220,17 @@ def test_bayes_and_exhaustive_tables_compare(tmp_path):
     assert row.candidate_evaluations <= 20 + 9 + 2  # trials, re-measurements, specials outside the space
     result = verdict([row], budget=1.0)
     assert result["graphs"] == 1 and result["met"] == (row.gap <= 0.03)
+
+
+def test_an_auto_sweep_succeeds_when_each_graph_has_a_best_of_any_algorithm(tmp_path):
+    """An auto sweep's later algorithms may have every trial pruned (no best of their own)."""
+    from types import SimpleNamespace
+
+    from autotune.cli.sweep_output import Outputs, report_outcome
+
+    outputs = Outputs(tmp_path / "t.json", None, None, "auto", None, False, False)
+    graph_a, graph_b = SimpleNamespace(key="a"), SimpleNamespace(key="b")
+    won, pruned = object(), None
+    results = [SimpleNamespace(graph=graph_a, best=won), SimpleNamespace(graph=graph_a, best=pruned)]
+    assert report_outcome(results, {}, outputs, [], False) == 0
+    assert report_outcome([*results, SimpleNamespace(graph=graph_b, best=None)], {}, outputs, [], False) == 1

@@ -133,7 +133,7 @@ def test_an_instance_that_reports_an_error_is_wrong_and_the_process_stays_usable
 def test_sssp_command_with_delta_on_the_gpu(capsys, session):
     from autotune.cli import main
 
-    assert main(["sssp", "--graph", "rmat10", "--algorithm", "delta", "--delta", "64", "--sources", "4", "--json"]) == 0
+    assert main(["sssp", "--graph", "rmat10", "--algorithm", "delta", "--delta", "64", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["verified"] is True and report["algorithm"] == "delta"
     assert report["config"]["params"]["delta"] == 64

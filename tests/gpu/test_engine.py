@@ -190,7 +190,7 @@ def test_sssp_command_on_the_gpu(capsys, tmp_path):
     from autotune.cli import main
 
     saved = tmp_path / "d.npy"
-    status = main(["sssp", "--graph", "rmat10", "--sources", "4", "--json", "--save", str(saved),
+    status = main(["sssp", "--graph", "rmat10", "--json", "--save", str(saved),
                    "--config", json.dumps(CRAUSER.uniform(96, "no_l1", 2, 4).to_json())])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
@@ -207,6 +207,6 @@ def test_sssp_command_with_a_table(capsys, tmp_path):
     table = tmp_path / "t.json"
     assert main(["predict", "--graph", "rmat10", "--device", "auto", "-o", str(table)]) == 0
     capsys.readouterr()
-    assert main(["sssp", "--graph", "rmat11", "--sources", "2", "--json", "--table", str(table)]) == 0
+    assert main(["sssp", "--graph", "rmat11", "--json", "--table", str(table)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["verified"] is True

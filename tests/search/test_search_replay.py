@@ -101,6 +101,21 @@ def test_unrecorded_configurations_are_composed_from_uniform_runs():
     assert composed.ms_per_sssp == pytest.approx(synthetic.landscape.ms_per_sssp(config))
 
 
+def test_a_price_is_the_median_of_the_ok_records_else_the_composition_and_serves_nothing():
+    config = CRAUSER.default_config()
+    records = [_record(Measurement(config, Status.OK, times_ms=(t,))) for t in (3.0, 1.0, 2.0)]
+    records.append(_record(Measurement(config, Status.WRONG, times_ms=(0.1,))))
+    timer = ReplayTimer(records)
+    assert timer.price(config) == (2.0, "recorded")
+    assert timer.measure(config).ms_per_sssp == 3.0  # pricing served nothing: the first record comes first
+    assert timer.price(CRAUSER.uniform(1024, concurrent_kernels=8)) is None
+    space = SearchSpace.from_options("crauser", block_sizes="64,128", caches="default", ck="2", lanes="1")
+    grid = ReplayTimer(_records_of_grid(space, SyntheticTimer()))
+    mixed = CRAUSER.uniform(64, concurrent_kernels=2).replace(minimum=CRAUSER.uniform(128).minimum)
+    price, how = grid.price(mixed)
+    assert how == "composed" and price == pytest.approx(grid.measure(mixed).ms_per_sssp)
+
+
 def test_configurations_neither_recorded_nor_composable_are_invalid_or_an_error():
     space = SearchSpace.from_options("crauser", block_sizes="64", caches="default", ck="1", lanes="1")
     records = _records_of_grid(space, SyntheticTimer())

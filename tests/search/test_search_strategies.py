@@ -13,19 +13,22 @@ from autotune.measure import Measurement, Status
 from autotune.search import (
     Bayes,
     Exhaustive,
+    GraphPlan,
     ModelOnly,
     SearchSpace,
+    StudyKey,
     SweepSettings,
     composed_candidates,
     make_sampler,
     make_strategy,
 )
+from autotune.search.sweep import ABANDON_AFTER
 from autotune.search.trials import ATTRS
 from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer
 from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
-from conftest import default_specials
+from conftest import SMALL_SPACE, default_specials
 
 
 def test_exhaustive_finds_the_known_optimum(small_space, run_sweep):
@@ -198,3 +201,29 @@ def test_a_special_outside_the_narrowed_space_is_reported_but_never_the_best(sma
     result, _ = run_sweep(FastOutside(), small_space, Exhaustive(), specials=specials)
     assert result.predicted.config == outside and result.predicted.ms_per_sssp < result.best.ms_per_sssp
     assert small_space.contains(result.best.config) and result.best.config != outside
+
+
+@pytest.mark.parametrize("elsewhere", [None, 1e-6])
+def test_an_auto_sweep_prunes_the_specials_of_an_algorithm_once_another_has_a_best(device, graph, elsewhere):
+    """The first algorithm of a graph (nothing elsewhere) measures its specials whole; a later one,
+    against another algorithm's far better best, stops them after the warm-up, and gives up once
+    its first trials were all pruned."""
+    from autotune.search import open_storage, open_study, sweep_graph
+
+    space = SearchSpace.from_options("crauser", **SMALL_SPACE)
+    strategy = make_strategy("bayes", 30, "tpe", 0)
+    storage, url = open_storage("memory")
+    key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, space.digest(), {"repetitions": 3})
+    handle = open_study(storage, url, key, strategy.sampler(space), resume=False)
+    plan = GraphPlan(graph, space, strategy, default_specials(), SweepSettings(prune=True))
+    result = sweep_graph(SyntheticTimer(), plan, handle, device,
+                         best_elsewhere=None if elsewhere is None else (lambda: elsewhere))
+    if elsewhere is None:
+        assert result.default is not None and result.default.ok
+        assert len(handle.study.trials) > ABANDON_AFTER
+    else:
+        assert result.default is not None and result.default.status is Status.PRUNED
+        assert all(t.state is TrialState.PRUNED for t in handle.study.trials)
+        assert result.best is None  # a pruned trial never wins
+        # abandoned after ABANDON_AFTER pruned trials, out of 30 + the specials, and not partial
+        assert len(handle.study.trials) == ABANDON_AFTER and not result.partial

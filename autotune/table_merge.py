@@ -1,0 +1,173 @@
+"""Merge tables of one GPU into one table (`autotune table merge`), the file a consumer ships.
+
+Every input is read and validated (version 1 tables are upgraded to version 2). The inputs must
+name one GPU (compared as `lookup.same_device` compares them) and one algorithm (a registered name
+or `auto`): a table answers for one GPU, and its entries' configurations were tuned over one set
+of algorithms.
+
+Entries are matched by their graph's `sha256` (by name where an entry has none). When several
+inputs hold the same graph, one entry wins, and the merge says which and why (`Merge.decisions`):
+
+- `prefer="faster"` (the default): the entry whose measured `best` takes fewer milliseconds per
+  SSSP (an entry with a measured best beats one with only a prediction); a tie goes to the newer.
+- `prefer="newer"`: the entry of the table `created` last.
+
+The winner's latency curve is completed from the losers: per CK, the faster verified point of
+any of the graph's entries, so that `Table.lookup(queries=K)` gets the best measured anywhere.
+
+Example::
+
+    merged = merge_tables([read_table(p) for p in paths], [str(p) for p in paths])
+    write_table("h100.json", merged.table)
+    for line in merged.decisions: print(line)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Mapping, Sequence
+
+from autotune.errors import InputError
+from autotune.lookup import same_device
+from autotune.tables import build_table
+
+PREFERENCES = ("faster", "newer")
+
+
+@dataclass
+class Merge:
+    """A merged table and the merge's decisions, one line per graph held by several inputs."""
+
+    table: dict[str, Any]
+    decisions: list[str] = field(default_factory=list)
+
+
+def graph_key(entry: Mapping[str, Any]) -> str:
+    """What identifies an entry's graph: its sha256, else its name."""
+    graph = entry["graph"]
+    return str(graph.get("sha256") or graph["name"])
+
+
+def best_ms(entry: Mapping[str, Any]) -> float:
+    """An entry's measured best time per SSSP; infinity when it has none."""
+    best = entry.get("best")
+    if isinstance(best, Mapping) and best.get("verified", True) and best.get("ms_per_sssp") is not None:
+        return float(best["ms_per_sssp"])
+    return float("inf")
+
+
+def merged_curve(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per CK, the fastest verified curve point of any of the entries, by CK."""
+    points: dict[int, Mapping[str, Any]] = {}
+    for entry in entries:
+        for point in entry.get("curve", ()):
+            if not point.get("verified", True):
+                continue
+            ck = int(point["config"]["concurrent_kernels"])
+            if ck not in points or point["ms_per_sssp"] < points[ck]["ms_per_sssp"]:
+                points[ck] = point
+    return [dict(points[ck]) for ck in sorted(points)]
+
+
+def _check_inputs(tables: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:
+    if not tables:
+        raise InputError("table merge: give at least one table")
+    first, first_name = tables[0], names[0]
+    for table, name in zip(tables[1:], names[1:]):
+        if not same_device(first["device"], table["device"]):
+            raise InputError(f"{name}: tuned on '{table['device'].get('name')}', but {first_name} on "
+                             f"'{first['device'].get('name')}'; merge the tables of one GPU")
+        if table["algorithm"] != first["algorithm"]:
+            raise InputError(f"{name}: its algorithm is '{table['algorithm']}', {first_name}'s "
+                             f"'{first['algorithm']}'; merge tables of one algorithm (or sweep --algorithm auto)")
+
+
+def merge_tables(tables: Sequence[Mapping[str, Any]], names: Sequence[str], prefer: str = "faster",
+                 command: str | None = None) -> Merge:
+    """Merge version 2 tables (as `read_table` returns them) of one GPU and one algorithm.
+
+    Args:
+        tables: the tables, in any order.
+        names: what to call each table in errors and decisions (its path).
+        prefer: "faster" or "newer" (see the module's doc).
+        command: the command line, for the merged table's record.
+
+    Raises:
+        InputError: no tables, tables of different GPUs or algorithms, or an unknown `prefer`.
+    """
+    if prefer not in PREFERENCES:
+        raise InputError(f"table merge: prefer must be one of {', '.join(PREFERENCES)}, got {prefer!r}")
+    if len(names) != len(tables):
+        raise ValueError("one name per table")
+    _check_inputs(tables, names)
+    held: dict[str, list[tuple[Mapping[str, Any], str, str]]] = {}
+    for table, name in zip(tables, names):
+        for entry in table["entries"]:
+            held.setdefault(graph_key(entry), []).append((entry, name, str(table.get("created", ""))))
+
+    def rank(item: tuple[Mapping[str, Any], str, str]) -> tuple[Any, ...]:
+        entry, _, created = item
+        if prefer == "newer":
+            return (_negated(created),)
+        return (best_ms(entry), _negated(created))
+
+    merged, decisions = [], []
+    for options in held.values():
+        ordered = sorted(options, key=rank)
+        winner, name, _ = ordered[0]
+        entry = dict(winner)
+        curve = merged_curve([item[0] for item in ordered])
+        if curve:
+            entry["curve"] = curve
+        merged.append(entry)
+        if len(ordered) > 1:
+            decisions.append(_decision(entry["graph"]["name"], ordered, prefer))
+    newest = max(tables, key=lambda table: str(table.get("created", "")))
+    table = build_table(newest["device"], sorted(merged, key=lambda e: e["graph"]["name"]), str(newest["algorithm"]),
+                        command=command)
+    table["x-merged-from"] = [{"table": name, "created": t.get("created"), "entries": len(t["entries"])}
+                              for t, name in zip(tables, names)]
+    return Merge(table, decisions)
+
+
+def _negated(created: str) -> float:
+    """Sorts ISO 8601 times newest first (an undated table last)."""
+    try:
+        return -datetime.fromisoformat(created).timestamp()
+    except ValueError:
+        return float("inf")
+
+
+def _decision(graph: str, ordered: Sequence[tuple[Mapping[str, Any], str, str]], prefer: str) -> str:
+    def said(item: tuple[Mapping[str, Any], str, str]) -> str:
+        ms = best_ms(item[0])
+        time = f"{ms:.4g} ms" if ms != float("inf") else "no measured best"
+        return f"{item[1]} ({time}, {item[2] or 'undated'})"
+
+    winner, *losers = ordered
+    return f"{graph}: {said(winner)} over {', '.join(map(said, losers))}: {prefer}"
+
+
+def fill_graph_features(table: dict[str, Any], load: Callable[[Mapping[str, Any]], Any]) -> list[str]:
+    """Add the degree skew and weight figures to entries whose graph lacks them (tables written
+    before they were recorded), loading each graph with `load(graph)` (the entry's graph section:
+    its name, a generator spec or a file, and its seed and weights) and checking its sha256 against the entry's. Returns what it could not fill,
+    one line per graph; those entries keep what they had.
+    """
+    from autotune.model.features import graph_statistics
+
+    missed = []
+    for entry in table["entries"]:
+        graph = entry["graph"]
+        if graph.get("degree_cv") is not None:
+            continue
+        try:
+            loaded = load(graph)
+        except InputError as error:
+            missed.append(f"{graph['name']}: {error}")
+            continue
+        if graph.get("sha256") and loaded.sha256 and loaded.sha256 != graph["sha256"]:
+            missed.append(f"{graph['name']}: the graph loaded under its name is not the one tuned (sha256 differs)")
+            continue
+        graph.update({k: v for k, v in graph_statistics(loaded).items() if v is not None})
+    return missed
