@@ -14,10 +14,12 @@ Nearest graph class: the entry minimizing a weighted Euclidean distance over the
 (`GRAPH_FEATURES`): log2 vertices, log2 mean degree, and log2(1 + the coefficient of variation of
 the out-degrees), the degree skew that tells a power-law graph from a uniform one of the same mean
 degree. The weights (`DEFAULT_WEIGHTS`, `Table.lookup(weights=...)`) are 1 each: doubling the
-vertices, doubling the mean degree or doubling 1 + the skew count alike. They were chosen by the
-leave-one-graph-out check of `scripts/lookup_check.py` on the H100 sweeps, among 36 weight vectors
-(reports/h100/lookup-check.md: each graph looked up in the table of the others is within 10% of its
-own best on 11 of 13 graphs). An entry or a query without a feature leaves that feature out of its
+vertices, doubling the mean degree or doubling 1 + the skew count alike; and by default the two
+nearest entries choose the configuration together (`DEFAULT_NEIGHBOURS`, below). Both were chosen
+by the leave-one-graph-out check of `scripts/lookup_check.py` on the H100 sweeps, among 36 weight
+vectors and 1 to 3 neighbours (reports/h100/lookup-check.md: each graph looked up in the table of
+the others is within 2% of its own best on all 13 graphs; the nearest entry alone, within 10% on 11).
+An entry or a query without a feature leaves that feature out of its
 distance; equally near entries are taken in the order of their graphs' names. An exact match has distance 0.
 
 An entry's `best` (measured and verified) is used; with `queries=K`, the fastest configuration of
@@ -25,16 +27,25 @@ the entry's `curve` with at most K concurrent SSSPs (its latency curve: K = 1 is
 an entry without either (a table of `autotune predict`) gives its `predicted` configuration, and
 `match.source` says which.
 
+With `neighbours=k` above 1, the configuration is chosen across the k nearest entries instead of
+taken from the nearest alone ("consensus"): every configuration in their lists of fastest
+configurations (`x-top`, with at most K concurrent SSSPs) is scored by its mean, over the k entries,
+of its time over that entry's fastest, a configuration an entry does not list counting as that
+entry's slowest listed; the lowest score wins (ties: the nearer entry's). A configuration fast on
+one graph only loses to one near the best on all of them, which is what a graph no one tuned, lying
+between them, needs. Entries without `x-top` leave the lookup to the nearest entry.
+
 An entry of a sweep that was interrupted (`partial` in the entry, or a table marked `x-partial`
 whose entry does not say) still gives its best configuration measured so far, and `match.partial`
 says so: the search did not finish, so a better configuration may exist.
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from autotune.algorithms import config_from_json
 from autotune.errors import AutotuneError, InputError
@@ -44,6 +55,7 @@ from autotune.tables import entry_config, read_table
 SOURCES_IN_ORDER = ("best", "predicted")
 GRAPH_FEATURES = ("vertices", "mean_degree", "degree_cv")
 DEFAULT_WEIGHTS: Mapping[str, float] = {"vertices": 1.0, "mean_degree": 1.0, "degree_cv": 1.0}
+DEFAULT_NEIGHBOURS = 2
 
 
 class DeviceMismatch(AutotuneError):
@@ -60,10 +72,13 @@ class Lookup:
         config: the launch configuration.
         graph_name: the name of the entry's graph.
         distance: the weighted distance of the entry's graph from the asked one.
-        source: "best" (measured), "curve" (measured, the best within `queries`) or "predicted".
+        source: "best" (measured), "curve" (measured, the best within `queries`), "consensus"
+            (chosen across the nearest entries' fastest configurations) or "predicted".
         entry: the whole table entry.
         partial: the entry's sweep was interrupted; `config` is the best it had measured so far.
-        ms_per_sssp: the measured time of `config` on the entry's graph (None for a prediction).
+        ms_per_sssp: the measured time of `config` on the entry's graph (None for a prediction
+            or a consensus configuration the entry does not list).
+        neighbours: the entries a consensus weighed (`graph_name`, the nearest, first).
     """
 
     config: LaunchConfig
@@ -73,6 +88,7 @@ class Lookup:
     entry: Mapping[str, Any]
     partial: bool = False
     ms_per_sssp: float | None = None
+    neighbours: tuple[str, ...] = ()
 
 
 def coordinates(graph: Mapping[str, Any]) -> dict[str, float]:
@@ -126,6 +142,25 @@ def same_device(table_device: Mapping[str, Any], device: Mapping[str, Any]) -> b
         keys = ("compute_capability", "sm_count")
         return all(k in device and str(table_device.get(k)) == str(device[k]) for k in keys)
     return False
+
+
+def consensus(entries: Sequence[Mapping[str, Any]], queries: int | None = None) -> dict[str, Any] | None:
+    """The configuration (as JSON) of the entries' `x-top` lists with the lowest mean time over
+    each entry's fastest (see the module's doc); None when an entry has no listed configuration
+    with at most `queries` concurrent SSSPs."""
+    lists = []
+    for entry in entries:
+        listed = {json.dumps(p["config"], sort_keys=True): float(p["ms_per_sssp"]) for p in entry.get("x-top", ())
+                  if p.get("verified", True) and (queries is None or p["config"]["concurrent_kernels"] <= queries)}
+        if not listed:
+            return None
+        lists.append(listed)
+    order = list(dict.fromkeys(key for listed in lists for key in sorted(listed, key=listed.get)))
+
+    def score(key: str) -> float:
+        return sum(listed.get(key, max(listed.values())) / min(listed.values()) for listed in lists) / len(lists)
+
+    return json.loads(min(order, key=lambda key: (score(key), order.index(key))))
 
 
 class Table:
@@ -187,7 +222,8 @@ class Table:
     def lookup(self, graph: Any = None, *, vertices: int | None = None, mean_degree: float | None = None,
                degree_cv: float | None = None, queries: int | None = None,
                device: str | Mapping[str, Any] | None = "auto", allow_other_device: bool = False,
-               weights: Mapping[str, float] = DEFAULT_WEIGHTS, exclude: str | None = None) -> Lookup:
+               weights: Mapping[str, float] = DEFAULT_WEIGHTS, exclude: str | None = None,
+               neighbours: int = DEFAULT_NEIGHBOURS) -> Lookup:
         """The configuration of the entry nearest to a graph.
 
         Args:
@@ -200,6 +236,8 @@ class Table:
             allow_other_device: use the table even if it was tuned on another GPU.
             weights: per feature, its weight in the distance.
             exclude: an entry's graph name (or sha256) to leave out (the leave-one-out check).
+            neighbours: how many of the nearest entries choose the configuration (1: the nearest
+                alone; see the module's doc).
 
         Raises:
             DeviceMismatch: the table is for another GPU and `allow_other_device` is false.
@@ -214,6 +252,8 @@ class Table:
                              f"got {asked['vertices']} and {asked['mean_degree']}")
         if queries is not None and queries < 1:
             raise InputError(f"lookup: queries must be at least 1, got {queries}")
+        if neighbours < 1:
+            raise InputError(f"lookup: neighbours must be at least 1, got {neighbours}")
         self._check_device(device, allow_other_device)
         candidates = []
         for entry in self.entries:
@@ -226,8 +266,17 @@ class Table:
                 candidates.append((graph_distance(asked, info, weights), info["name"], source, config, entry, ms))
         if not candidates:
             raise InputError(f"{self.path or 'table'}: no entry holds a configuration")
-        distance, name, source, config, entry, ms = min(candidates, key=lambda c: (c[0], c[1]))
-        return Lookup(config, name, distance, source, entry, self.partial_entry(entry), ms)
+        candidates.sort(key=lambda c: (c[0], c[1]))
+        distance, name, source, config, entry, ms = candidates[0]
+        nearest = [c[4] for c in candidates[:neighbours]]
+        agreed = consensus(nearest, queries) if neighbours > 1 else None
+        if agreed is None:
+            return Lookup(config, name, distance, source, entry, self.partial_entry(entry), ms)
+        where = f"{self.path or 'table'}: {name}: x-top"
+        listed = {json.dumps(p["config"], sort_keys=True): p for p in entry.get("x-top", ())}
+        own = listed.get(json.dumps(agreed, sort_keys=True))
+        return Lookup(config_from_json(agreed, where), name, distance, "consensus", entry, self.partial_entry(entry),
+                      float(own["ms_per_sssp"]) if own else None, tuple(e["graph"]["name"] for e in nearest))
 
     def partial_entry(self, entry: Mapping[str, Any]) -> bool:
         """Whether an entry comes from an interrupted search: its own `partial`, or where it has

@@ -13,7 +13,8 @@ inputs hold the same graph, one entry wins, and the merge says which and why (`M
 - `prefer="newer"`: the entry of the table `created` last.
 
 The winner's latency curve is completed from the losers: per CK, the faster verified point of
-any of the graph's entries, so that `Table.lookup(queries=K)` gets the best measured anywhere.
+any of the graph's entries, so that `Table.lookup(queries=K)` gets the best measured anywhere; and
+its list of fastest configurations (`x-top`) is the fastest of all of theirs.
 
 Example::
 
@@ -23,6 +24,7 @@ Example::
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
@@ -67,6 +69,19 @@ def merged_curve(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             if ck not in points or point["ms_per_sssp"] < points[ck]["ms_per_sssp"]:
                 points[ck] = point
     return [dict(points[ck]) for ck in sorted(points)]
+
+
+def merged_top(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The fastest verified configurations of all the entries' `x-top` lists (each configuration
+    once, at its fastest), as many as the longest list."""
+    fastest: dict[str, Mapping[str, Any]] = {}
+    for entry in entries:
+        for part in entry.get("x-top", ()):
+            key = json.dumps(part["config"], sort_keys=True)
+            if part.get("verified", True) and (key not in fastest or part["ms_per_sssp"] < fastest[key]["ms_per_sssp"]):
+                fastest[key] = part
+    length = max((len(entry.get("x-top", ())) for entry in entries), default=0)
+    return [dict(p) for p in sorted(fastest.values(), key=lambda p: p["ms_per_sssp"])[:length]]
 
 
 def _check_inputs(tables: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:
@@ -119,6 +134,9 @@ def merge_tables(tables: Sequence[Mapping[str, Any]], names: Sequence[str], pref
         curve = merged_curve([item[0] for item in ordered])
         if curve:
             entry["curve"] = curve
+        top = merged_top([item[0] for item in ordered])
+        if top:
+            entry["x-top"] = top
         merged.append(entry)
         if len(ordered) > 1:
             decisions.append(_decision(entry["graph"]["name"], ordered, prefer))

@@ -6,9 +6,10 @@ slowdown against G's own best priced the same way. Pricing (`ReplayTimer.price`)
 per SSSP of the configuration's verified records, else its composition from the recorded uniform
 runs (autotune/search/replay.py); a configuration with neither is "not priced" and counts as a miss.
 
-The weights of the lookup's distance are chosen here, not by hand: every weight vector of a small
-grid is scored by the check (graphs within 10%, then the worst slowdown, then the mean), ties going
-to the vector nearest all-ones. Choosing the weights on the same graphs flatters them, so the
+The lookup's settings are chosen here, not by hand: every weight vector of a small grid, with 1, 2
+or 3 neighbours (1: the nearest entry's configuration; more: the consensus of the nearest entries'
+fastest configurations, see autotune/lookup.py), is scored by the check (graphs within 10%, then
+the worst slowdown, then the mean), ties going to fewer neighbours and the weights nearest all-ones. Choosing the weights on the same graphs flatters them, so the
 script also reports the nested check: for each G, the weights chosen on the other graphs alone,
 then G looked up with them.
 
@@ -25,7 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from autotune.lookup import DEFAULT_WEIGHTS, Table
+from autotune.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, Table
 from autotune.search.records import read_records
 from autotune.search.replay import ReplayTimer
 
@@ -35,8 +36,13 @@ GRID = {"vertices": (1.0,), "mean_degree": (0.0, 1 / 16, 0.25, 1.0, 4.0, 16.0),
 WITHIN, WORST = 0.10, 0.25
 
 
-def weight_grid() -> list[dict[str, float]]:
-    return [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
+NEIGHBOURS = (1, 2, 3)
+
+
+def settings_grid() -> list[tuple[int, dict[str, float]]]:
+    """(neighbours, weights) pairs, fewer neighbours first."""
+    weights = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
+    return [(k, w) for k in NEIGHBOURS for w in weights]
 
 
 def timers(records_dir: Path) -> dict[str, ReplayTimer]:
@@ -62,26 +68,36 @@ class Check:
         assert price is not None, f"{name}: its own best is not in its records"
         return price[0]
 
-    def slowdown(self, name: str, weights: Mapping[str, float], leave_out: Sequence[str] = ()) -> tuple[float, str, str]:
+    def slowdown(self, name: str, setting: tuple[int, Mapping[str, float]],
+                 leave_out: Sequence[str] = ()) -> tuple[float, str, str]:
         """(slowdown, the entry used, how it was priced) of graph `name` looked up without itself
         (and without `leave_out`); slowdown is inf when the configuration cannot be priced."""
         table = self.table if not leave_out else Table({**self.table.data, "entries": [
             e for e in self.table.entries if e["graph"]["name"] not in leave_out]}, self.table.path)
+        neighbours, weights = setting
         found = table.lookup(self.entries[name]["graph"], queries=self.queries, device=None, weights=weights,
-                             exclude=name)
+                             exclude=name, neighbours=neighbours)
+        used = "+".join(found.neighbours) if found.neighbours else found.graph_name
         price = self.timers[name].price(found.config)
         if price is None:
-            return math.inf, found.graph_name, "not priced"
-        return price[0] / self.own[name] - 1.0, found.graph_name, price[1]
+            return math.inf, used, "not priced"
+        return price[0] / self.own[name] - 1.0, used, price[1]
 
-    def score(self, weights: Mapping[str, float], names: Sequence[str], leave_out: Sequence[str] = ()) -> tuple:
-        slow = [self.slowdown(n, weights, leave_out)[0] for n in names]
+    def score(self, setting: tuple[int, Mapping[str, float]], names: Sequence[str],
+              leave_out: Sequence[str] = ()) -> tuple:
+        slow = [self.slowdown(n, setting, leave_out)[0] for n in names]
         finite = [s for s in slow if math.isfinite(s)]
-        near_ones = sum(math.log2((w or 1 / 64) / 1.0) ** 2 for w in weights.values())
-        return (-sum(s <= WITHIN for s in slow), max(slow), statistics.mean(finite) if finite else math.inf, near_ones)
+        near_ones = sum(math.log2((w or 1 / 64) / 1.0) ** 2 for w in setting[1].values())
+        return (-sum(s <= WITHIN for s in slow), max(slow), statistics.mean(finite) if finite else math.inf,
+                setting[0], near_ones)
 
-    def choose(self, names: Sequence[str], leave_out: Sequence[str] = ()) -> dict[str, float]:
-        return min(weight_grid(), key=lambda w: self.score(w, names, leave_out))
+    def choose(self, names: Sequence[str], leave_out: Sequence[str] = ()) -> tuple[int, dict[str, float]]:
+        return min(settings_grid(), key=lambda setting: self.score(setting, names, leave_out))
+
+
+def describe(setting: tuple[int, Mapping[str, float]]) -> str:
+    neighbours, weights = setting
+    return f"{neighbours} neighbour(s), weights " + ", ".join(f"{k} {v:g}" for k, v in weights.items())
 
 
 def percent(value: float) -> str:
@@ -91,9 +107,9 @@ def percent(value: float) -> str:
 def report(check: Check, title: str) -> list[str]:
     names = sorted(check.entries)
     chosen = check.choose(names)
-    lines = [f"## {title}", "", f"Weights chosen on all {len(names)} graphs: {chosen} "
-             f"(default in autotune/lookup.py: {dict(DEFAULT_WEIGHTS)})", "",
-             "| graph | own best (ms/SSSP) | nearest other entry | priced | slowdown | nested: weights chosen without it | nested slowdown |",
+    lines = [f"## {title}", "", f"Chosen on all {len(names)} graphs: {describe(chosen)} (autotune/lookup.py's "
+             f"defaults: {describe((DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS))})", "",
+             "| graph | own best (ms/SSSP) | entries used | priced | slowdown | nested: chosen without it | nested slowdown |",
              "|---|---:|---|---|---:|---|---:|"]
     plain, nested = [], []
     for name in names:
@@ -104,8 +120,10 @@ def report(check: Check, title: str) -> list[str]:
         plain.append(slow)
         nested.append(nested_slow)
         lines.append(f"| {name} | {check.own[name]:.4g} | {used} | {how} | {percent(slow)} | "
-                     f"{ {k: v for k, v in inner.items()} } ({nested_used}) | {percent(nested_slow)} |")
-    for label, values in (("chosen weights", plain), ("nested (honest)", nested)):
+                     f"{describe(inner)} ({nested_used}) | {percent(nested_slow)} |")
+    defaults = [check.slowdown(name, (DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS))[0] for name in names]
+    for label, values in (("chosen on all the graphs", plain), ("nested (chosen without the graph looked up)", nested),
+                          ("autotune's defaults", defaults)):
         within = sum(v <= WITHIN for v in values)
         lines.append("")
         lines.append(f"- {label}: within 10% on **{within} of {len(values)}** graphs (target: at least 11 of 13), "

@@ -141,3 +141,49 @@ def test_sssp_table_warns_on_stderr_about_a_partial_entry(tmp_path, capsys, as_j
     fewer = config_from_table(args, _partial_table(tmp_path, False), graph, DEVICE, 32)
     assert "is partial" not in capsys.readouterr().err
     assert fewer == CRAUSER.uniform(256, concurrent_kernels=32, lanes=4)  # no curve: CK cut to the sources
+
+
+def _top_entry(name, n, d, listed):
+    """An entry whose best is its first listed configuration; `listed`: (config, ms) fastest first."""
+    entry = _entry(name, n, d, listed[0][0])
+    entry["best"]["ms_per_sssp"] = listed[0][1]
+    entry["x-top"] = [measured(config, ms, True) for config, ms in listed]
+    return entry
+
+
+def test_a_consensus_of_the_nearest_entries_prefers_a_configuration_good_on_all(tmp_path, capsys):
+    only_near = CRAUSER.uniform(256, "prefer_l1", 64)
+    shared = CRAUSER.uniform(256, "prefer_shared", 64)
+    only_far = CRAUSER.uniform(1024, concurrent_kernels=64)
+    other = CRAUSER.uniform(64, concurrent_kernels=64)
+    entries = [_top_entry("near", 2**15, 2.0, [(only_near, 1.00), (shared, 1.02), (other, 1.30)]),
+               _top_entry("far", 2**17, 2.0, [(only_far, 1.00), (shared, 1.01), (only_near, 1.50)])]
+    path = tmp_path / "t.json"
+    write_table(path, build_table(DEVICE, entries, algorithm="crauser"))
+    table = Table.load(path)
+    alone = table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=1)
+    assert alone.config == only_near and alone.source == "best" and alone.neighbours == ()
+    # mean ratios: only_near (1.00 + 1.50) / 2, shared (1.02 + 1.01) / 2, only_far (1.30, near's slowest
+    # listed, + 1.00) / 2, other (1.30 + 1.50, far's slowest) / 2
+    agreed = table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=2)
+    assert agreed.config == shared and agreed.source == "consensus"
+    assert agreed.graph_name == "near" and agreed.neighbours == ("near", "far") and agreed.ms_per_sssp == 1.02
+    from types import SimpleNamespace
+
+    from autotune.cli.sssp_gpu import config_from_table
+
+    args = SimpleNamespace(table="t.json", json=False, allow_other_device=False)
+    assert config_from_table(args, table, {"vertices": 2**14, "mean_degree": 2.0}, DEVICE, 64) == shared
+    assert "the configuration the entries 'near', 'far' agree on" in " ".join(capsys.readouterr().err.split())
+    # no listed configuration runs at most 16 SSSPs at once: the nearest entry's, its CK cut to 16
+    batch = table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=2, queries=16)
+    assert batch.source == "best" and batch.config == only_near.replace(concurrent_kernels=16)
+    with pytest.raises(InputError, match="neighbours must be at least 1"):
+        table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=0)
+
+
+def test_a_consensus_needs_every_neighbour_s_list_else_the_nearest_decides(table_path):
+    table = Table.load(table_path)  # entries without x-top
+    found = table.lookup(vertices=2**17, mean_degree=28.4, device=DEVICE, neighbours=3)
+    assert found.graph_name == "rmat17" and found.source == "best"
+    assert found.config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)

@@ -54,6 +54,17 @@ def test_the_merged_curve_keeps_the_fastest_point_per_ck():
     assert [(p["config"]["concurrent_kernels"], p["ms_per_sssp"]) for p in curve] == [(1, 8.0), (4, 3.0), (16, 2.0)]
 
 
+def test_the_merged_list_of_fastest_configurations_keeps_each_once_at_its_fastest():
+    one = _entry("a", 1.0)
+    two = _entry("a", 2.0)
+    fast, slow = CRAUSER.uniform(64, concurrent_kernels=64), CRAUSER.uniform(512, concurrent_kernels=64)
+    one["x-top"] = [measured(fast, 1.0, True), measured(slow, 3.0, True)]
+    two["x-top"] = [measured(slow, 2.0, True), measured(fast, 2.5, True)]
+    merged = merge_tables([_table([one], "2026-01-01T00:00:00+00:00"), _table([two], "2026-01-01T00:00:00+00:00")],
+                          ["1", "2"]).table["entries"][0]["x-top"]
+    assert [(p["config"]["kernels"]["relax"]["block_size"], p["ms_per_sssp"]) for p in merged] == [(64, 1.0), (512, 2.0)]
+
+
 def test_tables_of_other_gpus_or_algorithms_are_refused():
     one = _table([_entry("a", 1.0)], "2026-01-01T00:00:00+00:00")
     h200 = _table([_entry("a", 1.0)], "2026-01-01T00:00:00+00:00", device={**DEVICE, "name": "NVIDIA H200"})

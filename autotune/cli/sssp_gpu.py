@@ -42,9 +42,11 @@ def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: 
     match = table.lookup(graph, device=device, allow_other_device=args.allow_other_device, queries=queries)
     console = Console(stderr=True)
     if not args.json:
+        which = (f"the configuration the entries {', '.join(map(repr, match.neighbours))} agree on" if match.neighbours
+                 else f"{match.source} configuration of entry '{match.graph_name}'")
         console.print(escape(
-            f"{args.table}: {match.source} configuration of entry '{match.graph_name}' "
-            f"(distance {match.distance:.2f} in log2 vertices, degree and skew; for {queries} sources at once)"))
+            f"{args.table}: {which} (nearest at distance {match.distance:.2f} in log2 vertices, degree and skew; "
+            f"for {queries} sources at once)"))
     if match.partial:
         console.print(escape(
             f"{args.table}: warning: entry '{match.graph_name}' is partial (its sweep was interrupted); "

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from autotune import tables
-from autotune.search.results import ConfigResult, GraphResult
+from autotune.search.results import TOP_CONFIGURATIONS, ConfigResult, GraphResult
 
 
 def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
@@ -56,6 +56,9 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
         curve.setdefault(part.config.concurrent_kernels, part)
     if curve:
         extra["curve"] = [measured_part(curve[ck]) for ck in sorted(curve)]
+    top = sorted((p for r in (result, *others) for p in r.top), key=lambda p: (p.ms_per_sssp, p.config.key()))
+    if top:
+        extra["x-top"] = [measured_part(p) for p in top[:TOP_CONFIGURATIONS]]
     if others:
         extra["by_algorithm"] = {r.algorithm: measured_part(r.best) for r in (result, *others) if r.best is not None}
     failed_specials = {name: _failure(part) for name, part in

@@ -9,6 +9,9 @@ from autotune.measure import Measurement, Status
 from autotune.launch import LaunchConfig
 
 
+
+TOP_CONFIGURATIONS = 12  # the fastest configurations a table entry lists (`x-top`)
+
 @dataclass(frozen=True)
 class ConfigResult:
     """All measurements of one configuration, pooled.
@@ -176,6 +179,8 @@ class GraphResult:
         study: where the trials are kept (storage URL, study name, resumed).
         replay: for a replay, what it answered from records, composed, or could not answer.
         curve: per CK measured, the fastest configuration inside the space (ascending CK).
+        top: the `TOP_CONFIGURATIONS` fastest configurations inside the space (fastest first):
+            what `Table.lookup` weighs across the nearest graphs.
         protocol: how each configuration was measured (`measure.Protocol` and the timer).
         log: every `trials.Evaluation` in order (for records and T4 output; not in `to_json`).
     """
@@ -203,6 +208,7 @@ class GraphResult:
     study: Mapping[str, Any] = field(default_factory=dict)
     replay: Mapping[str, Any] | None = None
     curve: tuple[ConfigResult, ...] = ()
+    top: tuple[ConfigResult, ...] = ()
     protocol: Mapping[str, Any] = field(default_factory=dict)
     log: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 

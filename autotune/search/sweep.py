@@ -40,7 +40,7 @@ from optuna.trial import TrialState
 
 from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
-from autotune.search.results import ConfigResult, GraphInfo, GraphResult
+from autotune.search.results import TOP_CONFIGURATIONS, ConfigResult, GraphInfo, GraphResult
 from autotune.search.space import SearchSpace
 from autotune.search.specials import Specials
 from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
@@ -304,7 +304,8 @@ class GraphSweep:
             return None if config is None else results.get(config.key())
 
         curve: dict[int, ConfigResult] = {}
-        for candidate in ranked(results, plan.space):
+        inside = ranked(results, plan.space)
+        for candidate in inside:
             curve.setdefault(candidate.config.concurrent_kernels, candidate)
         replay_stats = getattr(self.trials.timer, "stats", None)
         counts = self.trials.counts()
@@ -332,6 +333,7 @@ class GraphSweep:
             study={"storage": self.handle.storage_url, "name": self.handle.name, "resumed": self.handle.resumed},
             replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
             curve=tuple(curve[ck] for ck in sorted(curve)),
+            top=tuple(inside[:TOP_CONFIGURATIONS]),
             protocol=dict(self.study.user_attrs.get("protocol") or {}),
             log=tuple(evaluations),
         )

@@ -234,3 +234,13 @@ def test_an_auto_sweep_succeeds_when_each_graph_has_a_best_of_any_algorithm(tmp_
     results = [SimpleNamespace(graph=graph_a, best=won), SimpleNamespace(graph=graph_a, best=pruned)]
     assert report_outcome(results, {}, outputs, [], False) == 0
     assert report_outcome([*results, SimpleNamespace(graph=graph_b, best=None)], {}, outputs, [], False) == 1
+
+
+def test_an_entry_lists_its_fastest_configurations_inside_the_space(tmp_path):
+    out = tmp_path / "t.json"
+    assert main(["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "-q", "-o", str(out), "--ck", "1,2"]) == 0
+    entry = json.loads(out.read_text())["entries"][0]
+    times = [p["ms_per_sssp"] for p in entry["x-top"]]
+    assert 1 < len(times) <= 12 and times == sorted(times) and times[0] == pytest.approx(min(
+        p["ms_per_sssp"] for p in entry["curve"]))
+    assert all(p["config"]["concurrent_kernels"] in (1, 2) and p["verified"] for p in entry["x-top"])
