@@ -15,8 +15,8 @@ from autotune.cli.distances import save_distances
 from autotune.cli.options import add_graph_options, delta_param, load_one_graph
 from autotune.cli.sssp_many import parse_sources
 from autotune.errors import InputError
-from autotune.measure import DEFAULT_SAMPLE
 from autotune.graphs import CSRGraph
+from autotune.measure import DEFAULT_SAMPLE
 from autotune.reference import SolveResult
 
 GPU_ONLY_OPTIONS = ("config", "preset", "table", "save_dir", "verify")

@@ -116,7 +116,11 @@ class DeviceArrays:
         if ck * n * 4 > PINNED_ROWS_BYTES:
             return np.empty((ck, n), dtype=np.int32)
         if self._rows is None or self._rows.shape[0] < ck or self._rows.shape[1] != n:
-            self._rows = driver().pagelocked_empty((ck, n), np.int32)
+            try:
+                self._rows = driver().pagelocked_empty((ck, n), np.int32)
+            except Exception:  # the host cannot lock that much memory: a plain array copies slower
+                self._rows = None
+                return np.empty((ck, n), dtype=np.int32)
         return self._rows[:ck]
 
     def free(self) -> None:
