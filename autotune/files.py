@@ -16,7 +16,8 @@ from autotune.errors import AutotuneError, InputError
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "the file") -> Path:
-    """Write `data` to `path` through a temporary file and `os.replace`.
+    """Write `data` to `path` through a temporary file and `os.replace` (a path that exists and is
+    not a regular file, such as /dev/null, is written to directly, never replaced).
 
     Args:
         path: the file to write (its directory is created).
@@ -36,6 +37,13 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "t
         '{}'
     """
     path = Path(path)
+    if path.exists() and not path.is_file():  # /dev/null, a pipe: written to, never replaced
+        try:
+            with open(path, "wb") as stream:
+                stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+        except OSError as error:
+            raise AutotuneError(f"{path}: cannot write {what}: {error.strerror or error}") from None
+        return path
     directory = path.parent if str(path.parent) else Path(".")
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from autotune import __version__
 from autotune.errors import AutotuneError
 
 # Module names under autotune.cli, in the order `autotune --help` lists them.
-_COMMAND_MODULES = ("graph", "sssp", "predict", "devices", "sweep", "report", "table")
+_COMMAND_MODULES = ("graph", "sssp", "predict", "devices", "sweep", "report", "table", "model")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -41,6 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--algorithm", choices=algorithms.names(), default="crauser",
                         help="the algorithm whose model predicts (default crauser)")
+    parser.add_argument("--model", metavar="thesis|fitted|auto|FILE", default="auto",
+                        help="whose rules: the thesis's (chapter 4), the shipped fitted model "
+                        "(characterizations/fitted-*.toml, fitted on sweep records: autotune model fit), a fitted "
+                        "model's file, or auto (default): fitted for compute capability 7.0 and later where the "
+                        "algorithm has one, else the thesis's")
     parser.add_argument("--output", "-o", metavar="TABLE.json", default=None, help="write the JSON table here")
     parser.add_argument("--explain", action="store_true", help="show the classes, occupancy and rule behind every value")
     parser.add_argument("--json", action="store_true", help="print the JSON table instead of the text table")
@@ -84,6 +89,8 @@ def command_line(args: argparse.Namespace) -> str:
             words += [option, str(value)]
     if args.algorithm != "crauser":
         words += ["--algorithm", args.algorithm]
+    if args.model != "auto":
+        words += ["--model", args.model]
     return shlex.join(words)
 
 
@@ -92,6 +99,12 @@ def run(args: argparse.Namespace) -> int:
     entry = algorithms.get(args.algorithm)
     characterization = load_characterization(args.characterization) if args.characterization else entry.characterization
     features = load_features(args)
+    from autotune.model.fitted import resolve_model
+
+    # a characterization of one's own is the thesis rules' input: auto then means the thesis's
+    fitted = None if args.model == "auto" and args.characterization else resolve_model(args.model, args.algorithm, device)
+    if fitted is not None:
+        return run_fitted(args, device, features, fitted)
     predictions = [entry.predict(graph, device, characterization) for graph in features]
     command = command_line(args)
     table = prediction_table(
@@ -103,6 +116,35 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(table, indent=2))
     else:
         render(predictions, device, explain=args.explain, written=args.output)
+    return 0
+
+
+def run_fitted(args: argparse.Namespace, device: DeviceProfile, features: Sequence[GraphFeatures], model: Any) -> int:
+    """The fitted model's configurations (autotune/model/fitted.py), `--explain` giving the rule and
+    constant behind each value."""
+    from autotune.model.features import classify
+
+    fitted_on = (str(model.device.get("compute_capability")), str(model.device.get("sm_count")))
+    if fitted_on != (str(device.compute_capability), str(device.sm_count)):
+        print(f"autotune: note: the fitted model was fitted on {model.device.get('name')} (CC {fitted_on[0]}, "
+              f"{fitted_on[1]} SMs), not on this GPU (CC {device.compute_capability}, {device.sm_count} SMs)",
+              file=sys.stderr)
+    entries = []
+    lines = [f"Predicted launch configurations on {device.name} (cc {device.compute_capability}, {device.sm_count} SMs), "
+             f"fitted model of {model.algorithm} (fitted on {model.device.get('name')}; --model thesis for the "
+             "thesis's rules)"]
+    for graph in features:
+        config, decisions = model.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
+                                           "degree_cv": graph.degree_cv})
+        rules = {d.parameter: d.rule for d in decisions}
+        entries.append(make_entry(classify(graph, device).to_json(), predicted={"config": config.to_json(), "rules": rules}))
+        lines.append(f"{graph.name}: {config}  (fitted model)")
+        if args.explain:
+            lines += [f"  {d.parameter} = {d.value}  [{d.rule}] {d.reason}" for d in decisions]
+    table = build_table(device_section(device), entries, args.algorithm, command=command_line(args))
+    if args.output:
+        write_table(args.output, table)
+    print(json.dumps(table, indent=2) if args.json else "\n".join(lines + ([f"wrote {args.output}"] if args.output else [])))
     return 0
 
 

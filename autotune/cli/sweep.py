@@ -64,6 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="cache states to try (default all: default,prefer_l1,prefer_shared,no_l1)")
     search.add_argument("--ck", metavar="LIST", default=None,
                         help="concurrent kernels to try (default: the algorithm's, 1,2,4,...)")
+    search.add_argument("--model", metavar="thesis|fitted|auto|FILE", default="auto",
+                        help="whose prediction is measured (and the first trial): the thesis's rules, the shipped "
+                        "fitted model (characterizations/fitted-*.toml), a fitted model's file, or auto (default: "
+                        "fitted on compute capability 7.0 and later where the algorithm has one; a replay keeps the "
+                        "recorded prediction)")
     search.add_argument("--objective", choices=OBJECTIVES, default="throughput",
                         help="throughput (default): the least time per SSSP at any CK; latency: the least time "
                         "one query waits (CK 1). Either way the table keeps the best per CK measured (its curve)")

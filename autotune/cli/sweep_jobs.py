@@ -140,10 +140,25 @@ def replay_device(path: str, records: Sequence[Record], device_spec: str | None)
     return device, profile
 
 
+def fitted_model(option: str, algorithm: str, profile: Any, required: bool) -> Any:
+    """The `FittedModel` that `--model` names for one algorithm (None: the thesis's rules); where
+    it is not `required` (an auto sweep's other algorithms), an algorithm without one uses the
+    thesis's rules."""
+    from autotune.model.fitted import resolve_model
+
+    try:
+        return resolve_model(option, algorithm, profile)
+    except InputError:
+        if required:
+            raise
+        return None
+
+
 def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorithm: str, options: SpaceOptions,
-                device_spec: str | None, load: Callable[[str], Any], delay_s: float = 0.0
+                device_spec: str | None, load: Callable[[str], Any], delay_s: float = 0.0, model: str = "auto"
                 ) -> tuple[dict[str, Any], list[Job], list[str]]:
-    """The jobs of a replay: per graph of the records (or of `graphs`), per algorithm."""
+    """The jobs of a replay: per graph of the records (or of `graphs`), per algorithm. The
+    prediction is the recorded one unless `model` names one (`thesis`, `fitted` or a file)."""
     device, profile = replay_device(path, records, device_spec)
     by_graph: dict[str, list[Record]] = {}
     for record in records:
@@ -167,10 +182,21 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
             mine = [r for r in group if r.algorithm == entry.name]
             if not mine:
                 continue
-            jobs.append(Job(graph, entry.name, options.space(entry.name, graph, mine),
-                            sp.recorded_specials(mine, graph, profile, entry.name),
+            fitted = None if model == "auto" else fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO)
+            specials = sp.recorded_specials(mine, graph, profile, entry.name, fitted)
+            if model == "thesis":
+                specials = dataclasses.replace(specials, **_thesis_prediction(graph, profile, entry.name))
+            jobs.append(Job(graph, entry.name, options.space(entry.name, graph, mine), specials,
                             contextlib.nullcontext(replay_timer(mine, delay_s)), key))
     return device, jobs, [by_graph[k][0].graph.name for k in keys]
+
+
+def _thesis_prediction(graph: Any, profile: Any, algorithm: str) -> dict[str, Any]:
+    """The thesis rules' prediction as `Specials` fields (a replay asked for `--model thesis`)."""
+    if profile is None:
+        return {}
+    made = sp.model_specials(graph, profile, algorithm)
+    return {"prediction": made.prediction, "prediction_details": made.prediction_details}
 
 
 def gpu_device(device_index: int) -> tuple[dict[str, Any], Any]:
@@ -198,16 +224,20 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
 
 
 def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, options: SpaceOptions,
-             profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any) -> list[Job]:
+             profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any,
+             model: str = "auto") -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
-    graph's sample are computed, or read, before any timer opens)."""
+    graph's sample are computed, or read, before any timer opens); the prediction is `model`'s
+    (`--model`: auto, thesis, fitted or a file)."""
     jobs = []
     for graph, spec in zip(loaded, specs):
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
         references.distances(graph, choose_sources(graph, protocol.sample, protocol.seed))
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         for entry in algorithms.resolve(algorithm):
-            jobs.append(Job(info, entry.name, options.space(entry.name, info), sp.model_specials(info, profile, entry.name),
+            fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")
+            jobs.append(Job(info, entry.name, options.space(entry.name, info),
+                            sp.model_specials(info, profile, entry.name, fitted),
                             cuda_timer(graph, entry.name, protocol, references), source))
     return jobs
 

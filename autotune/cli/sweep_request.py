@@ -45,6 +45,7 @@ class Request:
     command: str | None
     show: bool
     replay_delay_s: float = 0.0
+    model: str = "auto"
 
     @property
     def study_protocol(self) -> dict[str, Any]:
@@ -94,7 +95,8 @@ def parse(args: argparse.Namespace) -> Request:
         graphs=tuple(args.graph or ()), weights=args.weights, replay=args.replay, device_spec=args.device,
         device_index=args.device_index, storage=args.storage, resume=args.resume,
         command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
-        show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0)
+        show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0,
+        model=getattr(args, "model", "auto"))
 
 
 def max_concurrent(objective: str, queries: int | None) -> int | None:
@@ -132,7 +134,7 @@ def jobs_of(request: Request, stack: ExitStack) -> tuple[dict[str, Any], list[Jo
     if request.replay:
         records = replay_records(request.replay, request.algorithm)
         return replay_jobs(request.replay, records, request.graphs, request.algorithm, request.space,
-                           request.device_spec, load, request.replay_delay_s)
+                           request.device_spec, load, request.replay_delay_s, request.model)
     graphs = [load(spec) for spec in request.graphs]
     for entry in algorithms.resolve(request.algorithm):  # every space checked before the GPU opens
         request.space.space(entry.name, None)
@@ -141,5 +143,5 @@ def jobs_of(request: Request, stack: ExitStack) -> tuple[dict[str, Any], list[Jo
 
     stack.enter_context(gpu.gpu_session(request.device_index))
     jobs = gpu_jobs(request.graphs, graphs, request.algorithm, request.space, profile, request.protocol,
-                    request.seed, request.weights, reference_cache())
+                    request.seed, request.weights, reference_cache(), request.model)
     return device, jobs, [g.name for g in graphs]

@@ -116,9 +116,10 @@ def classify_graph(graph: GraphInfo, profile: Any | None) -> GraphInfo:
     return dataclasses.replace(graph, classes=classify(features(graph), profile).to_json())
 
 
-def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crauser") -> Specials:
-    """Prediction, default and baseline candidates of an algorithm from the model; without a
-    profile only the default (the table then lacks `predicted`, `model` and `baseline`).
+def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crauser", fitted: Any = None) -> Specials:
+    """Prediction, default and baseline candidates of an algorithm from the model (the thesis's
+    rules, or `fitted`, a `FittedModel`); without a profile only the default (the table then lacks
+    `predicted`, `model` and `baseline`).
 
     Raises:
         InputError: the model cannot predict for this GPU (e.g. a kernel cannot launch).
@@ -126,22 +127,36 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crau
     entry = algorithms.get(algorithm)
     if profile is None:
         return Specials(entry.default_config())
+    if fitted is not None:
+        config, details = fitted_prediction(graph, fitted)
+        return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
     prediction = entry.predict(features(graph), profile)
     return Specials(entry.default_config(), entry.baseline_candidates(profile), prediction.config,
                     prediction.to_json())
 
 
+def fitted_prediction(graph: GraphInfo, fitted: Any) -> tuple[LaunchConfig, dict[str, Any]]:
+    """A fitted model's configuration for a graph and its table part (config and rules)."""
+    mean_degree = graph.n_edges / graph.n_vertices if graph.n_vertices else 0.0
+    config, decisions = fitted.predict({"vertices": max(graph.n_vertices, 1), "mean_degree": mean_degree,
+                                        "degree_cv": graph.degree_cv})
+    return config, {"config": config.to_json(), "rules": {d.parameter: d.rule for d in decisions}}
+
+
 def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any | None,
-                      algorithm: str = "crauser") -> Specials:
+                      algorithm: str = "crauser", fitted: Any = None) -> Specials:
     """The specials of a replay: the prediction and baseline candidates the records were measured
     as (their `roles`), so a replay repeats the live sweep; where the records hold no roles, the
-    model's (as in a live sweep)."""
+    model's (as in a live sweep). With `fitted` (a `FittedModel` the replay was asked for), its
+    prediction instead of the recorded one."""
     try:
-        from_model = model_specials(graph, profile, algorithm) if profile is not None else None
+        from_model = model_specials(graph, profile, algorithm, fitted) if profile is not None else None
     except InputError:
         from_model = None
     predictions = [r.measurement.config for r in records if "prediction" in r.roles]
     prediction = predictions[0] if predictions else (from_model.prediction if from_model else None)
+    if fitted is not None:
+        prediction = fitted_prediction(graph, fitted)[0]
     if from_model is not None and from_model.prediction == prediction:
         details = from_model.prediction_details
     else:

@@ -24,7 +24,8 @@ def _valid(table: dict) -> dict:
 
 def test_predict_writes_a_valid_table(tmp_path, capsys):
     out = tmp_path / "table.json"
-    status = main(["predict", "--graph", "rmat12", "--graph", "random3000-d8", "--device", "hopper-h100", "-o", str(out)])
+    status = main(["predict", "--graph", "rmat12", "--graph", "random3000-d8", "--device", "hopper-h100", "-o", str(out),
+                   "--model", "thesis"])
     assert status == 0
     text = capsys.readouterr().out
     assert "rmat12" in text and "random3000-d8" in text and "hopper-h100" in text
@@ -39,11 +40,11 @@ def test_predict_writes_a_valid_table(tmp_path, capsys):
     assert config.relax.lanes == 8  # d(G) = 8
     assert entry["predicted"]["rules"]["update.block_size"] == "4.6.5 (1)i"
     assert table["characterization"]["arch"] == "sm_90"
-    assert table["command"] == "autotune predict --graph rmat12 --graph random3000-d8 --device hopper-h100"
+    assert table["command"] == "autotune predict --graph rmat12 --graph random3000-d8 --device hopper-h100 --model thesis"
 
 
 def test_predict_explain_shows_classes_occupancy_and_rules(capsys):
-    assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "--explain"]) == 0
+    assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "--explain", "--model", "thesis"]) == 0
     text = capsys.readouterr().out
     for expected in (
         "st(G, GPU) = n / resident threads",
@@ -136,9 +137,27 @@ def test_invalid_table_is_not_written(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(predict_cli, "prediction_table", broken)
     out = tmp_path / "t.json"
-    assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "-o", str(out)]) == 2
+    assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "-o", str(out), "--model", "thesis"]) == 2
     assert not out.exists()
     assert "stress_class" in capsys.readouterr().err
+
+
+def test_the_default_model_is_the_fitted_one_from_compute_capability_7(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["predict", "--graph", "rmat12", "--device", "hopper-h100", "--explain", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "fitted model of crauser" in text and "[fitted: in_flight]" in text
+    table = _valid(read_table(out))
+    assert table["entries"][0]["predicted"]["rules"]["concurrent_kernels"] == "fitted: in_flight"
+    assert main(["predict", "--graph", "rmat12", "--device", "fermi-gf100", "--json"]) == 0
+    thesis = json.loads(capsys.readouterr().out)
+    assert thesis["entries"][0]["predicted"]["rules"]["concurrent_kernels"] == "4.6.4"
+    assert main(["predict", "--graph", "rmat12", "--device", "fermi-gf100", "--model", "fitted"]) == 0
+    captured = capsys.readouterr()
+    assert "(fitted model)" in captured.out and "not on this GPU (CC 2.0, 15 SMs)" in captured.err
+    assert main(["predict", "--graph", "rmat12", "--device", "hopper-h100", "--algorithm", "delta", "--model",
+                 "fitted"]) == 2
+    assert "no fitted model of delta is shipped" in capsys.readouterr().err
 
 
 def test_devices_lists_the_shipped_profiles(capsys):

@@ -1,0 +1,72 @@
+"""`autotune model fit`: fit the model for today's GPUs on sweep records (autotune/model/fitted.py).
+
+    autotune model fit reports/h100/sweeps --features reports/h100/table.json -o characterizations/fitted-h100-crauser.toml
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("model", help="fit the model for today's GPUs on sweep records",
+                                   description="Work on the fitted model (autotune/model/fitted.py).")
+    commands = parser.add_subparsers(dest="model_command", metavar="ACTION", required=True)
+    fit = commands.add_parser(
+        "fit", help="fit its constants on sweep records and write them, with the records they came from",
+        description="Fit the fitted model's constants (per kernel block size and L1 state, the lanes rule, the "
+        "SSSPs in flight that set CK) on the records of sweeps of one algorithm on one GPU, and write them as TOML "
+        "with the digests of the records. `autotune predict --fitted FILE` predicts with them.")
+    fit.add_argument("records", nargs="+", metavar="RECORDS", help="records files (.jsonl) or directories of them")
+    fit.add_argument("--features", metavar="TABLE.json", required=True,
+                     help="a table holding the graphs' features (vertices, mean degree, degree skew): "
+                     "autotune table merge --graph-features")
+    fit.add_argument("--output", "-o", metavar="FILE.toml", required=True)
+    fit.set_defaults(run=run_fit)
+
+
+def record_files(inputs: list[str]) -> list[Path]:
+    files = []
+    for item in map(Path, inputs):
+        files += sorted(item.glob("*.jsonl")) if item.is_dir() else [item]
+    return files
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from autotune.errors import InputError
+    from autotune.files import atomic_write
+    from autotune.model.fitted import file_digest, fit
+    from autotune.search.records import read_records
+    from autotune.search.replay import ReplayTimer
+    from autotune.tables import read_table
+
+    files = record_files(args.records)
+    if not files:
+        raise InputError(f"{', '.join(args.records)}: no records files (.jsonl)")
+    by_graph: dict[str, list] = defaultdict(list)
+    sources = []
+    for path in files:
+        records = read_records(path)
+        for record in records:
+            by_graph[record.graph.name].append(record)
+        names = sorted({r.graph.name for r in records})
+        sources.append({"graph": ", ".join(names), "records": str(path), "sha256": file_digest(path)})
+    algorithms_ = {r.algorithm for records in by_graph.values() for r in records}
+    devices = {r.device.get("name", "") for records in by_graph.values() for r in records}
+    device = next(iter(by_graph.values()))[0].device
+    if len(algorithms_) != 1 or len(devices) != 1:
+        raise InputError(f"the records hold {len(algorithms_)} algorithm(s) and {len(devices)} GPU(s); fit on one of each")
+    features = {e["graph"]["name"]: e["graph"] for e in read_table(args.features)["entries"]}
+    missing = sorted(set(by_graph) - set(features))
+    if missing:
+        raise InputError(f"{args.features}: no features of {', '.join(missing)}")
+    timers = {name: ReplayTimer(records) for name, records in sorted(by_graph.items())}
+    model = fit(timers, features, algorithms_.pop(), device, sources)
+    atomic_write(args.output, model.to_toml(), "the fitted model")
+    worst = max(model.fit_slowdown.values())
+    print(f"wrote {args.output}: {model.algorithm} on {model.device.get('name')}, {len(timers)} graphs; on its own graphs "
+          f"within {100 * worst:.1f}% of each best (scripts/model_check.py validates it leaving each graph out)",
+          file=sys.stdout)
+    return 0

@@ -1,0 +1,86 @@
+"""The fitted model (autotune/model/fitted.py): fit on the committed H100 records, round trip,
+predictions inside the fit's choices, and the command line (no GPU)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autotune.cli import main
+from autotune.errors import InputError
+from autotune.model.fitted import FittedModel, fit, recorded_choices
+from autotune.search.records import read_records
+from autotune.search.replay import ReplayTimer
+from autotune.tables import read_table
+
+ROOT = Path(__file__).resolve().parents[2]
+SWEEPS = ROOT / "reports" / "h100" / "sweeps"
+TABLE = ROOT / "reports" / "h100" / "table.json"
+GRAPHS = ("random24k-d20", "random24k-d200", "rmat17")
+
+
+@pytest.fixture(scope="module")
+def timers():
+    return {g: ReplayTimer(read_records(SWEEPS / f"{g}.exhaustive.jsonl")) for g in GRAPHS}
+
+
+@pytest.fixture(scope="module")
+def features():
+    return {e["graph"]["name"]: e["graph"] for e in read_table(TABLE)["entries"]}
+
+
+def test_the_choices_are_the_grid_every_graph_recorded(timers):
+    choices = recorded_choices(timers)
+    assert choices.block_sizes == (64, 128, 256, 512, 1024) and choices.concurrent_kernels == (1, 4, 16, 64)
+    assert choices.lanes == (1, 4, 32) and set(choices.caches) == {"default", "prefer_l1", "prefer_shared", "no_l1"}
+
+
+def test_a_fit_predicts_inside_its_choices_near_each_graph_s_best_and_round_trips(timers, features, tmp_path):
+    model = fit(timers, features, "crauser", {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0",
+                                              "sm_count": 132, "other": "dropped"})
+    assert set(model.fit_slowdown) == set(GRAPHS) and max(model.fit_slowdown.values()) < 0.15
+    for name in GRAPHS:
+        config, decisions = model.predict(features[name])
+        assert config.concurrent_kernels in model.choices.concurrent_kernels and config.lanes in model.choices.lanes
+        assert {d.parameter for d in decisions} >= {"concurrent_kernels", "relax.block_size", "update.cache", "lanes"}
+        assert timers[name].price(config) is not None  # inside the recorded grid
+    path = tmp_path / "m.toml"
+    path.write_text(model.to_toml())
+    again = FittedModel.from_toml(path)
+    assert again.predict(features["rmat17"])[0] == model.predict(features["rmat17"])[0]
+    assert again.device == {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": "132"}
+
+
+def test_the_lanes_follow_the_degree_and_its_skew(timers, features):
+    model = fit(timers, features, "crauser")
+    sparse = model.lanes(2.0, 0.0, (1, 4, 32))
+    skewed = model.lanes(28.0, 5.6, (1, 4, 32))
+    assert sparse <= skewed
+
+
+def test_what_cannot_be_fitted_is_a_one_line_error(timers, features, tmp_path):
+    with pytest.raises(InputError, match="delta's own parameters"):
+        fit(timers, features, "delta")
+    with pytest.raises(InputError, match="no records"):
+        fit({}, features, "crauser")
+    (tmp_path / "bad.toml").write_text('format = "something else"\n')
+    with pytest.raises(InputError, match="not a fitted model"):
+        FittedModel.from_toml(tmp_path / "bad.toml")
+
+
+def test_fit_and_predict_on_the_command_line(tmp_path, capsys, monkeypatch):
+    records = tmp_path / "records"
+    records.mkdir()
+    for name in GRAPHS:
+        (records / f"{name}.jsonl").write_text((SWEEPS / f"{name}.exhaustive.jsonl").read_text())
+    out = tmp_path / "fitted.toml"
+    assert main(["model", "fit", str(records), "--features", str(TABLE), "-o", str(out)]) == 0
+    assert "3 graphs" in capsys.readouterr().out
+    assert main(["predict", "--graph", "rmat10", "--device", "hopper-h100", "--model", str(out), "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert table["entries"][0]["predicted"]["rules"]["concurrent_kernels"] == "fitted: in_flight"
+    assert main(["predict", "--graph", "rmat10", "--device", "hopper-h100", "--model", str(out),
+                 "--algorithm", "martin"]) == 2
+    assert "a model of crauser, not of martin" in capsys.readouterr().err
+    assert main(["model", "fit", str(tmp_path / "none"), "--features", str(TABLE), "-o", str(out)]) == 2
