@@ -19,8 +19,8 @@ nearest entries choose the configuration together (`DEFAULT_NEIGHBOURS`, below).
 by the leave-one-graph-out check of `scripts/lookup_check.py` on the H100 sweeps, among 36 weight
 vectors and 1 to 3 neighbours (reports/h100/lookup-check.md: each graph looked up in the table of
 the others is within 2% of its own best on all 13 graphs; the nearest entry alone, within 10% on 11).
-An entry or a query without a feature leaves that feature out of its
-distance; equally near entries are taken in the order of their graphs' names. An exact match has distance 0.
+An entry or a query without a feature leaves that feature out of its distance; equally near
+entries are taken in the order of their graphs' names. An exact match has distance 0.
 
 An entry's `best` (measured and verified) is used; with `queries=K`, the fastest configuration of
 the entry's `curve` with at most K concurrent SSSPs (its latency curve: K = 1 is one query's wait);
@@ -145,12 +145,13 @@ def same_device(table_device: Mapping[str, Any], device: Mapping[str, Any]) -> b
 
 
 def consensus(entries: Sequence[Mapping[str, Any]], queries: int | None = None) -> dict[str, Any] | None:
-    """The configuration (as JSON) of the entries' `x-top` lists with the lowest mean time over
-    each entry's fastest (see the module's doc); None when an entry has no listed configuration
-    with at most `queries` concurrent SSSPs."""
+    """The configuration (as JSON) of the entries' `x-top` lists (and their `best`) with the lowest
+    mean time over each entry's fastest (see the module's doc); None when an entry has no listed
+    configuration with at most `queries` concurrent SSSPs."""
     lists = []
     for entry in entries:
-        listed = {json.dumps(p["config"], sort_keys=True): float(p["ms_per_sssp"]) for p in entry.get("x-top", ())
+        parts = [*entry.get("x-top", ()), *([entry["best"]] if entry.get("x-top") and entry.get("best") else [])]
+        listed = {json.dumps(p["config"], sort_keys=True): float(p["ms_per_sssp"]) for p in parts
                   if p.get("verified", True) and (queries is None or p["config"]["concurrent_kernels"] <= queries)}
         if not listed:
             return None
@@ -269,7 +270,7 @@ class Table:
         candidates.sort(key=lambda c: (c[0], c[1]))
         distance, name, source, config, entry, ms = candidates[0]
         nearest = [c[4] for c in candidates[:neighbours]]
-        agreed = consensus(nearest, queries) if neighbours > 1 else None
+        agreed = consensus(nearest, queries) if len(nearest) > 1 else None
         if agreed is None:
             return Lookup(config, name, distance, source, entry, self.partial_entry(entry), ms)
         where = f"{self.path or 'table'}: {name}: x-top"

@@ -236,8 +236,8 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         for entry in algorithms.resolve(algorithm):
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")
-            jobs.append(Job(info, entry.name, options.space(entry.name, info),
-                            sp.model_specials(info, profile, entry.name, fitted),
+            space = options.space(entry.name, info)
+            jobs.append(Job(info, entry.name, space, sp.model_specials(info, profile, entry.name, fitted, space),
                             cuda_timer(graph, entry.name, protocol, references), source))
     return jobs
 

@@ -116,10 +116,11 @@ def classify_graph(graph: GraphInfo, profile: Any | None) -> GraphInfo:
     return dataclasses.replace(graph, classes=classify(features(graph), profile).to_json())
 
 
-def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crauser", fitted: Any = None) -> Specials:
+def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crauser", fitted: Any = None,
+                   space: Any = None) -> Specials:
     """Prediction, default and baseline candidates of an algorithm from the model (the thesis's
-    rules, or `fitted`, a `FittedModel`); without a profile only the default (the table then lacks
-    `predicted`, `model` and `baseline`).
+    rules, or `fitted`, a `FittedModel`, which predicts within `space`'s values when given); without
+    a profile only the default (the table then lacks `predicted`, `model` and `baseline`).
 
     Raises:
         InputError: the model cannot predict for this GPU (e.g. a kernel cannot launch).
@@ -128,18 +129,23 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crau
     if profile is None:
         return Specials(entry.default_config())
     if fitted is not None:
-        config, details = fitted_prediction(graph, fitted)
+        config, details = fitted_prediction(graph, fitted, space)
         return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
     prediction = entry.predict(features(graph), profile)
     return Specials(entry.default_config(), entry.baseline_candidates(profile), prediction.config,
                     prediction.to_json())
 
 
-def fitted_prediction(graph: GraphInfo, fitted: Any) -> tuple[LaunchConfig, dict[str, Any]]:
-    """A fitted model's configuration for a graph and its table part (config and rules)."""
+def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None) -> tuple[LaunchConfig, dict[str, Any]]:
+    """A fitted model's configuration for a graph (within `space`'s values, a `SearchSpace`, when
+    given) and its table part (config and rules)."""
+    from autotune.model.fitted import Choices
+
+    choices = None if space is None else Choices(space.uniform_block_sizes, tuple(c.value for c in space.caches),
+                                                 space.concurrent_kernels, space.lanes)
     mean_degree = graph.n_edges / graph.n_vertices if graph.n_vertices else 0.0
     config, decisions = fitted.predict({"vertices": max(graph.n_vertices, 1), "mean_degree": mean_degree,
-                                        "degree_cv": graph.degree_cv})
+                                        "degree_cv": graph.degree_cv}, choices)
     return config, {"config": config.to_json(), "rules": {d.parameter: d.rule for d in decisions}}
 
 

@@ -84,3 +84,16 @@ def test_fit_and_predict_on_the_command_line(tmp_path, capsys, monkeypatch):
                  "--algorithm", "martin"]) == 2
     assert "a model of crauser, not of martin" in capsys.readouterr().err
     assert main(["model", "fit", str(tmp_path / "none"), "--features", str(TABLE), "-o", str(out)]) == 2
+
+
+@pytest.mark.parametrize(("model", "rule"), [("fitted", "fitted: in_flight"), ("auto", "4.6.4"), ("thesis", "4.6.4")])
+def test_a_replayed_sweep_measures_the_model_it_is_asked_for_first(tmp_path, model, rule):
+    """A replay keeps the recorded (thesis) prediction unless --model names one; the prediction is
+    the search's first trial."""
+    out = tmp_path / "t.json"
+    assert main(["sweep", "--replay", str(SWEEPS / "rmat17.exhaustive.jsonl"), "--strategy", "bayes", "--trials", "4",
+                 "--model", model, "-q", "-o", str(out), "--records", str(tmp_path / "r.jsonl")]) == 0
+    entry = json.loads(out.read_text())["entries"][0]
+    assert entry["predicted"]["rules"]["concurrent_kernels"] == rule
+    first = read_records(tmp_path / "r.jsonl")[0]
+    assert "prediction" in first.roles and first.measurement.config.to_json() == entry["predicted"]["config"]
