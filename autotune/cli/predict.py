@@ -135,7 +135,7 @@ def run_fitted(args: argparse.Namespace, device: DeviceProfile, features: Sequen
              "thesis's rules)"]
     for graph in features:
         config, decisions = model.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
-                                           "degree_cv": graph.degree_cv})
+                                           "degree_cv": graph.degree_cv}, device=device)
         rules = {d.parameter: d.rule for d in decisions}
         entries.append(make_entry(classify(graph, device).to_json(), predicted={"config": config.to_json(), "rules": rules}))
         lines.append(f"{graph.name}: {config}  (fitted model)")

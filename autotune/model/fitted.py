@@ -11,10 +11,13 @@ from, so `--explain`-style output names the constant and its origin behind every
   runs at the graph's largest recorded CK and `REFERENCE_LANES` lanes);
 * lanes, for the kernels that take them: 2^round(a log2 d(G) + b log2(1 + cv(G))), the choice of
   the space nearest to it (d: mean degree, cv: the degree skew), a and b fitted;
-* CK: the smallest of the space's values with CK x n >= S vertices in flight (capped at the
-  largest), S fitted.
+* CK: the smallest of the space's values with CK x n >= r x the GPU's resident threads (SMs x
+  threads per SM of the device profile: the vertices in flight that fill it r times over), capped at
+  the largest; r fitted;
+* on a given device and characterization, block sizes are taken among those of maximal occupancy
+  (`autotune.model.occupancy`), the one nearest the fitted size.
 
-a, b and S are fitted on grids by the slowdown of the whole configuration each predicts on every
+a, b and r are fitted on grids by the slowdown of the whole configuration each predicts on every
 graph of the records, priced from that graph's records (`ReplayTimer.price`: recorded, else
 composed from uniform runs) over the graph's best priced configuration. `scripts/model_check.py`
 validates the model by leaving each graph out of the fit.
@@ -42,7 +45,7 @@ from autotune.model.rules import Decision
 REFERENCE_LANES = 4
 LANES_SLOPES = (0.0, 0.25, 0.5, 0.75, 1.0)
 SKEW_SLOPES = (0.0, 0.5, 1.0, 2.0)
-IN_FLIGHT = tuple(2**k for k in range(10, 27))
+IN_FLIGHT = tuple(2.0**k for k in range(-4, 11))  # r: resident threads' worth of vertices in flight
 MISSING = 10.0  # the slowdown counted for a configuration a graph's records cannot price
 FORMAT = "autotune.fitted-model/1"
 
@@ -66,7 +69,7 @@ class FittedModel:
     kernels: Mapping[str, tuple[int, str]]  # kernel -> (block size, cache state)
     lanes_slope: float
     skew_slope: float
-    in_flight: int
+    in_flight: float  # r, in units of the resident threads
     choices: Choices
     sources: tuple[Mapping[str, str], ...] = ()  # {"graph", "records", "sha256"}
     fit_slowdown: Mapping[str, float] = field(default_factory=dict)  # per graph, on its own records
@@ -75,28 +78,41 @@ class FittedModel:
         want = self.lanes_slope * math.log2(max(mean_degree, 1.0)) + self.skew_slope * math.log2(1.0 + (degree_cv or 0.0))
         return min(choices, key=lambda lanes: (abs(math.log2(lanes) - round(want)), lanes))
 
-    def concurrent_kernels(self, vertices: int, choices: Sequence[int]) -> int:
-        enough = [ck for ck in sorted(choices) if ck * vertices >= self.in_flight]
+    @property
+    def resident_threads(self) -> int:
+        """The fit's GPU's resident threads (SMs x threads per SM)."""
+        return int(self.device.get("sm_count", 0)) * int(self.device.get("max_threads_per_sm", 0))
+
+    def concurrent_kernels(self, vertices: int, choices: Sequence[int], resident: int) -> int:
+        enough = [ck for ck in sorted(choices) if ck * vertices >= self.in_flight * resident]
         return enough[0] if enough else max(choices)
 
-    def predict(self, graph: Mapping[str, Any], choices: Choices | None = None) -> tuple[LaunchConfig, list[Decision]]:
+    def predict(self, graph: Mapping[str, Any], choices: Choices | None = None, device: Any = None
+                ) -> tuple[LaunchConfig, list[Decision]]:
         """The configuration for a graph (its `vertices`, `mean_degree`, optionally `degree_cv`),
-        within `choices` (default: the fit's), and the decision behind every value."""
+        within `choices` (default: the fit's), on `device` (a `DeviceProfile`; default: the fit's
+        GPU), and the decision behind every value."""
         choices = choices or self.choices
         entry = algorithms.get(self.algorithm)
-        ck = self.concurrent_kernels(int(graph["vertices"]), choices.concurrent_kernels)
+        resident = device.max_resident_threads if device is not None else self.resident_threads
+        vertices = int(graph["vertices"])
+        ck = self.concurrent_kernels(vertices, choices.concurrent_kernels, resident)
         lanes = self.lanes(float(graph["mean_degree"]), graph.get("degree_cv"), choices.lanes)
-        reach = (f"the smallest CK with CK x {int(graph['vertices']):,} vertices >= {self.in_flight:,}"
-                 if ck * int(graph["vertices"]) >= self.in_flight else
-                 f"the largest CK: even it keeps fewer than {self.in_flight:,} vertices in flight")
+        wanted = self.in_flight * resident
+        reach = (f"the smallest CK with CK x {vertices:,} vertices >= {self.in_flight:g} x {resident:,} resident threads"
+                 if ck * vertices >= wanted else
+                 f"the largest CK: CK x {vertices:,} vertices stay under the target of {self.in_flight:g} x "
+                 f"{resident:,} resident threads")
         decisions = [Decision("concurrent_kernels", ck, "fitted: in_flight", reach)]
         config = entry.uniform(256, CacheState.DEFAULT, ck, lanes)
         for kernel in entry.kernels:
             block, cache = self.kernels[kernel]
-            block = min(choices.block_sizes, key=lambda b: (abs(math.log2(b / block)), b))
+            sizes, why = self._block_sizes(entry, kernel, choices, device)
+            block = min(sizes, key=lambda b: (abs(math.log2(b / block)), b))
             cache = cache if cache in choices.caches else choices.caches[0]
             config = config.replace(**{kernel: entry.uniform(block, cache, ck, lanes).kernel(kernel)})
-            decisions.append(Decision(f"{kernel}.block_size", block, "fitted: kernels", f"{kernel}'s fitted block size"))
+            decisions.append(Decision(f"{kernel}.block_size", block, "fitted: kernels",
+                                      f"the size nearest {kernel}'s fitted {self.kernels[kernel][0]}{why}"))
             decisions.append(Decision(f"{kernel}.cache", cache, "fitted: kernels", f"{kernel}'s fitted L1 state"))
         if entry.lanes_kernels:
             decisions.append(Decision("lanes", lanes, "fitted: lanes_slope, skew_slope",
@@ -104,11 +120,25 @@ class FittedModel:
                                       f"the nearest of {', '.join(map(str, choices.lanes))}"))
         return entry.validate(config), decisions
 
+    @staticmethod
+    def _block_sizes(entry: Any, kernel: str, choices: Choices, device: Any) -> tuple[tuple[int, ...], str]:
+        """The choices' block sizes; on a device, those of them that maximize the kernel's occupancy."""
+        if device is None:
+            return choices.block_sizes, ""
+        from autotune.model.occupancy import max_occupancy_block_sizes
+
+        best = max_occupancy_block_sizes(device, entry.characterization.kernel(kernel).resources)
+        sizes = tuple(b for b in choices.block_sizes if b in best)
+        if not sizes:
+            return choices.block_sizes, ""
+        return sizes, f" among those of maximal occupancy on {device.name} ({', '.join(map(str, sizes))})"
+
     def to_toml(self) -> str:
         device = ", ".join(f'{k} = "{v}"' for k, v in self.device.items())
         lines = [f'format = "{FORMAT}"', f'algorithm = "{self.algorithm}"', f"device = {{ {device} }}",
                  f"lanes_slope = {self.lanes_slope!r}", f"skew_slope = {self.skew_slope!r}",
-                 f"in_flight = {self.in_flight}", "", "[choices]",
+                 f"in_flight = {self.in_flight!r}  # CK x n >= in_flight x the GPU's resident threads",
+                 "", "[choices]",
                  f"block_sizes = {list(self.choices.block_sizes)}",
                  "caches = [" + ", ".join(f'"{c}"' for c in self.choices.caches) + "]",
                  f"concurrent_kernels = {list(self.choices.concurrent_kernels)}", f"lanes = {list(self.choices.lanes)}",
@@ -140,7 +170,7 @@ class FittedModel:
             c = data["choices"]
             return cls(data["algorithm"], dict(data["device"]),
                        {k: (int(v["block_size"]), str(v["cache"])) for k, v in data["kernels"].items()},
-                       float(data["lanes_slope"]), float(data["skew_slope"]), int(data["in_flight"]),
+                       float(data["lanes_slope"]), float(data["skew_slope"]), float(data["in_flight"]),
                        Choices(tuple(c["block_sizes"]), tuple(c["caches"]), tuple(c["concurrent_kernels"]),
                                tuple(c["lanes"])),
                        tuple(data.get("sources", ())), dict(data.get("fit_slowdown", {})))
@@ -200,7 +230,11 @@ def fit(timers: Mapping[str, Any], graphs: Mapping[str, Mapping[str, Any]], algo
     if not timers:
         raise InputError("fit: no records")
     entry = algorithms.get(algorithm)
-    device = {k: str(v) for k, v in (device or {}).items() if k in ("name", "compute_capability", "sm_count")}
+    device = device or next(iter(timers.values())).records[0].device
+    device = {k: str(v) for k, v in device.items()
+              if k in ("name", "compute_capability", "sm_count", "max_threads_per_sm")}
+    if not device.get("sm_count") or not device.get("max_threads_per_sm"):
+        raise InputError("fit: the records do not say their GPU's SM count and threads per SM")
     if entry.parameters:
         raise InputError(f"fit: {algorithm}'s own parameters ({', '.join(p.name for p in entry.parameters)}) "
                          "are not fitted yet; fit the thesis's algorithms (crauser, martin)")

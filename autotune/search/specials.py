@@ -129,23 +129,24 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crau
     if profile is None:
         return Specials(entry.default_config())
     if fitted is not None:
-        config, details = fitted_prediction(graph, fitted, space)
+        config, details = fitted_prediction(graph, fitted, space, profile)
         return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
     prediction = entry.predict(features(graph), profile)
     return Specials(entry.default_config(), entry.baseline_candidates(profile), prediction.config,
                     prediction.to_json())
 
 
-def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None) -> tuple[LaunchConfig, dict[str, Any]]:
+def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None, profile: Any = None
+                      ) -> tuple[LaunchConfig, dict[str, Any]]:
     """A fitted model's configuration for a graph (within `space`'s values, a `SearchSpace`, when
-    given) and its table part (config and rules)."""
+    given; on the GPU of `profile`, when given) and its table part (config and rules)."""
     from autotune.model.fitted import Choices
 
     choices = None if space is None else Choices(space.uniform_block_sizes, tuple(c.value for c in space.caches),
                                                  space.concurrent_kernels, space.lanes)
     mean_degree = graph.n_edges / graph.n_vertices if graph.n_vertices else 0.0
     config, decisions = fitted.predict({"vertices": max(graph.n_vertices, 1), "mean_degree": mean_degree,
-                                        "degree_cv": graph.degree_cv}, choices)
+                                        "degree_cv": graph.degree_cv}, choices, profile)
     return config, {"config": config.to_json(), "rules": {d.parameter: d.rule for d in decisions}}
 
 
@@ -162,7 +163,7 @@ def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any 
     predictions = [r.measurement.config for r in records if "prediction" in r.roles]
     prediction = predictions[0] if predictions else (from_model.prediction if from_model else None)
     if fitted is not None:
-        prediction = fitted_prediction(graph, fitted)[0]
+        prediction = fitted_prediction(graph, fitted, None, profile)[0]
     if from_model is not None and from_model.prediction == prediction:
         details = from_model.prediction_details
     else:

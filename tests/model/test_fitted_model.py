@@ -2,6 +2,7 @@
 predictions inside the fit's choices, and the command line (no GPU)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def test_the_choices_are_the_grid_every_graph_recorded(timers):
 
 def test_a_fit_predicts_inside_its_choices_near_each_graph_s_best_and_round_trips(timers, features, tmp_path):
     model = fit(timers, features, "crauser", {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0",
-                                              "sm_count": 132, "other": "dropped"})
+                                              "sm_count": 132, "max_threads_per_sm": 2048, "other": "dropped"})
     assert set(model.fit_slowdown) == set(GRAPHS) and max(model.fit_slowdown.values()) < 0.15
     for name in GRAPHS:
         config, decisions = model.predict(features[name])
@@ -49,7 +50,9 @@ def test_a_fit_predicts_inside_its_choices_near_each_graph_s_best_and_round_trip
     path.write_text(model.to_toml())
     again = FittedModel.from_toml(path)
     assert again.predict(features["rmat17"])[0] == model.predict(features["rmat17"])[0]
-    assert again.device == {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": "132"}
+    assert again.device == {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": "132",
+                            "max_threads_per_sm": "2048"}
+    assert model.resident_threads == 132 * 2048
 
 
 def test_the_lanes_follow_the_degree_and_its_skew(timers, features):
@@ -57,6 +60,19 @@ def test_the_lanes_follow_the_degree_and_its_skew(timers, features):
     sparse = model.lanes(2.0, 0.0, (1, 4, 32))
     skewed = model.lanes(28.0, 5.6, (1, 4, 32))
     assert sparse <= skewed
+
+
+def test_on_a_device_the_block_sizes_are_those_of_maximal_occupancy(timers, features):
+    from autotune.model import load_device
+
+    model = fit(timers, features, "crauser")
+    config, decisions = model.predict(features["rmat17"], device=load_device("fermi-gf100"))
+    assert {k.block_size for k in config.kernels.values()} <= {192, 256, 384, 512, 768}
+    assert any("maximal occupancy on fermi-gf100" in d.reason for d in decisions)
+    # CK: the in-flight target scales with the GPU's resident threads
+    small = dataclasses.replace(model, in_flight=1.0)
+    assert small.concurrent_kernels(1000, (1, 4, 16, 64), 3000) == 4
+    assert small.concurrent_kernels(1000, (1, 4, 16, 64), 10**6) == 64
 
 
 def test_what_cannot_be_fitted_is_a_one_line_error(timers, features, tmp_path):
