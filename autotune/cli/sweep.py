@@ -71,7 +71,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "recorded prediction)")
     search.add_argument("--objective", choices=OBJECTIVES, default="throughput",
                         help="throughput (default): the least time per SSSP at any CK; latency: the least time "
-                        "one query waits (CK 1). Either way the table keeps the best per CK measured (its curve)")
+                        "one query waits (CK 1); pareto: both at once through Optuna's multi-objective sampling (time "
+                        "per SSSP and time per batch; no pruning), the entry's x-pareto listing the front. Every "
+                        "table keeps the best per CK measured (its curve)")
     search.add_argument("--queries", type=int, metavar="K", default=None,
                         help="the least time per SSSP with at most K sources solved at once (CK <= K)")
     search.add_argument("--lanes", metavar="LIST", default=None,

@@ -22,7 +22,7 @@ from autotune.search.strategies import Strategy, make_strategy
 from autotune.search.sweep import SweepSettings, quiet_optuna
 
 
-OBJECTIVES = ("throughput", "latency")
+OBJECTIVES = ("throughput", "latency", "pareto")
 
 
 @dataclass(frozen=True)
@@ -46,11 +46,15 @@ class Request:
     show: bool
     replay_delay_s: float = 0.0
     model: str = "auto"
+    objective: str = "throughput"
 
     @property
     def study_protocol(self) -> dict[str, Any]:
         settings = {"finalists": self.settings.finalists, "rounds": self.settings.rounds}
-        return protocol_json(self.protocol, self.replay is not None, settings)
+        protocol = protocol_json(self.protocol, self.replay is not None, settings)
+        if self.objective == "pareto":  # a study of two objectives (autotune.search.storage)
+            protocol["objectives"] = 2
+        return protocol
 
     def open_study(self, storage: BaseStorage, storage_url: str, job: Job, device: Mapping[str, Any]) -> StudyHandle:
         """The study of one job (graph and algorithm) on this GPU, by this request's strategy,
@@ -88,7 +92,9 @@ def parse(args: argparse.Namespace) -> Request:
     strategy = make_strategy(args.strategy, args.trials, args.sampler,
                              args.sampler_seed if args.sampler_seed is not None else seed)
     protocol = Protocol(args.sources, args.repetitions, args.max_repetitions or args.repetitions, args.noise, seed)
-    settings = SweepSettings(args.finalists, args.rounds, not args.no_prune, args.prune_factor)
+    # Optuna cannot prune a trial of several objectives: a Pareto sweep times every configuration whole
+    settings = SweepSettings(args.finalists, args.rounds, not args.no_prune and args.objective != "pareto",
+                             args.prune_factor)
     return Request(
         algorithm=args.algorithm, strategy=strategy, settings=settings, protocol=protocol, seed=seed,
         space=SpaceOptions(args.block_sizes, args.caches, args.ck, args.lanes, tuple(args.param), max_ck),
@@ -96,12 +102,12 @@ def parse(args: argparse.Namespace) -> Request:
         device_index=args.device_index, storage=args.storage, resume=args.resume,
         command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
         show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0,
-        model=getattr(args, "model", "auto"))
+        model=getattr(args, "model", "auto"), objective=args.objective)
 
 
 def max_concurrent(objective: str, queries: int | None) -> int | None:
     """The most concurrent SSSPs the objective allows: 1 for latency, K for `--queries K`, None
-    (the space's) for throughput.
+    (the space's) for throughput and the Pareto front.
 
     Raises:
         InputError: `--queries` below 1, or above 1 with `--objective latency`.

@@ -33,6 +33,20 @@ def _failure(result: ConfigResult) -> dict[str, Any]:
     return {"config": result.config.to_json(), "status": result.status.value, "reason": result.reason}
 
 
+def pareto_front(curve: Sequence[ConfigResult]) -> list[ConfigResult]:
+    """The points of a curve (ascending CK) that no other beats on both the time per SSSP and the
+    time a batch takes (CK x the time per SSSP): each a fair answer to "how many at once"."""
+    front = []
+    for part in curve:
+        batch = part.ms_per_sssp * part.config.concurrent_kernels
+        if not any(o is not part and o.ms_per_sssp <= part.ms_per_sssp
+                   and o.ms_per_sssp * o.config.concurrent_kernels <= batch
+                   and (o.ms_per_sssp, o.ms_per_sssp * o.config.concurrent_kernels) != (part.ms_per_sssp, batch)
+                   for o in curve):
+            front.append(part)
+    return front
+
+
 def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict[str, Any]:
     """One graph's entry of the table; with `others` (the same graph's sweeps of the other
     algorithms of an auto sweep), the entry of the fastest, with each algorithm's best and the
@@ -56,6 +70,8 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
         curve.setdefault(part.config.concurrent_kernels, part)
     if curve:
         extra["curve"] = [measured_part(curve[ck]) for ck in sorted(curve)]
+    if result.protocol.get("objectives") == 2 and curve:
+        extra["x-pareto"] = [measured_part(p) for p in pareto_front([curve[ck] for ck in sorted(curve)])]
     top = sorted((p for r in (result, *others) for p in r.top), key=lambda p: (p.ms_per_sssp, p.config.key()))
     if top:
         extra["x-top"] = [measured_part(p) for p in top[:TOP_CONFIGURATIONS]]

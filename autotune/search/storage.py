@@ -255,7 +255,9 @@ def _open_study(storage: BaseStorage, storage_url: str, key: StudyKey, sampler: 
         return StudyHandle(study, storage, storage_url, resumed=True)
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%S.%fZ")
     name = f"{prefix}@{stamp}"
-    study = optuna.create_study(study_name=name, storage=storage, sampler=sampler, direction="minimize")
+    # two objectives (`sweep --objective pareto`): the time per SSSP and the time a batch takes
+    objectives = int(key.protocol.get("objectives", 1))
+    study = optuna.create_study(study_name=name, storage=storage, sampler=sampler, directions=["minimize"] * objectives)
     for attr, value in {"graph_sha256": key.graph_sha256, "algorithm": key.algorithm, "device": key.device,
                         "strategy": key.strategy, "protocol": dict(key.protocol), **(attrs or {})}.items():
         study.set_user_attr(attr, value)

@@ -257,8 +257,9 @@ class Trials:
         except WrongResult as wrong:
             return Measurement(config, Status.WRONG, reason=str(wrong))
 
-    def objective(self, trial: optuna.Trial) -> float:
-        """The Optuna objective: the trial's configuration, measured; verified ms per SSSP.
+    def objective(self, trial: optuna.Trial) -> float | tuple[float, float]:
+        """The Optuna objective: the trial's configuration, measured; verified ms per SSSP (and, in
+        a study of two objectives, the milliseconds its batch of CK SSSPs takes).
 
         Raises (inside the objective, for `catch=CATCH`):
             LaunchRejected: the measurement is INVALID.
@@ -303,4 +304,6 @@ class Trials:
             raise WrongResult(measurement.reason or "wrong result")
         if measurement.status is Status.PRUNED:
             raise optuna.TrialPruned(measurement.reason or "pruned")
+        if len(self.study.directions) > 1:  # the Pareto front: per SSSP, and the wait for a whole batch
+            return float(measurement.ms_per_sssp), float(measurement.ms_per_sssp) * config.concurrent_kernels
         return float(measurement.ms_per_sssp)

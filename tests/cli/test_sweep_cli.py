@@ -236,6 +236,25 @@ def test_an_auto_sweep_succeeds_when_each_graph_has_a_best_of_any_algorithm(tmp_
     assert report_outcome([*results, SimpleNamespace(graph=graph_b, best=None)], {}, outputs, [], False) == 1
 
 
+@pytest.mark.parametrize("strategy", ["bayes", "exhaustive"])
+def test_a_pareto_sweep_searches_both_objectives_and_lists_the_front(tmp_path, strategy):
+    out = tmp_path / "t.json"
+    trials = ["--trials", "10"] if strategy == "bayes" else []
+    assert main(["sweep", "--replay", str(RECORDS), "--strategy", strategy, *trials, "--objective", "pareto", "-q",
+                 "-o", str(out), "--storage", str(tmp_path / "s.db")]) == 0
+    entry = json.loads(out.read_text())["entries"][0]
+    front = [(p["ms_per_sssp"], p["ms_per_sssp"] * p["config"]["concurrent_kernels"]) for p in entry["x-pareto"]]
+    curve = [(p["ms_per_sssp"], p["ms_per_sssp"] * p["config"]["concurrent_kernels"]) for p in entry["curve"]]
+    assert front and all(not (o[0] <= f[0] and o[1] <= f[1] and o != f) for f in front for o in curve)
+    assert all(c in front or any(f[0] <= c[0] and f[1] <= c[1] for f in front) for c in curve)
+    assert entry["x-sweep"]["protocol"]["objectives"] == 2 and not entry["x-sweep"]["replay"].get("pruned")
+    import optuna
+
+    (name,) = optuna.get_all_study_names(f"sqlite:///{tmp_path / 's.db'}")
+    study = optuna.load_study(study_name=name, storage=f"sqlite:///{tmp_path / 's.db'}")
+    assert len(study.directions) == 2 and study.best_trials
+
+
 def test_an_entry_lists_its_fastest_configurations_inside_the_space(tmp_path):
     out = tmp_path / "t.json"
     assert main(["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "-q", "-o", str(out), "--ck", "1,2"]) == 0
