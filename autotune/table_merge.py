@@ -71,17 +71,25 @@ def merged_curve(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [dict(points[ck]) for ck in sorted(points)]
 
 
-def merged_top(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The fastest verified configurations of all the entries' `x-top` lists (each configuration
-    once, at its fastest), as many as the longest list."""
+def merged_top(entries: Sequence[Mapping[str, Any]], overall: int = 12, per_ck: int = 4) -> list[dict[str, Any]]:
+    """The entries' `x-top` lists merged as a sweep makes one (autotune.search.results.
+    fastest_configurations): each configuration once, at its fastest; the `overall` fastest and the
+    `per_ck` fastest of each CK."""
     fastest: dict[str, Mapping[str, Any]] = {}
     for entry in entries:
         for part in entry.get("x-top", ()):
             key = json.dumps(part["config"], sort_keys=True)
             if part.get("verified", True) and (key not in fastest or part["ms_per_sssp"] < fastest[key]["ms_per_sssp"]):
                 fastest[key] = part
-    length = max((len(entry.get("x-top", ())) for entry in entries), default=0)
-    return [dict(p) for p in sorted(fastest.values(), key=lambda p: p["ms_per_sssp"])[:length]]
+    ranked = sorted(fastest.values(), key=lambda p: p["ms_per_sssp"])
+    counts: dict[int, int] = {}
+    chosen = []
+    for index, part in enumerate(ranked):
+        ck = int(part["config"]["concurrent_kernels"])
+        counts[ck] = counts.get(ck, 0) + 1
+        if index < overall or counts[ck] <= per_ck:
+            chosen.append(dict(part))
+    return chosen
 
 
 def _check_inputs(tables: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:

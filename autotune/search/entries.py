@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from autotune import tables
-from autotune.search.results import TOP_CONFIGURATIONS, ConfigResult, GraphResult
+from autotune.search.results import ConfigResult, GraphResult, fastest_configurations
 
 
 def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
@@ -31,6 +31,12 @@ def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
 
 def _failure(result: ConfigResult) -> dict[str, Any]:
     return {"config": result.config.to_json(), "status": result.status.value, "reason": result.reason}
+
+
+def dedupe(ranked: Sequence[ConfigResult]) -> list[ConfigResult]:
+    """Each configuration once, at its first (fastest) place."""
+    seen: set[str] = set()
+    return [r for r in ranked if not (r.config.key() in seen or seen.add(r.config.key()))]
 
 
 def pareto_front(curve: Sequence[ConfigResult]) -> list[ConfigResult]:
@@ -74,7 +80,7 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
         extra["x-pareto"] = [measured_part(p) for p in pareto_front([curve[ck] for ck in sorted(curve)])]
     top = sorted((p for r in (result, *others) for p in r.top), key=lambda p: (p.ms_per_sssp, p.config.key()))
     if top:
-        extra["x-top"] = [measured_part(p) for p in top[:TOP_CONFIGURATIONS]]
+        extra["x-top"] = [measured_part(p) for p in fastest_configurations(dedupe(top))]
     if others:
         extra["by_algorithm"] = {r.algorithm: measured_part(r.best) for r in (result, *others) if r.best is not None}
     failed_specials = {name: _failure(part) for name, part in

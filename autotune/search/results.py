@@ -10,7 +10,21 @@ from autotune.launch import LaunchConfig
 
 
 
-TOP_CONFIGURATIONS = 12  # the fastest configurations a table entry lists (`x-top`)
+TOP_CONFIGURATIONS = 12  # the fastest configurations a table entry lists (`x-top`) ...
+TOP_PER_CK = 4  # ... and the fastest at each CK measured, for lookups of at most K queries
+
+
+def fastest_configurations(ranked: Sequence[ConfigResult]) -> list[ConfigResult]:
+    """Of configurations ranked fastest first: the `TOP_CONFIGURATIONS` fastest and the
+    `TOP_PER_CK` fastest of each CK, fastest first (an entry's `x-top`)."""
+    chosen = list(ranked[:TOP_CONFIGURATIONS])
+    per_ck: dict[int, int] = {}
+    for result in ranked:
+        ck = result.config.concurrent_kernels
+        per_ck[ck] = per_ck.get(ck, 0) + 1
+        if per_ck[ck] <= TOP_PER_CK and result not in chosen:
+            chosen.append(result)
+    return sorted(chosen, key=lambda r: (r.ms_per_sssp, r.config.key()))
 
 @dataclass(frozen=True)
 class ConfigResult:
@@ -179,8 +193,8 @@ class GraphResult:
         study: where the trials are kept (storage URL, study name, resumed).
         replay: for a replay, what it answered from records, composed, or could not answer.
         curve: per CK measured, the fastest configuration inside the space (ascending CK).
-        top: the `TOP_CONFIGURATIONS` fastest configurations inside the space (fastest first):
-            what `Table.lookup` weighs across the nearest graphs.
+        top: the fastest configurations inside the space (`fastest_configurations`): what
+            `Table.lookup` weighs across the nearest graphs.
         protocol: how each configuration was measured (`measure.Protocol` and the timer).
         log: every `trials.Evaluation` in order (for records and T4 output; not in `to_json`).
     """

@@ -40,7 +40,7 @@ from optuna.trial import TrialState
 
 from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
-from autotune.search.results import TOP_CONFIGURATIONS, ConfigResult, GraphInfo, GraphResult
+from autotune.search.results import ConfigResult, GraphInfo, GraphResult, fastest_configurations
 from autotune.search.space import SearchSpace
 from autotune.search.specials import Specials
 from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
@@ -333,7 +333,7 @@ class GraphSweep:
             study={"storage": self.handle.storage_url, "name": self.handle.name, "resumed": self.handle.resumed},
             replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
             curve=tuple(curve[ck] for ck in sorted(curve)),
-            top=tuple(inside[:TOP_CONFIGURATIONS]),
+            top=tuple(fastest_configurations(inside)),
             protocol=dict(self.study.user_attrs.get("protocol") or {}),
             log=tuple(evaluations),
         )
