@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -17,8 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fit = commands.add_parser(
         "fit", help="fit its constants on sweep records and write them, with the records they came from",
         description="Fit the fitted model's constants (per kernel block size and L1 state, the lanes rule, the "
-        "SSSPs in flight that set CK) on the records of sweeps of one algorithm on one GPU, and write them as TOML "
-        "with the digests of the records. `autotune predict --fitted FILE` predicts with them.")
+        "vertices in flight per resident thread that set CK) on the records of sweeps of one algorithm on one GPU, "
+        "and write them as TOML with the digests of the records. `autotune predict --model FILE` predicts with them, "
+        "`autotune sweep --model FILE` starts from that prediction.")
     fit.add_argument("records", nargs="+", metavar="RECORDS", help="records files (.jsonl) or directories of them")
     fit.add_argument("--features", metavar="TABLE.json", required=True,
                      help="a table holding the graphs' features (vertices, mean degree, degree skew): "
@@ -67,6 +67,5 @@ def run_fit(args: argparse.Namespace) -> int:
     atomic_write(args.output, model.to_toml(), "the fitted model")
     worst = max(model.fit_slowdown.values())
     print(f"wrote {args.output}: {model.algorithm} on {model.device.get('name')}, {len(timers)} graphs; on its own graphs "
-          f"within {100 * worst:.1f}% of each best (scripts/model_check.py validates it leaving each graph out)",
-          file=sys.stdout)
+          f"within {100 * worst:.1f}% of each best (scripts/model_check.py validates it leaving each graph out)")
     return 0

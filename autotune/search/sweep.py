@@ -11,14 +11,14 @@ Stages of a graph's study (its `stage` attribute):
    compositions are enqueued.
 3. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
    in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner.
+4. `done`: the winner is the finalist with the lowest median over all its measurements. A
+   configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
+   space the user gave (a special may be; it is measured and reported, not chosen).
+
 An auto sweep's algorithm tuned after another one is *abandoned* (straight to `done`, without a
 winner) once its first `ABANDON_AFTER` finished trials were all pruned against the other's best:
 on a road network GPU Crauser's every configuration is hundreds of times slower than Δ-stepping's
 best, and each costs a warm-up solve of about a second to learn it.
-
-4. `done`: the winner is the finalist with the lowest median over all its measurements. A
-   configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
-   space the user gave (a special may be; it is measured and reported, not chosen).
 
 `GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still
 propose); `GraphSweep.advance` moves a study whose stage has nothing left in flight to the next
