@@ -72,7 +72,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     table = Table.load(args.table)
     device = table.device
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 160, highlight=False)
     console.print(f"[bold]{escape(args.table)}[/]: {table.data['schema']}, {table.data['algorithm']}, "
                   f"{escape(str(device.get('name')))} (CC {device.get('compute_capability')}, "
                   f"{device.get('sm_count')} SMs), created {table.data.get('created')}")
