@@ -133,11 +133,12 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
         if getattr(args, "delta", None) is not None:
             config = config.replace(**delta_param(config.algorithm, args.delta))
         writer = None if args.save_dir is None else DistanceWriter(args.save_dir, sources, graph.n_vertices, INF)
+        saved = writer.saved() - set(sample) if writer is not None else set()
         with open_solver(graph, config.algorithm) as solver:
-            summary = solve_many(solver, config, sources, expected, writer)
+            summary = solve_many(solver, config, [s for s in sources if s not in saved], expected, writer)
     print_summary({"graph": graph.name, "vertices": graph.n_vertices, "edges": graph.n_edges,
                    "device": device_info["name"], "algorithm": config.algorithm, "config": config.to_json(),
-                   **summary}, args.json, str(config))
+                   "already_saved": len(saved), **summary}, args.json, str(config))
     return 0
 
 

@@ -10,7 +10,9 @@ time, milliseconds per SSSP and SSSPs per second.
 
 `--save-dir DIR` writes int64 distances, -1 for unreachable: one matrix `distances.npy` (a row per
 source, in the order of `sources.npy`) when it takes at most `MATRIX_BYTES`, else one file per
-source, `DIR/<source>.npy`.
+source, `DIR/<source>.npy`, each written as soon as it is verified-safe: a run interrupted there and
+started again with the same options solves only the sources without a file (and the sample, which is
+always verified again).
 """
 from __future__ import annotations
 
@@ -85,6 +87,12 @@ class DistanceWriter:
             raise InputError(f"--save-dir {self.directory}: {error.strerror or error}") from None
         self.mode = layout(len(self.sources), self.n_vertices)
 
+    def saved(self) -> set[int]:
+        """The sources whose file an earlier run already wrote (one file per source only)."""
+        if self.mode != "files":
+            return set()
+        return {s for s in self.sources if (self.directory / f"{s}.npy").exists()}
+
     def add(self, source: int, distances: np.ndarray) -> None:
         start = time.perf_counter()
         row = np.where(distances == self.inf, -1, distances).astype(np.int64)
@@ -153,6 +161,8 @@ def render(summary: Mapping[str, Any], config_text: str) -> str:
              f"{summary['sssp_per_s']:,.0f} SSSPs per second), {summary['gpu_ms'] / 1000:.3f} s on the GPU (CUDA events)",
              f"  verified: {summary['verified_sources']} sources equal the CPU reference",
              f"  configuration: {config_text}"]
+    if summary.get("already_saved"):
+        lines.append(f"  {summary['already_saved']:,} sources skipped: an earlier run had saved them")
     if summary.get("saved"):
         lines.append(f"  saved to {summary['saved']['directory']} ({summary['saved']['layout']}, "
                      f"{summary['save_seconds']:.2f} s)")

@@ -86,6 +86,18 @@ def test_every_source_is_solved_once_and_saved(graph, tmp_path, monkeypatch, mat
         assert all(np.array_equal(np.load(tmp_path / "d" / f"{s}.npy"), truth[s]) for s in sources)
 
 
+def test_files_an_earlier_run_saved_are_known(graph, tmp_path, monkeypatch):
+    monkeypatch.setattr(sssp_many, "MATRIX_BYTES", 1)
+    sources = list(range(graph.n_vertices))
+    writer = DistanceWriter(tmp_path / "d", sources, graph.n_vertices, INF)
+    assert writer.saved() == set()
+    writer.add(3, np.zeros(graph.n_vertices, dtype=np.int32))
+    again = DistanceWriter(tmp_path / "d", sources, graph.n_vertices, INF)
+    assert again.saved() == {3}
+    monkeypatch.setattr(sssp_many, "MATRIX_BYTES", 10**9)
+    assert DistanceWriter(tmp_path / "d", sources, graph.n_vertices, INF).saved() == set()  # a matrix: all or none
+
+
 def test_a_wrong_sample_stops_before_anything_is_saved(graph, tmp_path, monkeypatch):
     monkeypatch.setattr(sssp_many, "MATRIX_BYTES", 1)
     sources = list(range(graph.n_vertices))

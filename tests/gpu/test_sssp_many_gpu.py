@@ -40,3 +40,20 @@ def test_a_count_of_sources_without_saving_reports_the_time(capsys):
     assert main(["sssp", "--graph", str(path), "--sources", "300", "--algorithm", "delta", "--verify", "4"]) == 0
     out = capsys.readouterr().out
     assert "300 sources in" in out and "verified: 4 sources" in out and "SSSPs per second" in out
+
+
+def test_a_second_run_solves_only_what_the_first_did_not_save(tmp_path, capsys, monkeypatch):
+    from autotune.cli import sssp_many
+
+    monkeypatch.setattr(sssp_many, "MATRIX_BYTES", 1)  # one file per source
+    path = GRAPHS / "rome99.gr.gz"
+    argv = ["sssp", "--graph", str(path), "--sources", "200", "--algorithm", "delta", "--save-dir",
+            str(tmp_path / "d"), "--verify", "4", "--json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["sources"] == 200 and first["already_saved"] == 0
+    solved = sorted(int(p.stem) for p in (tmp_path / "d").glob("[0-9]*.npy"))
+    (tmp_path / "d" / f"{solved[1]}.npy").unlink()  # the sample is the 1st, 67th, 134th and 200th
+    assert main(argv) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["already_saved"] == 200 - 4 - 1 and second["sources"] == 4 + 1
