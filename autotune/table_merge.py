@@ -138,7 +138,7 @@ def merge_tables(tables: Sequence[Mapping[str, Any]], names: Sequence[str], pref
     for options in held.values():
         ordered = sorted(options, key=rank)
         winner, name, _ = ordered[0]
-        entry = dict(winner)
+        entry = {**winner, "graph": dict(winner["graph"])}  # fill_graph_features adds to the copy
         curve = merged_curve([item[0] for item in ordered])
         if curve:
             entry["curve"] = curve
