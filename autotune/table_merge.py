@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.lookup import same_device
+from autotune.search.results import TOP_CONFIGURATIONS, TOP_PER_CK
 from autotune.tables import build_table
 
 PREFERENCES = ("faster", "newer")
@@ -71,7 +72,8 @@ def merged_curve(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [dict(points[ck]) for ck in sorted(points)]
 
 
-def merged_top(entries: Sequence[Mapping[str, Any]], overall: int = 12, per_ck: int = 4) -> list[dict[str, Any]]:
+def merged_top(entries: Sequence[Mapping[str, Any]], overall: int = TOP_CONFIGURATIONS,
+               per_ck: int = TOP_PER_CK) -> list[dict[str, Any]]:
     """The entries' `x-top` lists merged as a sweep makes one (autotune.search.results.
     fastest_configurations): each configuration once, at its fastest; the `overall` fastest and the
     `per_ck` fastest of each CK."""

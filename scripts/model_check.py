@@ -46,7 +46,7 @@ def main(argv=None) -> int:
         others = {g: t for g, t in timers.items() if g != name}
         model = fit(others, features, algorithm)
         config, _ = model.predict(features[name])
-        best = min(p[0] for p in (timer.price(r.measurement.config) for r in timer.records if r.measurement.ok) if p)
+        best = timer.best_price()
         price = timer.price(config)
         slow = price[0] / best - 1 if price else float("inf")
         predicted = next((r.measurement.config for r in timer.records if "prediction" in r.roles), None)

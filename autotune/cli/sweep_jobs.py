@@ -54,8 +54,8 @@ def at_most_ck(space: SearchSpace, max_ck: int) -> SearchSpace:
     """
     kept = tuple(ck for ck in space.concurrent_kernels if ck <= max_ck)
     if not kept:
-        raise InputError(f"--queries {max_ck}: the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) "
-                         f"are all above {max_ck}; give --ck values of at most {max_ck}")
+        raise InputError(f"--objective/--queries: the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) "
+                         f"are all above {max_ck}, the most SSSPs at once asked for; give --ck values of at most {max_ck}")
     return dataclasses.replace(space, concurrent_kernels=kept)
 
 
@@ -183,20 +183,10 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
             if not mine:
                 continue
             fitted = None if model == "auto" else fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO)
-            specials = sp.recorded_specials(mine, graph, profile, entry.name, fitted)
-            if model == "thesis":
-                specials = dataclasses.replace(specials, **_thesis_prediction(graph, profile, entry.name))
+            specials = sp.recorded_specials(mine, graph, profile, entry.name, fitted, use_model=model != "auto")
             jobs.append(Job(graph, entry.name, options.space(entry.name, graph, mine), specials,
                             contextlib.nullcontext(replay_timer(mine, delay_s)), key))
     return device, jobs, [by_graph[k][0].graph.name for k in keys]
-
-
-def _thesis_prediction(graph: Any, profile: Any, algorithm: str) -> dict[str, Any]:
-    """The thesis rules' prediction as `Specials` fields (a replay asked for `--model thesis`)."""
-    if profile is None:
-        return {}
-    made = sp.model_specials(graph, profile, algorithm)
-    return {"prediction": made.prediction, "prediction_details": made.prediction_details}
 
 
 def gpu_device(device_index: int) -> tuple[dict[str, Any], Any]:

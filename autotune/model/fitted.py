@@ -249,7 +249,7 @@ def fit(timers: Mapping[str, Any], graphs: Mapping[str, Mapping[str, Any]], algo
             for pair in itertools.product(choices.block_sizes, choices.caches):
                 totals[pair] = totals.get(pair, 0.0) + (times[pair] / min(times.values()) if pair in times else MISSING)
         kernels[kernel] = min(totals, key=lambda pair: (totals[pair], pair))
-    bests = {name: _best_price(timer) for name, timer in timers.items()}
+    bests = {name: timer.best_price() for name, timer in timers.items()}
     candidates = []
     for a, b, s in itertools.product(LANES_SLOPES, SKEW_SLOPES if entry.lanes_kernels else (0.0,), IN_FLIGHT):
         model = FittedModel(algorithm, device, kernels, a, b, s, choices)
@@ -260,11 +260,6 @@ def fit(timers: Mapping[str, Any], graphs: Mapping[str, Mapping[str, Any]], algo
     (_, minus_s, a, b), slowdowns = min(candidates, key=lambda c: c[0])
     s = -minus_s
     return FittedModel(algorithm, device, kernels, a, b, s, choices, tuple(sources), slowdowns)
-
-
-def _best_price(timer: Any) -> float:
-    prices = [timer.price(r.measurement.config) for r in timer.records if r.measurement.ok]
-    return min(p[0] for p in prices if p is not None)
 
 
 def _slowdowns(model: FittedModel, timers: Mapping[str, Any], graphs: Mapping[str, Mapping[str, Any]],

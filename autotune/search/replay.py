@@ -160,6 +160,12 @@ class ReplayTimer:
                 return composed.ms_per_sssp, "composed"
         return None
 
+    def best_price(self) -> float:
+        """The lowest `price` of any configuration the records measured ok: the graph's best, priced
+        as every configuration is."""
+        prices = (self.price(r.measurement.config) for r in self.records if r.measurement.ok)
+        return min(p[0] for p in prices if p is not None)
+
     def _stopped(self, measurement: Measurement, stop: StopAsk | None) -> Measurement:
         """The measurement as a timer asked to `stop` would have returned it (PRUNED at the first
         repetition after which it says so)."""

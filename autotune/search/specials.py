@@ -151,19 +151,19 @@ def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None, profile:
 
 
 def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any | None,
-                      algorithm: str = "crauser", fitted: Any = None) -> Specials:
+                      algorithm: str = "crauser", fitted: Any = None, use_model: bool = False) -> Specials:
     """The specials of a replay: the prediction and baseline candidates the records were measured
     as (their `roles`), so a replay repeats the live sweep; where the records hold no roles, the
-    model's (as in a live sweep). With `fitted` (a `FittedModel` the replay was asked for), its
-    prediction instead of the recorded one."""
+    model's (as in a live sweep). With `use_model` (a replay asked for `--model`), the model's
+    prediction instead of the recorded one: `fitted`'s (a `FittedModel`), else the thesis's."""
     try:
         from_model = model_specials(graph, profile, algorithm, fitted) if profile is not None else None
     except InputError:
         from_model = None
     predictions = [r.measurement.config for r in records if "prediction" in r.roles]
     prediction = predictions[0] if predictions else (from_model.prediction if from_model else None)
-    if fitted is not None:
-        prediction = fitted_prediction(graph, fitted, None, profile)[0]
+    if use_model and from_model is not None:
+        prediction = from_model.prediction
     if from_model is not None and from_model.prediction == prediction:
         details = from_model.prediction_details
     else:
