@@ -460,8 +460,16 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   const int iteration = in.load(F_ITERATIONS), splits = in.load(F_SPLITS), sel = in.load(F_FAR_SEL);
   const int threshold = in.load(F_THRESHOLD);
   const int next = (iteration + 1) % 3;
-  const int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
-  const int far_count = in.load(F_FAR_COUNT0 + sel);
+  // One thread reads the counts that decide the split, and the block waits for it: a warp that
+  // read the near count after another warp's split had pushed into it would skip its share of
+  // the split (H100, 2026-11-23: lost vertices at CK 128 and more, scripts/delta_host_repro.py).
+  __shared__ int counts[2];
+  if (threadIdx.x == 0) {
+    counts[0] = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
+    counts[1] = in.load(F_FAR_COUNT0 + sel);
+  }
+  __syncthreads();
+  const int next_work = counts[0], far_count = counts[1];
   const bool split = next_work == 0 && far_count > 0;
   const int new_threshold = split ? next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta)
                                   : threshold;
@@ -636,6 +644,7 @@ extern "C" __global__ void solve_block(
     __syncthreads();
     int next_near = near_count[next];
     int far_now = far_count[sel];
+    __syncthreads();  // every warp has read the counts before a split pushes into them (see finish)
     while (next_near == 0 && far_now > 0) {
       const int new_threshold = next_threshold(threshold, far_min[splits & 1], delta);
       Push q = make_push(in, out, &near_count[next], iteration, splits, sel, new_threshold, true);

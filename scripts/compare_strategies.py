@@ -9,6 +9,7 @@ row per graph and seed and the issue's verdict: within 3 % of the exhaustive opt
 80 % of the graphs, with at most 15 % of the exhaustive evaluations.
 
     python3 scripts/compare_strategies.py reports/h100/sweeps --trials 25 --seeds 0 1 2 3 4
+    python3 scripts/compare_strategies.py reports/h100/sweeps --live --candidates reports/h100/live-first-trial --budget 0.10
 
 This is the tool for choosing the search's settings without a GPU; the committed evidence of the
 targets is the live comparison, `python3 scripts/compare_strategies.py --live DIR`: the bayes
@@ -122,12 +123,17 @@ def main(argv: list[str] | None = None) -> int:
                         "the other graphs' records (features from TABLE.json)")
     parser.add_argument("--live", action="store_true",
                         help="compare the GPU-measured GRAPH.bayes.json tables instead of replaying")
+    parser.add_argument("--candidates", metavar="DIR", type=Path, default=None,
+                        help="with --live: read the GRAPH.bayes.json tables (and evidence.log) from DIR rather than "
+                        "from beside the exhaustive ones")
     args = parser.parse_args(argv)
 
     rows = []
     print(f"{'graph':<16} {'seed':>4} {'exhaustive ms':>13} {'bayes ms':>9} {'gap':>7} {'evals':>5} {'share':>6}")
     if args.live:
         for reference, candidate in pairs(args.folders, ".bayes.json"):
+            if args.candidates is not None:
+                candidate = args.candidates / candidate.name
             if not candidate.exists():
                 print(f"{reference.name}: no {candidate.name}", file=sys.stderr)
                 continue
@@ -154,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
           f"most {args.budget:.0%} of its evaluations (target: {GRAPH_SHARE:.0%}); median gap "
           f"{statistics.median(gaps):+.1%}, worst {max(gaps):+.1%}, largest budget share "
           f"{result['max_budget_share']:.1%}: target {'met' if result['met'] else 'NOT met'}")
-    shares_met = host_shares(args.folders) if args.live else True
+    shares_met = host_shares([str(args.candidates)] if args.candidates else args.folders) if args.live else True
     return 0 if result["met"] and shares_met else 1
 
 

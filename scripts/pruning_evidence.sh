@@ -7,7 +7,7 @@
 #
 #   source .whl/setup.sh && bash scripts/pruning_evidence.sh pruned|unpruned      (WORK defaults to /tmp/pruning)
 #
-# Not run yet (2026-11-23: the session's device time was spent); nothing in reports/ comes from it.
+# The pruned half ran on 2026-11-23 (reports/h100/pruning/); the unpruned half has not run yet.
 set -uo pipefail
 which=${1:?pruned or unpruned}
 work=${WORK:-/tmp/pruning}

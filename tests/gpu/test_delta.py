@@ -1,6 +1,6 @@
 """Near-far Delta-stepping on the GPU (`pytest -m gpu`): every Delta of a graph's domain (INF
 included), both loop modes (the persistent one with one block and with a grid of blocks), every
-bin-threshold setting, block sizes, cache states and CK 1 to 64 give the CPU reference's
+bin-threshold setting, block sizes, cache states and CK 1 to 64 (the host loop up to 256) give the CPU reference's
 distances, on the shared real graphs and generated ones; what cannot run or goes wrong is
 recorded as such and the process stays usable."""
 from __future__ import annotations
@@ -104,6 +104,15 @@ def test_block_sizes_and_cache_states(session, graphs, cache):
                for block, split in ((32, 1024), (64, 512), (128, 64), (512, 256), (1024, 32))
                for loop in (HOST, BLOCK, GRID)]
     assert_all_ok(measure(graphs("rmat12"), configs, sample=2))
+
+
+@pytest.mark.parametrize("name, ck", [("usa-roads.gr.gz", 128), ("rome99.gr.gz", 256)])
+def test_many_instances_of_the_host_loop_and_one_block_each(session, graphs, name, ck):
+    # Before `finish` and `solve_block` read the split's counts once per block, every one of these
+    # measurements lost vertices on the H100 (a warp saw another warp's split pushes as work).
+    configs = [config(ck, block=384, split_block=1024, delta=2048, warp_threshold=64, block_threshold=OFF, **loop)
+               for loop in ({"loop": "host", "blocks": 1}, {"loop": "host", "blocks": 8}, BLOCK) for _ in range(3)]
+    assert_all_ok(measure(graphs(name), configs, sample=32))
 
 
 def test_a_grid_that_cannot_be_resident_is_refused_before_it_runs(session, graphs):
