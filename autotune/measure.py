@@ -12,7 +12,10 @@ over the SSSPs they solved. A measurement is a warm-up batch, `min_repetitions` 
 `max_repetitions` timed repetitions (after the minimum, it stops as soon as the spread of the
 repetitions is within `noise` of their median) and one profiled batch (CUDA events around every
 kernel). A `stop` callback, asked after the warm-up and after every batch with the times so far,
-ends a measurement early as PRUNED (the search's pruning: far slower than the best so far).
+answers an `Ask`: PRUNE ends the measurement early as PRUNED (the search's pruning: far slower than
+the best so far); ENOUGH, after a whole repetition, ends the repetitions at the protocol's minimum
+and keeps the measurement OK (a reference, measured for the record, far behind the best: more
+repetitions would only narrow a spread no conclusion depends on).
 """
 from __future__ import annotations
 
@@ -92,7 +95,15 @@ def batches(sample: Sequence[int], concurrent_kernels: int) -> list[list[int]]:
             for b in range(count)]
 
 
-StopAsk = Callable[[Sequence[float], bool], bool]  # (ms per SSSP so far, warm-up?) -> stop now
+class Ask(Enum):
+    """A `StopAsk`'s answer (module docstring)."""
+
+    GO_ON = "go on"
+    PRUNE = "prune"
+    ENOUGH = "enough"
+
+
+StopAsk = Callable[[Sequence[float], bool], Ask]  # (ms per SSSP so far, warm-up?) -> what to do now
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 from autotune.algorithms.delta import DELTA, INFINITE, delta_values  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig  # noqa: E402
-from autotune.measure import Protocol, Status, choose_sources  # noqa: E402
+from autotune.measure import Ask, Protocol, Status, choose_sources  # noqa: E402
 from autotune.model.features import graph_statistics  # noqa: E402
 from autotune.reference.cache import ReferenceCache  # noqa: E402
 
@@ -139,7 +139,8 @@ def bench_graph(name: str, sample_size: int, log, classes: tuple[str, ...] = CLA
             incumbent = best.get(kind)
 
             def stop(times_ms, warm_up, incumbent=incumbent):
-                return incumbent is not None and warm_up and min(times_ms) > PRUNE * incumbent["ms_per_sssp"]
+                far = incumbent is not None and warm_up and min(times_ms) > PRUNE * incumbent["ms_per_sssp"]
+                return Ask.PRUNE if far else Ask.GO_ON
 
             t1 = time.perf_counter()
             m = timer.measure(candidate, stop)

@@ -10,7 +10,7 @@ from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.engine import Solver
 from autotune.launch import LaunchConfig
-from autotune.measure import Measurement, Protocol, Status, StopAsk, batches
+from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batches
 from autotune.reference.cache import ReferenceCache
 
 
@@ -67,7 +67,7 @@ class CudaEventTimer:
         iterations: list[float] = []
         try:
             warm = self._batch(config, plan[0])
-            if stop is not None and stop([warm.elapsed_ms / ck], True):
+            if stop is not None and stop([warm.elapsed_ms / ck], True) is Ask.PRUNE:
                 return Measurement(config, Status.PRUNED, times_ms=(warm.elapsed_ms / ck,), edges=edges,
                                    reason="pruned after the warm-up")
             while not self.protocol.settled(times):
@@ -77,14 +77,17 @@ class CudaEventTimer:
                     elapsed, wall, launch = elapsed + result.elapsed_ms, wall + result.wall_ms, launch + result.launch_ms
                     iterations.extend(result.iterations.tolist())
                     partial = elapsed / ((index + 1) * ck)
-                    if stop is not None and index + 1 < len(plan) and stop([*times, partial], False):
+                    if stop is not None and index + 1 < len(plan) and stop([*times, partial], False) is Ask.PRUNE:
                         return Measurement(config, Status.PRUNED, times_ms=(*times, partial), edges=edges,
                                            reason=f"pruned after {len(times)} repetitions and {index + 1} batches")
                 times.append(elapsed / (len(plan) * ck))
                 launch_shares.append(launch / wall if wall else 0.0)
-                if stop is not None and not self.protocol.settled(times) and stop(times, False):
+                answer = stop(times, False) if stop is not None and not self.protocol.settled(times) else Ask.GO_ON
+                if answer is Ask.PRUNE:
                     return Measurement(config, Status.PRUNED, times_ms=tuple(times), edges=edges,
                                        reason=f"pruned after {len(times)} repetitions")
+                if answer is Ask.ENOUGH and len(times) >= self.protocol.min_repetitions:
+                    break
             profiled = self._batch(config, plan[0], profile=True)
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, edges=edges, reason=rejected.reason)

@@ -44,7 +44,7 @@ from typing import Any, Iterable, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
-from autotune.measure import Measurement, Status, StopAsk
+from autotune.measure import Ask, Measurement, Status, StopAsk
 from autotune.search.records import Record
 
 NOT_RECORDED = "not recorded in the replayed records"
@@ -172,7 +172,7 @@ class ReplayTimer:
         if stop is None or not measurement.ok:
             return measurement
         for count in range(1, len(measurement.times_ms)):
-            if stop(measurement.times_ms[:count], False):
+            if stop(measurement.times_ms[:count], False) is Ask.PRUNE:
                 self._pruned += 1
                 return Measurement(measurement.config, Status.PRUNED, times_ms=measurement.times_ms[:count],
                                    edges=measurement.edges, reason=f"pruned after {count} repetitions")

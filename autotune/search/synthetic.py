@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from autotune.algorithms import get
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
-from autotune.measure import Measurement, Status, StopAsk
+from autotune.measure import Ask, Measurement, Status, StopAsk
 from autotune.search.results import GraphInfo
 from autotune.search.space import SearchSpace
 
@@ -199,7 +199,7 @@ class SyntheticTimer:
         total = sum(kernel_ms.values())
         for count in range(1, self.repetitions) if stop is not None else ():
             times = tuple(total * s for s in scale[:count])
-            if stop(times, False):
+            if stop(times, False) is Ask.PRUNE:
                 return Measurement(config, Status.PRUNED, times_ms=times, edges=edges,
                                    reason=f"pruned after {count} repetitions")
         return Measurement(

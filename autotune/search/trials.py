@@ -37,7 +37,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.algorithms import config_from_json
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.launch import LaunchConfig
-from autotune.measure import Measurement, Status, StopAsk, Timer
+from autotune.measure import Ask, Measurement, Status, StopAsk, Timer
 from autotune.search import storage as st
 from autotune.search.space import SearchSpace
 
@@ -111,17 +111,18 @@ class RelativePruner(BasePruner):
         if not trial.intermediate_values:
             return False
         step = trial.last_step
-        value = trial.intermediate_values[step]
+        return self.far_behind(study, trial.intermediate_values[step], 2.0 if step == 0 else 1.0)
+
+    def far_behind(self, study: optuna.Study, ms_per_sssp: float, slack: float = 1.0) -> bool:
+        """Whether `ms_per_sssp` is more than `slack` x `factor` times the best so far (False
+        while there is none)."""
         candidates = []
         with contextlib.suppress(ValueError):  # no completed trial yet
             candidates.append(study.best_value)
         other = self.elsewhere() if self.elsewhere is not None else None
         if other is not None:
             candidates.append(other)
-        if not candidates:
-            return False
-        bound = self.factor * (2.0 if step == 0 else 1.0) * min(candidates)
-        return value > bound
+        return bool(candidates) and ms_per_sssp > slack * self.factor * min(candidates)
 
 
 def suggest(trial: optuna.Trial, name: str, distribution: BaseDistribution) -> Any:
@@ -140,7 +141,9 @@ class Trials:
         space: the search space (the sampler's parameters).
         timer: what measures.
         roles: per configuration key, the roles it was measured for (default, ...).
-        prune: prune hopeless trials (the study's pruner decides how).
+        prune: prune hopeless trials (the study's pruner decides how); a special that is not
+            pruned gets no more than the protocol's minimum of repetitions once it is as far
+            behind the best as a pruned trial would be (`RelativePruner.far_behind`).
         on_trial: called after every finished trial of this process with (measurement, cached).
         clock: seconds, for the wall time of `measure` calls.
         may_sample: whether a trial that finds no queued task may sample a new point (False once
@@ -242,14 +245,23 @@ class Trials:
 
     def _measure(self, trial: optuna.Trial, config: LaunchConfig) -> Measurement:
         stop: StopAsk | None = None
+        pruner = self.study.pruner if isinstance(self.study.pruner, RelativePruner) else None
         if self.prune and (not self.roles.get(config.key()) or self.prune_specials()):
             steps = itertools.count(1)  # 0 is the warm-up; every later report has its own step
 
-            def report_and_ask(times_ms: Sequence[float], warm_up: bool) -> bool:
+            def report_and_ask(times_ms: Sequence[float], warm_up: bool) -> Ask:
                 trial.report(min(times_ms), 0 if warm_up else next(steps))
-                return trial.should_prune()
+                return Ask.PRUNE if trial.should_prune() else Ask.GO_ON
 
             stop = report_and_ask
+        elif self.prune and pruner is not None:
+            # A special measured for the record (default, baseline, prediction): never pruned, but
+            # once far behind the best its repetitions end at the protocol's minimum.
+            def enough_when_far_behind(times_ms: Sequence[float], warm_up: bool) -> Ask:
+                far = not warm_up and pruner.far_behind(self.study, min(times_ms))
+                return Ask.ENOUGH if far else Ask.GO_ON
+
+            stop = enough_when_far_behind
         try:
             return self.timer.measure(config, stop)
         except LaunchRejected as rejected:

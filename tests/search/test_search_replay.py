@@ -8,7 +8,7 @@ import statistics
 import pytest
 
 from autotune.errors import InputError
-from autotune.measure import Measurement, Status
+from autotune.measure import Ask, Measurement, Status
 from autotune.search import (
     NOT_RECORDED,
     Bayes,
@@ -192,7 +192,7 @@ def test_a_replay_asked_to_stop_returns_what_it_timed_as_pruned():
 
     def stop(times, warm_up):
         asked.append(tuple(times))
-        return len(times) == 2
+        return Ask.PRUNE if len(times) == 2 else Ask.GO_ON
 
     pruned = timer.measure(config, stop)
     assert pruned.status is Status.PRUNED and pruned.times_ms == (5.0, 4.0) and asked == [(5.0,), (5.0, 4.0)]

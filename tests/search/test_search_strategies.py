@@ -9,7 +9,7 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune.errors import InputError
-from autotune.measure import Measurement, Status
+from autotune.measure import Ask, Measurement, Status
 from autotune.search import (
     Bayes,
     Exhaustive,
@@ -227,3 +227,42 @@ def test_an_auto_sweep_prunes_the_specials_of_an_algorithm_once_another_has_a_be
         assert result.best is None  # a pruned trial never wins
         # abandoned after ABANDON_AFTER pruned trials, out of 30 + the specials, and not partial
         assert len(handle.study.trials) == ABANDON_AFTER and not result.partial
+
+
+def test_a_special_far_behind_the_best_is_timed_whole_with_the_minimum_of_repetitions(small_space, run_sweep):
+    """Pruning on: a reference (the baseline candidates, 100x slower here) is never pruned, and
+    once it is as far behind the best as a pruned trial would be, its repetitions end at the
+    minimum; what is close to the best (the prediction) repeats as the noise asks (here: the cap)."""
+    specials = default_specials()
+    slow = set(specials.baseline_candidates) - {specials.prediction}
+
+    class AdaptiveTimer(SyntheticTimer):  # the GPU timer's loop: ask after each repetition
+        minimum, cap = 2, 5
+
+        def __init__(self):
+            super().__init__()
+            self.repetitions_of = {}
+
+        def measure(self, config, stop=None):
+            measured = super().measure(config)
+            if not measured.ok:
+                return measured
+            each = measured.times_ms[0] * (100 if config in slow else 1)
+            times = []
+            while len(times) < self.cap:
+                times.append(each)
+                answer = stop(times, False) if stop is not None else Ask.GO_ON
+                if answer is Ask.PRUNE:
+                    return dataclasses.replace(measured, status=Status.PRUNED, times_ms=tuple(times))
+                if answer is Ask.ENOUGH and len(times) >= self.minimum:
+                    break
+            self.repetitions_of[config] = len(times)
+            return dataclasses.replace(measured, times_ms=tuple(times))
+
+    for prune, slow_repetitions in ((True, AdaptiveTimer.minimum), (False, AdaptiveTimer.cap)):
+        timer = AdaptiveTimer()
+        result, _ = run_sweep(timer, small_space, ModelOnly(), specials=specials,
+                              settings=SweepSettings(prune=prune))
+        assert result.baseline is not None and result.baseline.ok
+        assert {timer.repetitions_of[c] for c in slow} == {slow_repetitions}
+        assert timer.repetitions_of[specials.prediction] == AdaptiveTimer.cap
