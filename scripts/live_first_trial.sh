@@ -6,7 +6,7 @@
 # evaluations, within 3%).
 #
 #   source .whl/setup.sh && WORK=DIR bash scripts/live_first_trial.sh SECONDS [GRAPH...]
-#   python3 scripts/compare_strategies.py --live DIR --budget 0.10
+#   python3 scripts/compare_strategies.py reports/h100/sweeps --live --candidates DIR --budget 0.10
 #
 # DIR receives the models, the tables, the records and evidence.log (the command wall times);
 # a graph whose table is there already is skipped, so a second call goes on where one stopped.
@@ -26,7 +26,6 @@ for graph in "${graphs[@]}"; do
   [[ -f "$work/$graph.bayes.json" ]] && { echo "done already: $graph" | tee -a "$log"; continue; }
   left=$(( deadline - $(date +%s) ))
   (( left < 30 )) && { echo "skip $graph: out of time" | tee -a "$log"; continue; }
-  cp -f "$sweeps/$graph.exhaustive.json" "$work/"
   python3 -c "import sys; sys.path.insert(0, 'scripts'); from pathlib import Path; \
 from compare_strategies import fitted_without; \
 print(fitted_without('$graph', ['$sweeps'], Path('reports/h100/table.json'), Path('$work')))" >/dev/null || exit 1
