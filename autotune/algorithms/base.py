@@ -21,6 +21,8 @@ from autotune.launch import (
     ParamValue,
 )
 
+MEMORY_SHARE = 0.9  # of a GPU's memory, the most the solves may take (engines check the free memory)
+
 if TYPE_CHECKING:
     from autotune.graphs.csr import CSRGraph
     from autotune.model.characterization import Characterization
@@ -45,6 +47,8 @@ class Algorithm:
         thesis: a kernel of Ortega-Arranz's thesis (its model and Table 4.2 apply).
         auto_rank: the order `--algorithm auto` tunes the algorithms of a graph in (lower first):
             the work-efficient first, so that its best prunes the others' hopeless trials.
+        bytes_per_vertex, bytes_per_instance: the GPU workspace one concurrent instance takes (its
+            engine allocates CK x (bytes_per_vertex x n + bytes_per_instance)); see `instances_that_fit`.
     """
 
     name: str = ""
@@ -58,6 +62,8 @@ class Algorithm:
     characterization_file: str = ""
     thesis: bool = False
     auto_rank: int = 1
+    bytes_per_vertex: int = 0
+    bytes_per_instance: int = 0
 
     # --- kernels and compilation ------------------------------------------------------------------
 
@@ -76,6 +82,22 @@ class Algorithm:
         from autotune.resources import kernels_dir
 
         return kernels_dir() / self.source
+
+    # --- memory -----------------------------------------------------------------------------------
+
+    def instances_that_fit(self, n_vertices: int, n_edges: int, memory_bytes: int) -> int:
+        """How many concurrent instances' workspaces fit in `MEMORY_SHARE` of a GPU's memory beside
+        the graph's CSR arrays (row offsets, columns and weights, 4 bytes each): what bounds CK.
+
+        Example::
+
+            >>> from autotune.algorithms import get
+            >>> get("delta").instances_that_fit(23_947_347, 58_333_344, 80 * 2**30)  # USA roads, 80 GiB
+            114
+        """
+        graph_bytes = 4 * (n_vertices + 1) + 8 * n_edges
+        per_instance = self.bytes_per_vertex * n_vertices + self.bytes_per_instance
+        return max(0, int((MEMORY_SHARE * memory_bytes - graph_bytes) // max(per_instance, 1)))
 
     # --- parameters and configurations ------------------------------------------------------------
 

@@ -26,6 +26,8 @@ class ThesisAlgorithm(Algorithm):
     engine = "autotune.gpu.thesis_engine:ThesisSolver"
     characterization_file = "sssp.toml"
     thesis = True
+    bytes_per_vertex = 6  # dist (4), unsettled and frontier flags (1 each): thesis_engine.Workspace
+    bytes_per_instance = 16  # two thresholds, an iteration count, a source
 
     def __init__(self, name: str, crauser: bool, summary: str, auto_rank: int) -> None:
         self.name = name

@@ -77,10 +77,17 @@ class Workspace(DeviceArrays):
     def __init__(self, n: int, capacity: int, fields: int, hub_capacity: int) -> None:
         self.capacity, self.hub_capacity = capacity, hub_capacity
         self.hubs = None
+        super().__init__(self.sizes(n, capacity, fields, hub_capacity), (POLL_DEPTH, capacity),
+                         f"{capacity} concurrent instances")
+
+    @staticmethod
+    def sizes(n: int, capacity: int, fields: int, hub_capacity: int) -> dict[str, int]:
+        """Bytes of each allocation (without hubs, `Algorithm.bytes_per_vertex` and
+        `bytes_per_instance` sum them)."""
         sizes = {"state": 4 * fields * capacity, "work": 4 * WORK_ARRAYS * n * capacity, "sources": 4 * capacity}
         if hub_capacity:
             sizes["hubs"] = 8 * 2 * hub_capacity * capacity
-        super().__init__(sizes, (POLL_DEPTH, capacity), f"{capacity} concurrent instances")
+        return sizes
 
     def fits(self, capacity: int, hub_capacity: int) -> bool:
         return self.capacity >= capacity and self.hub_capacity >= hub_capacity
@@ -131,7 +138,7 @@ class DeltaSolver(Solver):
         device = self.cuda.Context.get_device()
         attributes = {str(key).rsplit(".", 1)[-1]: value for key, value in device.get_attributes().items()}
         major, minor = device.compute_capability()
-        return profile_from_attributes(device.name(), major, minor, attributes)
+        return profile_from_attributes(device.name(), major, minor, attributes, device.total_memory())
 
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False) -> SolveResult:
         """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.

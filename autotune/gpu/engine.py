@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from autotune import algorithms
+from autotune.algorithms.base import MEMORY_SHARE  # a workspace may take this share of the free GPU memory
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.device import driver
@@ -25,7 +26,6 @@ from autotune.launch import LaunchConfig
 POLL_DEPTH = 8  # iterations the host may run ahead of the status it has read
 INIT_BLOCK = 256
 MAX_ITERATIONS_FACTOR = 4  # a solve longer than factor x (n + 2) iterations is a bug, not a graph
-MEMORY_SHARE = 0.9  # a workspace may take this share of the free GPU memory
 
 
 @dataclass

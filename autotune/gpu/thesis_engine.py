@@ -41,9 +41,13 @@ class Workspace(DeviceArrays):
 
     def __init__(self, n: int, capacity: int) -> None:
         self.n, self.capacity = n, capacity
-        super().__init__({"dist": 4 * n * capacity, "unsettled": n * capacity, "frontier": n * capacity,
-                          "delta": 2 * 4 * capacity, "iterations": 4 * capacity, "sources": 4 * capacity},
-                         (POLL_DEPTH, 2 * capacity), f"{capacity} concurrent instances")
+        super().__init__(self.sizes(n, capacity), (POLL_DEPTH, 2 * capacity), f"{capacity} concurrent instances")
+
+    @staticmethod
+    def sizes(n: int, capacity: int) -> dict[str, int]:
+        """Bytes of each allocation (`Algorithm.bytes_per_vertex` and `bytes_per_instance` sum them)."""
+        return {"dist": 4 * n * capacity, "unsettled": n * capacity, "frontier": n * capacity,
+                "delta": 2 * 4 * capacity, "iterations": 4 * capacity, "sources": 4 * capacity}
 
 
 class ThesisSolver(Solver):

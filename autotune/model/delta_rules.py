@@ -11,8 +11,8 @@ constants) and the graph's features, each with the rule that chose it.
 3. Loop mode: persistent (the host launches once); it needs every block resident, which
    blocks x CK <= SMs keeps (`autotune.gpu.delta_engine` checks it against the occupancy).
 4. Concurrent instances: enough to fill the GPU once: with one block per instance, the resident
-   blocks of the advance kernel (occupancy at its block size); otherwise 1 (the instance already
-   spans the GPU).
+   blocks of the advance kernel (occupancy at its block size), no more than fit in the device's
+   memory (`autotune.model.memory`); otherwise 1 (the instance already spans the GPU).
 5. Block size: the largest size that keeps the occupancy of the 1-block solve (its phases are
    latency-bound, so more threads per block hide more), `grid_block_size` otherwise.
 6. Bin thresholds: a warp for degrees of at least a warp (when the graph has them), whole blocks
@@ -35,10 +35,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.model.characterization import Characterization
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
+from autotune.model.memory import memory_bound
 from autotune.model.occupancy import candidate_block_sizes, occupancy
 from autotune.model.rules import Decision
 
@@ -107,16 +109,22 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     advance = characterization.kernel("advance").resources
     if road:
         sizes = [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]
+        if not sizes:
+            why = occupancy(device, advance, min(candidate_block_sizes(device))).reason
+            raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "
+                             f"there ({why or 'no SM holds one'})")
         block_size = max(sizes)
         per_sm = occupancy(device, advance, block_size).blocks_per_sm
-        ck = 1 << int(math.log2(max(1, min(1024, per_sm * device.sm_count))))
+        fill = 1 << int(math.log2(max(1, min(1024, per_sm * device.sm_count))))
+        ck, bound = memory_bound(algorithm, fill, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
         blocks = 1
         decisions.append(Decision("blocks", 1, "delta 2", f"d(G) {graph.mean_degree:.2f} <= "
                                   f"{constants['road_degree']:g}: small frontiers, one block per instance"))
         decisions.append(Decision("block_size", block_size, "delta 5",
                                   f"the largest size one SM holds ({per_sm} block(s) per SM)"))
         decisions.append(Decision("concurrent_kernels", ck, "delta 4",
-                                  f"{per_sm} x {device.sm_count} SMs resident blocks: CK {ck} fills the GPU once"))
+                                  f"{per_sm} x {device.sm_count} SMs resident blocks: CK {fill} fills the GPU once"
+                                  + (f"; {bound}" if bound else "")))
     else:
         block_size = int(constants["grid_block_size"])
         ck = 1

@@ -44,6 +44,7 @@ OPTIONAL_KEYS = (
     "reserved_shared_memory_per_block",
     "register_file_partitions",
     "max_concurrent_kernels",
+    "global_memory_bytes",
 )
 AUTO = "auto"
 
@@ -74,6 +75,9 @@ class DeviceProfile:
         register_file_partitions: sub-partitions of the register file (2 on Fermi, 4 from Kepler
             on, 2 on GP100).
         max_concurrent_kernels: kernels the GPU runs at once (None: unknown).
+        global_memory_bytes: the GPU's memory (None: unknown), which bounds the concurrent
+            instances a model predicts (`Algorithm.instances_that_fit`). Not part of `to_json`:
+            tables and records keep the profile they always had.
         origin: where the profile came from: "shipped", a file path, or "auto".
     """
 
@@ -96,6 +100,7 @@ class DeviceProfile:
     reserved_shared_memory_per_block: int = 0
     register_file_partitions: int = 1
     max_concurrent_kernels: int | None = None
+    global_memory_bytes: int | None = field(default=None, compare=False)
     origin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -138,10 +143,10 @@ class DeviceProfile:
         return self.shared_memory_per_sm
 
     def to_json(self) -> dict[str, Any]:
-        """The profile as a JSON object (every field but `origin`)."""
+        """The profile as a JSON object (every field but `origin` and `global_memory_bytes`)."""
         data: dict[str, Any] = {}
         for item in fields(self):
-            if item.name == "origin":
+            if item.name in ("origin", "global_memory_bytes"):
                 continue
             value = getattr(self, item.name)
             data[item.name] = list(value) if isinstance(value, tuple) else value
@@ -238,11 +243,12 @@ def profile_from_mapping(data: Mapping[str, Any], where: str, origin: str = "") 
             f"found {values['compute_capability']!r}"
         )
     for key in REQUIRED_KEYS[2:] + OPTIONAL_KEYS[1:]:
-        if key not in data or key in ("shared_memory_configs", "max_concurrent_kernels"):
+        if key not in data or key in ("shared_memory_configs", "max_concurrent_kernels", "global_memory_bytes"):
             continue
         values[key] = _positive_int(data[key], key, where, allow_zero=key == "reserved_shared_memory_per_block")
-    if "max_concurrent_kernels" in data:
-        values["max_concurrent_kernels"] = _positive_int(data["max_concurrent_kernels"], "max_concurrent_kernels", where)
+    for key in ("max_concurrent_kernels", "global_memory_bytes"):
+        if key in data:
+            values[key] = _positive_int(data[key], key, where)
     if "shared_memory_configs" in data:
         configs = data["shared_memory_configs"]
         if not isinstance(configs, list) or not configs:
@@ -323,13 +329,16 @@ def device_from_gpu(ordinal: int = 0) -> DeviceProfile:
         attributes = {str(key).rsplit(".", 1)[-1]: value for key, value in gpu.get_attributes().items()}
         name = gpu.name()
         major, minor = gpu.compute_capability()
+        memory = gpu.total_memory()
     except Exception as error:
         raise GpuUnavailable(f"--device auto: no CUDA device responds ({error})") from None
-    return profile_from_attributes(name, major, minor, attributes)
+    return profile_from_attributes(name, major, minor, attributes, memory)
 
 
-def profile_from_attributes(name: str, major: int, minor: int, attributes: Mapping[str, int]) -> DeviceProfile:
-    """Build a profile from driver attribute names (PyCUDA's `device_attribute` names).
+def profile_from_attributes(name: str, major: int, minor: int, attributes: Mapping[str, int],
+                            global_memory_bytes: int | None = None) -> DeviceProfile:
+    """Build a profile from driver attribute names (PyCUDA's `device_attribute` names) and the
+    GPU's memory (`Device.total_memory()`).
 
     Kept apart from `device_from_gpu` so that tests can feed recorded attributes.
     """
@@ -362,6 +371,7 @@ def profile_from_attributes(name: str, major: int, minor: int, attributes: Mappi
         ),
         reserved_shared_memory_per_block=attribute("RESERVED_SHARED_MEMORY_PER_BLOCK", 0),
         shared_memory_configs=configs,
+        global_memory_bytes=global_memory_bytes,
         origin=AUTO,
         **facts,
     )

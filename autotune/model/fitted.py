@@ -13,7 +13,8 @@ from, so `--explain`-style output names the constant and its origin behind every
   the space nearest to it (d: mean degree, cv: the degree skew), a and b fitted;
 * CK: the smallest of the space's values with CK x n >= r x the GPU's resident threads (SMs x
   threads per SM of the device profile: the vertices in flight that fill it r times over), capped at
-  the largest; r fitted;
+  the largest; r fitted; on a device whose memory the profile gives, no more instances than fit
+  in it (`Algorithm.instances_that_fit`);
 * on a given device and characterization, block sizes are taken among those of maximal occupancy
   (`autotune.model.occupancy`), the one nearest the fitted size.
 
@@ -40,6 +41,7 @@ from typing import Any, Mapping, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import CacheState, LaunchConfig
+from autotune.model.memory import memory_bound
 from autotune.model.rules import Decision
 
 REFERENCE_LANES = 4
@@ -103,6 +105,9 @@ class FittedModel:
                  if ck * vertices >= wanted else
                  f"the largest CK: CK x {vertices:,} vertices stay under the target of {self.in_flight:g} x "
                  f"{resident:,} resident threads")
+        edges = int(graph.get("edges") or round(vertices * float(graph["mean_degree"])))
+        ck, bound = memory_bound(entry, ck, choices.concurrent_kernels, vertices, edges, device)
+        reach += f"; {bound}" if bound else ""
         decisions = [Decision("concurrent_kernels", ck, "fitted: in_flight", reach)]
         config = entry.uniform(256, CacheState.DEFAULT, ck, lanes)
         for kernel in entry.kernels:

@@ -3,6 +3,7 @@ vendors' published figures (cited in characterizations/README.md, "Device profil
 from __future__ import annotations
 
 import builtins
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from autotune.model.device import (
 )
 from autotune.launch import CacheState
 
+ROOT_DEVICES = Path(__file__).resolve().parents[2] / "characterizations" / "devices"
 SHIPPED = ("fermi-gf100", "kepler-gk104", "kepler-gk110b", "volta-v100", "ampere-a100", "hopper-h100", "hopper-h200")
 
 # Published figures, one row per profile: the product's CUDA cores (vendor product page or
@@ -179,8 +181,32 @@ def test_profile_from_live_attributes_equals_the_shipped_one():
     live = profile_from_attributes("NVIDIA H200", 9, 0, H200_ATTRIBUTES)
     shipped = load_device("hopper-h200")
     for key in REQUIRED_KEYS[1:] + OPTIONAL_KEYS[1:]:
-        assert getattr(live, key) == getattr(shipped, key), key
-    assert live.origin == "auto"
+        if key != "global_memory_bytes":  # the driver's total_memory(), not an attribute
+            assert getattr(live, key) == getattr(shipped, key), key
+    assert live.origin == "auto" and live.global_memory_bytes is None
+    assert profile_from_attributes("NVIDIA H200", 9, 0, H200_ATTRIBUTES, 150 * 2**30).global_memory_bytes == 150 * 2**30
+
+
+# The shipped memory figures (characterizations/README.md, "Device profiles"): the smaller model
+# where a product came in two.
+PUBLISHED_MEMORY = {"fermi-gf100": 1536 * 2**20, "kepler-gk104": 2 * 2**30, "kepler-gk110b": 6 * 2**30,
+                    "volta-v100": 16 * 2**30, "ampere-a100": 40 * 2**30, "hopper-h100": 81559 * 2**20,
+                    "hopper-h200": 141 * 10**9}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_profiles_know_their_memory_and_keep_it_out_of_tables(name):
+    device = load_device(name)
+    assert device.global_memory_bytes == PUBLISHED_MEMORY[name]
+    assert "global_memory_bytes" not in device.to_json()  # tables and records keep their device section
+
+
+def test_a_profile_s_memory_is_a_positive_integer(tmp_path):
+    text = (ROOT_DEVICES / "hopper-h100.toml").read_text()
+    path = tmp_path / "gpu.toml"
+    path.write_text(text.replace("global_memory_bytes = 85520809984", "global_memory_bytes = -1"))
+    with pytest.raises(InputError, match="global_memory_bytes must be a positive integer"):
+        load_device_file(path)
 
 
 def test_profile_from_attributes_needs_the_core_ones():

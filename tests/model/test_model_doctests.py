@@ -11,9 +11,11 @@ MODULES = [
     "autotune.model.characterization",
     "autotune.model.device",
     "autotune.model.features",
+    "autotune.model.memory",
     "autotune.model.occupancy",
     "autotune.model.rules",
     "autotune.tables",
+    "autotune.algorithms.base",
 ]
 
 
