@@ -1,20 +1,21 @@
 """The model's rules for the Delta-stepping kernels (`kernels/delta.cu`): every tuned value from
 the device profile, the kernels' characterization (`characterizations/delta.toml`, its [model]
-constants) and the graph's features, each with the rule that chose it.
+constants) and the graph's features, each with the rule that chose it. The rules aim at the
+tuner's default objective, the least time per SSSP; the constants are fitted on the H100's
+batched records by `scripts/fit_delta_model.py`, which also checks them leaving each graph out
+(reports/h100/delta/model-check.md).
 
 1. Delta: Meyer and Sanders show Delta = Theta(1 / d) keeps the work linear for random weights in
    [0, 1]; scaled to the graph's weights, Delta = `delta_scale` x mean weight / d(G), rounded to
    the nearest power of two of the algorithm's domain. A graph without weights (all 0) gets INF.
-2. Blocks per instance: a high-diameter, low-degree graph (d(G) at most `road_degree`) has small
-   frontiers, which one block expands with a __syncthreads per phase (the cheapest barrier): 1.
-   Otherwise the instance spreads over the SMs: SMs / CK blocks (at least 1).
-3. Loop mode: persistent (the host launches once); it needs every block resident, which
-   blocks x CK <= SMs keeps (`autotune.gpu.delta_engine` checks it against the occupancy).
-4. Concurrent instances: enough to fill the GPU once: with one block per instance, the resident
-   blocks of the advance kernel (occupancy at its block size), no more than fit in the device's
-   memory (`autotune.model.memory`); otherwise 1 (the instance already spans the GPU).
-5. Block size: the largest size that keeps the occupancy of the 1-block solve (its phases are
-   latency-bound, so more threads per block hide more), `grid_block_size` otherwise.
+2. Blocks per instance: 1. Many independent instances fill the GPU better than one instance
+   spread over blocks that meet at barriers (the batched winner of every graph of the H100 runs
+   but rmat17, where two blocks per instance were 11% faster).
+3. Loop mode: persistent (the host launches once; one block per instance needs no grid barrier).
+4. Concurrent instances: the largest of the algorithm's CK values (1024 at most) whose
+   workspaces fit in the device's memory (`autotune.model.memory`): on the H100 the largest CK
+   measured won or came within 11% on every graph.
+5. Block size: `block_size`, among the sizes an SM can hold (the largest such otherwise).
 6. Bin thresholds: a warp for degrees of at least a warp (when the graph has them), whole blocks
    for degrees of at least `block_threshold` (when it has them); otherwise off.
 7. L1 state: default (the kernels' queues bypass L1 by their own loads).
@@ -26,8 +27,8 @@ Example::
     >>> roads = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3,
     ...                       min_positive_weight=10, max_weight=2467)
     >>> config = get("delta").predict(roads, load_device("hopper-h100")).config
-    >>> config.param("delta"), config.param("blocks")
-    (2048, 1)
+    >>> config.param("delta"), config.param("blocks"), config.concurrent_kernels
+    (512, 1, 1024)
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ from autotune.model.memory import memory_bound
 from autotune.model.occupancy import candidate_block_sizes, occupancy
 from autotune.model.rules import Decision
 
-DEFAULTS = {"delta_scale": 64.0, "road_degree": 4.0, "grid_block_size": 512, "block_threshold": 1024}
+DEFAULTS = {"delta_scale": 16.0, "block_size": 256, "block_threshold": 1024}
 
 
 @dataclass(frozen=True)
@@ -105,36 +106,23 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
                                   f"{constants['delta_scale']:g} x mean weight {graph.mean_weight:.1f} / d(G) "
                                   f"{d:.2f} = {target:.0f}: nearest power of two {delta}"))
 
-    road = graph.mean_degree <= constants["road_degree"]
     advance = characterization.kernel("advance").resources
-    if road:
-        sizes = [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]
-        if not sizes:
-            why = occupancy(device, advance, min(candidate_block_sizes(device))).reason
-            raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "
-                             f"there ({why or 'no SM holds one'})")
-        block_size = max(sizes)
-        per_sm = occupancy(device, advance, block_size).blocks_per_sm
-        fill = 1 << int(math.log2(max(1, min(1024, per_sm * device.sm_count))))
-        ck, bound = memory_bound(algorithm, fill, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
-        blocks = 1
-        decisions.append(Decision("blocks", 1, "delta 2", f"d(G) {graph.mean_degree:.2f} <= "
-                                  f"{constants['road_degree']:g}: small frontiers, one block per instance"))
-        decisions.append(Decision("block_size", block_size, "delta 5",
-                                  f"the largest size one SM holds ({per_sm} block(s) per SM)"))
-        decisions.append(Decision("concurrent_kernels", ck, "delta 4",
-                                  f"{per_sm} x {device.sm_count} SMs resident blocks: CK {fill} fills the GPU once"
-                                  + (f"; {bound}" if bound else "")))
-    else:
-        block_size = int(constants["grid_block_size"])
-        ck = 1
-        blocks = max(1, device.sm_count // ck)
-        blocks = 1 << int(math.log2(blocks))
-        decisions.append(Decision("blocks", blocks, "delta 2", f"d(G) {graph.mean_degree:.2f}: the instance spreads "
-                                  f"over the SMs ({device.sm_count}), a power of two: {blocks}"))
-        decisions.append(Decision("block_size", block_size, "delta 5", f"grid_block_size {block_size}"))
-        decisions.append(Decision("concurrent_kernels", ck, "delta 4", "one instance already spans the GPU"))
-    decisions.append(Decision("loop", "persistent", "delta 3", f"{blocks} x CK {ck} blocks, all resident"))
+    sizes = [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]
+    if not sizes:
+        why = occupancy(device, advance, min(candidate_block_sizes(device))).reason
+        raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "
+                         f"there ({why or 'no SM holds one'})")
+    wanted = int(constants["block_size"])
+    block_size = wanted if wanted in sizes else max(sizes)
+    decisions.append(Decision("blocks", 1, "delta 2", "one block per instance: independent instances fill the GPU"))
+    decisions.append(Decision("loop", "persistent", "delta 3", "one launch per batch, no grid barrier"))
+    largest = max(c for c in algorithm.concurrent_kernels if c <= 1024)
+    ck, bound = memory_bound(algorithm, largest, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
+    decisions.append(Decision("concurrent_kernels", ck, "delta 4", f"the largest CK, {largest}" +
+                              (f"; {bound}" if bound else "")))
+    decisions.append(Decision("block_size", block_size, "delta 5", f"block_size {wanted}" if block_size == wanted else
+                              f"block_size {wanted} does not launch on {device.name}: the largest that does"))
+    blocks = 1
 
     max_degree = graph.max_degree if graph.max_degree is not None else int(math.ceil(d))
     warp: Any = 32 if max_degree >= 32 else "off"

@@ -45,17 +45,17 @@ def test_the_delta_rules_bound_ck_by_the_memory_and_say_so():
     h100 = load_device("hopper-h100")
     prediction = get("delta").predict(USA, h100)
     fit = get("delta").instances_that_fit(USA.n_vertices, USA.n_edges, h100.global_memory_bytes)
-    assert prediction.config.concurrent_kernels <= fit < 128
+    assert prediction.config.concurrent_kernels <= fit < 1024
     assert "bounded by memory" in {d.parameter: d.reason for d in prediction.decisions}["concurrent_kernels"]
     unknown = dataclasses.replace(h100, global_memory_bytes=None)  # a profile without the key: no bound
-    assert get("delta").predict(USA, unknown).config.concurrent_kernels == 128
+    assert get("delta").predict(USA, unknown).config.concurrent_kernels == 1024
 
 
 def test_a_small_graph_is_not_bounded():
     roads = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3, min_positive_weight=10,
                           max_weight=2467)
     prediction = get("delta").predict(roads, load_device("hopper-h100"))
-    assert prediction.config.concurrent_kernels == 128
+    assert prediction.config.concurrent_kernels == 1024
     assert "memory" not in {d.parameter: d.reason for d in prediction.decisions}["concurrent_kernels"]
 
 

@@ -28,3 +28,18 @@ def test_a_committed_check_prints_its_committed_report(script, report, monkeypat
     monkeypatch.chdir(ROOT)
     printed = _run(script, ["reports/h100/table.json", "reports/h100/sweeps"])
     assert printed == (H100 / report).read_text()
+
+
+DELTA_RUNS = ["reports/h100/delta/run-a", "reports/h100/delta/run-b", "reports/h100/delta/run-c", "reports/h100/delta/run-d"]
+
+
+def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(monkeypatch, tmp_path):
+    """scripts/fit_delta_model.py prints the committed check, and writing its constants into a copy
+    of the characterization changes nothing: the shipped constants are the records' fit."""
+    monkeypatch.chdir(ROOT)
+    shipped = ROOT / "characterizations" / "delta.toml"
+    copy = tmp_path / "delta.toml"
+    copy.write_text(shipped.read_text())
+    printed = _run("fit_delta_model", [*DELTA_RUNS, "--write", str(copy)])
+    assert printed == (H100 / "delta" / "model-check.md").read_text()
+    assert copy.read_text() == shipped.read_text()

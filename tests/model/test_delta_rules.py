@@ -1,0 +1,43 @@
+"""The Delta-stepping rules (autotune/model/delta_rules.py) with the constants fitted on the H100's
+batched records (characterizations/delta.toml, scripts/fit_delta_model.py)."""
+from __future__ import annotations
+
+import dataclasses
+
+from autotune.algorithms import get
+from autotune.model import load_device
+from autotune.model.features import GraphFeatures
+
+ROADS = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3, min_positive_weight=10, max_weight=2467)
+POWER_LAW = GraphFeatures("rmat17", 131072, 3728785, max_degree=12000, mean_weight=50.5, min_positive_weight=1,
+                          max_weight=100)
+
+
+def test_every_value_has_its_rule_and_the_fitted_constants_show():
+    prediction = get("delta").predict(ROADS, load_device("hopper-h100"))
+    rules = prediction.rules()
+    assert set(rules) >= {"delta", "blocks", "loop", "concurrent_kernels", "block_size", "warp_threshold",
+                          "block_threshold", "cache"}
+    assert prediction.constants["delta_scale"] == 16 and prediction.constants["block_size"] == 256
+    reason = {d.parameter: d.reason for d in prediction.decisions}["delta"]
+    assert reason.startswith("16 x mean weight 95.3 / d(G) 2.77")
+
+
+def test_delta_follows_the_weights_over_the_degree_and_the_batch_fills_the_gpu():
+    h100 = load_device("hopper-h100")
+    roads = get("delta").predict(ROADS, h100).config
+    hubs = get("delta").predict(POWER_LAW, h100).config
+    assert roads.param("delta") == 512 and hubs.param("delta") == 32  # 16 x 95.3 / 2.77 = 550; 16 x 50.5 / 28.4 = 28
+    for config in (roads, hubs):
+        assert config.param("blocks") == 1 and config.param("loop") == "persistent"
+        assert config.concurrent_kernels == 1024 and config.kernel("advance").block_size == 256
+    assert roads.param("warp_threshold") == "off" and hubs.param("warp_threshold") == 32
+    assert hubs.param("block_threshold") == 1024
+
+
+def test_a_block_size_a_gpu_cannot_hold_gives_way_to_the_largest_it_can():
+    h100 = load_device("hopper-h100")
+    tiny = dataclasses.replace(h100, max_threads_per_block=128, max_threads_per_sm=128)
+    prediction = get("delta").predict(ROADS, tiny)
+    assert prediction.config.kernel("advance").block_size == 128
+    assert "does not launch" in {d.parameter: d.reason for d in prediction.decisions}["block_size"]
