@@ -29,11 +29,14 @@ import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from autotune.algorithms.delta import delta_values  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
+from autotune.model.delta_rules import nearest_power  # noqa: E402
 from autotune.model.features import graph_statistics  # noqa: E402
 
 SCALES = tuple(2.0**k for k in range(-2, 11))
@@ -84,10 +87,12 @@ def nearest_measured(delta, measured) -> object:
 
 
 def predicted_delta(scale: float, graph: dict) -> object:
-    """Rule 1 of delta_rules: the power of two nearest scale x mean weight / d(G)."""
+    """Rule 1 of delta_rules: the power of two of the graph's Delta domain nearest scale x mean
+    weight / d(G)."""
     if not graph.get("mean_weight"):
         return "inf"
-    return 1 << max(0, round(math.log2(max(scale * graph["mean_weight"] / max(graph["d"], 1e-9), 1.0))))
+    domain = delta_values(SimpleNamespace(**graph))
+    return nearest_power(scale * graph["mean_weight"] / max(graph["d"], 1e-9), domain)
 
 
 def delta_slowdown(scale: float, rows: list[dict], graph: dict) -> tuple[float, object]:

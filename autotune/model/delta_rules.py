@@ -72,7 +72,9 @@ def constants_of(characterization: Characterization) -> dict[str, float]:
     return {**DEFAULTS, **dict(getattr(characterization, "model", {}) or {})}
 
 
-def _nearest_power(value: float, domain: tuple[Any, ...]) -> Any:
+def nearest_power(value: float, domain: tuple[Any, ...]) -> Any:
+    """The power of two of `domain` nearest `value` on a log scale (ties: the smaller); the last
+    value (INF) when the domain has no finite one."""
     finite = [v for v in domain if isinstance(v, int)]
     if not finite:
         return domain[-1]
@@ -101,7 +103,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         decisions.append(Decision("delta", delta, "delta 1", "no positive weight known: relaxed settlement (INF)"))
     else:
         target = constants["delta_scale"] * graph.mean_weight / d
-        delta = _nearest_power(target, domain)
+        delta = nearest_power(target, domain)
         decisions.append(Decision("delta", delta, "delta 1 (Meyer-Sanders)",
                                   f"{constants['delta_scale']:g} x mean weight {graph.mean_weight:.1f} / d(G) "
                                   f"{d:.2f} = {target:.0f}: nearest power of two {delta}"))
