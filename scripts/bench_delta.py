@@ -23,6 +23,16 @@ batched: the persistent loop with one block per instance at CK 64, 256 and 1024,
 threads, with several blocks per instance (`BATCHED_GRIDS`), and the host loop at CK 64 (8 blocks
 per instance) and 256 (2 blocks). Thresholds: the algorithm's defaults (warp 32, block 1024).
 
+A third class, `model grid` (not run unless asked for), prices the Delta-stepping model
+(autotune/model/delta_rules.py) on the graph: the model's own configuration for this GPU (the
+live device's profile) with every Delta of `grid_deltas`, the powers of two nearest c x mean
+weight / d(G) for c = 1/2 to 256 (Meyer and Sanders' scale, over a range wider than any fitted
+constant), and INF. `--grid-from C` starts it at C instead, for a graph whose smallest Deltas
+would cost minutes; `--grid-to C` ends it at C and leaves out INF, to complete a grid cut short.
+Every other value is the model's, so the records cross Delta with the CK, blocks, loop and block
+size the model picks, which `scripts/fit_delta_model.py` needs to price a prediction whole.
+`--deltas D,...` replaces the Deltas of the other two classes.
+
 Writes OUT_DIR/bench-delta.jsonl (every measurement, as it is taken) and OUT_DIR/bench-delta.md
 (the summary against the targets), and prints the summary.
 """
@@ -31,6 +41,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import platform
 import statistics
 import sys
@@ -46,7 +57,8 @@ from autotune.algorithms.delta import DELTA, INFINITE, delta_values  # noqa: E40
 from autotune.graphs import load_graph  # noqa: E402
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig  # noqa: E402
 from autotune.measure import Ask, Protocol, Status, choose_sources  # noqa: E402
-from autotune.model.features import graph_statistics  # noqa: E402
+from autotune.model.delta_rules import nearest_power  # noqa: E402
+from autotune.model.features import GraphFeatures, graph_statistics  # noqa: E402
 from autotune.reference.cache import ReferenceCache  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -58,6 +70,8 @@ PRUNE = 3.0
 # resident on the H100 (solve_grid's 64 registers: 132 x 1024 / threads blocks at once).
 BATCHED_GRIDS = ((16, 8, 1024), (32, 4, 1024), (64, 2, 1024), (64, 8, 256), (128, 4, 256), (32, 16, 256))
 CLASSES = ("one query", "batched")
+GRID = "model grid"
+GRID_SCALES = tuple(2.0**k for k in range(-1, 9))  # c in Delta = c x mean weight / d(G)
 CPU_BUDGET_S = 10.0
 # ms per SSSP (issue 12): (graph, class) -> at most
 TARGETS = {("usa-roads", "one query"): 4.0, ("usa-roads", "batched"): 0.5, ("rmat20", "one query"): 3.0,
@@ -84,10 +98,11 @@ def config(ck: int, block: int, **params) -> LaunchConfig:
                                        {**DELTA.default_params(), **params}))
 
 
-def candidates(graph) -> list[tuple[str, LaunchConfig]]:
-    """The grid of the module docstring, INF first and Delta descending."""
+def candidates(graph, deltas: list | None = None) -> list[tuple[str, LaunchConfig]]:
+    """The grid of the module docstring, INF first and Delta descending; `deltas` (ascending)
+    replaces the Deltas derived from the graph."""
     out = []
-    for delta in reversed(candidate_deltas(graph)):
+    for delta in reversed(deltas or candidate_deltas(graph)):
         for block in (512, 1024):
             out.append(("one query", config(1, block, delta=delta, loop="persistent", blocks=128)))
             out.append(("one query", config(1, block, delta=delta, loop="persistent", blocks=1)))
@@ -100,6 +115,28 @@ def candidates(graph) -> list[tuple[str, LaunchConfig]]:
         for ck, blocks in ((64, 8), (256, 2)):
             out.append(("batched", config(ck, 1024, delta=delta, loop="host", blocks=blocks)))
     return out
+
+
+def grid_deltas(graph, smallest_scale: float = GRID_SCALES[0], largest_scale: float | None = None) -> list:
+    """The Deltas of the model grid, ascending, INF last (INF alone for a graph without weights);
+    with `largest_scale`, the finite ones up to it."""
+    statistics_ = graph_statistics(graph)
+    mean = statistics_.get("mean_weight")
+    if not mean:
+        return [INFINITE]
+    domain = delta_values(SimpleNamespace(**statistics_))
+    values = {nearest_power(c * mean / max(graph.mean_degree, 1e-9), domain) for c in GRID_SCALES
+              if smallest_scale <= c <= (largest_scale or math.inf)}
+    return sorted(values) + ([] if largest_scale else [INFINITE])
+
+
+def grid_candidates(graph, device, smallest_scale: float = GRID_SCALES[0],
+                    largest_scale: float | None = None) -> list[tuple[str, LaunchConfig]]:
+    """The model's configuration for `graph` on `device` (a DeviceProfile) with each Delta of the
+    grid, INF first and Delta descending (as `candidates`)."""
+    predicted = DELTA.predict(GraphFeatures.from_graph(graph), device).config
+    deltas = reversed(grid_deltas(graph, smallest_scale, largest_scale))
+    return [(GRID, DELTA.validate(predicted.replace(delta=delta))) for delta in deltas]
 
 
 def cpu_dijkstra_ms(graph, sources) -> tuple[float, int]:
@@ -119,7 +156,8 @@ def cpu_dijkstra_ms(graph, sources) -> tuple[float, int]:
     return statistics.median(times), len(times)
 
 
-def bench_graph(name: str, sample_size: int, log, classes: tuple[str, ...] = CLASSES) -> dict:
+def bench_graph(name: str, sample_size: int, log, classes: tuple[str, ...] = CLASSES,
+                grid_from: float = GRID_SCALES[0], grid_to: float | None = None, deltas: list | None = None) -> dict:
     from autotune.gpu import CudaEventTimer, open_solver
 
     t0 = time.perf_counter()
@@ -133,7 +171,8 @@ def bench_graph(name: str, sample_size: int, log, classes: tuple[str, ...] = CLA
     best: dict[str, dict] = {}
     with open_solver(graph, "delta") as solver:
         timer = CudaEventTimer(solver, sample, protocol, expected=expected)
-        for kind, candidate in candidates(graph):
+        grid = grid_candidates(graph, solver.device_profile, grid_from, grid_to) if GRID in classes else []
+        for kind, candidate in candidates(graph, deltas) + grid:
             if kind not in classes:
                 continue
             incumbent = best.get(kind)
@@ -189,7 +228,7 @@ def report(summaries: list[dict], device: str, command: str, swept: dict[str, fl
                 verdicts.append(f"- {graph} {kind}: target <= {limit} ms, measured "
                                 f"{'none' if value is None else f'{value:.4g} ms'}: "
                                 f"{'met' if value is not None and value <= limit else 'NOT met'}")
-        if s["graph"].split(".")[0] in SPEEDUP_GRAPHS:
+        if s["graph"].split(".")[0] in SPEEDUP_GRAPHS and set(s["classes"]) & {"batched", GRID}:
             verdicts.append(f"- {s['graph']} batched vs scipy Dijkstra: target >= {SPEEDUP_TARGET:.0f}x, measured "
                             f"{'none' if speed is None else f'{speed:.1f}x'}: "
                             f"{'met' if speed is not None and speed >= SPEEDUP_TARGET else 'NOT met'}")
@@ -218,8 +257,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, required=True)
     parser.add_argument("--graphs", default=",".join(TARGET_GRAPHS + SWEPT_GRAPHS))
     parser.add_argument("--sample", type=int, default=32)
-    parser.add_argument("--classes", default=",".join(CLASSES), help="which candidates: one query, batched or both")
+    parser.add_argument("--classes", default=",".join(CLASSES),
+                        help=f"which candidates, comma-separated: {', '.join(CLASSES)}, {GRID}")
+    parser.add_argument("--grid-from", type=float, default=GRID_SCALES[0], metavar="C",
+                        help=f"the model grid's smallest c in Delta = c x mean weight / d(G) "
+                        f"(default {GRID_SCALES[0]:g})")
+    parser.add_argument("--deltas", default=None, metavar="D,...",
+                        help="the Deltas of the one query and batched candidates (default: derived from the graph)")
+    parser.add_argument("--grid-to", type=float, default=None, metavar="C",
+                        help="the model grid's largest c, without INF (default: to the end, and INF)")
     args = parser.parse_args(argv)
+    deltas = None
+    if args.deltas:
+        given = args.deltas.split(",")
+        deltas = sorted(int(d) for d in given if d != INFINITE) + ([INFINITE] if INFINITE in given else [])
     from autotune.gpu import device_description, gpu_session
 
     args.output.mkdir(parents=True, exist_ok=True)
@@ -230,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         log.write(json.dumps({"command": command, "device": name,
                               "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}) + "\n")
         for graph in args.graphs.split(","):
-            summaries.append(bench_graph(graph, args.sample, log, tuple(c.strip() for c in args.classes.split(","))))
+            summaries.append(bench_graph(graph, args.sample, log, tuple(c.strip() for c in args.classes.split(",")),
+                                         args.grid_from, args.grid_to, deltas))
             text = report(summaries, name, command, recorded_crauser_best())
             (args.output / "bench-delta.md").write_text(text)
             print(f"{graph}: {describe(summaries[-1]['one_query'])} | {describe(summaries[-1]['batched'])}", flush=True)

@@ -6,16 +6,21 @@ each graph out (issue 14: constants fitted from records by a committed command).
         > reports/h100/delta/model-check.md
 
 The records: every `bench-delta.jsonl` of the given runs (scripts/bench_delta.py), the `batched`
-class (the tuner's default objective: the least time per SSSP), verified measurements only. The
-benchmark's candidates are not a full grid, so a value of one parameter is priced by its
-*conditional best*: the least time per SSSP among the graph's records with that value, the other
-parameters free. A predicted Delta is priced at the Delta the graph's records measured nearest to
-it (log scale, ties to the smaller).
+and `model grid` classes (the tuner's default objective: the least time per SSSP), verified
+measurements only. The candidates are not one full grid, so a value of one parameter is priced by
+its *conditional best*: the least time per SSSP among the graph's records with that value, the
+other parameters free. A predicted Delta is priced at the Delta the graph's records measured
+nearest to it (log scale, ties to the smaller). Where the graph has `model grid` records (the
+model's own configuration with every Delta), the prediction is also priced *whole*: the grid's
+record at the predicted Delta, over the graph's best record of any configuration.
 
-Fitted (autotune/model/delta_rules.py, rules 1 and 5): `delta_scale` in Delta = delta_scale x mean
-weight / d(G), and `block_size`, each the value of its grid with the least geometric mean of the
-slowdowns over the graphs (ties: the largest scale, the smallest block size). With `--write`, the [model] constants of the characterization are
-rewritten and the records (paths and SHA-256) listed above them. Also printed: the conditional
+Fitted (autotune/model/delta_rules.py, rules 1 and 5): `delta_scale`, `delta_skew` and
+`delta_spread` in Delta = delta_scale x mean weight / d(G) / (1 + cv(G))^delta_skew x (largest
+weight / (2 x mean weight))^delta_spread (cv: the degree skew), together, and `block_size`, each
+the values of their grid with the least geometric mean of the slowdowns over the graphs (ties: the
+largest scale, the smallest exponents, the smallest block size). With `--write`, the [model]
+constants of the characterization are rewritten and the records (paths and SHA-256) listed above
+them. Also printed: the conditional
 best of each CK, blocks per instance and loop mode, which rules 2 to 4 (one block per instance,
 the persistent loop, the largest CK that fits) follow.
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import math
 import statistics
@@ -36,10 +42,14 @@ sys.path.insert(0, str(ROOT))
 
 from autotune.algorithms.delta import delta_values  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
-from autotune.model.delta_rules import nearest_power  # noqa: E402
+from autotune.model.delta_rules import delta_target, nearest_power  # noqa: E402
 from autotune.model.features import graph_statistics  # noqa: E402
 
-SCALES = tuple(2.0**k for k in range(-2, 11))
+SCALES = tuple(2.0 ** (k / 2) for k in range(-4, 21))  # 1/4 to 1024, half powers of two
+SKEWS = tuple(k / 8 for k in range(9))  # 0 to 1
+SPREADS = tuple(k / 8 for k in range(9))  # 0 (the mean weight) to 1 (half the largest, Meyer and Sanders' unit)
+CLASSES = ("batched", "model grid")
+OLD = (64.0, 0.0, 0.0)  # the constants before any fit (one prototype measurement)
 MISSING = 10.0  # the slowdown counted where a graph's records cannot price a value
 
 
@@ -52,7 +62,7 @@ def read_batched(runs: list[Path]) -> tuple[dict[str, list[dict]], list[Path]]:
         files.append(path)
         for line in path.read_text().splitlines():
             row = json.loads(line)
-            if row.get("class") == "batched" and row.get("status") == "ok":
+            if row.get("class") in CLASSES and row.get("status") == "ok":
                 rows[row["graph"]].append(row)
     return dict(rows), files
 
@@ -86,20 +96,34 @@ def nearest_measured(delta, measured) -> object:
     return min(finite, key=lambda v: (abs(math.log2(v) - math.log2(delta)), v))
 
 
-def predicted_delta(scale: float, graph: dict) -> object:
-    """Rule 1 of delta_rules: the power of two of the graph's Delta domain nearest scale x mean
-    weight / d(G)."""
+def predicted_delta(constants: tuple[float, float, float], graph: dict) -> object:
+    """Rule 1 of delta_rules for (delta_scale, delta_skew, delta_spread): the power of two of the
+    graph's Delta domain nearest delta_target."""
     if not graph.get("mean_weight"):
         return "inf"
+    scale, skew, spread = constants
     domain = delta_values(SimpleNamespace(**graph))
-    return nearest_power(scale * graph["mean_weight"] / max(graph["d"], 1e-9), domain)
+    target = delta_target(scale, skew, spread, graph["mean_weight"], graph.get("max_weight"), graph["d"],
+                          graph.get("degree_cv"))
+    return nearest_power(target, domain)
 
 
-def delta_slowdown(scale: float, rows: list[dict], graph: dict) -> tuple[float, object]:
+def delta_slowdown(constants: tuple[float, float, float], rows: list[dict], graph: dict) -> tuple[float, object]:
     prices = conditional_best(rows, "delta")
-    at = nearest_measured(predicted_delta(scale, graph), prices)
+    at = nearest_measured(predicted_delta(constants, graph), prices)
     best = min(prices.values())
     return (prices[at] / best if at in prices else MISSING), at
+
+
+def whole_slowdown(constants: tuple[float, float, float], rows: list[dict], graph: dict) -> tuple[float, object] | None:
+    """The model grid's record at the predicted Delta (nearest measured) over the graph's best
+    record; None without grid records."""
+    grid = conditional_best([r for r in rows if r["class"] == "model grid"], "delta")
+    if not grid:
+        return None
+    at = nearest_measured(predicted_delta(constants, graph), grid)
+    best = min(r["ms_per_sssp"] for r in rows)
+    return (grid[at] / best if at in grid else MISSING), at
 
 
 def block_slowdown(size: int, rows: list[dict]) -> float:
@@ -112,24 +136,31 @@ def geometric_mean(values) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def fit(rows: dict[str, list[dict]], graphs: dict[str, dict]) -> tuple[float, int]:
+def fit(rows: dict[str, list[dict]], graphs: dict[str, dict]) -> tuple[tuple[float, float, float], int]:
+    """((delta_scale, delta_skew, delta_spread), block_size) fitted on the graphs' records."""
     # Ties go to the largest scale: a graph whose best Delta is the smallest its records measured
-    # bounds the scale from above only, and the largest of the equals predicts within the measured range.
-    scale = min(SCALES, key=lambda s: (geometric_mean(delta_slowdown(s, rows[g], graphs[g])[0] for g in rows), -s))
+    # bounds the scale from above only, and the largest of the equals predicts within the measured
+    # range; then the smallest exponents.
+    constants = min(itertools.product(SCALES, SKEWS, SPREADS), key=lambda c: (
+        geometric_mean(delta_slowdown(c, rows[g], graphs[g])[0] for g in rows), -c[0], c[1], c[2]))
     sizes = sorted({value_of(r, "block_size") for rs in rows.values() for r in rs})
     size = min(sizes, key=lambda b: (geometric_mean(block_slowdown(b, rows[g]) for g in rows), b))
-    return scale, size
+    return constants, size
 
 
-def write_constants(path: Path, scale: float, size: int, files: list[Path], command: str) -> None:
+def write_constants(path: Path, constants: tuple[float, float, float], size: int, files: list[Path],
+                    command: str) -> None:
+    scale, skew, spread = constants
     text = path.read_text()
     start = text.index("[model]")
     end = text.index("\n[", start + 1)
     provenance = "\n".join(f"#   {f.relative_to(ROOT)} sha256 {hashlib.sha256(f.read_bytes()).hexdigest()}"
                            for f in files)
-    model = (f"[model]\n# Fitted by `{command}`\n# on the batched records of:\n{provenance}\n"
-             "# Rule 1: Delta = delta_scale x mean weight / d(G) (Meyer and Sanders' Theta(1/d), scaled to the\n"
-             f"# weights).\ndelta_scale = {scale:g}\n"
+    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records of:\n{provenance}\n"
+             "# Rule 1: Delta = delta_scale x mean weight / d(G) / (1 + cv(G))^delta_skew\n"
+             "#   x (largest weight / (2 x mean weight))^delta_spread (Meyer and Sanders' Theta(1/d), its unit\n"
+             "#   between the mean weight and half the largest; cv: the degree skew).\n"
+             f"delta_scale = {scale:g}\ndelta_skew = {skew:g}\ndelta_spread = {spread:g}\n"
              f"# Rule 5: the block size of the one block each instance runs on.\nblock_size = {size}\n"
              "# Rule 6: the degree from which whole blocks expand a vertex (not fitted: every batched record\n"
              "# used 1024).\nblock_threshold = 1024\n")
@@ -145,38 +176,50 @@ def main(argv: list[str] | None = None) -> int:
     graphs = {name: features(name) for name in sorted(rows)}
     runs = " ".join(str(f.parent.relative_to(ROOT)) for f in files)
     command = f"python3 scripts/fit_delta_model.py {runs}"
-    scale, size = fit(rows, graphs)
+    constants, size = fit(rows, graphs)
     lines = ["# The Delta-stepping model's constants, fitted and checked leaving each graph out", "",
              f"    {command}", "",
-             f"Records: the `batched` rows of {', '.join(str(f.relative_to(ROOT)) for f in files)} "
+             f"Records: the `batched` and `model grid` rows of {', '.join(str(f.relative_to(ROOT)) for f in files)} "
              f"(H100, 2026-11-23; {sum(len(r) for r in rows.values())} verified measurements of {len(rows)} graphs). "
              "A value is priced by its conditional best: the least ms per SSSP of the graph's records with that "
-             "value, the other parameters free (the benchmark's candidates are not a full grid); a predicted Delta "
-             "at the Delta measured nearest to it.", "",
-             f"Fitted on every graph: **delta_scale = {scale:g}**, **block_size = {size}**.", "",
+             "value, the other parameters free (the candidates are not one full grid); a predicted Delta "
+             "at the Delta measured nearest to it. *Whole*: the model's whole configuration (its CK, blocks, loop "
+             "and block size with the predicted Delta), the graph's `model grid` record, over the graph's best "
+             "record of any configuration (a dash: no grid records).", "",
+             f"Fitted on every graph: **delta_scale = {constants[0]:g}**, **delta_skew = {constants[1]:g}**, "
+             f"**delta_spread = {constants[2]:g}**, **block_size = {size}**.", "",
              "## Leave one graph out", "",
-             "| graph | d(G) | mean weight | best ms | Delta fitted without it | slowdown | Delta of the old constant (64) | slowdown | block size fitted without it | slowdown |",
-             "|---|---:|---:|---:|---|---:|---|---:|---:|---:|"]
-    fitted, old, blocks = [], [], []
+             "| graph | d(G) | cv(G) | mean weight | largest | best ms | "
+             "Delta fitted without it (scale, skew, spread) | slowdown | whole | "
+             f"Delta of the old constant ({OLD[0]:g}) | slowdown | block size fitted without it | slowdown |",
+             "|---|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---:|"]
+    fitted, wholes, old, blocks = [], [], [], []
     for name in sorted(rows):
         others = {g: r for g, r in rows.items() if g != name}
-        s, b = fit(others, {g: graphs[g] for g in others})
-        slow, at = delta_slowdown(s, rows[name], graphs[name])
-        slow_old, at_old = delta_slowdown(64.0, rows[name], graphs[name])
+        c, b = fit(others, {g: graphs[g] for g in others})
+        slow, at = delta_slowdown(c, rows[name], graphs[name])
+        whole = whole_slowdown(c, rows[name], graphs[name])
+        slow_old, at_old = delta_slowdown(OLD, rows[name], graphs[name])
         slow_block = block_slowdown(b, rows[name])
         fitted.append(slow)
         old.append(slow_old)
         blocks.append(slow_block)
+        if whole is not None:
+            wholes.append(whole[0])
         graph = graphs[name]
         best = min(r["ms_per_sssp"] for r in rows[name])
-        lines.append(f"| {name} | {graph['d']:.2f} | {graph.get('mean_weight') or 0:.1f} | {best:.4f} | "
-                     f"{predicted_delta(s, graph)} (scale {s:g}; measured {at}) | {100 * (slow - 1):+.1f}% | "
-                     f"{predicted_delta(64.0, graph)} (measured {at_old}) | {100 * (slow_old - 1):+.1f}% | {b} | "
+        lines.append(f"| {name} | {graph['d']:.2f} | {graph.get('degree_cv') or 0:.2f} | "
+                     f"{graph.get('mean_weight') or 0:.1f} | {graph.get('max_weight') or 0} | {best:.4f} | "
+                     f"{predicted_delta(c, graph)} ({c[0]:g}, {c[1]:g}, {c[2]:g}; measured {at}) | "
+                     f"{100 * (slow - 1):+.1f}% | {'-' if whole is None else f'{100 * (whole[0] - 1):+.1f}%'} | "
+                     f"{predicted_delta(OLD, graph)} (measured {at_old}) | {100 * (slow_old - 1):+.1f}% | {b} | "
                      f"{100 * (slow_block - 1):+.1f}% |")
-    for label, values in (("Delta, fitted", fitted), ("Delta, old constant", old), ("block size, fitted", blocks)):
-        lines.append(f"\n- {label}: within 15% on {sum(v <= 1.15 for v in values)} of {len(values)} graphs, "
-                     f"within 30% on {sum(v <= 1.30 for v in values)}, worst {100 * (max(values) - 1):+.1f}%, "
-                     f"median {100 * (statistics.median(values) - 1):+.1f}%")
+    for label, values in (("Delta, fitted", fitted), ("the whole configuration, fitted", wholes),
+                          ("Delta, old constant", old), ("block size, fitted", blocks)):
+        if values:
+            lines.append(f"\n- {label}: within 15% on {sum(v <= 1.15 for v in values)} of {len(values)} graphs, "
+                         f"within 30% on {sum(v <= 1.30 for v in values)}, worst {100 * (max(values) - 1):+.1f}%, "
+                         f"median {100 * (statistics.median(values) - 1):+.1f}%")
     lines += ["", "## What rules 2 to 4 follow: conditional best of each value, over the graph's best", ""]
     for parameter in ("blocks", "loop", "concurrent_kernels"):
         cells = []
@@ -188,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"- {parameter}: " + "; ".join(cells))
     print("\n".join(lines))
     if args.write is not None:
-        write_constants(args.write, scale, size, files, command)
+        write_constants(args.write, constants, size, files, command)
         print(f"\nwrote the [model] constants of {args.write}", file=sys.stderr)
     return 0
 

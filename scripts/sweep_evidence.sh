@@ -9,6 +9,10 @@
 # when $WORK holds the earlier sweeps.db). Everything is written to $WORK (default .evidence) and
 # packed after every sweep into $OUT/sweeps.tgz, so what was measured comes back even when the
 # call is cut short. A graph whose table is complete is skipped.
+#
+# ALGORITHM=martin sweeps GPU Martín instead of GPU Crauser (files GRAPH.martin.exhaustive.*);
+# SPACE="--block-sizes ... --caches ... --ck ... --lanes ..." replaces the exhaustive subset below;
+# STRATEGIES="exhaustive" leaves out the Bayesian sweeps.
 set -uo pipefail
 budget=$1; shift
 work=${WORK:-.evidence}
@@ -16,7 +20,12 @@ mkdir -p "$work"
 deadline=$(( $(date +%s) + budget ))
 space=(--block-sizes 64,128,256,512,1024 --caches default,prefer_l1,prefer_shared,no_l1
        --ck 1,4,16,64 --lanes 1,4,32)
-common=(--storage "$work/sweeps.db" --repetitions 3 --quiet)
+[[ -n "${SPACE:-}" ]] && read -r -a space <<<"$SPACE"
+algorithm=${ALGORITHM:-crauser}
+strategies=${STRATEGIES:-exhaustive bayes}
+suffix=""
+[[ $algorithm != crauser ]] && suffix=".$algorithm"
+common=(--algorithm "$algorithm" --storage "$work/sweeps.db" --repetitions 3 --quiet)
 log="$work/evidence.log"
 pack() { tar -czf "$OUT/sweeps.tgz" -C "$work" . ; }
 now() { date +%s.%N; }
@@ -42,8 +51,8 @@ run() {  # name, then the sweep's arguments
   grep -m1 'model name' /proc/cpuinfo; nproc
 } >>"$log" 2>&1
 for graph in "$@"; do
-  run "$graph.exhaustive" --graph "$graph" --strategy exhaustive "${space[@]}"
-  run "$graph.bayes" --graph "$graph" --strategy bayes --trials 25
+  [[ " $strategies " == *" exhaustive "* ]] && run "$graph$suffix.exhaustive" --graph "$graph" --strategy exhaustive "${space[@]}"
+  [[ " $strategies " == *" bayes "* ]] && run "$graph$suffix.bayes" --graph "$graph" --strategy bayes --trials 25
 done
 pack
 tail -n 60 "$log"

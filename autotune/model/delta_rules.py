@@ -6,8 +6,12 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
 (reports/h100/delta/model-check.md).
 
 1. Delta: Meyer and Sanders show Delta = Theta(1 / d) keeps the work linear for random weights in
-   [0, 1]; scaled to the graph's weights, Delta = `delta_scale` x mean weight / d(G), rounded to
-   the nearest power of two of the algorithm's domain. A graph without weights (all 0) gets INF.
+   [0, 1], Delta in units of the largest weight; here in units between the mean weight and half
+   the largest (equal for uniform weights, far apart for road lengths) and damped by the degree
+   skew cv(G) (a hub's edges come in one bucket, so skewed graphs want smaller buckets):
+   Delta = `delta_scale` x mean weight / d(G) / (1 + cv(G))^`delta_skew` x (largest weight /
+   (2 x mean weight))^`delta_spread` (`delta_target`), rounded to the nearest power of two of the
+   algorithm's domain. A graph without weights (all 0) gets INF.
 2. Blocks per instance: 1. Many independent instances fill the GPU better than one instance
    spread over blocks that meet at barriers (the batched winner of every graph of the H100 runs
    but rmat17, where two blocks per instance were 11% faster).
@@ -45,7 +49,7 @@ from autotune.model.memory import memory_bound
 from autotune.model.occupancy import candidate_block_sizes, occupancy
 from autotune.model.rules import Decision
 
-DEFAULTS = {"delta_scale": 16.0, "block_size": 256, "block_threshold": 1024}
+DEFAULTS = {"delta_scale": 16.0, "delta_skew": 0.0, "delta_spread": 0.0, "block_size": 256, "block_threshold": 1024}
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,15 @@ def nearest_power(value: float, domain: tuple[Any, ...]) -> Any:
     return min(finite, key=lambda v: (abs(math.log2(v) - math.log2(max(value, 1e-9))), v))
 
 
+def delta_target(scale: float, skew: float, spread: float, mean_weight: float, max_weight: float | None,
+                 mean_degree: float, degree_cv: float | None) -> float:
+    """Rule 1's Delta before rounding (the module docstring); without a largest weight, the
+    weights are taken as uniform (the spread factor 1)."""
+    spread_factor = max_weight / (2.0 * mean_weight) if max_weight and mean_weight else 1.0
+    return (scale * mean_weight / max(mean_degree, 1e-9) / (1.0 + (degree_cv or 0.0)) ** skew
+            * spread_factor ** spread)
+
+
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
             algorithm: Any) -> DeltaPrediction:
     """The Delta-stepping configuration for a graph on a GPU (the module's rules 1-7).
@@ -102,11 +115,15 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         delta: Any = "inf"
         decisions.append(Decision("delta", delta, "delta 1", "no positive weight known: relaxed settlement (INF)"))
     else:
-        target = constants["delta_scale"] * graph.mean_weight / d
+        target = delta_target(constants["delta_scale"], constants["delta_skew"], constants["delta_spread"],
+                              graph.mean_weight, graph.max_weight, d, graph.degree_cv)
         delta = nearest_power(target, domain)
+        largest = f"{graph.max_weight}" if graph.max_weight else "unknown (uniform)"
         decisions.append(Decision("delta", delta, "delta 1 (Meyer-Sanders)",
                                   f"{constants['delta_scale']:g} x mean weight {graph.mean_weight:.1f} / d(G) "
-                                  f"{d:.2f} = {target:.0f}: nearest power of two {delta}"))
+                                  f"{d:.2f} / (1 + cv(G) {graph.degree_cv or 0.0:.2f})^{constants['delta_skew']:g} "
+                                  f"x (largest weight {largest} / 2 x mean)^{constants['delta_spread']:g} = "
+                                  f"{target:.0f}: nearest power of two {delta}"))
 
     advance = characterization.kernel("advance").resources
     sizes = [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]

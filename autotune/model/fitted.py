@@ -41,6 +41,7 @@ from typing import Any, Mapping, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import CacheState, LaunchConfig
+from autotune.measure import Status
 from autotune.model.memory import memory_bound
 from autotune.model.rules import Decision
 
@@ -185,8 +186,9 @@ class FittedModel:
 
 def recorded_choices(timers: Mapping[str, Any]) -> Choices:
     """The largest grid of values (block sizes x caches x CK x lanes) whose every uniform run is
-    recorded ok for every graph: what a fit can price. Values with missing runs are dropped, the
-    one missing the largest share of its runs first.
+    recorded for every graph, ok or pruned: what a fit can price (a pruned run, one the sweep
+    stopped as far behind its best, costs the fit `MISSING`, as an unpriceable one does). Values
+    with missing runs are dropped, the one missing the largest share of its runs first.
 
     Raises:
         InputError: no such grid.
@@ -197,7 +199,7 @@ def recorded_choices(timers: Mapping[str, Any]) -> Choices:
         for record in timer.records:
             config = record.measurement.config
             launches = {(k.block_size, k.cache.value) for k in config.kernels.values()}
-            if record.measurement.ok and len(launches) == 1:
+            if (record.measurement.ok or record.measurement.status is Status.PRUNED) and len(launches) == 1:
                 block, cache = next(iter(launches))
                 runs.add((block, cache, config.concurrent_kernels, config.lanes))
         held = runs if held is None else held & runs

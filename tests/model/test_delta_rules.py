@@ -9,8 +9,8 @@ from autotune.model import load_device
 from autotune.model.features import GraphFeatures
 
 ROADS = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3, min_positive_weight=10, max_weight=2467)
-POWER_LAW = GraphFeatures("rmat17", 131072, 3728785, max_degree=12000, mean_weight=50.5, min_positive_weight=1,
-                          max_weight=100)
+POWER_LAW = GraphFeatures("rmat17", 131072, 3728785, max_degree=12000, degree_cv=5.62, mean_weight=50.5,
+                          min_positive_weight=1, max_weight=100)
 
 
 def test_every_value_has_its_rule_and_the_fitted_constants_show():
@@ -18,16 +18,19 @@ def test_every_value_has_its_rule_and_the_fitted_constants_show():
     rules = prediction.rules()
     assert set(rules) >= {"delta", "blocks", "loop", "concurrent_kernels", "block_size", "warp_threshold",
                           "block_threshold", "cache"}
-    assert prediction.constants["delta_scale"] == 16 and prediction.constants["block_size"] == 256
+    constants = prediction.constants
+    assert (constants["delta_scale"], constants["delta_skew"], constants["delta_spread"]) == (8, 0.5, 0.375)
+    assert constants["block_size"] == 256
     reason = {d.parameter: d.reason for d in prediction.decisions}["delta"]
-    assert reason.startswith("16 x mean weight 95.3 / d(G) 2.77")
+    assert reason.startswith("8 x mean weight 95.3 / d(G) 2.77 / (1 + cv(G) 0.00)^0.5 x (largest weight 2467")
 
 
 def test_delta_follows_the_weights_over_the_degree_and_the_batch_fills_the_gpu():
     h100 = load_device("hopper-h100")
     roads = get("delta").predict(ROADS, h100).config
     hubs = get("delta").predict(POWER_LAW, h100).config
-    assert roads.param("delta") == 512 and hubs.param("delta") == 32  # 16 x 95.3 / 2.77 = 550; 16 x 50.5 / 28.4 = 28
+    # 8 x 95.3 / 2.77 x (2467 / 190.6)^0.375 = 718; 8 x 50.5 / 28.4 / 6.62^0.5 x (100 / 101)^0.375 = 5.5
+    assert roads.param("delta") == 512 and hubs.param("delta") == 4
     for config in (roads, hubs):
         assert config.param("blocks") == 1 and config.param("loop") == "persistent"
         assert config.concurrent_kernels == 1024 and config.kernel("advance").block_size == 256
@@ -41,3 +44,16 @@ def test_a_block_size_a_gpu_cannot_hold_gives_way_to_the_largest_it_can():
     prediction = get("delta").predict(ROADS, tiny)
     assert prediction.config.kernel("advance").block_size == 128
     assert "does not launch" in {d.parameter: d.reason for d in prediction.decisions}["block_size"]
+
+
+def test_hubs_and_a_wide_weight_range_move_delta_apart_from_the_mean_weight_over_the_degree():
+    h100 = load_device("hopper-h100")
+    uniform = dataclasses.replace(ROADS, min_positive_weight=1, max_weight=190)  # max = 2 x mean: factor 1
+    skewed = dataclasses.replace(POWER_LAW, degree_cv=0.0)
+
+    def delta(features):
+        return get("delta").predict(features, h100).config.param("delta")
+
+    assert delta(uniform) == 256  # 8 x 95.3 / 2.77 = 275
+    assert delta(ROADS) > delta(uniform)  # road lengths: a largest weight 26 x the mean
+    assert delta(skewed) == 16 and delta(POWER_LAW) < delta(skewed)  # 14.2, then damped by the skew

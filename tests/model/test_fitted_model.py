@@ -113,3 +113,15 @@ def test_a_replayed_sweep_measures_the_model_it_is_asked_for_first(tmp_path, mod
     assert entry["predicted"]["rules"]["concurrent_kernels"] == rule
     first = read_records(tmp_path / "r.jsonl")[0]
     assert "prediction" in first.roles and first.measurement.config.to_json() == entry["predicted"]["config"]
+
+
+def test_a_pruned_uniform_run_counts_as_recorded_and_costs_the_fit_as_unpriceable():
+    """Sweeps that prune (issue 15) leave pruned uniform runs: they stay in the grid, unpriced."""
+    martin = ROOT / "reports" / "h100" / "sweeps-martin"
+    timers = {g: ReplayTimer(read_records(martin / f"{g}.martin.exhaustive.jsonl")) for g in GRAPHS}
+    pruned = [r for t in timers.values() for r in t.records if r.measurement.status.value == "pruned"]
+    assert pruned, "the Martín sweeps pruned some configurations"
+    choices = recorded_choices(timers)
+    assert choices.block_sizes == (64, 128, 256, 512, 1024) and choices.concurrent_kernels == (16, 64)
+    assert choices.lanes == (1, 4, 32) and choices.caches == ("default", "no_l1")
+    assert any(timers[r.graph.name].price(r.measurement.config) is None for r in pruned)

@@ -23,14 +23,28 @@ def _run(script: str, argv: list[str]) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize(("script", "report"), [("lookup_check", "lookup-check.md"), ("model_check", "model-check.md")])
-def test_a_committed_check_prints_its_committed_report(script, report, monkeypatch):
+@pytest.mark.parametrize(("script", "report", "records"), [("lookup_check", "lookup-check.md", "sweeps"),
+                                                         ("model_check", "model-check.md", "sweeps"),
+                                                         ("model_check", "model-check-martin.md", "sweeps-martin")])
+def test_a_committed_check_prints_its_committed_report(script, report, records, monkeypatch):
     monkeypatch.chdir(ROOT)
-    printed = _run(script, ["reports/h100/table.json", "reports/h100/sweeps"])
+    printed = _run(script, ["reports/h100/table.json", f"reports/h100/{records}"])
     assert printed == (H100 / report).read_text()
 
 
-DELTA_RUNS = ["reports/h100/delta/run-a", "reports/h100/delta/run-b", "reports/h100/delta/run-c", "reports/h100/delta/run-d"]
+@pytest.mark.parametrize("algorithm", ["crauser", "martin"])
+def test_the_shipped_fitted_models_are_the_fit_of_their_committed_records(algorithm, monkeypatch, tmp_path):
+    from autotune.cli import main
+
+    monkeypatch.chdir(ROOT)
+    records = {"crauser": "reports/h100/sweeps", "martin": "reports/h100/sweeps-martin"}[algorithm]
+    out = tmp_path / "fitted.toml"
+    assert main(["model", "fit", records, "--features", "reports/h100/table.json", "-o", str(out)]) == 0
+    assert out.read_text() == (ROOT / "characterizations" / f"fitted-h100-{algorithm}.toml").read_text()
+
+
+DELTA_RUNS = [f"reports/h100/delta/{run}" for run in (
+    "run-a", "run-b", "run-c", "run-d", "run-h/grid", "run-h/grid-rmat20-1", "run-h/grid-rmat20-2", "run-h/grid-rome99")]
 
 
 def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(monkeypatch, tmp_path):
