@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.lookup import same_device
-from autotune.search.results import TOP_CONFIGURATIONS, TOP_PER_CK
+from autotune.search.results import TOP_CONFIGURATIONS, TOP_PER_CK, top_of
 from autotune.tables import build_table
 
 PREFERENCES = ("faster", "newer")
@@ -75,8 +75,8 @@ def merged_curve(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 def merged_top(entries: Sequence[Mapping[str, Any]], overall: int = TOP_CONFIGURATIONS,
                per_ck: int = TOP_PER_CK) -> list[dict[str, Any]]:
     """The entries' `x-top` lists merged as a sweep makes one (autotune.search.results.
-    fastest_configurations): each configuration once, at its fastest; the `overall` fastest and the
-    `per_ck` fastest of each CK."""
+    fastest_configurations, `top_of`): each configuration once, at its fastest; the `overall`
+    fastest and the `per_ck` fastest of each CK."""
     fastest: dict[str, Mapping[str, Any]] = {}
     for entry in entries:
         for part in entry.get("x-top", ()):
@@ -84,14 +84,8 @@ def merged_top(entries: Sequence[Mapping[str, Any]], overall: int = TOP_CONFIGUR
             if part.get("verified", True) and (key not in fastest or part["ms_per_sssp"] < fastest[key]["ms_per_sssp"]):
                 fastest[key] = part
     ranked = sorted(fastest.values(), key=lambda p: p["ms_per_sssp"])
-    counts: dict[int, int] = {}
-    chosen = []
-    for index, part in enumerate(ranked):
-        ck = int(part["config"]["concurrent_kernels"])
-        counts[ck] = counts.get(ck, 0) + 1
-        if index < overall or counts[ck] <= per_ck:
-            chosen.append(dict(part))
-    return chosen
+    chosen = top_of(ranked, lambda part: int(part["config"]["concurrent_kernels"]), overall, per_ck)
+    return [dict(part) for part in chosen]
 
 
 def _check_inputs(tables: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:

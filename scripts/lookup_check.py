@@ -22,12 +22,11 @@ import itertools
 import math
 import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from autotune.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, Table
-from autotune.search.records import read_records
+from autotune.search.records import records_by_graph
 from autotune.search.replay import ReplayTimer
 
 # Scaling every weight alike changes no lookup, so the vertices' weight is the unit.
@@ -46,11 +45,7 @@ def settings_grid() -> list[tuple[int, dict[str, float]]]:
 
 
 def timers(records_dir: Path) -> dict[str, ReplayTimer]:
-    by_graph = defaultdict(list)
-    for path in sorted(records_dir.glob("*.jsonl")):
-        for record in read_records(path):
-            by_graph[record.graph.name].append(record)
-    return {name: ReplayTimer(records) for name, records in by_graph.items()}
+    return {name: ReplayTimer(records) for name, records in records_by_graph(records_dir).items()}
 
 
 class Check:

@@ -13,11 +13,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 from autotune.model.fitted import fit
-from autotune.search.records import read_records
+from autotune.search.records import records_by_graph
 from autotune.search.replay import ReplayTimer
 from autotune.tables import read_table
 
@@ -27,10 +26,7 @@ def main(argv=None) -> int:
     parser.add_argument("table", type=Path, help="a table of the graphs (their features: autotune table merge --graph-features)")
     parser.add_argument("records", type=Path, help="a directory of the graphs' records (*.jsonl)")
     args = parser.parse_args(argv)
-    by_graph = defaultdict(list)
-    for path in sorted(args.records.glob("*.jsonl")):
-        for record in read_records(path):
-            by_graph[record.graph.name].append(record)
+    by_graph = records_by_graph(args.records)
     features = {e["graph"]["name"]: e["graph"] for e in read_table(args.table)["entries"]}
     timers = {name: ReplayTimer(records) for name, records in sorted(by_graph.items()) if name in features}
     algorithm = next(iter(by_graph.values()))[0].algorithm

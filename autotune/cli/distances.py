@@ -10,6 +10,11 @@ from autotune.errors import AutotuneError, InputError
 from autotune.files import atomic_write
 
 
+def unreachable_as_minus_one(distances: np.ndarray, inf: int) -> np.ndarray:
+    """The GPU's int32 distances as saved: int64, -1 where they hold `inf` (unreachable)."""
+    return np.where(distances == inf, -1, distances).astype(np.int64)
+
+
 def save_distances(distances: np.ndarray, path: Path, option: str = "--save") -> None:
     """Write int64 distances (-1 = unreachable; a row or a matrix) to `path` as .npy, atomically.
 

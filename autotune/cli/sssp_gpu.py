@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from autotune import algorithms
-from autotune.cli.distances import save_distances
+from autotune.cli.distances import save_distances, unreachable_as_minus_one
 from autotune.cli.options import delta_param
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.csr import CSRGraph
@@ -150,7 +150,7 @@ def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> N
     distances = result.distances[0]
     if not np.array_equal(distances, timer.expected[source]):
         raise AutotuneError(f"the GPU's distances from source {source} differ from the CPU reference; not saved")
-    save_distances(np.where(distances == INF, -1, distances).astype(np.int64), path)
+    save_distances(unreachable_as_minus_one(distances, INF), path)
 
 
 def _render(graph: CSRGraph, device_info: dict, algorithm: str, m: Measurement) -> None:

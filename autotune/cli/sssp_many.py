@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from autotune.cli.distances import save_distances
+from autotune.cli.distances import save_distances, unreachable_as_minus_one
 from autotune.errors import AutotuneError, InputError
 
 MATRIX_BYTES = 256 * 2**20
@@ -95,7 +95,7 @@ class DistanceWriter:
 
     def add(self, source: int, distances: np.ndarray) -> None:
         start = time.perf_counter()
-        row = np.where(distances == self.inf, -1, distances).astype(np.int64)
+        row = unreachable_as_minus_one(distances, self.inf)
         if self.mode == "matrix":
             self._rows[source] = row
         else:

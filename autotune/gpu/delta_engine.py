@@ -133,12 +133,9 @@ class DeltaSolver(Solver):
 
     @cached_property
     def device_profile(self):  # -> autotune.model.device.DeviceProfile of the current device
-        from autotune.model.device import profile_from_attributes
+        from autotune.model.device import gpu_facts, profile_from_attributes
 
-        device = self.cuda.Context.get_device()
-        attributes = {str(key).rsplit(".", 1)[-1]: value for key, value in device.get_attributes().items()}
-        major, minor = device.compute_capability()
-        return profile_from_attributes(device.name(), major, minor, attributes, device.total_memory())
+        return profile_from_attributes(*gpu_facts(self.cuda.Context.get_device()))
 
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False) -> SolveResult:
         """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.

@@ -325,14 +325,18 @@ def device_from_gpu(ordinal: int = 0) -> DeviceProfile:
         ) from None
     try:
         driver.init()
-        gpu = driver.Device(ordinal)
-        attributes = {str(key).rsplit(".", 1)[-1]: value for key, value in gpu.get_attributes().items()}
-        name = gpu.name()
-        major, minor = gpu.compute_capability()
-        memory = gpu.total_memory()
+        facts = gpu_facts(driver.Device(ordinal))
     except Exception as error:
         raise GpuUnavailable(f"--device auto: no CUDA device responds ({error})") from None
-    return profile_from_attributes(name, major, minor, attributes, memory)
+    return profile_from_attributes(*facts)
+
+
+def gpu_facts(gpu: Any) -> tuple[str, int, int, dict[str, int], int]:
+    """What `profile_from_attributes` takes, read from a PyCUDA `Device`: its name, compute
+    capability, driver attributes (by name) and memory."""
+    attributes = {str(key).rsplit(".", 1)[-1]: value for key, value in gpu.get_attributes().items()}
+    major, minor = gpu.compute_capability()
+    return gpu.name(), major, minor, attributes, gpu.total_memory()
 
 
 def profile_from_attributes(name: str, major: int, minor: int, attributes: Mapping[str, int],

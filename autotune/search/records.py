@@ -163,6 +163,19 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     return records
 
 
+def records_by_graph(directory: str | os.PathLike[str]) -> dict[str, list[Record]]:
+    """Every record of a directory's `*.jsonl` files (in name order), grouped by graph name.
+
+    Raises:
+        InputError: as `read_records`.
+    """
+    by_graph: dict[str, list[Record]] = {}
+    for path in sorted(Path(directory).glob("*.jsonl")):
+        for record in read_records(path):
+            by_graph.setdefault(record.graph.name, []).append(record)
+    return by_graph
+
+
 def write_records(path: str | os.PathLike[str], records: Iterable[Record], header: str | None = None) -> Path:
     """Write records as JSON Lines, atomically (a temporary file replaced into place).
 

@@ -10,6 +10,7 @@ import pytest
 from autotune.errors import GpuUnavailable, InputError
 from autotune.model import load_device, shipped_device_names, shipped_devices
 from autotune.model.device import (
+    gpu_facts,
     OPTIONAL_KEYS,
     REQUIRED_KEYS,
     load_device_file,
@@ -185,6 +186,27 @@ def test_profile_from_live_attributes_equals_the_shipped_one():
             assert getattr(live, key) == getattr(shipped, key), key
     assert live.origin == "auto" and live.global_memory_bytes is None
     assert profile_from_attributes("NVIDIA H200", 9, 0, H200_ATTRIBUTES, 150 * 2**30).global_memory_bytes == 150 * 2**30
+
+
+def test_the_facts_of_a_pycuda_device_are_what_a_profile_is_built_from():
+    class Gpu:  # what PyCUDA's Device answers (attribute keys print as device_attribute.NAME)
+        def get_attributes(self):
+            return {f"device_attribute.{name}": value for name, value in H200_ATTRIBUTES.items()}
+
+        def name(self):
+            return "NVIDIA H200"
+
+        def compute_capability(self):
+            return 9, 0
+
+        def total_memory(self):
+            return 150 * 2**30
+
+    facts = gpu_facts(Gpu())
+    assert facts == ("NVIDIA H200", 9, 0, H200_ATTRIBUTES, 150 * 2**30)
+    profile, shipped = profile_from_attributes(*facts), load_device("hopper-h200")
+    assert profile.global_memory_bytes == 150 * 2**30
+    assert (profile.sm_count, profile.max_threads_per_sm) == (shipped.sm_count, shipped.max_threads_per_sm)
 
 
 # The shipped memory figures (characterizations/README.md, "Device profiles"): the smaller model
