@@ -13,9 +13,10 @@ over the SSSPs they solved. A measurement is a warm-up batch, `min_repetitions` 
 repetitions is within `noise` of their median) and one profiled batch (CUDA events around every
 kernel). A `stop` callback, asked after the warm-up and after every batch with the times so far,
 answers an `Ask`: PRUNE ends the measurement early as PRUNED (the search's pruning: far slower than
-the best so far); ENOUGH, after a whole repetition, ends the repetitions at the protocol's minimum
-and keeps the measurement OK (a reference, measured for the record, far behind the best: more
-repetitions would only narrow a spread no conclusion depends on).
+the best so far); ENOUGH, after a whole repetition, ends the repetitions there, below the protocol's
+minimum if need be, and keeps the measurement OK (a reference, measured for the record, far behind
+the best: one repetition solves the whole sample, the work every configuration is timed on, and
+more would only narrow a spread no conclusion depends on). At the warm-up, ENOUGH means GO_ON.
 """
 from __future__ import annotations
 

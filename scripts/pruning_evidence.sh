@@ -7,7 +7,7 @@
 #
 #   source .whl/setup.sh && bash scripts/pruning_evidence.sh pruned|unpruned      (WORK defaults to /tmp/pruning)
 #
-# The pruned half ran on 2026-11-23 (reports/h100/pruning/); the unpruned half has not run yet.
+# Run on 2026-11-23: reports/h100/pruning/ (README: the runs and their commits).
 set -uo pipefail
 which=${1:?pruned or unpruned}
 work=${WORK:-/tmp/pruning}
@@ -20,6 +20,9 @@ case $which in
   unpruned) extra=(--no-prune --max-repetitions 3) ;;
   *) echo "pruned or unpruned, not $which" >&2; exit 2 ;;
 esac
+# Compile both builds of the kernels first (PyCUDA's disk cache), so that neither half pays nvcc.
+python3 -m autotune sweep --graph rmat10 --algorithm crauser --strategy exhaustive --block-sizes 256 \
+  --caches default,no_l1 --ck 1 --lanes 1 --storage memory --quiet -o "$work/warm.json" >/dev/null 2>&1
 t0=$(date +%s.%N)
 echo "== $(date -u +%FT%TZ) $which: autotune sweep ${common[*]} ${extra[*]}" | tee -a "$log"
 python3 -m autotune sweep "${common[@]}" "${extra[@]}" -o "$work/$which.json" >>"$log" 2>&1

@@ -47,7 +47,7 @@ def test_noisy_repetitions_go_on_to_the_cap_and_agreeing_ones_stop_at_the_minimu
     assert len(timer_of([1.0]).measure(CONFIG).times_ms) == 2
 
 
-@pytest.mark.parametrize("answer, status, repetitions", [(Ask.GO_ON, Status.OK, 6), (Ask.ENOUGH, Status.OK, 2),
+@pytest.mark.parametrize("answer, status, repetitions", [(Ask.GO_ON, Status.OK, 6), (Ask.ENOUGH, Status.OK, 1),
                                                           (Ask.PRUNE, Status.PRUNED, 1)])
 def test_the_stop_callbacks_answer_after_a_repetition(answer, status, repetitions):
     asked = []
@@ -61,6 +61,12 @@ def test_the_stop_callbacks_answer_after_a_repetition(answer, status, repetition
     assert asked[0] is True  # the warm-up is asked first, and never gets ENOUGH's meaning
 
 
-def test_enough_at_the_warm_up_neither_prunes_nor_skips_the_minimum():
+def test_enough_at_the_warm_up_neither_prunes_nor_cuts_the_repetitions():
+    measurement = timer_of([1.0, 2.0], minimum=3).measure(
+        CONFIG, lambda times, warm_up: Ask.ENOUGH if warm_up else Ask.GO_ON)
+    assert measurement.status is Status.OK and len(measurement.times_ms) == 6  # noisy: the cap
+
+
+def test_enough_after_a_repetition_ends_below_the_minimum():
     measurement = timer_of([1.0, 2.0], minimum=3).measure(CONFIG, lambda times, warm_up: Ask.ENOUGH)
-    assert measurement.status is Status.OK and len(measurement.times_ms) == 3
+    assert measurement.status is Status.OK and len(measurement.times_ms) == 1 and measurement.kernel_ms

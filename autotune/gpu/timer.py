@@ -86,7 +86,7 @@ class CudaEventTimer:
                 if answer is Ask.PRUNE:
                     return Measurement(config, Status.PRUNED, times_ms=tuple(times), edges=edges,
                                        reason=f"pruned after {len(times)} repetitions")
-                if answer is Ask.ENOUGH and len(times) >= self.protocol.min_repetitions:
+                if answer is Ask.ENOUGH:
                     break
             profiled = self._batch(config, plan[0], profile=True)
         except LaunchRejected as rejected:

@@ -142,8 +142,8 @@ class Trials:
         timer: what measures.
         roles: per configuration key, the roles it was measured for (default, ...).
         prune: prune hopeless trials (the study's pruner decides how); a special that is not
-            pruned gets no more than the protocol's minimum of repetitions once it is as far
-            behind the best as a pruned trial would be (`RelativePruner.far_behind`).
+            pruned stops after the repetition that finds it as far behind the best as a pruned
+            trial would be (`RelativePruner.far_behind`): one timed repetition at least.
         on_trial: called after every finished trial of this process with (measurement, cached).
         clock: seconds, for the wall time of `measure` calls.
         may_sample: whether a trial that finds no queued task may sample a new point (False once
@@ -256,7 +256,7 @@ class Trials:
             stop = report_and_ask
         elif self.prune and pruner is not None:
             # A special measured for the record (default, baseline, prediction): never pruned, but
-            # once far behind the best its repetitions end at the protocol's minimum.
+            # once a whole repetition finds it far behind the best, its repetitions end there.
             def enough_when_far_behind(times_ms: Sequence[float], warm_up: bool) -> Ask:
                 far = not warm_up and pruner.far_behind(self.study, min(times_ms))
                 return Ask.ENOUGH if far else Ask.GO_ON

@@ -229,15 +229,16 @@ def test_an_auto_sweep_prunes_the_specials_of_an_algorithm_once_another_has_a_be
         assert len(handle.study.trials) == ABANDON_AFTER and not result.partial
 
 
-def test_a_special_far_behind_the_best_is_timed_whole_with_the_minimum_of_repetitions(small_space, run_sweep):
+def test_a_special_far_behind_the_best_is_timed_whole_once(small_space, run_sweep):
     """Pruning on: a reference (the baseline candidates, 100x slower here) is never pruned, and
-    once it is as far behind the best as a pruned trial would be, its repetitions end at the
-    minimum; what is close to the best (the prediction) repeats as the noise asks (here: the cap)."""
+    once a repetition finds it as far behind the best as a pruned trial would be, its repetitions
+    end there (one whole repetition); what is close to the best (the prediction) repeats as the
+    noise asks (here: the cap). Pruning off: every configuration to the cap."""
     specials = default_specials()
     slow = set(specials.baseline_candidates) - {specials.prediction}
 
     class AdaptiveTimer(SyntheticTimer):  # the GPU timer's loop: ask after each repetition
-        minimum, cap = 2, 5
+        cap = 5
 
         def __init__(self):
             super().__init__()
@@ -254,12 +255,12 @@ def test_a_special_far_behind_the_best_is_timed_whole_with_the_minimum_of_repeti
                 answer = stop(times, False) if stop is not None else Ask.GO_ON
                 if answer is Ask.PRUNE:
                     return dataclasses.replace(measured, status=Status.PRUNED, times_ms=tuple(times))
-                if answer is Ask.ENOUGH and len(times) >= self.minimum:
+                if answer is Ask.ENOUGH:
                     break
             self.repetitions_of[config] = len(times)
             return dataclasses.replace(measured, times_ms=tuple(times))
 
-    for prune, slow_repetitions in ((True, AdaptiveTimer.minimum), (False, AdaptiveTimer.cap)):
+    for prune, slow_repetitions in ((True, 1), (False, AdaptiveTimer.cap)):
         timer = AdaptiveTimer()
         result, _ = run_sweep(timer, small_space, ModelOnly(), specials=specials,
                               settings=SweepSettings(prune=prune))
