@@ -13,7 +13,9 @@
 //
 // Duplicates are suppressed with stamps: a vertex enters a near queue at most once per phase
 // (near_stamp holds the phase's tag) and the far pile at most once per split generation
-// (far_stamp), so every queue holds at most n vertices.
+// (far_stamp), so every queue holds at most n vertices. `solve_block` can keep them in shared
+// memory instead, as bitmaps of n bits: one per near queue and one per far pile, each cleared bit
+// by bit as its queue or pile is read (a global atomic less on the path of every push).
 //
 // Load balance (Merrill, Garland, Grimshaw's thread/warp/CTA expansion): within a tile of
 // blockDim.x queue entries, a vertex with at least `warp_threshold` edges is expanded by a warp,
@@ -149,18 +151,33 @@ struct Push {
   int threshold;
   int near_tag;
   int far_tag;
+  unsigned *near_bits;  // solve_block's shared bitmaps of the queue and pile pushed into (or null:
+  unsigned *far_bits;   // the stamps above)
   bool direct;  // relax with the atomic alone, without reading dist first (small frontiers: latency)
 };
 
+// Whether u is new to the queue or pile: its bit set now, or its stamp changed to the tag.
+__device__ __forceinline__ bool first_push(unsigned *bits, int *stamp, int tag, int u) {
+  if (bits != nullptr) {
+    const unsigned bit = 1u << (u & 31);
+    return !(atomicOr(&bits[u >> 5], bit) & bit);
+  }
+  return atomicExch(&stamp[u], tag) != tag;
+}
+
+__device__ __forceinline__ void unmark(unsigned *bits, int u) {
+  atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
+}
+
 __device__ __forceinline__ void push(const Push &p, int u, int nd) {
   if (nd < p.threshold) {
-    if (atomicExch(&p.near_stamp[u], p.near_tag) != p.near_tag) {
+    if (first_push(p.near_bits, p.near_stamp, p.near_tag, u)) {
       const int at = aggregated_add(p.near_count);
       if (at < p.capacity) p.near_out.put(at, u); else atomicExch(p.error, 3);
     }
   } else {
     aggregated_min(p.far_min, nd);
-    if (atomicExch(&p.far_stamp[u], p.far_tag) != p.far_tag) {
+    if (first_push(p.far_bits, p.far_stamp, p.far_tag, u)) {
       const int at = aggregated_add(p.far_count);
       if (at < p.capacity) p.far_out[at] = u; else atomicExch(p.error, 3);
     }
@@ -329,11 +346,12 @@ __device__ __forceinline__ int next_threshold(int old_threshold, int far_min, in
 }
 
 // Split the far pile (count entries) into the next near queue and the other far buffer; this
-// block is `block` of `n_blocks`.
+// block is `block` of `n_blocks`. `pile_bits`: the pile's bitmap, cleared as it is read (or null).
 __device__ void split_range(const Push &p, const int *pile, int count, int block, int n_blocks,
-                            int *dist, int old_threshold) {
+                            int *dist, int old_threshold, unsigned *pile_bits = nullptr) {
   for (int i = block * blockDim.x + threadIdx.x; i < count; i += n_blocks * blockDim.x) {
     const int u = __ldcg(&pile[i]);
+    if (pile_bits != nullptr) unmark(pile_bits, u);
     const int d = __ldcg(&dist[u]);
     if (d < old_threshold) continue;  // an earlier near queue took it
     push(p, u, d);                    // below the new threshold: near; otherwise kept
@@ -358,6 +376,8 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.threshold = threshold;
   p.near_tag = 2 * iteration + (split ? 2 : 1);
   p.far_tag = splits + (split ? 2 : 1);
+  p.near_bits = nullptr;
+  p.far_bits = nullptr;
   p.direct = false;
   return p;
 }
@@ -602,16 +622,21 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
 }
 
 // The whole solve, one block per instance: counters in shared memory, and the first
-// `queue_capacity` entries of each near queue too (dynamic shared memory: 3 * blockDim.x +
-// 2 * queue_capacity ints).
+// `queue_capacity` entries of each near queue too; with `bitmap_words` > 0 (at least (n + 31) / 32),
+// the duplicate stamps as four shared bitmaps (near queues and far piles, by parity). Dynamic
+// shared memory: 3 * blockDim.x + 2 * queue_capacity + 4 * bitmap_words ints.
 extern "C" __global__ void solve_block(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
-    int block_threshold, int max_iterations, int queue_capacity) {
+    int block_threshold, int max_iterations, int queue_capacity, int bitmap_words) {
   extern __shared__ int scratch[];
   __shared__ int near_count[3], far_count[2], far_min[2];
   Instance in = instance_of(n, ck, state, work, nullptr, 0);
   int *const shared_queue0 = scratch + 3 * blockDim.x, *const shared_queue1 = shared_queue0 + queue_capacity;
+  unsigned *const bits = reinterpret_cast<unsigned *>(shared_queue1 + queue_capacity);
+  // near queue of parity q: bits + q * words; far pile of buffer b: bits + (2 + b) * words
+  const auto bitmap = [&](int which) -> unsigned * { return bitmap_words ? bits + which * bitmap_words : nullptr; };
+  for (int i = threadIdx.x; i < 4 * bitmap_words; i += blockDim.x) bits[i] = 0;
   if (threadIdx.x == 0) {
     near_count[0] = 1;
     near_count[1] = near_count[2] = 0;
@@ -634,6 +659,8 @@ extern "C" __global__ void solve_block(
     Push p = make_push(in, out, &near_count[next], iteration, splits, sel, threshold, false);
     p.far_count = &far_count[sel];
     p.far_min = &far_min[splits & 1];
+    p.near_bits = bitmap((iteration + 1) & 1);
+    p.far_bits = bitmap(2 + sel);
     // A frontier of one tile waits on the latency of each relaxation, not on the atomics'
     // throughput: skip the read that filters hopeless ones before the atomicMin.
     p.direct = count <= (int)blockDim.x;
@@ -641,6 +668,10 @@ extern "C" __global__ void solve_block(
     for (int tile = 0; tile < count; tile += blockDim.x)
       scanned += advance_tile(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
                               block_threshold, no_hubs, scratch);
+    if (bitmap_words) {  // this queue's bitmap, clear before iteration + 1 pushes with it again
+      unsigned *const read = bitmap(iteration & 1);
+      for (int i = threadIdx.x; i < count; i += blockDim.x) unmark(read, queue.get(i));
+    }
     __syncthreads();
     int next_near = near_count[next];
     int far_now = far_count[sel];
@@ -650,7 +681,9 @@ extern "C" __global__ void solve_block(
       Push q = make_push(in, out, &near_count[next], iteration, splits, sel, new_threshold, true);
       q.far_count = &far_count[sel ^ 1];
       q.far_min = &far_min[(splits + 1) & 1];
-      split_range(q, in.far(sel), far_now, 0, 1, in.dist, threshold);
+      q.near_bits = bitmap((iteration + 1) & 1);
+      q.far_bits = bitmap(2 + (sel ^ 1));
+      split_range(q, in.far(sel), far_now, 0, 1, in.dist, threshold, bitmap(2 + sel));
       __syncthreads();
       if (threadIdx.x == 0) {
         far_count[sel] = 0;

@@ -97,8 +97,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help=f"the sample of sources every configuration solves (default {DEFAULT_SAMPLE})")
     measure.add_argument("--prune-factor", type=float, metavar="F", default=DEFAULT_PRUNE_FACTOR,
                          help="stop timing a configuration once it is F times slower than the best so far "
-                         f"(default {DEFAULT_PRUNE_FACTOR}); the specials are timed whole, with the minimum of "
-                         "repetitions once that far behind")
+                         f"(default {DEFAULT_PRUNE_FACTOR}); the specials are timed whole, but once that far behind "
+                         "with one repetition of the sample")
     measure.add_argument("--no-prune", action="store_true",
                          help="time every configuration to the end, with the repetitions the noise bound asks")
     measure.add_argument("--device-index", type=int, metavar="I", default=0, help="the CUDA device (default 0)")

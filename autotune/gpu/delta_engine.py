@@ -5,7 +5,8 @@ batched solves in one of its loop modes.
   and `finish` (the split launch, one block per instance); the instances' `done` flags are copied into a pinned ring and
   read a few iterations behind, as the thesis engine reads its thresholds.
 * `persistent`: one launch; `solve_block` with one block per instance (its counters and the head
-  of its queues in shared memory), `solve_grid` with B blocks per instance meeting at a barrier.
+  of its queues in shared memory, and its duplicate stamps too as bitmaps when `bitmap_words`
+  allows), `solve_grid` with B blocks per instance meeting at a barrier.
   A barrier needs every block of its instance resident: the grid is refused (INVALID) unless the
   occupancy calculation (`autotune.model.occupancy`, with the compiled kernel's registers and
   shared memory) gives every SM a block, and B x CK is at most one block per SM. The calculation
@@ -47,6 +48,15 @@ SCRATCH_BYTES_PER_THREAD = 12  # advance_tile's shared arrays
 INIT_GRID_LIMIT = 1024
 ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)",
           2: "the iteration cap was reached", 3: "a queue overflowed"}
+
+
+def bitmap_words(n: int, ck: int, sm_count: int, free_bytes: int) -> int:
+    """Words of each of `solve_block`'s four shared duplicate bitmaps (n bits each), or 0 to keep
+    its stamps in global memory: bitmaps only when every instance has an SM to itself (CK at most
+    the SMs, so that a larger block costs no residency) and the four fit in the `free_bytes` of
+    shared memory the block has left."""
+    words = (n + 31) // 32
+    return words if ck <= sm_count and 4 * 4 * words <= free_bytes else 0
 
 
 def state_fields(source: str) -> dict[str, int]:
@@ -241,10 +251,18 @@ class DeltaSolver(Solver):
         scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
         if loop == PERSISTENT and blocks == 1:
             function = launchable(algorithm, "solve_block", advance, "advance")
-            out["solve"] = PackedLaunch(function, (1, int(ck)), advance.block_size, "iiPPPPPiiiii",
+            shared = scratch + 8 * QUEUE_CAPACITY
+            static = function.get_attribute(self.cuda.function_attribute.SHARED_SIZE_BYTES)
+            profile = self.device_profile
+            words = bitmap_words(int(n), int(ck), profile.sm_count,
+                                 profile.max_shared_memory_per_block - static - shared)
+            shared += 16 * words
+            # beyond the default 48 KiB a block opts in (at most the device's limit, bitmap_words)
+            function.set_attribute(self.cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, max(shared, 49152 - static))
+            out["solve"] = PackedLaunch(function, (1, int(ck)), advance.block_size, "iiPPPPPiiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, delta, warp,
-                                          hub_threshold, max_iterations, np.int32(QUEUE_CAPACITY))],
-                                        scratch + 8 * QUEUE_CAPACITY)
+                                          hub_threshold, max_iterations, np.int32(QUEUE_CAPACITY), np.int32(words))],
+                                        shared)
         elif loop == PERSISTENT:
             function = launchable(algorithm, "solve_grid", advance, "advance")
             self._check_resident(function, advance, blocks, int(ck))
@@ -263,4 +281,4 @@ class DeltaSolver(Solver):
         return out
 
 
-__all__ = ["DeltaSolver", "QUEUE_CAPACITY", "state_fields"]
+__all__ = ["DeltaSolver", "QUEUE_CAPACITY", "bitmap_words", "state_fields"]

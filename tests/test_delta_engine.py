@@ -1,0 +1,28 @@
+"""The Delta-stepping engine's pure decisions (no GPU): when `solve_block` keeps its duplicate
+stamps in shared memory, and the state fields it reads from the kernel source."""
+from __future__ import annotations
+
+import re
+
+from autotune.algorithms import get
+from autotune.gpu.delta_engine import bitmap_words, state_fields
+
+H100_SMS = 132
+
+
+def test_bitmaps_of_n_bits_when_every_instance_has_an_sm_and_they_fit():
+    assert bitmap_words(87_575, 1, H100_SMS, 200_000) == 2737  # ceil(87,575 / 32)
+    assert bitmap_words(64, H100_SMS, H100_SMS, 32) == 2  # four bitmaps of two words
+
+
+def test_global_stamps_when_instances_share_sms_or_the_bitmaps_do_not_fit():
+    assert bitmap_words(87_575, H100_SMS + 1, H100_SMS, 10**9) == 0  # a larger block would cost residency
+    assert bitmap_words(1_048_576, 1, H100_SMS, 200_000) == 0  # rmat20: four bitmaps are 512 KiB
+    assert bitmap_words(64, 1, H100_SMS, 31) == 0
+
+
+def test_solve_block_takes_the_bitmap_words_last():
+    source = get("delta").source_path.read_text()
+    signature = re.search(r"void solve_block\((.*?)\)\s*\{", source, re.S).group(1)
+    assert signature.split(",")[-1].split() == ["int", "bitmap_words"]
+    assert state_fields(source)["F_DONE"] == 0
