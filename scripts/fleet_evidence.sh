@@ -4,8 +4,9 @@
 #
 #   source .whl/setup.sh && bash scripts/fleet_evidence.sh GRAPH...
 #
-# Before timing, the graphs are generated into the cache and the kernels compiled (PyCUDA's disk
-# cache), so that neither run pays for them. Each sweep uses its own fresh journal file (a fleet
+# Before timing, the graphs are generated into the cache, the kernels compiled (PyCUDA's disk
+# cache) and the CPU reference distances computed (the reference cache), so that neither run pays
+# for them. Each sweep uses its own fresh journal file (a fleet
 # refuses SQLite: docs/multi-gpu.md).
 set -uo pipefail
 work=${WORK:-/tmp/fleet}
@@ -32,6 +33,8 @@ timed() {  # name, then the sweep's arguments
 for graph in "$@"; do python3 -m autotune graph info "$graph" >>"$log" 2>&1; done
 python3 -m autotune sweep --graph rmat10 --strategy exhaustive --block-sizes 256 --caches default,no_l1 --ck 1 \
   --lanes 1 --storage memory --quiet -o "$work/warm.json" >>"$log" 2>&1  # compiles every kernel variant
+# the CPU reference distances of every graph's sample, into the disk cache both timed runs read
+python3 -m autotune sweep "${graphs[@]}" --strategy model --storage memory --quiet -o "$work/references.json" >>"$log" 2>&1
 timed "one GPU" "${graphs[@]}" "${space[@]}" --storage "$work/one.journal" -o "$OUT/one-gpu.json" \
   --records "$OUT/one-gpu.jsonl"
 timed "all GPUs" "${graphs[@]}" "${space[@]}" --devices all --storage "$work/all.journal" -o "$OUT/all-gpus.json" \

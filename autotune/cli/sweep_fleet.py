@@ -40,6 +40,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--merge", action="store_true",
                        help="write the table of run --run NAME in --storage from what its workers measured")
     group.add_argument("--replay-delay-ms", type=float, default=0.0, help=argparse.SUPPRESS)
+    group.add_argument("--replay-pace", type=float, default=0.0, help=argparse.SUPPRESS)  # scripts/fleet_replay.sh
     group.add_argument("--heartbeat-s", type=int, default=None, help=argparse.SUPPRESS)
 
 
@@ -63,8 +64,9 @@ def wants_fleet(args: argparse.Namespace, request: Request) -> bool:
         for option, given in (("--run", args.run_name), ("--heartbeat-s", args.heartbeat_s)):
             if given is not None:
                 raise InputError(f"{option} applies to --devices (several GPUs) or --merge")
-        if args.replay_delay_ms and not args.replay:
-            raise InputError("--replay-delay-ms applies to --replay")
+        for option, given in (("--replay-delay-ms", args.replay_delay_ms), ("--replay-pace", args.replay_pace)):
+            if given and not args.replay:
+                raise InputError(f"{option} applies to --replay")
         return False
     if args.storage == MEMORY:
         raise InputError("--devices: the workers share their trials through a storage, and memory cannot be "
@@ -177,7 +179,8 @@ def _create_or_join(storage: Any, shown: str, name: str, request: Request, devic
         handle = request.open_study(storage, shown, job, device)
         graphs.append(fleet.RunGraph(job.graph, job.algorithm, handle.name, job.source, job.space, job.specials))
     timer: dict[str, Any] = ({"kind": "replay", "records": str(Path(request.replay).resolve()),
-                              "delay_ms": request.replay_delay_s * 1000.0} if request.replay else
+                              "delay_ms": request.replay_delay_s * 1000.0, "pace": request.replay_pace}
+                             if request.replay else
                              {"kind": "cuda", "graph_seed": request.seed, "weights": request.weights,
                               "protocol": request.protocol.to_json()})
     plan = fleet.RunPlan(name, request.algorithm, request.strategy, request.settings, request.study_protocol, device,
@@ -269,12 +272,13 @@ def _replay_timers(run: fleet.Run):
     plan = run.plan
     records = replay_records(plan.timer["records"], plan.algorithm)
     delay_s = float(plan.timer.get("delay_ms", 0.0)) / 1000.0
+    pace = float(plan.timer.get("pace", 0.0))
 
     def timers(graph: fleet.RunGraph) -> ContextManager[Timer]:
         mine = [r for r in records if r.graph.key == graph.source and r.algorithm == graph.algorithm]
         if not mine:
             raise InputError(f"replay: the records hold no graph {graph.info.name} ({graph.source})")
-        return contextlib.nullcontext(replay_timer(mine, delay_s))
+        return contextlib.nullcontext(replay_timer(mine, delay_s, pace))
 
     return timers
 

@@ -94,25 +94,30 @@ def replay_records(path: str, algorithm: str) -> list[Record]:
 
 
 class DelayedReplay:
-    """A replay timer that takes `delay_s` per measurement (a fleet's workers then really overlap)."""
+    """A replay timer that takes `delay_s` per measurement, plus `pace` times the wall time the
+    answering record took (a fleet's workers then really overlap, and `pace` keeps the recorded
+    proportions between measurements: an estimate of a fleet's scaling on a CPU)."""
 
-    def __init__(self, timer: ReplayTimer, delay_s: float) -> None:
+    def __init__(self, timer: ReplayTimer, delay_s: float, pace: float = 0.0) -> None:
         self.timer = timer
         self.delay_s = delay_s
+        self.pace = pace
 
     @property
     def stats(self) -> Any:
         return self.timer.stats
 
     def measure(self, config: Any, stop: Any = None) -> Any:
-        time.sleep(self.delay_s)
-        return self.timer.measure(config, stop)
+        measurement = self.timer.measure(config, stop)
+        time.sleep(self.delay_s + self.pace * self.timer.last_wall_s)
+        return measurement
 
 
-def replay_timer(records: Sequence[Record], delay_s: float = 0.0) -> Timer:
-    """A `ReplayTimer` of one graph's and algorithm's records, `delay_s` per measurement."""
+def replay_timer(records: Sequence[Record], delay_s: float = 0.0, pace: float = 0.0) -> Timer:
+    """A `ReplayTimer` of one graph's and algorithm's records, `delay_s` plus `pace` x the
+    recorded wall time per measurement (`DelayedReplay`)."""
     timer = ReplayTimer(list(records))
-    return DelayedReplay(timer, delay_s) if delay_s else timer
+    return DelayedReplay(timer, delay_s, pace) if delay_s or pace else timer
 
 
 def replay_device(path: str, records: Sequence[Record], device_spec: str | None) -> tuple[dict[str, Any], Any]:
@@ -155,8 +160,8 @@ def fitted_model(option: str, algorithm: str, profile: Any, required: bool) -> A
 
 
 def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorithm: str, options: SpaceOptions,
-                device_spec: str | None, load: Callable[[str], Any], delay_s: float = 0.0, model: str = "auto"
-                ) -> tuple[dict[str, Any], list[Job], list[str]]:
+                device_spec: str | None, load: Callable[[str], Any], delay_s: float = 0.0, model: str = "auto",
+                pace: float = 0.0) -> tuple[dict[str, Any], list[Job], list[str]]:
     """The jobs of a replay: per graph of the records (or of `graphs`), per algorithm. The
     prediction is the recorded one unless `model` names one (`thesis`, `fitted` or a file)."""
     device, profile = replay_device(path, records, device_spec)
@@ -185,7 +190,7 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
             fitted = None if model == "auto" else fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO)
             specials = sp.recorded_specials(mine, graph, profile, entry.name, fitted, use_model=model != "auto")
             jobs.append(Job(graph, entry.name, options.space(entry.name, graph, mine), specials,
-                            contextlib.nullcontext(replay_timer(mine, delay_s)), key))
+                            contextlib.nullcontext(replay_timer(mine, delay_s, pace)), key))
     return device, jobs, [by_graph[k][0].graph.name for k in keys]
 
 

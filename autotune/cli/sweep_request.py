@@ -45,6 +45,7 @@ class Request:
     command: str | None
     show: bool
     replay_delay_s: float = 0.0
+    replay_pace: float = 0.0
     model: str = "auto"
     objective: str = "throughput"
 
@@ -102,6 +103,7 @@ def parse(args: argparse.Namespace) -> Request:
         device_index=args.device_index, storage=args.storage, resume=args.resume,
         command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
         show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0,
+        replay_pace=float(getattr(args, "replay_pace", 0.0)),
         model=getattr(args, "model", "auto"), objective=args.objective)
 
 
@@ -140,7 +142,8 @@ def jobs_of(request: Request, stack: ExitStack) -> tuple[dict[str, Any], list[Jo
     if request.replay:
         records = replay_records(request.replay, request.algorithm)
         return replay_jobs(request.replay, records, request.graphs, request.algorithm, request.space,
-                           request.device_spec, load, request.replay_delay_s, request.model)
+                           request.device_spec, load, request.replay_delay_s, request.model,
+                           request.replay_pace)
     graphs = [load(spec) for spec in request.graphs]
     for entry in algorithms.resolve(request.algorithm):  # every space checked before the GPU opens
         request.space.space(entry.name, None)

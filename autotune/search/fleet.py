@@ -49,6 +49,7 @@ RUN_FORMAT = "autotune.run/2"
 ATTR_PLAN = "plan"
 WORKER_PREFIX = "worker/"
 POLL_S = 0.2
+REPORT_S = 1.0  # a worker's count of measurements is written at most this often (and at its end)
 
 
 @dataclass(frozen=True)
@@ -241,11 +242,12 @@ def work(run: Run, timers: Callable[[RunGraph], ContextManager[Timer]], device_i
                               "measured": 0, "state": "running"}
     run.set_worker(name, record)
     state = "failed"
+    reported = time.monotonic()
     try:
         with quiet_optuna(), contextlib.ExitStack() as stack:
             opened: dict[int, GraphSweep] = {}
+            sweeps = run.sweeps(name, workers)  # every state they answer is read from the storage
             while True:
-                sweeps = run.sweeps(name, workers)
                 if all(s.done for s in sweeps):
                     break
                 progressed = False
@@ -257,8 +259,10 @@ def work(run: Run, timers: Callable[[RunGraph], ContextManager[Timer]], device_i
                     count = opened[index].work(limit=1)
                     record["measured"] = sum(s.trials.measured_here for s in opened.values())
                     progressed = progressed or bool(count)
-                    if count:
+                    if count and time.monotonic() - reported >= REPORT_S:  # the coordinator's progress
                         run.set_worker(name, record)
+                        reported = time.monotonic()
+                    if count:
                         break  # back to the first graph that has work
                 if not progressed:
                     run.recover(sweeps)

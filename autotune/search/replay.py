@@ -50,6 +50,13 @@ from autotune.search.records import Record
 NOT_RECORDED = "not recorded in the replayed records"
 
 
+def _share(answer: Measurement, full: Measurement) -> float:
+    """The share of `full`'s repetitions that `answer` (the same, or pruned from it) served."""
+    if answer is full or not full.times_ms:
+        return 1.0
+    return len(answer.times_ms) / len(full.times_ms)
+
+
 def recorded_space(records: Sequence[Record]) -> dict[str, Any]:
     """The space the records' search covered, as `SearchSpace.from_options` texts: every block
     size, cache state, CK, lanes value and parameter value of the records of phase `search` (of
@@ -113,8 +120,12 @@ class ReplayTimer:
         self._by_key: dict[str, list[Measurement]] = defaultdict(list)
         for record in records:
             self._by_key[record.measurement.config.key()].append(record.measurement)
+        self._walls: dict[str, list[float]] = defaultdict(list)
+        for record in records:
+            self._walls[record.measurement.config.key()].append(record.wall_s or 0.0)
         self._served: dict[str, int] = defaultdict(int)
         self._recorded = self._composed = self._not_recorded = self._pruned = 0
+        self.last_wall_s = 0.0  # the recorded wall time of the last answer (its share when pruned)
 
     @classmethod
     def select(cls, records: Iterable[Record], graph: str, algorithm: str | None = None) -> list[Record]:
@@ -133,16 +144,22 @@ class ReplayTimer:
             index = self._served[key] % len(measurements)
             self._served[key] += 1
             self._recorded += 1
-            return self._stopped(measurements[index], stop)
+            answer = self._stopped(measurements[index], stop)
+            self.last_wall_s = self._walls[key][index] * _share(answer, measurements[index])
+            return answer
         why = "composing is off"
         if self.compose:
             composed, why = self._composed_measurement(config)
             if composed is not None:
                 self._composed += 1
-                return self._stopped(composed, stop)
+                answer = self._stopped(composed, stop)
+                walls = [w for k in self._uniform_keys(config) for w in self._walls.get(k, ())[:1]]
+                self.last_wall_s = max(walls, default=0.0) * _share(answer, composed)
+                return answer
         if self.strict:
             raise InputError(f"replay: {config} is {NOT_RECORDED} ({why})")
         self._not_recorded += 1
+        self.last_wall_s = 0.0
         edges = self.records[0].measurement.edges
         return Measurement(config, Status.INVALID, edges=edges, reason=f"{NOT_RECORDED} ({why})")
 
@@ -177,6 +194,12 @@ class ReplayTimer:
                 return Measurement(measurement.config, Status.PRUNED, times_ms=measurement.times_ms[:count],
                                    edges=measurement.edges, reason=f"pruned after {count} repetitions")
         return measurement
+
+    def _uniform_keys(self, config: LaunchConfig) -> list[str]:
+        """The keys of the uniform runs a composition of `config` reads (one per kernel)."""
+        entry = algorithms.get(config.algorithm)
+        return [entry.uniform(launch.block_size, launch.cache, config.concurrent_kernels, config.lanes,
+                              config.params).key() for launch in config.kernels.values()]
 
     def _first_ok(self, config: LaunchConfig) -> Measurement | None:
         for measurement in self._by_key.get(config.key(), ()):

@@ -88,6 +88,12 @@ class Strategy:
         """The sampler of the study; only `Bayes` asks it for new points."""
         return optuna.samplers.RandomSampler(seed=0)
 
+    @property
+    def samples(self) -> bool:
+        """Whether the sampler proposes points, and so learns from every trial's parameters
+        (otherwise an enqueued trial keeps its configuration in its task alone: fewer storage writes)."""
+        return False
+
     def first_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
         """The search trials enqueued, in order, after the specials outside the space."""
         return [config for config in specials if space.contains(config)]
@@ -178,6 +184,10 @@ class Bayes(Strategy):
     def sampler(self, space: SearchSpace, seed_offset: int = 0, workers: int = 1) -> BaseSampler:
         seed = None if self.seed is None else (self.seed + seed_offset) % 2**31
         return make_sampler(self.sampler_name, seed, workers)
+
+    @property
+    def samples(self) -> bool:
+        return True
 
     def first_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
         first = super().first_trials(space, specials) + initial_design(space)

@@ -163,18 +163,25 @@ class GraphSweep:
         self.plan = plan
         self.handle = handle
         self.study = handle.study
+        self._study_id = handle.storage.get_study_id_from_name(self.study.study_name)
         self.best_elsewhere = best_elsewhere
         if plan.settings.prune:
             self.study.pruner = RelativePruner(plan.settings.prune_factor, best_elsewhere)
         self.trials = Trials(self.study, plan.space, timer, plan.specials.roles(), plan.settings.prune, on_trial, clock,
                              may_sample=lambda: self._sampled_left(counting_running=False) > 0,
-                             prune_specials=lambda: best_elsewhere is not None and best_elsewhere() is not None)
+                             prune_specials=lambda: best_elsewhere is not None and best_elsewhere() is not None,
+                             tell_sampler=plan.strategy.samples)
 
     # --- stages --------------------------------------------------------------------------------
 
+    def _attr(self, key: str, default: Any = None) -> Any:
+        """One user attribute of the study, read from the storage without copying the others
+        (`Study.user_attrs` copies them all, and a worker reads the stage before every trial)."""
+        return self.handle.storage.get_study_user_attrs(self._study_id).get(key, default)
+
     @property
     def stage(self) -> str:
-        return self.study.user_attrs.get(ATTR_STAGE, "")
+        return self._attr(ATTR_STAGE, "")
 
     def prepare(self) -> None:
         """Enqueue the first trials (once: a resumed or joined study keeps its own)."""
@@ -207,7 +214,7 @@ class GraphSweep:
         flight count as taken, unless `counting_running` is off (the trial asking is one)."""
         if self.stage != SEARCH:
             return 0
-        budget = int(self.study.user_attrs.get(ATTR_SAMPLED, 0))
+        budget = int(self._attr(ATTR_SAMPLED, 0))
         states = None if counting_running else (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
         sampled = sum(1 for t in self.study.get_trials(deepcopy=False, states=states)
                       if phase_of(t) == "search" and task_of(t) is None and "failed_trial" not in t.system_attrs
@@ -216,7 +223,7 @@ class GraphSweep:
 
     def hopeless(self) -> bool:
         """Whether this algorithm is abandoned (see the module's doc): decided once, kept in the study."""
-        if self.study.user_attrs.get(ATTR_ABANDONED):
+        if self._attr(ATTR_ABANDONED):
             return True
         if self.best_elsewhere is None or self.best_elsewhere() is None:
             return False
@@ -280,7 +287,7 @@ class GraphSweep:
     def finalists(self) -> list[LaunchConfig]:
         from autotune.algorithms import config_from_json
 
-        saved = self.study.user_attrs.get(ATTR_FINALISTS) or []
+        saved = self._attr(ATTR_FINALISTS) or []
         return [config_from_json(data, "study finalists", self.plan.algorithm) for data in saved]
 
     # --- the result ----------------------------------------------------------------------------

@@ -150,6 +150,8 @@ class Trials:
             the strategy's trial budget is spent over every process of the study).
         prune_specials: whether to prune the specials too, asked before each (yes in an auto sweep
             once another algorithm has a best: the table reports the winner's specials whole).
+        tell_sampler: whether an enqueued trial also suggests its values (so that a sampler that
+            proposes points learns from it); each value is one write to the storage.
     """
 
     def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
@@ -157,13 +159,14 @@ class Trials:
                  on_trial: Callable[[Measurement, bool], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter,
                  may_sample: Callable[[], bool] = lambda: True,
-                 prune_specials: Callable[[], bool] = lambda: False) -> None:
+                 prune_specials: Callable[[], bool] = lambda: False, tell_sampler: bool = True) -> None:
         self.study = study
         self.space = space
         self.timer = timer
         self.roles = dict(roles or {})
         self.prune = prune
         self.prune_specials = prune_specials
+        self.tell_sampler = tell_sampler
         self.on_trial = on_trial
         self.clock = clock
         self.may_sample = may_sample
@@ -238,7 +241,7 @@ class Trials:
             params = {name: suggest(trial, name, d) for name, d in self._distributions.items()}
             return self.space.from_params(params), "search", None
         config = config_from_json(task["config"], f"trial {trial.number}", self.space.algorithm)
-        if self.space.contains(config):  # the enqueued values, so the sampler learns from the trial
+        if self.tell_sampler and self.space.contains(config):  # the enqueued values, for the sampler
             for name, distribution in self._distributions.items():
                 suggest(trial, name, distribution)
         return config, str(task["phase"]), task.get("round")

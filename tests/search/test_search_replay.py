@@ -2,6 +2,7 @@
 replay that repeats a live sweep."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 
@@ -197,3 +198,21 @@ def test_a_replay_asked_to_stop_returns_what_it_timed_as_pruned():
     pruned = timer.measure(config, stop)
     assert pruned.status is Status.PRUNED and pruned.times_ms == (5.0, 4.0) and asked == [(5.0,), (5.0, 4.0)]
     assert timer.stats.pruned == 1 and timer.measure(config).ok
+
+
+def test_a_replay_knows_the_wall_time_of_each_answer_and_a_paced_one_takes_it(monkeypatch):
+    from autotune.cli import sweep_jobs
+
+    config, other = CRAUSER.uniform(64), CRAUSER.uniform(128)
+    records = [dataclasses.replace(_record(Measurement(config, Status.OK, times_ms=(5.0, 4.0, 6.0, 5.0))), wall_s=2.0)]
+    timer = ReplayTimer(records)
+    timer.measure(config)
+    assert timer.last_wall_s == 2.0
+    timer.measure(config, lambda times, warm_up: Ask.PRUNE)  # after one of four repetitions
+    assert timer.last_wall_s == 0.5
+    timer.measure(other)  # neither recorded nor composable
+    assert timer.last_wall_s == 0.0
+    slept = []
+    monkeypatch.setattr(sweep_jobs.time, "sleep", slept.append)
+    paced = sweep_jobs.replay_timer(records, delay_s=0.1, pace=0.5)
+    assert paced.measure(config).ok and slept == [pytest.approx(1.1)]

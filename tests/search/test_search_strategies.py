@@ -267,3 +267,12 @@ def test_a_special_far_behind_the_best_is_timed_whole_once(small_space, run_swee
         assert result.baseline is not None and result.baseline.ok
         assert {timer.repetitions_of[c] for c in slow} == {slow_repetitions}
         assert timer.repetitions_of[specials.prediction] == AdaptiveTimer.cap
+
+
+def test_only_a_sampler_that_proposes_points_is_told_the_enqueued_values(small_space, run_sweep):
+    """Each suggested value is a write to the storage: an exhaustive sweep's enqueued trials keep
+    their configuration in their task alone, a Bayesian one's also as parameters for the sampler."""
+    for strategy, told in ((Exhaustive(), False), (Bayes(trials=12, seed=0), True)):
+        _, handle = run_sweep(SyntheticTimer(), small_space, strategy)
+        enqueued = [t for t in handle.study.get_trials() if "autotune:task" in t.user_attrs and t.state.is_finished()]
+        assert enqueued and all(bool(t.params) is told for t in enqueued), strategy.name
