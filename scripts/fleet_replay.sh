@@ -26,5 +26,5 @@ two=$(timed --devices 0,1 --storage "$work/two.journal" -o "$work/two.json")
 recorded=$(python3 -c "
 import json
 print(round(sum(json.loads(l).get('wall_s') or 0 for l in open('reports/h200x2/one-gpu.jsonl')), 1))")
-echo "recorded measurements: $recorded s on the H200; pace $pace"
+echo "recorded measurements: $recorded s on the H200; pace $pace (pruning on, as in a sweep: a pruned answer takes its share of its record's time)"
 echo "one process: $one s; two workers: $two s; ratio $(awk "BEGIN { printf \"%.2f\", $one / $two }")x"
