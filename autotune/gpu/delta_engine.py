@@ -257,7 +257,7 @@ class DeltaSolver(Solver):
             words = bitmap_words(int(n), int(ck), profile.sm_count,
                                  profile.max_shared_memory_per_block - static - shared)
             shared += 16 * words
-            # beyond the default 48 KiB a block opts in (at most the device's limit, bitmap_words)
+            # a block of more than 48 KiB of shared memory opts in (bitmap_words keeps it within the limit)
             function.set_attribute(self.cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, max(shared, 49152 - static))
             out["solve"] = PackedLaunch(function, (1, int(ck)), advance.block_size, "iiPPPPPiiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, delta, warp,

@@ -118,11 +118,11 @@ class ReplayTimer:
         self.compose = compose
         self.strict = strict
         self._by_key: dict[str, list[Measurement]] = defaultdict(list)
+        self._walls: dict[str, list[float]] = defaultdict(list)  # the records' wall times, in the same order
         for record in records:
-            self._by_key[record.measurement.config.key()].append(record.measurement)
-        self._walls: dict[str, list[float]] = defaultdict(list)
-        for record in records:
-            self._walls[record.measurement.config.key()].append(record.wall_s or 0.0)
+            key = record.measurement.config.key()
+            self._by_key[key].append(record.measurement)
+            self._walls[key].append(record.wall_s or 0.0)
         self._served: dict[str, int] = defaultdict(int)
         self._recorded = self._composed = self._not_recorded = self._pruned = 0
         self.last_wall_s = 0.0  # the recorded wall time of the last answer (its share when pruned)
