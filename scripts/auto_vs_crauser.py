@@ -10,29 +10,21 @@ import argparse
 import json
 from pathlib import Path
 
-
-def recorded_best(directory: Path, graph: str) -> float | None:
-    """The fastest verified ms per SSSP of the graph's recorded sweep tables."""
-    times = []
-    for path in sorted(directory.glob(f"{graph}.*.json")):
-        for entry in json.loads(path.read_text())["entries"]:
-            best = entry.get("best") or {}
-            if entry["graph"]["name"] == graph and best.get("verified"):
-                times.append(best["ms_per_sssp"])
-    return min(times) if times else None
+from bench_delta import RECORDED_SWEEPS, recorded_crauser_best  # scripts/ is this script's import path
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tables", nargs="+", type=Path)
-    parser.add_argument("--recorded", type=Path, default=Path("reports/h100/sweeps"))
+    parser.add_argument("--recorded", type=Path, default=RECORDED_SWEEPS)
     args = parser.parse_args()
+    recorded = recorded_crauser_best(args.recorded)
     print("| graph | auto: winner | auto ms/SSSP | recorded Crauser best | ratio | within 3% |")
     print("|---|---|---|---|---|---|")
     for path in args.tables:
         for entry in json.loads(path.read_text())["entries"]:
             graph, best = entry["graph"]["name"], entry["best"]
-            crauser = recorded_best(args.recorded, graph)
+            crauser = recorded.get(graph)
             ratio = best["ms_per_sssp"] / crauser if crauser else None
             print(f"| {graph} | {best['config']['algorithm']} | {best['ms_per_sssp']:.4g} | "
                   f"{crauser:.4g} | {ratio:.2f}x | {'yes' if ratio <= 1.03 else 'NO'} |"

@@ -23,21 +23,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("records", type=Path)
     args = parser.parse_args(argv)
     seconds: dict[tuple[str, str, str], float] = defaultdict(float)
-    counts: dict[tuple[str, str, str], int] = defaultdict(int)
-    times: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    times: dict[tuple[str, str, str], list[int]] = defaultdict(list)  # per record, its count of times
     for record in read_records(args.records):
         key = (record.phase, ",".join(record.roles) or "trial", str(record.measurement.status))
         seconds[key] += record.wall_s or 0.0
-        counts[key] += 1
         times[key].append(len(record.measurement.times_ms))
     total = sum(seconds.values())
     print(f"{'phase':<10} {'role':<28} {'status':<8} {'records':>7} {'seconds':>8} {'share':>6}  times")
     for key in sorted(seconds, key=lambda k: -seconds[k]):
         each = times[key]
         listed = ", ".join(map(str, each)) if len(each) <= 6 else f"{sum(each)} in all"
-        print(f"{key[0]:<10} {key[1]:<28} {key[2]:<8} {counts[key]:>7} {seconds[key]:>8.1f} {seconds[key] / total:>6.1%}"
+        print(f"{key[0]:<10} {key[1]:<28} {key[2]:<8} {len(times[key]):>7} {seconds[key]:>8.1f} {seconds[key] / total:>6.1%}"
               f"  {listed}")
-    print(f"{'total':<48} {sum(counts.values()):>7} {total:>8.1f}")
+    print(f"{'total':<48} {sum(map(len, times.values())):>7} {total:>8.1f}")
     return 0
 
 

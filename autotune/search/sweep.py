@@ -341,7 +341,7 @@ class GraphSweep:
             replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
             curve=tuple(curve[ck] for ck in sorted(curve)),
             top=tuple(fastest_configurations(inside)),
-            protocol=dict(self.study.user_attrs.get("protocol") or {}),
+            protocol=dict(self._attr("protocol") or {}),
             log=tuple(evaluations),
         )
 
