@@ -5,8 +5,8 @@
 #   source .whl/setup.sh && bash scripts/fleet_evidence.sh GRAPH...
 #
 # Before timing, the graphs are generated into the cache, the kernels compiled (PyCUDA's disk
-# cache) and the CPU reference distances computed (the reference cache), so that neither run pays
-# for them. Each sweep uses its own fresh journal file (a fleet
+# cache), the CPU reference distances computed (the reference cache) and the Python modules
+# byte-compiled, so that neither run pays for them. Each sweep uses its own fresh journal file (a fleet
 # refuses SQLite: docs/multi-gpu.md).
 set -uo pipefail
 work=${WORK:-/tmp/fleet}
@@ -31,6 +31,11 @@ timed() {  # name, then the sweep's arguments
   grep -m1 'model name' /proc/cpuinfo; nproc
 } >>"$log" 2>&1
 for graph in "$@"; do python3 -m autotune graph info "$graph" >>"$log" 2>&1; done
+# Python's bytecode of everything on PYTHONPATH (autotune, and the packages .whl/setup.sh installs
+# with pip's --no-compile), as an installation has it: else every process (the fleet starts three)
+# compiles some 600 modules first
+IFS=: read -ra python_path <<<"${PYTHONPATH:-}"
+python3 -m compileall -q -j 0 "${python_path[@]}" >/dev/null 2>&1
 python3 -m autotune sweep --graph rmat10 --strategy exhaustive --block-sizes 256 --caches default,no_l1 --ck 1 \
   --lanes 1 --storage memory --quiet -o "$work/warm.json" >>"$log" 2>&1  # compiles every kernel variant
 # the CPU reference distances of every graph's sample, into the disk cache both timed runs read

@@ -54,6 +54,9 @@ def register_worker(subparsers: argparse._SubParsersAction) -> None:
     worker.add_argument("--run", dest="run_name", metavar="NAME", required=True, help="the run to work on")
     worker.add_argument("--device-index", type=int, metavar="I", default=0, help="the CUDA device (default 0)")
     worker.add_argument("--heartbeat-s", type=int, default=None, help=argparse.SUPPRESS)
+    # started by `sweep --devices` before its run exists: wait for it while the coordinator lives, the
+    # GPU's context made meanwhile unless the run replays records
+    worker.add_argument("--await-run", choices=("gpu", "replay"), default=None, help=argparse.SUPPRESS)
     worker.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     worker.set_defaults(run=run_worker)
 
@@ -142,19 +145,21 @@ def run_fleet(args: argparse.Namespace, request: Request) -> int:
         if spec is None and request.replay:  # nothing to keep, but a storage the workers can share
             spec = str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="autotune-run-"))) / "run.journal")
         stack.enter_context(stop_on_sigterm())
-        with ExitStack() as probe:  # the GPU is described (and references computed), then let go
-            device, jobs, names = jobs_of(request, probe)
         storage, shown = open_storage(spec, _heartbeat(args))
         name = args.run_name or "sweep-" + datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        started = time.perf_counter()
+        # the workers start first: their imports and GPU contexts are made while the GPU is described
+        # here and the run prepared; they wait for the run while this process lives
+        await_as = "replay" if request.replay else "gpu"
+        processes = [_start_worker(storage_url(spec), name, index, args.heartbeat_s, await_as) for index in devices]
+        stack.callback(_stop_workers, processes)
+        device, jobs, names = jobs_of(request, None)  # the GPU described (no context), references kept
         with quiet_optuna():
             run, joined = _create_or_join(storage, shown, name, request, device, jobs)
         if request.show:
             print(f"autotune: {'joined' if joined else 'started'} run {run.plan.name} in {shown}: "
                   f"{len(run.plan.graphs)} studies, {len(devices)} workers here; {join_hint(shown, run.plan.name)}",
                   file=sys.stderr)
-        full = storage_url(spec)
-        processes = [_start_worker(full, run.plan.name, index, args.heartbeat_s) for index in devices]
-        started = time.perf_counter()
         interrupted = False
         try:
             # poll every worker (not any(...), which stops at the first alive one): a killed one must
@@ -162,9 +167,8 @@ def run_fleet(args: argparse.Namespace, request: Request) -> int:
             done = fleet.coordinate(run, alive=lambda: [p.poll() for p in processes].count(None) > 0)
         except KeyboardInterrupt:
             interrupted, done = True, False
-            for process in processes:
-                process.terminate()
-        for process in processes:
+            _stop_workers(processes)
+        for process in processes:  # each ends by itself once the run is done
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=60)
         return _finish(args, request, run, shown, names, time.perf_counter() - started, interrupted, not done)
@@ -188,12 +192,23 @@ def _create_or_join(storage: Any, shown: str, name: str, request: Request, devic
     return fleet.Run.create(storage, shown, plan), False
 
 
-def _start_worker(url: str, run: str, index: int, heartbeat_s: int | None) -> subprocess.Popen:
+def _start_worker(url: str, run: str, index: int, heartbeat_s: int | None, await_as: str) -> subprocess.Popen:
     argv = [sys.executable, "-m", "autotune", "sweep-worker", "--storage", url, "--run", run,
-            "--device-index", str(index), "--quiet"]
+            "--device-index", str(index), "--await-run", await_as, "--quiet"]
     if heartbeat_s:
         argv += ["--heartbeat-s", str(heartbeat_s)]
     return subprocess.Popen(argv, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def _stop_workers(processes: list[subprocess.Popen]) -> None:
+    """Stop the workers still running when the coordinator leaves (it failed before the run began,
+    or they outlived its wait): each gives its trial in flight back."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=60)
 
 
 def _finish(args: argparse.Namespace, request: Request, run: fleet.Run, shown: str, names: list[str], elapsed_s: float,
@@ -251,10 +266,19 @@ def run_worker(args: argparse.Namespace) -> int:
     if args.device_index < 0:
         raise InputError(f"--device-index: expected 0 or more, found {args.device_index}")
     storage, shown = open_storage(args.storage, _heartbeat(args))
-    with quiet_optuna():
-        run = fleet.Run.open(storage, shown, args.run_name)
+    parent = os.getppid()
     with ExitStack() as stack:
         stack.enter_context(stop_on_sigterm())
+        try:
+            if args.await_run == "gpu":
+                from autotune import gpu
+
+                stack.enter_context(gpu.gpu_session(args.device_index))
+            with quiet_optuna():
+                run = (fleet.Run.await_open(storage, shown, args.run_name, lambda: os.getppid() == parent)
+                       if args.await_run else fleet.Run.open(storage, shown, args.run_name))
+        except KeyboardInterrupt:  # stopped before the run began: nothing to give back
+            return INTERRUPTED
         timers = _replay_timers(run) if run.plan.timer.get("kind") == "replay" else _gpu_timers(run, args.device_index, stack)
         try:
             measured = fleet.work(run, timers, args.device_index)

@@ -199,8 +199,7 @@ def gpu_device(device_index: int) -> tuple[dict[str, Any], Any]:
     from autotune import gpu
     from autotune.model import device_from_gpu
 
-    with gpu.gpu_session(device_index) as handle:
-        description = gpu.device_description(handle)
+    description = gpu.device_description(gpu.device_handle(device_index))
     profile = device_from_gpu(device_index)
     device = sp.device_json(profile, cuda_version=str(description.get("cuda_driver_version")))
     device["name"] = str(description.get("name", device["name"]))
@@ -222,12 +221,12 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
              profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any,
              model: str = "auto") -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
-    graph's sample are computed, or read, before any timer opens); the prediction is `model`'s
-    (`--model`: auto, thesis, fitted or a file)."""
+    graph's sample are computed and kept before any timer opens, which reads them); the prediction
+    is `model`'s (`--model`: auto, thesis, fitted or a file)."""
     jobs = []
     for graph, spec in zip(loaded, specs):
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
-        references.distances(graph, choose_sources(graph, protocol.sample, protocol.seed))
+        references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed))
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         for entry in algorithms.resolve(algorithm):
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")

@@ -136,8 +136,10 @@ def outputs_of(args: argparse.Namespace, request: Request, names: list[str], dev
     return Outputs(table, records, args.t4, request.algorithm, request.command, request.show, bool(args.json))
 
 
-def jobs_of(request: Request, stack: ExitStack) -> tuple[dict[str, Any], list[Job], list[str]]:
-    """The sweep's jobs (every spec and option checked before the GPU is opened)."""
+def jobs_of(request: Request, stack: ExitStack | None) -> tuple[dict[str, Any], list[Job], list[str]]:
+    """The sweep's jobs (every spec and option checked before the GPU is opened). The GPU's context
+    is made current on `stack`, for the jobs' timers; None: the GPU is only described (a run's
+    coordinator, whose workers measure)."""
     load = lambda spec: load_spec(spec, request.seed, request.weights)  # noqa: E731
     if request.replay:
         records = replay_records(request.replay, request.algorithm)
@@ -148,9 +150,10 @@ def jobs_of(request: Request, stack: ExitStack) -> tuple[dict[str, Any], list[Jo
     for entry in algorithms.resolve(request.algorithm):  # every space checked before the GPU opens
         request.space.space(entry.name, None)
     device, profile = gpu_device(request.device_index)
-    from autotune import gpu
+    if stack is not None:
+        from autotune import gpu
 
-    stack.enter_context(gpu.gpu_session(request.device_index))
+        stack.enter_context(gpu.gpu_session(request.device_index))
     jobs = gpu_jobs(request.graphs, graphs, request.algorithm, request.space, profile, request.protocol,
                     request.seed, request.weights, reference_cache(), request.model)
     return device, jobs, [g.name for g in graphs]

@@ -1,6 +1,6 @@
 """Everything that touches CUDA. PyCUDA is imported only when these are used.
 
-* `device`: the driver, `gpu_session`, `device_description`.
+* `device`: the driver, `gpu_session`, `device_handle`, `device_description`.
 * `compile`: an algorithm's kernels, compiled per build.
 * `engine`: what engines share (`Solver`, `open_solver`); `thesis_engine` (Crauser, Martín) and
   `delta_engine` (Delta-stepping) are the registered algorithms' engines.
@@ -8,11 +8,11 @@
 """
 from __future__ import annotations
 
-__all__ = ["gpu_session", "device_description", "device_count", "live_device", "open_solver", "CudaEventTimer"]
+__all__ = ["gpu_session", "device_handle", "device_description", "device_count", "live_device", "open_solver", "CudaEventTimer"]
 
 
 def __getattr__(name: str):
-    if name in ("gpu_session", "device_description", "device_count", "live_device"):
+    if name in ("gpu_session", "device_handle", "device_description", "device_count", "live_device"):
         from autotune.gpu import device
 
         return getattr(device, name)

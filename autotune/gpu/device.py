@@ -48,9 +48,7 @@ def gpu_session(device_index: int = 0) -> Iterator[object]:
         GpuUnavailable: no PyCUDA, no device, or no device with that index.
     """
     cuda = driver()
-    if not 0 <= device_index < cuda.Device.count():
-        raise GpuUnavailable(f"no CUDA device {device_index} (this machine has {cuda.Device.count()})")
-    device = cuda.Device(device_index)
+    device = device_handle(device_index)
     context = device.retain_primary_context()
     context.push()
     try:
@@ -58,6 +56,18 @@ def gpu_session(device_index: int = 0) -> Iterator[object]:
     finally:
         cuda.Context.synchronize()
         cuda.Context.pop()
+
+
+def device_handle(device_index: int = 0):  # -> pycuda.driver.Device
+    """The PyCUDA Device of that index, without a context (enough to read its attributes).
+
+    Raises:
+        GpuUnavailable: no PyCUDA, no device, or no device with that index.
+    """
+    cuda = driver()
+    if not 0 <= device_index < cuda.Device.count():
+        raise GpuUnavailable(f"no CUDA device {device_index} (this machine has {cuda.Device.count()})")
+    return cuda.Device(device_index)
 
 
 def device_description(device) -> dict[str, object]:

@@ -84,6 +84,15 @@ class ReferenceCache:
             return None
         return row if row.shape == (graph.n_vertices,) and row.dtype == np.int32 else None
 
+    def ensure(self, graph: CSRGraph, sources: Sequence[int]) -> int:
+        """Compute and keep the distances of the sources not kept yet, without reading the kept
+        ones (what a process that only prepares them needs); returns how many were computed.
+        Without a directory nothing is kept, and nothing computed."""
+        if self.directory is None:
+            return 0
+        missing = [s for s in dict.fromkeys(int(s) for s in sources) if not self._path(graph, s).is_file()]
+        return len(self.distances(graph, missing)) if missing else 0
+
     def distances(self, graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
         """Each source's distances: read where kept, computed (and kept) where not."""
         found: dict[int, np.ndarray] = {}

@@ -48,7 +48,7 @@ RUN_PREFIX = "autotune-run/"
 RUN_FORMAT = "autotune.run/2"
 ATTR_PLAN = "plan"
 WORKER_PREFIX = "worker/"
-POLL_S = 0.2
+POLL_S = 0.05  # an idle worker, or the coordinator, looks at the storage again after this (a stage hand-over waits on it)
 REPORT_S = 1.0  # a worker's count of measurements is written at most this often (and at its end)
 
 
@@ -153,6 +153,23 @@ class Run:
         study = optuna.create_study(study_name=run_study_name(plan.name), storage=storage)
         study.set_user_attr(ATTR_PLAN, plan.to_json())
         return cls(storage, storage_url, plan)
+
+    @classmethod
+    def await_open(cls, storage: BaseStorage, storage_url: str, name: str, waiting: Callable[[], bool],
+                   sleep: Callable[[float], None] = time.sleep) -> Run:
+        """Open a run that its coordinator may still be preparing, trying again while `waiting()`
+        (the coordinator lives).
+
+        Raises:
+            InputError: the run is still missing (or has no plan) when `waiting()` turns false.
+        """
+        while True:
+            try:
+                return cls.open(storage, storage_url, name)
+            except InputError:
+                if not waiting():
+                    raise
+            sleep(POLL_S)
 
     @classmethod
     def open(cls, storage: BaseStorage, storage_url: str, name: str) -> Run:

@@ -154,6 +154,7 @@ def fake_gpu(monkeypatch, tmp_path):
         return timers[-1]
 
     monkeypatch.setattr(autotune.gpu, "gpu_session", session, raising=False)
+    monkeypatch.setattr(autotune.gpu, "device_handle", lambda index: f"device {index}", raising=False)
     monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
         "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
         raising=False)
@@ -186,7 +187,7 @@ def test_no_gpu_is_one_line_and_exit_status_2(monkeypatch, tmp_path, capsys):
         raise GpuUnavailable("PyCUDA is not installed (No module named 'pycuda')")
 
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(autotune.gpu, "gpu_session", unavailable, raising=False)
+    monkeypatch.setattr(autotune.gpu, "device_handle", unavailable, raising=False)
     assert main(["sweep", "--graph", "rmat8", "--storage", str(tmp_path / "never.db")]) == 2
     assert not (tmp_path / "never.db").exists()
     assert capsys.readouterr().err == "autotune: PyCUDA is not installed (No module named 'pycuda')\n"

@@ -48,6 +48,22 @@ def test_a_run_is_found_by_name_and_an_unknown_one_is_named(tmp_path):
         Run.open(storage, shown, "second")
 
 
+def test_a_worker_waits_for_a_run_while_its_coordinator_lives(tmp_path):
+    storage, shown = open_storage(str(tmp_path / "s.journal"))
+    naps: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the coordinator creates the run during the worker's second nap
+        naps.append(seconds)
+        if len(naps) == 2:
+            Run.create(storage, shown, _plan(Exhaustive(), name="late"))
+
+    assert Run.await_open(storage, shown, "late", waiting=lambda: True, sleep=sleep).plan.name == "late"
+    assert len(naps) == 2
+    alive = iter([True, True, False])
+    with pytest.raises(InputError, match="--run never: no such run"):
+        Run.await_open(storage, shown, "never", waiting=lambda: next(alive), sleep=lambda s: None)
+
+
 @pytest.mark.parametrize("kind", ["journal", "postgres"])
 def test_a_waiting_trial_goes_to_one_process_only(tmp_path, kind, request):
     """What the fleet relies on Optuna for: concurrent `ask`s never pop the same enqueued trial

@@ -225,6 +225,19 @@ def test_bad_devices_and_run_options_are_one_line_and_exit_status_2(argv, messag
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_a_coordinator_that_fails_before_its_run_begins_stops_the_workers_it_started(tmp_path, capsys, monkeypatch):
+    import autotune.cli.sweep_fleet as sweep_fleet
+
+    started = []
+    start = sweep_fleet._start_worker
+    monkeypatch.setattr(sweep_fleet, "_start_worker", lambda *a: started.append(start(*a)) or started[-1])
+    # the workers start before the coordinator reads the graphs; this one is not in the records
+    assert main([*REPLAY, "--graph", "rmat9", "--devices", "0,1", "--storage", str(tmp_path / "s.journal")]) == 2
+    assert len(started) == 2 and all(p.poll() is not None for p in started)
+    err = capsys.readouterr().err
+    assert "rmat9" in err and err.count("\n") == 1
+
+
 def test_a_worker_of_an_unknown_run_is_one_line_and_exit_status_2(tmp_path, capsys):
     assert main(["sweep-worker", "--storage", str(tmp_path / "s.journal"), "--run", "nosuch"]) == 2
     err = capsys.readouterr().err
