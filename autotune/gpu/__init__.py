@@ -8,7 +8,8 @@
 """
 from __future__ import annotations
 
-__all__ = ["gpu_session", "device_handle", "device_description", "device_count", "live_device", "open_solver", "CudaEventTimer"]
+__all__ = ["gpu_session", "device_handle", "device_description", "device_count", "live_device", "open_solver",
+           "CudaEventTimer"]
 
 
 def __getattr__(name: str):

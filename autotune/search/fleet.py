@@ -48,7 +48,7 @@ RUN_PREFIX = "autotune-run/"
 RUN_FORMAT = "autotune.run/2"
 ATTR_PLAN = "plan"
 WORKER_PREFIX = "worker/"
-POLL_S = 0.05  # an idle worker, or the coordinator, looks at the storage again after this (a stage hand-over waits on it)
+POLL_S = 0.05  # an idle worker, or the coordinator, looks at the storage again after this (hand-overs wait on it)
 REPORT_S = 1.0  # a worker's count of measurements is written at most this often (and at its end)
 
 
