@@ -19,7 +19,7 @@ from typing import Any, ContextManager, Iterator
 from autotune.cli.options import load_spec, reference_cache
 from autotune.cli.sweep_jobs import cuda_timer, replay_records, replay_timer
 from autotune.cli.sweep_output import INTERRUPTED, Outputs, default_output, report_outcome, write_outputs
-from autotune.cli.sweep_request import Request, jobs_of
+from autotune.cli.sweep_request import Request, check_jobs
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer
 from autotune.search import fleet
@@ -145,6 +145,7 @@ def run_fleet(args: argparse.Namespace, request: Request) -> int:
         if spec is None and request.replay:  # nothing to keep, but a storage the workers can share
             spec = str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="autotune-run-"))) / "run.journal")
         stack.enter_context(stop_on_sigterm())
+        checked = check_jobs(request)  # bad input is refused before the storage or a worker exists
         storage, shown = open_storage(spec, _heartbeat(args))
         name = args.run_name or "sweep-" + datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
         started = time.perf_counter()
@@ -153,7 +154,7 @@ def run_fleet(args: argparse.Namespace, request: Request) -> int:
         await_as = "replay" if request.replay else "gpu"
         processes = [_start_worker(storage_url(spec), name, index, args.heartbeat_s, await_as) for index in devices]
         stack.callback(_stop_workers, processes)
-        device, jobs, names = jobs_of(request, None)  # the GPU described (no context), references kept
+        device, jobs, names = checked.jobs(None)  # the GPU described (no context), references kept
         with quiet_optuna():
             run, joined = _create_or_join(storage, shown, name, request, device, jobs)
         if request.show:

@@ -136,24 +136,47 @@ def outputs_of(args: argparse.Namespace, request: Request, names: list[str], dev
     return Outputs(table, records, args.t4, request.algorithm, request.command, request.show, bool(args.json))
 
 
-def jobs_of(request: Request, stack: ExitStack | None) -> tuple[dict[str, Any], list[Job], list[str]]:
-    """The sweep's jobs (every spec and option checked before the GPU is opened). The GPU's context
-    is made current on `stack`, for the jobs' timers; None: the GPU is only described (a run's
-    coordinator, whose workers measure)."""
+@dataclass(frozen=True)
+class CheckedJobs:
+    """A sweep's inputs, every spec and option checked and the graphs loaded, before the GPU or a
+    storage is opened; `jobs` makes the jobs (a replay's are made already)."""
+
+    request: Request
+    graphs: tuple[Any, ...] = ()
+    replayed: tuple[dict[str, Any], list[Job], list[str]] | None = None
+
+    def jobs(self, stack: ExitStack | None) -> tuple[dict[str, Any], list[Job], list[str]]:
+        """The GPU described, the reference distances kept, and the jobs. The GPU's context is made
+        current on `stack`, for the jobs' timers; None: the GPU is only described (a run's
+        coordinator, whose workers measure)."""
+        if self.replayed is not None:
+            return self.replayed
+        request = self.request
+        device, profile = gpu_device(request.device_index)
+        if stack is not None:
+            from autotune import gpu
+
+            stack.enter_context(gpu.gpu_session(request.device_index))
+        jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, request.space, profile, request.protocol,
+                        request.seed, request.weights, reference_cache(), request.model)
+        return device, jobs, [g.name for g in self.graphs]
+
+
+def check_jobs(request: Request) -> CheckedJobs:
+    """The sweep's inputs checked (see `CheckedJobs`)."""
     load = lambda spec: load_spec(spec, request.seed, request.weights)  # noqa: E731
     if request.replay:
         records = replay_records(request.replay, request.algorithm)
-        return replay_jobs(request.replay, records, request.graphs, request.algorithm, request.space,
-                           request.device_spec, load, request.replay_delay_s, request.model,
-                           request.replay_pace)
-    graphs = [load(spec) for spec in request.graphs]
+        return CheckedJobs(request, replayed=replay_jobs(
+            request.replay, records, request.graphs, request.algorithm, request.space, request.device_spec, load,
+            request.replay_delay_s, request.model, request.replay_pace))
+    graphs = tuple(load(spec) for spec in request.graphs)
     for entry in algorithms.resolve(request.algorithm):  # every space checked before the GPU opens
         request.space.space(entry.name, None)
-    device, profile = gpu_device(request.device_index)
-    if stack is not None:
-        from autotune import gpu
+    return CheckedJobs(request, graphs)
 
-        stack.enter_context(gpu.gpu_session(request.device_index))
-    jobs = gpu_jobs(request.graphs, graphs, request.algorithm, request.space, profile, request.protocol,
-                    request.seed, request.weights, reference_cache(), request.model)
-    return device, jobs, [g.name for g in graphs]
+
+def jobs_of(request: Request, stack: ExitStack) -> tuple[dict[str, Any], list[Job], list[str]]:
+    """The sweep's jobs, the GPU's context current on `stack` (every spec and option checked before
+    the GPU is opened)."""
+    return check_jobs(request).jobs(stack)

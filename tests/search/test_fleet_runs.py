@@ -225,17 +225,37 @@ def test_bad_devices_and_run_options_are_one_line_and_exit_status_2(argv, messag
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_a_coordinator_that_fails_before_its_run_begins_stops_the_workers_it_started(tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def started_workers(monkeypatch):
+    """The worker processes the coordinator starts, kept for the test to look at."""
     import autotune.cli.sweep_fleet as sweep_fleet
 
     started = []
     start = sweep_fleet._start_worker
     monkeypatch.setattr(sweep_fleet, "_start_worker", lambda *a: started.append(start(*a)) or started[-1])
-    # the workers start before the coordinator reads the graphs; this one is not in the records
+    return started
+
+
+def test_a_bad_graph_is_refused_before_a_storage_or_a_worker_exists(tmp_path, capsys, started_workers):
     assert main([*REPLAY, "--graph", "rmat9", "--devices", "0,1", "--storage", str(tmp_path / "s.journal")]) == 2
-    assert len(started) == 2 and all(p.poll() is not None for p in started)
+    assert started_workers == [] and not (tmp_path / "s.journal").exists()
     err = capsys.readouterr().err
     assert "rmat9" in err and err.count("\n") == 1
+
+
+def test_a_coordinator_that_fails_before_its_run_begins_stops_the_workers_it_started(tmp_path, capsys, monkeypatch,
+                                                                                      started_workers):
+    from autotune.cli.sweep_request import CheckedJobs
+    from autotune.errors import GpuUnavailable
+
+    def no_gpu(self, stack):  # the workers are started before the coordinator describes the GPU
+        raise GpuUnavailable("no CUDA device responds (test)")
+
+    monkeypatch.setattr(CheckedJobs, "jobs", no_gpu)
+    assert main([*REPLAY, "--devices", "0,1", "--storage", str(tmp_path / "s.journal")]) == 2
+    assert len(started_workers) == 2 and all(p.poll() is not None for p in started_workers)
+    err = capsys.readouterr().err
+    assert err == "autotune: no CUDA device responds (test)\n"
 
 
 def test_a_worker_of_an_unknown_run_is_one_line_and_exit_status_2(tmp_path, capsys):
