@@ -95,3 +95,16 @@ def test_long_modules_say_why_at_their_top():
         if len(lines) > LIMIT and "400 lines" not in docstring:
             unexplained.append(f"{name}: {len(lines)} lines")
     assert not unexplained, unexplained
+
+
+def test_the_command_line_starts_without_scipy():
+    """scipy (a third of a second to import) is loaded by the first distance computed, not by
+    starting a command: a sweep's workers, which read kept distances, never need it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, autotune.cli; autotune.cli.build_parser(); "
+            "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=PACKAGE.parent).stdout.strip()
+    assert loaded == "[]"

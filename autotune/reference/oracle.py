@@ -1,15 +1,18 @@
-"""scipy's Dijkstra: the oracle every GPU result is compared with."""
+"""scipy's Dijkstra: the oracle every GPU result is compared with. scipy is imported when a
+distance is first computed, not with this module: a process that only reads kept distances (a
+sweep's worker) starts without it."""
 from __future__ import annotations
 
 import weakref
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import scipy.sparse
-from scipy.sparse.csgraph import dijkstra as _scipy_dijkstra
 
 from autotune.graphs.csr import CSRGraph
 from autotune.reference.result import UNREACHABLE, SolveResult, check_sources
+
+if TYPE_CHECKING:
+    import scipy.sparse
 
 _scipy_graphs: weakref.WeakKeyDictionary[CSRGraph, scipy.sparse.csr_array] = (
     weakref.WeakKeyDictionary()
@@ -21,6 +24,8 @@ def _scipy_graph(graph: CSRGraph) -> scipy.sparse.csr_array:
     entries, which `scipy.sparse.csgraph` treats as zero-weight arcs (tests check this)."""
     matrix = _scipy_graphs.get(graph)
     if matrix is None:
+        import scipy.sparse
+
         n = graph.n_vertices
         matrix = scipy.sparse.csr_array(
             (graph.weights.astype(np.float64), graph.columns, graph.row_offsets), shape=(n, n)
@@ -52,7 +57,9 @@ def reference_distances(graph: CSRGraph, sources: Sequence[int] | np.ndarray) ->
     sources = check_sources(graph, sources)
     if graph.n_vertices == 0 or len(sources) == 0:
         return np.zeros((len(sources), graph.n_vertices), dtype=np.int64)
-    found = _scipy_dijkstra(_scipy_graph(graph), directed=True, indices=sources)
+    from scipy.sparse.csgraph import dijkstra
+
+    found = dijkstra(_scipy_graph(graph), directed=True, indices=sources)
     found = np.atleast_2d(found)
     unreachable = np.isinf(found)
     found[unreachable] = UNREACHABLE
