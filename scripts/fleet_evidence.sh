@@ -33,7 +33,7 @@ timed() {  # name, then the sweep's arguments
 for graph in "$@"; do python3 -m autotune graph info "$graph" >>"$log" 2>&1; done
 # Python's bytecode of everything on PYTHONPATH (autotune, and the packages .whl/setup.sh installs
 # with pip's --no-compile), as an installation has it: else every process (the fleet starts three)
-# compiles some 600 modules first
+# compiles several hundred modules first
 IFS=: read -ra python_path <<<"${PYTHONPATH:-}"
 python3 -m compileall -q -j 0 "${python_path[@]}" >/dev/null 2>&1
 python3 -m autotune sweep --graph rmat10 --strategy exhaustive --block-sizes 256 --caches default,no_l1 --ck 1 \

@@ -153,7 +153,7 @@ class ReplayTimer:
             if composed is not None:
                 self._composed += 1
                 answer = self._stopped(composed, stop)
-                walls = [w for k in self._uniform_keys(config) for w in self._walls.get(k, ())[:1]]
+                walls = [w for u in self._uniforms(config).values() for w in self._walls.get(u.key(), ())[:1]]
                 self.last_wall_s = max(walls, default=0.0) * _share(answer, composed)
                 return answer
         if self.strict:
@@ -195,11 +195,11 @@ class ReplayTimer:
                                    edges=measurement.edges, reason=f"pruned after {count} repetitions")
         return measurement
 
-    def _uniform_keys(self, config: LaunchConfig) -> list[str]:
-        """The keys of the uniform runs a composition of `config` reads (one per kernel)."""
+    def _uniforms(self, config: LaunchConfig) -> dict[str, LaunchConfig]:
+        """Per kernel of `config`, the uniform run (every kernel at its launch) its composition reads."""
         entry = algorithms.get(config.algorithm)
-        return [entry.uniform(launch.block_size, launch.cache, config.concurrent_kernels, config.lanes,
-                              config.params).key() for launch in config.kernels.values()]
+        return {kernel: entry.uniform(launch.block_size, launch.cache, config.concurrent_kernels, config.lanes,
+                                      config.params) for kernel, launch in config.kernels.items()}
 
     def _first_ok(self, config: LaunchConfig) -> Measurement | None:
         for measurement in self._by_key.get(config.key(), ()):
@@ -208,16 +208,15 @@ class ReplayTimer:
         return None
 
     def _composed_measurement(self, config: LaunchConfig) -> tuple[Measurement | None, str]:
-        entry = algorithms.get(config.algorithm)
-        ck, lanes = config.concurrent_kernels, config.lanes
         parts: dict[str, Measurement] = {}
-        for kernel, launch in config.kernels.items():
-            uniform = entry.uniform(launch.block_size, launch.cache, ck, lanes, config.params)
+        for kernel, uniform in self._uniforms(config).items():
             found = self._first_ok(uniform)
             if found is None or kernel not in found.kernel_ms:
-                return None, f"no ok uniform run {launch.block_size}:{launch.cache.value} at CK {ck}, L {lanes}"
+                launch = config.kernels[kernel]
+                return None, (f"no ok uniform run {launch.block_size}:{launch.cache.value} at CK "
+                              f"{config.concurrent_kernels}, L {config.lanes}")
             parts[kernel] = found
-        kernels = entry.kernels
+        kernels = algorithms.get(config.algorithm).kernels
         kernel_ms = {k: parts[k].kernel_ms[k] for k in kernels}
         others = []
         for part in {id(m): m for m in parts.values()}.values():
