@@ -49,6 +49,7 @@ RUN_FORMAT = "autotune.run/2"
 ATTR_PLAN = "plan"
 WORKER_PREFIX = "worker/"
 POLL_S = 0.05  # an idle worker, or the coordinator, looks at the storage again after this (hand-overs wait on it)
+PLAN_WAIT_S = 5.0  # a run found without its plan (its study is created a moment before) is given this long
 REPORT_S = 1.0  # a worker's count of measurements is written at most this often (and at its end)
 
 
@@ -173,10 +174,11 @@ class Run:
 
     @classmethod
     def open(cls, storage: BaseStorage, storage_url: str, name: str) -> Run:
-        """Open an existing run.
+        """Open an existing run. A run's study is created before its plan is written: a run found
+        without a plan is waited for up to `PLAN_WAIT_S` (its coordinator is writing it).
 
         Raises:
-            InputError: no run of that name (naming the runs there), or its plan is unreadable.
+            InputError: no run of that name (naming the runs there), or its plan is missing or unreadable.
         """
         try:
             study = optuna.load_study(study_name=run_study_name(name), storage=storage)
@@ -184,7 +186,9 @@ class Run:
             known = run_names(storage)
             there = f"; runs there: {', '.join(known[-5:])}" if known else "; it holds no run"
             raise InputError(f"--run {name}: no such run in {storage_url}{there}") from None
-        data = study.user_attrs.get(ATTR_PLAN)
+        deadline = time.monotonic() + PLAN_WAIT_S
+        while (data := study.user_attrs.get(ATTR_PLAN)) is None and time.monotonic() < deadline:
+            time.sleep(POLL_S)
         if data is None:
             raise InputError(f"--run {name}: the run in {storage_url} has no plan")
         return cls(storage, storage_url, RunPlan.from_json(data, f"run {name}"))
@@ -219,7 +223,7 @@ class Run:
         count = 0
         for sweep in sweeps:
             if isinstance(self.storage, JournalStorage):
-                count += recover_interrupted(sweep.study, self.storage, gone=dead_here)
+                count += recover_interrupted(sweep.study, self.storage, gone=dead_here, forget=(ATTR_WORKER,))
             else:
                 with contextlib.suppress(Exception), warnings.catch_warnings():
                     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)

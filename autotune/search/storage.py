@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import datetime
 import hashlib
 import json
@@ -28,7 +29,7 @@ import sqlite3
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import optuna
 from optuna.storages import BaseStorage, InMemoryStorage, RDBStorage, RetryHeartbeatStaleTrialCallback
@@ -265,11 +266,14 @@ def _open_study(storage: BaseStorage, storage_url: str, key: StudyKey, sampler: 
 
 
 def recover_interrupted(study: optuna.Study, storage: BaseStorage,
-                        gone: Callable[[FrozenTrial], bool] = lambda trial: True) -> int:
+                        gone: Callable[[FrozenTrial], bool] = lambda trial: True, forget: Sequence[str] = ()) -> int:
     """Fail the RUNNING trials whose process is `gone` (default: every one, for a study no other
     process works on), marked `interrupted`, and enqueue each again as Optuna's heartbeat does for
-    a stale trial (`RetryHeartbeatStaleTrialCallback`: same parameters and attributes), so that
-    its task is measured once after all. Returns how many."""
+    a stale trial (`RetryHeartbeatStaleTrialCallback`: same parameters and attributes but the user
+    attributes `forget` names), so that its task is measured once after all. Returns how many.
+
+    `forget` holds what `gone` reads of the process: a copy that still named the dead process would
+    look gone itself once another process takes it, before that process names itself."""
     study_id = storage.get_study_id_from_name(study.study_name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -280,7 +284,8 @@ def recover_interrupted(study: optuna.Study, storage: BaseStorage,
             continue
         trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
         try:
-            frozen = storage.get_trial(trial_id)  # the copy to enqueue, before it is marked
+            frozen = copy.copy(storage.get_trial(trial_id))  # the copy to enqueue, before it is marked
+            frozen.user_attrs = {k: v for k, v in frozen.user_attrs.items() if k not in forget}
             storage.set_trial_user_attr(trial_id, ATTR_INTERRUPTED, True)
             if not storage.set_trial_state_values(trial_id, TrialState.FAIL):
                 continue

@@ -48,6 +48,22 @@ def test_a_run_is_found_by_name_and_an_unknown_one_is_named(tmp_path):
         Run.open(storage, shown, "second")
 
 
+def test_a_run_found_before_its_plan_is_written_opens_once_it_is(tmp_path, monkeypatch):
+    import autotune.search.fleet as fleet
+
+    storage, shown = open_storage(str(tmp_path / "s.journal"))
+    plan = _plan(Exhaustive(), name="r")
+    study = optuna.create_study(study_name=fleet.run_study_name("r"), storage=storage)  # as Run.create starts
+    writer = threading.Timer(0.3, lambda: study.set_user_attr(fleet.ATTR_PLAN, plan.to_json()))
+    writer.start()
+    assert Run.open(storage, shown, "r").plan.name == "r"
+    writer.join()
+    optuna.create_study(study_name=fleet.run_study_name("broken"), storage=storage)
+    monkeypatch.setattr(fleet, "PLAN_WAIT_S", 0.2)
+    with pytest.raises(InputError, match="--run broken: the run in .* has no plan"):
+        Run.open(storage, shown, "broken")
+
+
 def test_a_worker_waits_for_a_run_while_its_coordinator_lives(tmp_path):
     storage, shown = open_storage(str(tmp_path / "s.journal"))
     naps: list[float] = []
@@ -96,6 +112,24 @@ def test_the_running_trial_of_a_dead_worker_is_failed_and_enqueued_again(tmp_pat
     assert recover_interrupted(study, storage, gone=dead_here) == 1
     states = [(t.state, t.user_attrs[ATTR_TASK]["phase"]) for t in study.trials]
     assert states == [(TrialState.RUNNING, "search"), (TrialState.FAIL, "fixed"), (TrialState.WAITING, "fixed")]
+
+
+def test_a_dead_worker_s_trial_taken_again_is_not_taken_for_dead(tmp_path):
+    """The copy enqueued again does not name the dead worker: a live process that takes it is not
+    failed in its turn before it names itself (Run.recover forgets ATTR_WORKER)."""
+    storage, shown = open_storage(str(tmp_path / "s.journal"))
+    optuna.create_study(storage=storage, study_name="study-0")  # the plan's graph study
+    run = Run.create(storage, shown, _plan(Exhaustive(), graphs=1))
+    sweep = run.sweeps()[0]
+    sweep.study.enqueue_trial({}, user_attrs={ATTR_TASK: {"config": {}, "phase": "fixed"}})
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    sweep.study.ask().set_user_attr(ATTR_WORKER, {"host": socket.gethostname(), "pid": dead.pid})
+    assert run.recover([sweep]) == 1
+    again = sweep.study.ask()  # the copy, taken by a live process that has not named itself yet
+    assert ATTR_WORKER not in again.user_attrs and again.user_attrs[ATTR_TASK]["phase"] == "fixed"
+    assert run.recover([sweep]) == 0
+    assert [t.state for t in sweep.study.trials] == [TrialState.FAIL, TrialState.RUNNING]
 
 
 def test_devices_are_parsed_and_checked():
