@@ -24,7 +24,9 @@
 // at least `block_threshold` edges is expanded by whole blocks: by its own block when an instance
 // has one block, otherwise cut into chunks of `block_threshold` edges that every block of the
 // instance takes from a queue in the next iteration (so a hub no longer waits on one block). A
-// threshold of 0 turns its bin off. Tiles and chunks are handed out by atomic counters.
+// threshold of 0 turns its bin off (the host passes 0 too where no vertex reaches the threshold:
+// the block bin would cost a barrier per tile to find none). Tiles and chunks are handed out by
+// atomic counters.
 //
 // Loop modes:
 //   host:       the host launches `advance` and `finish` for every iteration and reads the
@@ -184,6 +186,20 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
   }
 }
 
+// Edges a thread relaxes at once (U below): their loads are all issued before the first atomic,
+// so that a thread has U gathers in flight instead of one (a relaxation is three dependent round
+// trips: the edge, the distance that filters it, the atomicMin). Per kernel: solve_grid and the
+// host loop's advance (large frontiers, one block per SM) and solve_block (many instances). On the
+// H100 (reports/h100/delta/run-k), 4 took rmat20's one query from 3.48 to 3.07 ms and its batch
+// from 1.97 to 1.84 ms per SSSP; 8 was no faster, and 2 in solve_block left rmat17's batch 7%
+// slower than 4. solve_block is capped at 56 registers (4 blocks of 256 threads per SM).
+#ifndef GRID_UNROLL
+#define GRID_UNROLL 4
+#endif
+#ifndef BLOCK_UNROLL
+#define BLOCK_UNROLL 4
+#endif
+
 __device__ __forceinline__ void relax(const Push &p, int *dist, const int *RESTRICT columns,
                                       const int *RESTRICT weights, int e, int d) {
   const int u = columns[e];
@@ -192,6 +208,42 @@ __device__ __forceinline__ void relax(const Push &p, int *dist, const int *RESTR
     const int old = atomicMin(&dist[u], nd);
     if (nd < old) push(p, u, nd);
   }
+}
+
+// Relax the edges of `edge(k)` for k < U where `edge(k)` yields (edge, distance of its tail) or an
+// edge of -1 for none. With `p.direct`, no filtering read before the atomicMin.
+template <int U, typename Edge>
+__device__ __forceinline__ void relax_unrolled(const Push &p, int *dist, const int *RESTRICT columns,
+                                               const int *RESTRICT weights, Edge edge) {
+  int u[U], nd[U];
+#pragma unroll
+  for (int k = 0; k < U; ++k) {
+    const int2 ed = edge(k);
+    u[k] = ed.x < 0 ? -1 : columns[ed.x];
+    nd[k] = ed.x < 0 ? 0 : ed.y + weights[ed.x];
+  }
+  int current[U];
+#pragma unroll
+  for (int k = 0; k < U; ++k) current[k] = u[k] < 0 || p.direct ? INF : dist[u[k]];
+#pragma unroll
+  for (int k = 0; k < U; ++k) {
+    if (u[k] >= 0 && nd[k] < current[k]) {
+      const int old = atomicMin(&dist[u[k]], nd[k]);
+      if (nd[k] < old) push(p, u[k], nd[k]);
+    }
+  }
+}
+
+// Relax edges begin, begin + stride, ... below end, all from a tail at distance d.
+template <int U>
+__device__ __forceinline__ void relax_strided(const Push &p, int *dist, const int *RESTRICT columns,
+                                              const int *RESTRICT weights, int begin, int end, int stride,
+                                              int d) {
+  for (int e = begin; e < end; e += U * stride)
+    relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
+      const int at = e + k * stride;
+      return make_int2(at < end ? at : -1, d);
+    });
 }
 
 // Inclusive prefix sum over the block (blockDim.x a multiple of 32, at most 1024).
@@ -227,7 +279,8 @@ struct Hubs {
 
 // Expand one tile: entries [tile, tile + blockDim.x) of `queue` (count entries). Dynamic shared
 // memory: 3 * blockDim.x ints from `scratch`. Every thread of the block calls it. Returns the
-// edges this thread counted as scanned.
+// edges this thread counted as scanned. U: edges relaxed at once by a thread.
+template <int U>
 __device__ int advance_tile(const Push &p, const Queue &queue, int count, int tile,
                             const int *RESTRICT row_offsets, const int *RESTRICT columns,
                             const int *RESTRICT weights, int *dist, int warp_threshold,
@@ -273,7 +326,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
       }
       __syncthreads();
       const int ob = owner_begin, oe = owner_end, od = owner_dist;
-      for (int e = ob + threadIdx.x; e < oe; e += blockDim.x) relax(p, dist, columns, weights, e, od);
+      relax_strided<U>(p, dist, columns, weights, ob + threadIdx.x, oe, blockDim.x, od);
       if (threadIdx.x == 0) scanned += oe - ob;
       __syncthreads();
     }
@@ -290,7 +343,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
       const int we = __shfl_sync(0xffffffffu, end, leader);
       const int wd = __shfl_sync(0xffffffffu, d, leader);
       if (lane == leader) begin = end;
-      for (int e = wb + lane; e < we; e += 32) relax(p, dist, columns, weights, e, wd);
+      relax_strided<U>(p, dist, columns, weights, wb + lane, we, 32, wd);
       if (lane == 0) scanned += we - wb;
     }
   }
@@ -305,27 +358,46 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   __syncthreads();
   const int edges = total;
   const int last = min((int)blockDim.x, count - tile) - 1;  // threads past the queue's end own nothing
-  for (int i = threadIdx.x; i < edges; i += blockDim.x) {
-    int low = 0, high = last;  // the last thread whose offset is <= i owns edge i
-    while (low < high) {
-      const int mid = (low + high + 1) >> 1;
-      if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
+  // One edge per thread at most (the small frontiers of road networks): the plain loop, whose
+  // one relaxation waits on fewer instructions.
+  const int stride = edges <= (int)blockDim.x ? 1 : U;
+  for (int first = threadIdx.x; first < edges; first += stride * blockDim.x) {
+    int low = 0;  // edges ascend with k: each search starts from the previous owner
+    if (stride == 1) {
+      int high = last;
+      while (low < high) {
+        const int mid = (low + high + 1) >> 1;
+        if (tile_offset[mid] <= first) low = mid; else high = mid - 1;
+      }
+      relax(p, dist, columns, weights, tile_begin[low] + (first - tile_offset[low]), tile_dist[low]);
+      continue;
     }
-    relax(p, dist, columns, weights, tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
+    relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
+      const int i = first + k * blockDim.x;
+      if (i >= edges) return make_int2(-1, 0);
+      int high = last;  // the last thread whose offset is <= i owns edge i
+      while (low < high) {
+        const int mid = (low + high + 1) >> 1;
+        if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
+      }
+      return make_int2(tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
+    });
   }
   if (threadIdx.x == 0) scanned += edges;
-  __syncthreads();  // the shared arrays are reused by the next tile
+  // No barrier here: the next tile rewrites the shared arrays only after the two barriers of its
+  // prefix sum, which every thread reaches after its edges above.
   return scanned;
 }
 
 // One hub chunk: `block_threshold` edges of a vertex, expanded by the whole block.
+template <int U>
 __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_offsets,
                              const int *RESTRICT columns, const int *RESTRICT weights, int *dist,
                              int block_threshold) {
   const int d = __ldcg(&dist[chunk.x]);
   const int begin = row_offsets[chunk.x] + chunk.y * block_threshold;
   const int end = min(row_offsets[chunk.x + 1], begin + block_threshold);
-  for (int e = begin + threadIdx.x; e < end; e += blockDim.x) relax(p, dist, columns, weights, e, d);
+  relax_strided<U>(p, dist, columns, weights, begin + threadIdx.x, end, blockDim.x, d);
   return threadIdx.x == 0 ? end - begin : 0;
 }
 
@@ -435,7 +507,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
       int2 chunk;
       chunk.x = __ldcg(&hub_in[c].x);
       chunk.y = __ldcg(&hub_in[c].y);
-      scanned += advance_chunk(p, chunk, row_offsets, columns, weights, in.dist, block_threshold);
+      scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, in.dist, block_threshold);
     }
   }
   const int count = in.load(F_NEAR_COUNT0 + now);
@@ -448,7 +520,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   int *next_tile = in.field(F_TILE_NEXT0 + now);
   for (int tile = dynamic ? take(next_tile, blockDim.x) : blockIdx.x * blockDim.x; tile < count;
        tile = dynamic ? take(next_tile, blockDim.x) : tile + gridDim.x * blockDim.x)
-    scanned += advance_tile(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
+    scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
                             block_threshold, hubs, scratch);
   return scanned;
 }
@@ -625,7 +697,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
 // `queue_capacity` entries of each near queue too; with `bitmap_words` > 0 (at least (n + 31) / 32),
 // the duplicate stamps as four shared bitmaps (near queues and far piles, by parity). Dynamic
 // shared memory: 3 * blockDim.x + 2 * queue_capacity + 4 * bitmap_words ints.
-extern "C" __global__ void solve_block(
+extern "C" __global__ void __maxnreg__(56) solve_block(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
     int block_threshold, int max_iterations, int queue_capacity, int bitmap_words) {
@@ -666,7 +738,7 @@ extern "C" __global__ void solve_block(
     p.direct = count <= (int)blockDim.x;
     const Queue queue = {iteration & 1 ? shared_queue1 : shared_queue0, queue_capacity, in.near(iteration & 1)};
     for (int tile = 0; tile < count; tile += blockDim.x)
-      scanned += advance_tile(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
+      scanned += advance_tile<BLOCK_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
                               block_threshold, no_hubs, scratch);
     if (bitmap_words) {  // this queue's bitmap, clear before iteration + 1 pushes with it again
       unsigned *const read = bitmap(iteration & 1);
@@ -675,7 +747,9 @@ extern "C" __global__ void solve_block(
     __syncthreads();
     int next_near = near_count[next];
     int far_now = far_count[sel];
-    __syncthreads();  // every warp has read the counts before a split pushes into them (see finish)
+    // Every warp has read the counts before a split pushes into them (see finish); without a
+    // split, the next pushes go to other counts, after the next tile's barriers.
+    if (next_near == 0 && far_now > 0) __syncthreads();
     while (next_near == 0 && far_now > 0) {
       const int new_threshold = next_threshold(threshold, far_min[splits & 1], delta);
       Push q = make_push(in, out, &near_count[next], iteration, splits, sel, new_threshold, true);

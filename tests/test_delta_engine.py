@@ -23,6 +23,6 @@ def test_global_stamps_when_instances_share_sms_or_the_bitmaps_do_not_fit():
 
 def test_solve_block_takes_the_bitmap_words_last():
     source = get("delta").source_path.read_text()
-    signature = re.search(r"void solve_block\((.*?)\)\s*\{", source, re.S).group(1)
+    signature = re.search(r"void (?:__maxnreg__\(\d+\) )?solve_block\((.*?)\)\s*\{", source, re.S).group(1)
     assert signature.split(",")[-1].split() == ["int", "bitmap_words"]
     assert state_fields(source)["F_DONE"] == 0

@@ -165,8 +165,8 @@ class DeltaSolver(Solver):
         params = config.params
         loop, blocks = params["loop"], int(params["blocks"])
         delta = np.int32(delta_argument(params["delta"]))
-        warp = np.int32(threshold_argument(params["warp_threshold"]))
-        hub_threshold = threshold_argument(params["block_threshold"])
+        warp = np.int32(threshold_argument(params["warp_threshold"], self.graph.max_degree))
+        hub_threshold = threshold_argument(params["block_threshold"], self.graph.max_degree)
         uses_hubs = (loop == HOST or blocks > 1) and hub_threshold > 0
         hub_capacity = self.hub_capacity(hub_threshold) if uses_hubs else 0
         with self.launch_errors(config):

@@ -132,8 +132,23 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crau
         config, details = fitted_prediction(graph, fitted, space, profile)
         return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
     prediction = entry.predict(features(graph), profile)
-    return Specials(entry.default_config(), entry.baseline_candidates(profile), prediction.config,
-                    prediction.to_json())
+    config, details = within_ck(prediction.config, prediction.to_json(), space)
+    return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
+
+
+def within_ck(config: LaunchConfig, details: dict[str, Any], space: Any = None) -> tuple[LaunchConfig, dict[str, Any]]:
+    """A prediction whose CK is above every CK of `space` (a `SearchSpace`: `--objective latency`
+    keeps CK 1, `--queries K` at most K), at the space's largest CK instead, its details saying so;
+    otherwise unchanged. A prediction at a CK the objective does not allow would set the best
+    the search is pruned against, and could never be the table's winner."""
+    if space is None or not space.concurrent_kernels or config.concurrent_kernels <= max(space.concurrent_kernels):
+        return config, details
+    allowed = max(space.concurrent_kernels)
+    capped = config.replace(concurrent_kernels=allowed)
+    rules = dict(details.get("rules") or {})
+    rules["concurrent_kernels"] = (f"{rules.get('concurrent_kernels', 'the model')}; capped at {allowed}, "
+                                   "the most the sweep's objective allows")
+    return capped, {**details, "config": capped.to_json(), "rules": rules}
 
 
 def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None, profile: Any = None

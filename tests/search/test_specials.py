@@ -1,0 +1,38 @@
+"""The specials a sweep measures: within the CK its objective allows."""
+from __future__ import annotations
+
+import dataclasses
+
+from autotune.graphs import load_graph
+from autotune.model.device import load_device
+from autotune.search import SearchSpace
+from autotune.search import specials as sp
+
+
+def _job(ck):
+    graph = load_graph("rmat10")
+    info = sp.graph_info(graph)
+    space = SearchSpace.from_options("delta", graph=sp.features(info))
+    return info, dataclasses.replace(space, concurrent_kernels=ck)
+
+
+def test_a_latency_sweep_measures_the_prediction_at_ck_1():
+    profile = load_device("hopper-h100")
+    info, unbounded = _job((1, 2, 4, 1024))
+    predicted = sp.model_specials(info, profile, "delta", space=unbounded).prediction
+    assert predicted.concurrent_kernels > 1  # the model batches; a latency sweep must not
+
+    _, latency = _job((1,))
+    specials = sp.model_specials(info, profile, "delta", space=latency)
+    assert specials.prediction.concurrent_kernels == 1
+    assert specials.prediction.replace(concurrent_kernels=predicted.concurrent_kernels) == predicted
+    assert specials.prediction_details["config"] == specials.prediction.to_json()
+    assert "capped at 1" in specials.prediction_details["rules"]["concurrent_kernels"]
+
+
+def test_a_prediction_within_the_space_is_unchanged():
+    profile = load_device("hopper-h100")
+    info, space = _job((1, 2, 4, 512, 1024))
+    specials = sp.model_specials(info, profile, "delta", space=space)
+    assert specials.prediction_details["config"] == specials.prediction.to_json()
+    assert "capped" not in str(specials.prediction_details["rules"])
