@@ -747,8 +747,10 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
     __syncthreads();
     int next_near = near_count[next];
     int far_now = far_count[sel];
-    // Every warp has read the counts before a split pushes into them (see finish); without a
-    // split, the next pushes go to other counts, after the next tile's barriers.
+    // Every warp has read the counts before a split pushes into them (see finish). Without a
+    // split no barrier: a warp already in the next iteration pushes into near_count[(iteration +
+    // 2) % 3], not the one read here, and into far_count[sel], whose value matters only when
+    // next_near is 0, that is before a split.
     if (next_near == 0 && far_now > 0) __syncthreads();
     while (next_near == 0 && far_now > 0) {
       const int new_threshold = next_threshold(threshold, far_min[splits & 1], delta);

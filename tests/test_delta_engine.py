@@ -1,5 +1,6 @@
 """The Delta-stepping engine's pure decisions (no GPU): when `solve_block` keeps its duplicate
-stamps in shared memory, and the state fields it reads from the kernel source."""
+stamps in shared memory, the state fields it reads from the kernel source, and the bin thresholds
+it passes."""
 from __future__ import annotations
 
 import re
@@ -26,3 +27,12 @@ def test_solve_block_takes_the_bitmap_words_last():
     signature = re.search(r"void (?:__maxnreg__\(\d+\) )?solve_block\((.*?)\)\s*\{", source, re.S).group(1)
     assert signature.split(",")[-1].split() == ["int", "bitmap_words"]
     assert state_fields(source)["F_DONE"] == 0
+
+
+def test_a_bin_no_vertex_reaches_is_passed_as_off():
+    from autotune.algorithms.delta import OFF, threshold_argument
+
+    assert threshold_argument(1024, max_degree=6) == 0  # usa-roads: the block bin would find nobody
+    assert threshold_argument(6, max_degree=6) == 6  # a vertex of exactly the threshold is in the bin
+    assert threshold_argument(32, max_degree=None) == 32
+    assert threshold_argument(OFF, max_degree=10**6) == 0
