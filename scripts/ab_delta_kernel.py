@@ -24,15 +24,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from autotune import algorithms  # noqa: E402
-from autotune.algorithms.delta import DELTA  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
-from autotune.launch import CacheState, KernelLaunch, LaunchConfig  # noqa: E402
+from autotune.launch import LaunchConfig  # noqa: E402
 from autotune.measure import Protocol, Status, choose_sources  # noqa: E402
 from autotune.reference.cache import ReferenceCache  # noqa: E402
+from bench_delta import config as bench_config, spec_of  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 # name: (graph, CK, threads, blocks per instance, Delta[, other parameters]): the best
 # configurations of reports/h100/delta (runs H and I) for the targets of issue 12, and variants
 CASES = {
@@ -53,10 +53,8 @@ CASES = {
 
 
 def config(ck: int, threads: int, blocks: int, delta: int, params: dict | None = None) -> LaunchConfig:
-    launch = KernelLaunch(threads, CacheState.DEFAULT)
-    return DELTA.validate(LaunchConfig(ck, {"advance": launch, "split": launch}, "delta",
-                                       {**DELTA.default_params(), "delta": delta, "loop": "persistent",
-                                        "blocks": blocks, **(params or {})}))
+    """A case's persistent configuration (`bench_delta.config`: both kernels of `threads`)."""
+    return bench_config(ck, threads, delta=delta, loop="persistent", blocks=blocks, **(params or {}))
 
 
 def use_source(path: Path) -> None:
@@ -92,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             by_graph.setdefault(CASES[case][0], []).append(case)
         for graph_name, graph_cases in by_graph.items():
-            graph = load_graph(str(DATA / graph_name) if graph_name.endswith(".gz") else graph_name)
+            graph = load_graph(spec_of(graph_name))
             sample = choose_sources(graph, 32, seed=0)
             expected = ReferenceCache(None).distances(graph, sample)
             for round_ in range(args.rounds):

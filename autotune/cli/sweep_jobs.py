@@ -188,8 +188,10 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
             if not mine:
                 continue
             fitted = None if model == "auto" else fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO)
-            specials = sp.recorded_specials(mine, graph, profile, entry.name, fitted, use_model=model != "auto")
-            jobs.append(Job(graph, entry.name, options.space(entry.name, graph, mine), specials,
+            space = options.space(entry.name, graph, mine)
+            specials = sp.recorded_specials(mine, graph, profile, entry.name, fitted, use_model=model != "auto",
+                                            space=space)
+            jobs.append(Job(graph, entry.name, space, specials,
                             contextlib.nullcontext(replay_timer(mine, delay_s, pace)), key))
     return device, jobs, [by_graph[k][0].graph.name for k in keys]
 

@@ -166,11 +166,13 @@ def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None, profile:
 
 
 def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any | None,
-                      algorithm: str = "crauser", fitted: Any = None, use_model: bool = False) -> Specials:
+                      algorithm: str = "crauser", fitted: Any = None, use_model: bool = False,
+                      space: Any = None) -> Specials:
     """The specials of a replay: the prediction and baseline candidates the records were measured
     as (their `roles`), so a replay repeats the live sweep; where the records hold no roles, the
     model's (as in a live sweep). With `use_model` (a replay asked for `--model`), the model's
-    prediction instead of the recorded one: `fitted`'s (a `FittedModel`), else the thesis's."""
+    prediction instead of the recorded one: `fitted`'s (a `FittedModel`), else the thesis's. Within
+    `space`'s CK, as in a live sweep (`within_ck`)."""
     try:
         from_model = model_specials(graph, profile, algorithm, fitted) if profile is not None else None
     except InputError:
@@ -183,6 +185,8 @@ def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any 
         details = from_model.prediction_details
     else:
         details = {"config": prediction.to_json()} if prediction is not None else None
+    if prediction is not None:
+        prediction, details = within_ck(prediction, dict(details or {}), space)
     candidates = tuple(dict.fromkeys(r.measurement.config for r in records if "baseline_candidate" in r.roles))
     if not candidates and from_model is not None:
         candidates = from_model.baseline_candidates

@@ -36,3 +36,11 @@ def test_a_prediction_within_the_space_is_unchanged():
     specials = sp.model_specials(info, profile, "delta", space=space)
     assert specials.prediction_details["config"] == specials.prediction.to_json()
     assert "capped" not in str(specials.prediction_details["rules"])
+
+
+def test_a_latency_replay_caps_the_prediction_as_a_live_sweep_does():
+    profile = load_device("hopper-h100")
+    info, latency = _job((1,))
+    specials = sp.recorded_specials([], info, profile, "delta", space=latency)
+    assert specials.prediction.concurrent_kernels == 1
+    assert "capped at 1" in specials.prediction_details["rules"]["concurrent_kernels"]
