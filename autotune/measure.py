@@ -11,12 +11,19 @@ sources (`choose_sources`), whatever its CK, so that times at different CK measu
 over the SSSPs they solved. A measurement is a warm-up batch, `min_repetitions` to
 `max_repetitions` timed repetitions (after the minimum, it stops as soon as the spread of the
 repetitions is within `noise` of their median) and one profiled batch (CUDA events around every
-kernel). A `stop` callback, asked after the warm-up and after every batch with the times so far,
-answers an `Ask`: PRUNE ends the measurement early as PRUNED (the search's pruning: far slower than
-the best so far); ENOUGH, after a whole repetition, ends the repetitions there, below the protocol's
-minimum if need be, and keeps the measurement OK (a reference, measured for the record, far behind
-the best: one repetition solves the whole sample, the work every configuration is timed on, and
-more would only narrow a spread no conclusion depends on). At the warm-up, ENOUGH means GO_ON.
+kernel; left out when the caller asks, as the finalists' re-measurement rounds do).
+
+A `stop` callback, asked after the warm-up and after every batch with the times so far, answers an
+`Ask`: PRUNE ends the measurement early as PRUNED (the search's pruning: far slower than the best so
+far); ENOUGH, after a whole repetition, ends the repetitions there, below the protocol's minimum if
+need be, and keeps the measurement OK (a configuration that cannot win, being far behind the best:
+one repetition solves the whole sample, the work every configuration is timed on, and more would
+only narrow a spread no conclusion depends on). At the warm-up, ENOUGH means GO_ON. The warm-up is
+reported as such (`warm_up` True: it runs cold, the pruner allows it twice the bound) only when its
+batch covers part of the sample; a batch of CK >= the sample covers it whole, the same work as a
+repetition, and is reported as one. A `limit_ms` (per SSSP, the pruning bound at the time) also
+stops the warm-up batch on the host clock once it has run CK x that long (twice that for a
+partial one), so a hopeless configuration costs little more than the bound however slow it is.
 """
 from __future__ import annotations
 
@@ -120,6 +127,8 @@ class Measurement:
             around each phase of the profiled batch.
         iterations: mean outer-loop iterations per SSSP.
         edges: arcs of the graph (for GTEPS).
+        warm_up_ms: milliseconds per SSSP of the warm-up batch (its first CK sources of the
+            sample), when the timer took one: the candidates of the baseline are ranked on it.
         launch_share: share of the timed solves' wall time the host spent in launch calls.
         reason: why it is invalid, wrong or pruned.
     """
@@ -132,6 +141,7 @@ class Measurement:
     edges: int = 0
     launch_share: float | None = None
     reason: str | None = None
+    warm_up_ms: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -170,6 +180,7 @@ class Measurement:
             "launch_share": self.launch_share,
             "verified": self.verified,
             "reason": self.reason,
+            "warm_up_ms": self.warm_up_ms,
         }
 
     @classmethod
@@ -185,13 +196,20 @@ class Measurement:
             edges=int(data.get("edges", 0)),
             launch_share=data.get("launch_share"),
             reason=data.get("reason"),
+            warm_up_ms=None if data.get("warm_up_ms") is None else float(data["warm_up_ms"]),
         )
 
 
 class Timer(TypingProtocol):
-    """Measures launch configurations on one graph."""
+    """Measures launch configurations on one graph.
 
-    def measure(self, config: LaunchConfig, stop: StopAsk | None = None) -> Measurement: ...
+    `measure(config, stop, limit_ms=..., profile=...)`: `stop` and `limit_ms` as in the module
+    docstring; `profile` False leaves out the profiled batch (the measurement's `kernel_ms` is
+    then empty). A timer that cannot honour `limit_ms` or `profile` may ignore them.
+    """
+
+    def measure(self, config: LaunchConfig, stop: StopAsk | None = None, *, limit_ms: float | None = None,
+                profile: bool = True) -> Measurement: ...
 
 
 def choose_sources(graph: CSRGraph, count: int, seed: int = 0) -> tuple[int, ...]:

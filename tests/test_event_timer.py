@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from autotune.algorithms.thesis import CRAUSER
-from autotune.gpu.engine import SolveResult
+from autotune.gpu.engine import Overtime, SolveResult
 from autotune.gpu.timer import CudaEventTimer
 from autotune.measure import Ask, Protocol, Status
 
@@ -25,9 +25,11 @@ class TimedSolver:
         self.ms = list(ms_per_solve)
         self.solves = 0
 
-    def solve(self, config, sources, profile=False):
+    def solve(self, config, sources, profile=False, deadline_ms=None):
         ms = self.ms[self.solves % len(self.ms)]
         self.solves += 1
+        if deadline_ms is not None and ms > deadline_ms:
+            raise Overtime(deadline_ms)  # stopped at the deadline, as the engines do
         ck = len(sources)
         return SolveResult(ms, ms, 0.0, np.zeros((ck, N), dtype=np.int32), np.ones(ck),
                            {"relax": ms} if profile else {})
@@ -39,7 +41,8 @@ def timer_of(ms_per_solve, minimum=2, maximum=6):
     return CudaEventTimer(TimedSolver(ms_per_solve), SAMPLE, protocol, expected=expected)
 
 
-CONFIG = CRAUSER.uniform(256, "default", 4)  # CK 4: one batch per repetition
+CONFIG = CRAUSER.uniform(256, "default", 4)  # CK 4: one batch per repetition, the warm-up solves the whole sample
+PARTIAL = CRAUSER.uniform(256, "default", 2)  # CK 2: two batches per repetition, the warm-up solves half the sample
 
 
 def test_noisy_repetitions_go_on_to_the_cap_and_agreeing_ones_stop_at_the_minimum():
@@ -56,15 +59,42 @@ def test_the_stop_callbacks_answer_after_a_repetition(answer, status, repetition
         asked.append(warm_up)
         return Ask.GO_ON if warm_up else answer
 
-    measurement = timer_of([1.0, 2.0]).measure(CONFIG, stop)
+    measurement = timer_of([1.0, 2.0, 3.0]).measure(PARTIAL, stop)
     assert measurement.status is status and len(measurement.times_ms) == repetitions
     assert asked[0] is True  # the warm-up is asked first, and never gets ENOUGH's meaning
 
 
+def test_a_warm_up_of_the_whole_sample_is_reported_as_a_repetition_would_be():
+    asked = []
+    timer_of([1.0]).measure(CONFIG, lambda times, warm_up: asked.append(warm_up) or Ask.GO_ON)
+    assert asked[0] is False  # the same work as a repetition: the pruner judges it without slack
+
+
 def test_enough_at_the_warm_up_neither_prunes_nor_cuts_the_repetitions():
-    measurement = timer_of([1.0, 2.0], minimum=3).measure(
-        CONFIG, lambda times, warm_up: Ask.ENOUGH if warm_up else Ask.GO_ON)
+    measurement = timer_of([1.0, 2.0, 3.0], minimum=3).measure(
+        PARTIAL, lambda times, warm_up: Ask.ENOUGH if warm_up else Ask.GO_ON)
     assert measurement.status is Status.OK and len(measurement.times_ms) == 6  # noisy: the cap
+
+
+def test_a_warm_up_past_the_limit_is_stopped_and_pruned_with_what_it_ran():
+    asked = []
+    measurement = timer_of([8.0]).measure(CONFIG, lambda times, warm_up: asked.append(times) or Ask.GO_ON,
+                                          limit_ms=1.0)  # per SSSP: a CK 4 batch may run 4 ms
+    assert measurement.status is Status.PRUNED and measurement.times_ms == (1.0,) and measurement.warm_up_ms == 1.0
+    assert "during the warm-up" in measurement.reason and asked == [[1.0]]  # reported all the same
+
+
+def test_a_partial_warm_up_gets_twice_the_limit():
+    measurement = timer_of([3.0]).measure(PARTIAL, limit_ms=1.0)  # a CK 2 batch may run 2 x 2 x 1 ms
+    assert measurement.status is Status.OK and measurement.warm_up_ms == 1.5
+    assert timer_of([5.0]).measure(PARTIAL, limit_ms=1.0).status is Status.PRUNED
+
+
+def test_a_measurement_without_the_profiled_batch_has_no_kernel_times():
+    solver_runs = timer_of([1.0])
+    measurement = solver_runs.measure(CONFIG, profile=False)
+    assert measurement.ok and measurement.kernel_ms == {} and solver_runs.solver.solves == 1 + 2
+    assert timer_of([1.0]).measure(CONFIG).kernel_ms == {"relax": 0.25}
 
 
 def test_enough_after_a_repetition_ends_below_the_minimum():

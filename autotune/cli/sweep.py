@@ -29,8 +29,9 @@ from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
 from autotune.search.results import GraphResult
 from autotune.search.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
-from autotune.search.sweep import GraphPlan, SweepProgress, stop_on_sigterm, sweep_graph
-from autotune.search.trials import DEFAULT_PRUNE_FACTOR
+from autotune.search.interrupts import stop_on_sigterm
+from autotune.search.sweep import GraphPlan, SweepProgress, sweep_graph
+from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -97,10 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help=f"the sample of sources every configuration solves (default {DEFAULT_SAMPLE})")
     measure.add_argument("--prune-factor", type=float, metavar="F", default=DEFAULT_PRUNE_FACTOR,
                          help="stop timing a configuration once it is F times slower than the best so far "
-                         f"(default {DEFAULT_PRUNE_FACTOR}); the specials are timed whole, but once that far behind "
-                         "with one repetition of the sample")
+                         f"(default {DEFAULT_PRUNE_FACTOR}); the specials are timed whole")
+    measure.add_argument("--contender-factor", type=float, metavar="F", default=DEFAULT_CONTENDER_FACTOR,
+                         help="a configuration F times slower than the best after one repetition of the sample "
+                         f"takes no more (default {DEFAULT_CONTENDER_FACTOR})")
     measure.add_argument("--no-prune", action="store_true",
-                         help="time every configuration to the end, with the repetitions the noise bound asks")
+                         help="time every configuration to the end, with the repetitions the noise bound asks; "
+                         "measure every baseline candidate whole and every re-measurement round in full")
     measure.add_argument("--device-index", type=int, metavar="I", default=0, help="the CUDA device (default 0)")
     measure.add_argument("--replay", metavar="RECORDS.jsonl", default=None,
                          help="answer from recorded measurements instead of the GPU; the space defaults to "

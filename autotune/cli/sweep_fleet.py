@@ -24,7 +24,7 @@ from autotune.errors import InputError
 from autotune.measure import Protocol, Timer
 from autotune.search import fleet
 from autotune.search.storage import MEMORY, open_storage, storage_url
-from autotune.search.sweep import quiet_optuna, stop_on_sigterm
+from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
 
 HEARTBEAT_S = 5  # an RDB storage's heartbeat; a worker silent for 4 beats is taken for dead
 

@@ -107,8 +107,8 @@ class DelayedReplay:
     def stats(self) -> Any:
         return self.timer.stats
 
-    def measure(self, config: Any, stop: Any = None) -> Any:
-        measurement = self.timer.measure(config, stop)
+    def measure(self, config: Any, stop: Any = None, **options: Any) -> Any:
+        measurement = self.timer.measure(config, stop, **options)
         time.sleep(self.delay_s + self.pace * self.timer.last_wall_s)
         return measurement
 

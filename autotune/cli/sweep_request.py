@@ -19,7 +19,8 @@ from autotune.errors import InputError
 from autotune.measure import Protocol
 from autotune.search.storage import MEMORY, StudyHandle, StudyKey, open_study
 from autotune.search.strategies import Strategy, make_strategy
-from autotune.search.sweep import SweepSettings, quiet_optuna
+from autotune.search.interrupts import quiet_optuna
+from autotune.search.sweep import SweepSettings
 
 
 OBJECTIVES = ("throughput", "latency", "pareto")
@@ -78,8 +79,9 @@ def parse(args: argparse.Namespace) -> Request:
                                ("--finalists", args.finalists, 0), ("--rounds", args.rounds, 0)):
         if value is not None and value < low:
             raise InputError(f"{option}: expected a number >= {low}, found {value}")
-    if args.prune_factor <= 1:
-        raise InputError(f"--prune-factor: expected a factor above 1, found {args.prune_factor}")
+    for option, factor in (("--prune-factor", args.prune_factor), ("--contender-factor", args.contender_factor)):
+        if factor <= 1:
+            raise InputError(f"{option}: expected a factor above 1, found {factor}")
     if args.resume and (args.storage == MEMORY or (args.replay and args.storage is None)):
         raise InputError("--resume needs a storage that outlives the process; give --storage FILE.db")
     if not args.replay and not args.graph:
@@ -95,7 +97,7 @@ def parse(args: argparse.Namespace) -> Request:
     protocol = Protocol(args.sources, args.repetitions, args.max_repetitions or args.repetitions, args.noise, seed)
     # Optuna cannot prune a trial of several objectives: a Pareto sweep times every configuration whole
     settings = SweepSettings(args.finalists, args.rounds, not args.no_prune and args.objective != "pareto",
-                             args.prune_factor)
+                             args.prune_factor, args.contender_factor)
     return Request(
         algorithm=args.algorithm, strategy=strategy, settings=settings, protocol=protocol, seed=seed,
         space=SpaceOptions(args.block_sizes, args.caches, args.ck, args.lanes, tuple(args.param), max_ck),

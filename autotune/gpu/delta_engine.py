@@ -35,10 +35,12 @@ from autotune.gpu.engine import (
     POLL_DEPTH,
     DeviceArrays,
     Launcher,
+    Overtime,
     PackedLaunch,
     SolveResult,
     Solver,
     blocks_for,
+    past,
 )
 from autotune.launch import KernelLaunch, LaunchConfig
 
@@ -147,11 +149,14 @@ class DeltaSolver(Solver):
 
         return profile_from_attributes(*gpu_facts(self.cuda.Context.get_device()))
 
-    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False) -> SolveResult:
+    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
+              deadline_ms: float | None = None) -> SolveResult:
         """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.
 
         With `profile`, CUDA events surround every launch and `kernel_ms` sums their times per
         kernel (`advance`, `split` in host mode; `advance` for a persistent solve; `other` = init).
+        A host-loop solve stops at `deadline_ms` (host clock) and raises `Overtime`; a persistent
+        one runs to its end.
 
         Raises:
             LaunchRejected: the configuration cannot run on this GPU (resources, residency, memory).
@@ -183,16 +188,20 @@ class DeltaSolver(Solver):
             wall_start = time.perf_counter()
             start.record(stream)
             launch("other", launches["init"], stream)
+            finished = True
             if loop == PERSISTENT:
                 launch("advance", launches["solve"], stream)
             else:
-                self._host_loop(launch, launches, workspace, done_row, ck, stream)
+                deadline_s = None if deadline_ms is None else wall_start + deadline_ms / 1e3
+                finished = self._host_loop(launch, launches, workspace, done_row, ck, stream, deadline_s)
             end.record(stream)
             end.synchronize()
             wall_ms = (time.perf_counter() - wall_start) * 1e3
             elapsed_ms = end.time_since(start)
         kernel_ms = launch.kernel_ms()
         self.recycle(start, end)
+        if not finished:
+            raise Overtime(elapsed_ms)
         distances = workspace.rows(ck, self.graph.n_vertices)
         cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
         state = np.empty((self.fields["N_FIELDS"], ck), dtype=np.int32)
@@ -210,8 +219,10 @@ class DeltaSolver(Solver):
             kernel_ms=kernel_ms,
         )
 
-    def _host_loop(self, launch: Launcher, launches, workspace: Workspace, done_row: int, ck: int, stream) -> None:
-        """Launch iterations until every instance is done, reading the done flags a few behind."""
+    def _host_loop(self, launch: Launcher, launches, workspace: Workspace, done_row: int, ck: int, stream,
+                   deadline_s: float | None = None) -> bool:
+        """Launch iterations until every instance is done, reading the done flags a few behind;
+        False if the host clock passed `deadline_s` first."""
         cuda = self.cuda
         pending: list[tuple[int, object]] = []
         iteration = 0
@@ -219,6 +230,9 @@ class DeltaSolver(Solver):
         while True:
             if iteration >= limit:  # the kernels cap themselves; this is a bug, not a graph
                 raise WrongResult(f"the iteration cap was reached on the host ({iteration} iterations)")
+            if past(deadline_s):
+                self.recycle(*(event for _slot, event in pending))
+                return False
             launch("advance", launches["advance"], stream)
             launch("split", launches["finish"], stream)
             slot = iteration % POLL_DEPTH
@@ -234,7 +248,7 @@ class DeltaSolver(Solver):
                 if np.all(workspace.ring[slot_read, :ck] == 1):
                     for _slot, rest in pending:
                         self.recycle(rest)
-                    return
+                    return True
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
                   hub_threshold) -> dict[str, PackedLaunch]:

@@ -28,6 +28,20 @@ INIT_BLOCK = 256
 MAX_ITERATIONS_FACTOR = 4  # a solve longer than factor x (n + 2) iterations is a bug, not a graph
 
 
+class Overtime(Exception):
+    """A solve stopped at its deadline (`solve(..., deadline_ms=...)`): its distances are
+    incomplete. `elapsed_ms` is its CUDA-event time up to the stop, a lower bound of the whole."""
+
+    def __init__(self, elapsed_ms: float) -> None:
+        super().__init__(f"stopped at its deadline after {elapsed_ms:.1f} ms")
+        self.elapsed_ms = elapsed_ms
+
+
+def past(deadline_s: float | None) -> bool:
+    """Whether the host clock (`time.perf_counter`) has passed `deadline_s` (never when None)."""
+    return deadline_s is not None and time.perf_counter() > deadline_s
+
+
 @dataclass
 class SolveResult:
     """One batched solve: CK instances, timed with CUDA events."""
@@ -188,7 +202,10 @@ class Solver:
     """Runs batched solves of one graph and one algorithm; use inside `gpu_session()` as a context
     manager (GPU memory is released on exit).
 
-    Subclasses implement `solve(config, sources, profile=False) -> SolveResult`.
+    Subclasses implement `solve(config, sources, profile=False, deadline_ms=None) -> SolveResult`;
+    a solve still running `deadline_ms` after its first launch (host clock) stops launching and
+    raises `Overtime` (a host-loop solve checks between iterations; one that cannot stop early, a
+    persistent kernel, runs to its end).
     """
 
     def __init__(self, graph: CSRGraph, algorithm: str) -> None:
@@ -247,7 +264,8 @@ class Solver:
     def max_iterations(self) -> int:
         return MAX_ITERATIONS_FACTOR * (self.graph.n_vertices + 2)
 
-    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False) -> SolveResult:
+    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
+              deadline_ms: float | None = None) -> SolveResult:
         raise NotImplementedError
 
 

@@ -26,10 +26,12 @@ from autotune.gpu.engine import (
     POLL_DEPTH,
     DeviceArrays,
     Launcher,
+    Overtime,
     PackedLaunch,
     SolveResult,
     Solver,
     blocks_for,
+    past,
 )
 from autotune.launch import LaunchConfig
 
@@ -109,7 +111,8 @@ class ThesisSolver(Solver):
             groups.append((stream, first, count, launches))
         return groups
 
-    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False) -> SolveResult:
+    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
+              deadline_ms: float | None = None) -> SolveResult:
         """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.
 
         With `profile`, CUDA events surround every kernel launch and `kernel_ms` sums their times
@@ -118,6 +121,7 @@ class ThesisSolver(Solver):
 
         Raises:
             LaunchRejected: the configuration cannot run on this GPU (resources, block size, memory).
+            Overtime: still running `deadline_ms` after the first launch (checked every iteration).
         """
         driver = self.cuda
         ck = config.concurrent_kernels
@@ -134,6 +138,8 @@ class ThesisSolver(Solver):
         with self.launch_errors(config):
             start, end = self.event(), self.event()
             wall_start = time.perf_counter()
+            deadline_s = None if deadline_ms is None else wall_start + deadline_ms / 1e3
+            overtime = False
             start.record(main_stream)
             for stream, _first, _count, launches in groups:
                 if stream is not main_stream:
@@ -146,6 +152,11 @@ class ThesisSolver(Solver):
             while active:
                 if iteration >= max_iterations:  # a kernel bug, never a slow configuration
                     raise WrongResult(f"no convergence after {iteration} iterations")
+                if past(deadline_s):
+                    overtime = True
+                    for queue in pending.values():
+                        self.recycle(*(event for _ring, event in queue))
+                    break
                 parity = iteration & 1
                 slot = iteration % POLL_DEPTH
                 for index in sorted(active):
@@ -186,6 +197,8 @@ class ThesisSolver(Solver):
             elapsed_ms = end.time_since(start)
         kernel_ms = launch.kernel_ms()
         self.recycle(start, end)
+        if overtime:
+            raise Overtime(elapsed_ms)
         distances = workspace.rows(ck, self.graph.n_vertices)
         driver.memcpy_dtoh(distances, workspace.dist)
         iterations = np.empty(workspace.capacity, dtype=np.int32)

@@ -8,7 +8,7 @@ import numpy as np
 
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
-from autotune.gpu.engine import Solver
+from autotune.gpu.engine import Overtime, Solver
 from autotune.launch import LaunchConfig
 from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batches
 from autotune.reference.cache import ReferenceCache
@@ -16,9 +16,9 @@ from autotune.reference.cache import ReferenceCache
 
 class CudaEventTimer:
     """Measures launch configurations of one algorithm on one graph (any engine's `Solver`), by
-    the protocol of `autotune.measure`: a warm-up batch, timed repetitions over the whole sample
-    (adaptive between the protocol's bounds), and one profiled batch with CUDA events around
-    every kernel. Every solve's distances are compared with scipy's Dijkstra; any difference
+    the protocol of `autotune.measure`: a warm-up batch (stopped at `limit_ms` when given), timed
+    repetitions over the whole sample (adaptive between the protocol's bounds), and one profiled
+    batch with CUDA events around every kernel (unless `profile` is off). Every solve's distances are compared with scipy's Dijkstra; any difference
     makes the measurement WRONG.
 
     Args:
@@ -51,25 +51,39 @@ class CudaEventTimer:
                         f"(vertex {v}: GPU {int(distances[k][v])}, CPU {int(expected[v])})")
         return None
 
-    def _batch(self, config: LaunchConfig, sources: list[int], profile: bool = False):
-        result = self.solver.solve(config, sources, profile=profile)
+    def _batch(self, config: LaunchConfig, sources: list[int], profile: bool = False, deadline_ms: float | None = None):
+        result = self.solver.solve(config, sources, profile=profile, deadline_ms=deadline_ms)
         wrong = self._wrong_instances(sources, result.distances)
         if wrong:
             raise WrongResult(wrong)
         return result
 
-    def measure(self, config: LaunchConfig, stop: StopAsk | None = None) -> Measurement:
+    def measure(self, config: LaunchConfig, stop: StopAsk | None = None, *, limit_ms: float | None = None,
+                profile: bool = True) -> Measurement:
         ck = config.concurrent_kernels
         edges = self.graph.n_edges
         plan = batches(list(self.sample), ck)
+        partial_warm_up = ck < len(self.sample)  # a warm-up of CK >= the sample solves all of it
         times: list[float] = []
         launch_shares: list[float] = []
         iterations: list[float] = []
+        warm_ms: float | None = None
+
+        def pruned(times_ms: Sequence[float], reason: str) -> Measurement:
+            return Measurement(config, Status.PRUNED, times_ms=tuple(times_ms), edges=edges, reason=reason,
+                               warm_up_ms=warm_ms)
+
         try:
-            warm = self._batch(config, plan[0])
-            if stop is not None and stop([warm.elapsed_ms / ck], True) is Ask.PRUNE:
-                return Measurement(config, Status.PRUNED, times_ms=(warm.elapsed_ms / ck,), edges=edges,
-                                   reason="pruned after the warm-up")
+            deadline_ms = None if limit_ms is None else limit_ms * ck * (2.0 if partial_warm_up else 1.0)
+            try:
+                warm_ms = self._batch(config, plan[0], deadline_ms=deadline_ms).elapsed_ms / ck
+            except Overtime as overtime:
+                warm_ms = overtime.elapsed_ms / ck
+                if stop is not None:
+                    stop([warm_ms], partial_warm_up)  # reported like any warm-up; pruned whatever it says
+                return pruned((warm_ms,), f"pruned during the warm-up: its batch ran past {deadline_ms:.1f} ms")
+            if stop is not None and stop([warm_ms], partial_warm_up) is Ask.PRUNE:
+                return pruned((warm_ms,), "pruned after the warm-up")
             while not self.protocol.settled(times):
                 elapsed = wall = launch = 0.0
                 for index, sources in enumerate(plan):
@@ -78,17 +92,15 @@ class CudaEventTimer:
                     iterations.extend(result.iterations.tolist())
                     partial = elapsed / ((index + 1) * ck)
                     if stop is not None and index + 1 < len(plan) and stop([*times, partial], False) is Ask.PRUNE:
-                        return Measurement(config, Status.PRUNED, times_ms=(*times, partial), edges=edges,
-                                           reason=f"pruned after {len(times)} repetitions and {index + 1} batches")
+                        return pruned((*times, partial), f"pruned after {len(times)} repetitions and {index + 1} batches")
                 times.append(elapsed / (len(plan) * ck))
                 launch_shares.append(launch / wall if wall else 0.0)
                 answer = stop(times, False) if stop is not None and not self.protocol.settled(times) else Ask.GO_ON
                 if answer is Ask.PRUNE:
-                    return Measurement(config, Status.PRUNED, times_ms=tuple(times), edges=edges,
-                                       reason=f"pruned after {len(times)} repetitions")
+                    return pruned(times, f"pruned after {len(times)} repetitions")
                 if answer is Ask.ENOUGH:
                     break
-            profiled = self._batch(config, plan[0], profile=True)
+            profiled = self._batch(config, plan[0], profile=True) if profile else None
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, edges=edges, reason=rejected.reason)
         except WrongResult as wrong:
@@ -97,8 +109,9 @@ class CudaEventTimer:
             config,
             Status.OK,
             times_ms=tuple(times),
-            kernel_ms={name: ms / ck for name, ms in profiled.kernel_ms.items()},
+            kernel_ms={name: ms / ck for name, ms in profiled.kernel_ms.items()} if profiled else {},
             iterations=float(np.mean(iterations)) if iterations else 0.0,
             edges=edges,
             launch_share=statistics.median(launch_shares),
+            warm_up_ms=warm_ms,
         )

@@ -9,9 +9,10 @@ A map, in the order a sweep uses them:
   graph and device descriptions.
 * `strategies`: `Strategy` and its registry: `Exhaustive`, `Bayes`, `ModelOnly`.
 * `storage`: Optuna storages (a journal file by default), study names, resuming.
-* `trials`: `Trials`, the objective: a trial's configuration, measured, kept in the trial.
+* `trials`: `Trials`, the objective: a trial's configuration, measured, kept in the trial; the
+  pruner and what else pruning saves. `baseline`: the thesis's baseline and its probes.
 * `sweep`: the one procedure: `GraphSweep` (stages: search, compose, re-measure, done) and
-  `sweep_graph` (one process).
+  `sweep_graph` (one process); `interrupts`: SIGTERM as Ctrl-C, Optuna's warnings silenced.
 * `fleet`: the same procedure over several worker processes sharing a storage.
 * `results`: `ConfigResult`, `GraphInfo`, `GraphResult`.
 * `records`, `entries`, `t4`: the outputs: JSON Lines records, the table's entries, T4 files.
@@ -50,7 +51,8 @@ from autotune.search.strategies import (
     make_sampler,
     make_strategy,
 )
-from autotune.search.sweep import GraphPlan, GraphSweep, SweepProgress, SweepSettings, stop_on_sigterm, sweep_graph
+from autotune.search.interrupts import stop_on_sigterm
+from autotune.search.sweep import GraphPlan, GraphSweep, SweepProgress, SweepSettings, sweep_graph
 from autotune.search.t4 import t4_results, write_t4
 from autotune.search.trials import Evaluation, Trials
 

@@ -41,7 +41,8 @@ from autotune.search.space import SearchSpace
 from autotune.search.specials import Specials
 from autotune.search.storage import StudyHandle, recover_interrupted
 from autotune.search.strategies import Strategy, strategy_from_json
-from autotune.search.sweep import ATTR_ELAPSED, GraphPlan, GraphSweep, SweepSettings, quiet_optuna
+from autotune.search.interrupts import quiet_optuna
+from autotune.search.sweep import ATTR_ELAPSED, GraphPlan, GraphSweep, SweepSettings
 from autotune.search.trials import ATTR_WORKER
 
 RUN_PREFIX = "autotune-run/"

@@ -42,7 +42,8 @@ class Record:
         strategy: the strategy label (`exhaustive`, `bayes-tpe`, `model`).
         measurement: the measurement itself.
         trial: the Optuna trial number, when it was one.
-        phase: fixed (default, baseline, prediction), search, compose or remeasure.
+        phase: fixed (specials outside the space), probe (a baseline candidate's warm-up, `search.baseline`),
+            search, compose or remeasure.
         roles: default, baseline_candidate, prediction: what the sweep measured it as.
         timestamp: ISO 8601 time of the measurement (UTC).
         wall_s: seconds the `measure` call took on the host (None when unknown).

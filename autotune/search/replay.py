@@ -26,9 +26,11 @@ What it answers, in order:
    that the point failed), and the sweep's summary counts these. With `strict=True` it raises
    `InputError` instead.
 
-A `stop` callback (the search's pruning) is asked after each recorded repetition, as a GPU timer
-asks after each batch; a stopped answer is PRUNED with the repetitions before it, so a replay shows
-what pruning would have saved (`ReplayStats.pruned`, and the `wall_s` the records give).
+A `stop` callback (the search's pruning) is asked after the recorded warm-up (when the record
+holds its time) and after each recorded repetition, as a GPU timer asks after each batch; a
+stopped answer is PRUNED with what came before, so a replay shows what pruning would have saved
+(`ReplayStats.pruned`, and the `wall_s` the records give); ENOUGH keeps the repetitions so far. A
+`limit_ms` and `profile` are not replayed: the records hold what was measured.
 
 Example:
     >>> timer = ReplayTimer(read_records("records.jsonl"))               # doctest: +SKIP
@@ -36,6 +38,7 @@ Example:
 """
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -137,14 +140,16 @@ class ReplayTimer:
     def stats(self) -> ReplayStats:
         return ReplayStats(self._recorded, self._composed, self._not_recorded, self._pruned)
 
-    def measure(self, config: LaunchConfig, stop: StopAsk | None = None) -> Measurement:
+    def measure(self, config: LaunchConfig, stop: StopAsk | None = None, *, limit_ms: float | None = None,
+                profile: bool = True) -> Measurement:
         key = config.key()
         measurements = self._by_key.get(key)
         if measurements:
             index = self._served[key] % len(measurements)
+            turn = self._served[key]
             self._served[key] += 1
             self._recorded += 1
-            answer = self._stopped(measurements[index], stop)
+            answer = self._stopped(measurements[index], stop, turn)
             self.last_wall_s = self._walls[key][index] * _share(answer, measurements[index])
             return answer
         why = "composing is off"
@@ -183,16 +188,30 @@ class ReplayTimer:
         prices = (self.price(r.measurement.config) for r in self.records if r.measurement.ok)
         return min(p[0] for p in prices if p is not None)
 
-    def _stopped(self, measurement: Measurement, stop: StopAsk | None) -> Measurement:
-        """The measurement as a timer asked to `stop` would have returned it (PRUNED at the first
-        repetition after which it says so)."""
+    def _stopped(self, measurement: Measurement, stop: StopAsk | None, turn: int = 0) -> Measurement:
+        """The measurement as a timer asked to `stop` would have returned it: PRUNED at the warm-up
+        or the first repetition after which it says so, cut short where it says ENOUGH. The
+        `turn`-th answer of the same record starts at its repetition `turn` (mod their count), so
+        that shortened answers of one record (re-measurement rounds) see each of its repetitions."""
         if stop is None or not measurement.ok:
             return measurement
+        if measurement.times_ms:
+            start = turn % len(measurement.times_ms)
+            measurement = dataclasses.replace(measurement, times_ms=measurement.times_ms[start:] + measurement.times_ms[:start])
+        warm = measurement.warm_up_ms
+        if warm is not None and stop((warm,), True) is Ask.PRUNE:
+            self._pruned += 1
+            return Measurement(measurement.config, Status.PRUNED, times_ms=(warm,), edges=measurement.edges,
+                               reason="pruned after the warm-up", warm_up_ms=warm)
         for count in range(1, len(measurement.times_ms)):
-            if stop(measurement.times_ms[:count], False) is Ask.PRUNE:
+            answer = stop(measurement.times_ms[:count], False)
+            if answer is Ask.PRUNE:
                 self._pruned += 1
                 return Measurement(measurement.config, Status.PRUNED, times_ms=measurement.times_ms[:count],
-                                   edges=measurement.edges, reason=f"pruned after {count} repetitions")
+                                   edges=measurement.edges, reason=f"pruned after {count} repetitions",
+                                   warm_up_ms=warm)
+            if answer is Ask.ENOUGH:
+                return dataclasses.replace(measurement, times_ms=measurement.times_ms[:count])
         return measurement
 
     def _uniforms(self, config: LaunchConfig) -> dict[str, LaunchConfig]:

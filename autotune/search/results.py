@@ -288,3 +288,14 @@ class GraphResult:
             "study": dict(self.study),
             "replay": None if self.replay is None else dict(self.replay),
         }
+
+
+def pooled(measurements: Mapping[str, Sequence[Measurement]]) -> dict[str, ConfigResult]:
+    """Every measured configuration, its measurements pooled."""
+    return {key: ConfigResult.pool(ms) for key, ms in measurements.items()}
+
+
+def ranked(results: Mapping[str, ConfigResult], space: Any = None) -> list[ConfigResult]:
+    """The ok configurations (inside `space`, a `SearchSpace`, when given), fastest first."""
+    ok = [r for r in results.values() if r.ok and (space is None or space.contains(r.config))]
+    return sorted(ok, key=lambda r: (r.ms_per_sssp, r.config.key()))

@@ -6,7 +6,8 @@ Stages of a graph's study (its `stage` attribute):
 
 1. `search`: the specials (the model's prediction, the default, the baseline candidates) and the
    strategy's first trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the
-   rest of its budget.
+   rest of its budget. With pruning on, the baseline candidates are probes (`trials`' docstring),
+   and once the rest is done the slowest of them is enqueued to be measured whole.
 2. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
    compositions are enqueued.
 3. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
@@ -29,29 +30,39 @@ measured is kept in the study, and the result comes back `partial` with the best
 from __future__ import annotations
 
 import contextlib
-import signal
-import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
-import optuna
 from optuna.trial import TrialState
 
 from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
-from autotune.search.results import ConfigResult, GraphInfo, GraphResult, fastest_configurations
+from autotune.search.baseline import probed, slowest, to_measure_whole
+from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
+from autotune.search.results import ConfigResult, GraphInfo, GraphResult, fastest_configurations, pooled, ranked
 from autotune.search.space import SearchSpace
 from autotune.search.specials import Specials
 from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
 from autotune.search.strategies import Strategy
-from autotune.search.trials import ATTR_UNUSED, CATCH, RelativePruner, Trials, phase_of, task_of
+from autotune.search.trials import (
+    ATTR_UNUSED,
+    CATCH,
+    DEFAULT_CONTENDER_FACTOR,
+    DEFAULT_PRUNE_FACTOR,
+    PROBE,
+    RelativePruner,
+    Trials,
+    phase_of,
+    task_of,
+)
 
 ATTR_STAGE = "stage"
 ATTR_ELAPSED = "elapsed_s"
 ATTR_FINALISTS = "finalists"
 ATTR_SAMPLED = "sampled_budget"
 ATTR_ABANDONED = "abandoned"
+ATTR_BASELINE = "baseline"  # the probed candidate measured whole (None: none was needed)
 ABANDON_AFTER = 8
 SEARCH, COMPOSE, REMEASURE, DONE = "search", "compose", "remeasure", "done"
 
@@ -63,18 +74,22 @@ class SweepSettings:
     Args:
         finalists: how many of the best configurations are measured again.
         rounds: interleaved rounds of re-measurement.
-        prune: stop timing a configuration already `prune_factor` times slower than the best.
+        prune: stop timing a configuration already `prune_factor` times slower than the best,
+            and the other savings of `trials`' docstring.
         prune_factor: the bound (`trials.RelativePruner`).
+        contender_factor: a measurement more than this times the best after a whole repetition
+            takes no more repetitions (with `prune`).
     """
 
     finalists: int = 3
     rounds: int = 3
     prune: bool = False
-    prune_factor: float = 1.5
+    prune_factor: float = DEFAULT_PRUNE_FACTOR
+    contender_factor: float = DEFAULT_CONTENDER_FACTOR
 
     def to_json(self) -> dict[str, Any]:
         return {"finalists": self.finalists, "rounds": self.rounds, "prune": self.prune,
-                "prune_factor": self.prune_factor}
+                "prune_factor": self.prune_factor, "contender_factor": self.contender_factor}
 
 
 @dataclass(frozen=True)
@@ -104,45 +119,6 @@ class SweepProgress:
     def finish(self, partial: bool) -> None: ...
 
 
-@contextlib.contextmanager
-def stop_on_sigterm() -> Iterator[None]:
-    """Turn SIGTERM into KeyboardInterrupt for the block (main thread only), so both stop cleanly."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def quiet_optuna() -> Iterator[None]:
-    """Optuna logs every failed trial as a warning; a sweep reports them itself."""
-    verbosity = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    try:
-        yield
-    finally:
-        optuna.logging.set_verbosity(verbosity)
-
-
-def pooled(measurements: Mapping[str, Sequence[Measurement]]) -> dict[str, ConfigResult]:
-    """Every measured configuration, its measurements pooled."""
-    return {key: ConfigResult.pool(ms) for key, ms in measurements.items()}
-
-
-def ranked(results: Mapping[str, ConfigResult], space: SearchSpace | None = None) -> list[ConfigResult]:
-    """The ok configurations (inside `space` when given), fastest first."""
-    ok = [r for r in results.values() if r.ok and (space is None or space.contains(r.config))]
-    return sorted(ok, key=lambda r: (r.ms_per_sssp, r.config.key()))
-
-
 class GraphSweep:
     """One graph's study and what measures it (see the module docstring).
 
@@ -166,7 +142,8 @@ class GraphSweep:
         self._study_id = handle.storage.get_study_id_from_name(self.study.study_name)
         self.best_elsewhere = best_elsewhere
         if plan.settings.prune:
-            self.study.pruner = RelativePruner(plan.settings.prune_factor, best_elsewhere)
+            self.study.pruner = RelativePruner(plan.settings.prune_factor, best_elsewhere,
+                                               plan.settings.contender_factor)
         self.trials = Trials(self.study, plan.space, timer, plan.specials.roles(), plan.settings.prune, on_trial, clock,
                              may_sample=lambda: self._sampled_left(counting_running=False) > 0,
                              prune_specials=lambda: best_elsewhere is not None and best_elsewhere() is not None,
@@ -188,15 +165,30 @@ class GraphSweep:
         if self.stage:
             return
         plan = self.plan
-        specials = plan.specials.ordered()
+        probes = probed(plan)
+        specials = [c for c in plan.specials.ordered() if c not in probes]
         for config in specials:
             if not plan.space.contains(config):
                 self.trials.enqueue(config, "fixed")
         first = plan.strategy.first_trials(plan.space, specials)
         for config in first:
             self.trials.enqueue(config, "search")
+        for config in probes:  # after the first trials: a probe needs a best to be judged against
+            self.trials.enqueue(config, PROBE)
         self.study.set_user_attr(ATTR_SAMPLED, plan.strategy.sampled_trials(plan.space, len(first)))
         self.study.set_user_attr(ATTR_STAGE, SEARCH)
+
+    def _enqueue_baseline(self) -> bool:
+        """Once, after the search: enqueue the probed baseline candidate to measure whole
+        (`baseline.to_measure_whole`); True if it enqueued one."""
+        if not probed(self.plan) or ATTR_BASELINE in self.handle.storage.get_study_user_attrs(self._study_id):
+            return False
+        config = to_measure_whole(self.plan.specials, self.trials.evaluations())
+        self.study.set_user_attr(ATTR_BASELINE, None if config is None else config.to_json())
+        if config is None:
+            return False
+        self.trials.enqueue(config, "search" if self.plan.space.contains(config) else "fixed")
+        return True
 
     def planned(self) -> int:
         """Trials the sweep plans (compositions and the finalists' rounds included)."""
@@ -261,6 +253,8 @@ class GraphSweep:
         if waiting or running or self._sampled_left():
             return False
         if stage == SEARCH:
+            if self._enqueue_baseline():
+                return True
             compositions = [c for c in self.plan.strategy.compositions(self.trials.measurements(), self.plan.space)
                             if not self.trials.measured(c)]
             for config in compositions:
@@ -304,8 +298,6 @@ class GraphSweep:
         pool = pool or ranked(results, plan.space)
         best = min(pool, key=lambda r: (r.ms_per_sssp, r.config.key())) if pool else None
         candidates = tuple(results[c.key()] for c in plan.specials.baseline_candidates if c.key() in results)
-        ok_candidates = [c for c in candidates if c.ok]
-        baseline = max(ok_candidates, key=lambda r: (r.ms_per_sssp, r.config.key())) if ok_candidates else None
 
         def get(config: LaunchConfig | None) -> ConfigResult | None:
             return None if config is None else results.get(config.key())
@@ -327,7 +319,7 @@ class GraphSweep:
             predicted=get(plan.specials.prediction),
             prediction=plan.specials.prediction_details,
             default=get(plan.specials.default),
-            baseline=baseline,
+            baseline=slowest(candidates),
             baseline_candidates=candidates,
             finalists=tuple(finalist_results),
             evaluations=len(evaluations),

@@ -177,7 +177,11 @@ class SyntheticTimer:
         self.calls: list[LaunchConfig] = []
         self._count: dict[str, int] = {}
 
-    def measure(self, config: LaunchConfig, stop: StopAsk | None = None) -> Measurement:
+    def measure(self, config: LaunchConfig, stop: StopAsk | None = None, *, limit_ms: float | None = None,
+                profile: bool = True) -> Measurement:
+        """As a GPU timer measures: the warm-up (at the first repetition's time) is asked about
+        first, then every repetition but the last; PRUNE stops it as PRUNED, ENOUGH keeps the
+        repetitions so far. `limit_ms` is not simulated; `profile` False leaves `kernel_ms` empty."""
         if self.interrupt_after is not None and len(self.calls) + 1 >= self.interrupt_after:
             raise KeyboardInterrupt("synthetic interruption")
         self.calls.append(config)
@@ -197,17 +201,27 @@ class SyntheticTimer:
         kernel_ms = self.landscape.kernel_ms(config)
         scale = [1 + self.noise * _unit_noise(self.seed, key, index, r) for r in range(self.repetitions)]
         total = sum(kernel_ms.values())
-        for count in range(1, self.repetitions) if stop is not None else ():
-            times = tuple(total * s for s in scale[:count])
-            if stop(times, False) is Ask.PRUNE:
+        warm = total * scale[0]
+        count = self.repetitions
+        if stop is not None and stop((warm,), True) is Ask.PRUNE:
+            return Measurement(config, Status.PRUNED, times_ms=(warm,), edges=edges, reason="pruned after the warm-up",
+                               warm_up_ms=warm)
+        for done in range(1, self.repetitions) if stop is not None else ():
+            times = tuple(total * s for s in scale[:done])
+            answer = stop(times, False)
+            if answer is Ask.PRUNE:
                 return Measurement(config, Status.PRUNED, times_ms=times, edges=edges,
-                                   reason=f"pruned after {count} repetitions")
+                                   reason=f"pruned after {done} repetitions", warm_up_ms=warm)
+            if answer is Ask.ENOUGH:
+                count = done
+                break
         return Measurement(
             config,
             Status.OK,
-            times_ms=tuple(total * s for s in scale),
-            kernel_ms={k: v * scale[0] for k, v in kernel_ms.items()},
+            times_ms=tuple(total * s for s in scale[:count]),
+            kernel_ms={k: v * scale[0] for k, v in kernel_ms.items()} if profile else {},
             iterations=self.landscape.iterations,
             edges=edges,
             launch_share=0.1,
+            warm_up_ms=warm,
         )

@@ -13,14 +13,26 @@ A configuration measured before in the study (by any process) is answered from t
 
 Pruning (`RelativePruner`, an Optuna pruner): the timer reports the time per SSSP after its warm-up
 and after every batch (`trial.report`), and stops the measurement once it is more than `factor`
-times the best time of the study so far (twice that for the warm-up, which runs cold). The
-specials (default, baseline candidates, prediction) are not pruned, the table reports them; except
-in an auto sweep, for the algorithms tuned after the first (their specials can be hopeless: GPU
-Crauser's default on a road network takes 20,000 times the Δ-stepping best).
+times the best time of the study so far (twice that for a warm-up on part of the sample, which runs
+cold); the bound also stops a warm-up batch on the host clock (`limit_ms`). A measurement that
+passes the pruner but is more than `contender` times the best after its first whole repetition
+stops there (ENOUGH): more repetitions of a configuration that cannot win change no conclusion.
+The specials (default, baseline candidates, prediction) are not pruned, the table reports them
+(one out of contention stops after a repetition too); except in an auto sweep, for the algorithms tuned
+after the first (their specials can be hopeless: GPU Crauser's default on a road network takes
+20,000 times the Δ-stepping best). With pruning on, two more savings apply:
+
+- the baseline candidates are *probed* (phase `probe`): `search.baseline` says how. A probe
+  stopped at its warm-up never answers for its configuration, and drops out of the results once
+  the configuration is measured whole (`Trials.measurements`);
+- a finalist's re-measurement round is its warm-up and one repetition, without the profiled batch
+  (its search measurement keeps the profile): the rounds still interleave A B C A B C, and the
+  winner is judged on the median of all its repetitions.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import datetime
 import os
@@ -46,8 +58,10 @@ ATTRS = st.ATTR_BOOKKEEPING  # the one user attribute holding a trial's bookkeep
 ATTR_TASK = "autotune:task"  # an enqueued trial's task: {"config", "phase", ["round"]}
 ATTR_WORKER = "autotune:worker"  # {"host", "pid"} of the process that measures the trial
 ATTR_UNUSED = "autotune:unused"  # a trial the sampler opened after the budget was spent: not measured
-PHASES = ("fixed", "search", "compose", "remeasure")
+PHASES = ("fixed", "probe", "search", "compose", "remeasure")
+PROBE = "probe"
 DEFAULT_PRUNE_FACTOR = 1.5
+DEFAULT_CONTENDER_FACTOR = 1.1
 
 
 @dataclass(frozen=True)
@@ -77,6 +91,11 @@ class Evaluation:
         return self.measurement.config
 
 
+def probed_only(phase: str, measurement: Measurement) -> bool:
+    """Whether a measurement is a probe that stopped at its warm-up (`search.baseline`)."""
+    return phase == PROBE and measurement.status is Status.PRUNED
+
+
 def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
@@ -100,12 +119,15 @@ def this_worker() -> dict[str, Any]:
 
 class RelativePruner(BasePruner):
     """Prune a trial whose last reported time per SSSP is more than `factor` times the best so far
-    (twice that at step 0, the warm-up): the study's, or `elsewhere()`'s (the same graph's other
-    algorithms in an auto sweep) when that is lower. Never prunes before there is a best."""
+    (twice that at step 0, a warm-up on part of the sample): the study's, or `elsewhere()`'s (the
+    same graph's other algorithms in an auto sweep) when that is lower. Never prunes before there
+    is a best. `contender`: a time more than this times the best cannot win (`contends`)."""
 
-    def __init__(self, factor: float = DEFAULT_PRUNE_FACTOR, elsewhere: Callable[[], float | None] | None = None) -> None:
+    def __init__(self, factor: float = DEFAULT_PRUNE_FACTOR, elsewhere: Callable[[], float | None] | None = None,
+                 contender: float = DEFAULT_CONTENDER_FACTOR) -> None:
         self.factor = factor
         self.elsewhere = elsewhere
+        self.contender = contender
 
     def prune(self, study: optuna.Study, trial: FrozenTrial) -> bool:
         if not trial.intermediate_values:
@@ -113,16 +135,31 @@ class RelativePruner(BasePruner):
         step = trial.last_step
         return self.far_behind(study, trial.intermediate_values[step], 2.0 if step == 0 else 1.0)
 
-    def far_behind(self, study: optuna.Study, ms_per_sssp: float, slack: float = 1.0) -> bool:
-        """Whether `ms_per_sssp` is more than `slack` x `factor` times the best so far (False
-        while there is none)."""
+    def best(self, study: optuna.Study) -> float | None:
+        """The best time so far (None while there is none)."""
         candidates = []
         with contextlib.suppress(ValueError):  # no completed trial yet
             candidates.append(study.best_value)
         other = self.elsewhere() if self.elsewhere is not None else None
         if other is not None:
             candidates.append(other)
-        return bool(candidates) and ms_per_sssp > slack * self.factor * min(candidates)
+        return min(candidates) if candidates else None
+
+    def bound(self, study: optuna.Study) -> float | None:
+        """The time per SSSP above which a whole repetition is pruned now (None: no best yet)."""
+        best = self.best(study)
+        return None if best is None else self.factor * best
+
+    def far_behind(self, study: optuna.Study, ms_per_sssp: float, slack: float = 1.0) -> bool:
+        """Whether `ms_per_sssp` is more than `slack` x `factor` times the best so far (False
+        while there is none)."""
+        bound = self.bound(study)
+        return bound is not None and ms_per_sssp > slack * bound
+
+    def contends(self, study: optuna.Study, ms_per_sssp: float) -> bool:
+        """Whether `ms_per_sssp` is within `contender` times the best so far (True while there is none)."""
+        best = self.best(study)
+        return best is None or ms_per_sssp <= self.contender * best
 
 
 def suggest(trial: optuna.Trial, name: str, distribution: BaseDistribution) -> Any:
@@ -141,9 +178,10 @@ class Trials:
         space: the search space (the sampler's parameters).
         timer: what measures.
         roles: per configuration key, the roles it was measured for (default, ...).
-        prune: prune hopeless trials (the study's pruner decides how); a special that is not
-            pruned stops after the repetition that finds it as far behind the best as a pruned
-            trial would be (`RelativePruner.far_behind`): one timed repetition at least.
+        prune: prune hopeless trials (the study's pruner decides how), end the repetitions of
+            a measurement out of contention after the first (`RelativePruner.contends`), probe
+            the baseline candidates and measure the finalists' rounds one repetition each (the
+            module docstring).
         on_trial: called after every finished trial of this process with (measurement, cached).
         clock: seconds, for the wall time of `measure` calls.
         may_sample: whether a trial that finds no queued task may sample a new point (False once
@@ -187,7 +225,7 @@ class Trials:
                 continue
             self._seen.add(trial.number)
             measurement = st.trial_measurement(trial)
-            if measurement is not None:
+            if measurement is not None and not probed_only(phase_of(trial), measurement):
                 self._first.setdefault(measurement.config.key(), measurement)
 
     def measured(self, config: LaunchConfig) -> bool:
@@ -207,10 +245,14 @@ class Trials:
         return sorted(out, key=lambda e: (e.timestamp, e.trial if e.trial is not None else -1))
 
     def measurements(self, evaluations: Sequence[Evaluation] | None = None) -> dict[str, list[Measurement]]:
-        """Every real measurement (of `evaluations`, default the study's) by configuration key, in order."""
+        """Every real measurement (of `evaluations`, default the study's) by configuration key, in
+        order; a probe only where its configuration was not also measured whole."""
+        evaluations = self.evaluations() if evaluations is None else evaluations
+        whole = {e.config.key() for e in evaluations if not probed_only(e.phase, e.measurement)}
         out: dict[str, list[Measurement]] = {}
-        for evaluation in self.evaluations() if evaluations is None else evaluations:
-            out.setdefault(evaluation.config.key(), []).append(evaluation.measurement)
+        for evaluation in evaluations:
+            if not probed_only(evaluation.phase, evaluation.measurement) or evaluation.config.key() not in whole:
+                out.setdefault(evaluation.config.key(), []).append(evaluation.measurement)
         return out
 
     def counts(self) -> dict[str, int]:
@@ -246,31 +288,62 @@ class Trials:
                 suggest(trial, name, distribution)
         return config, str(task["phase"]), task.get("round")
 
-    def _measure(self, trial: optuna.Trial, config: LaunchConfig) -> Measurement:
+    def _measure(self, trial: optuna.Trial, config: LaunchConfig, phase: str) -> Measurement:
         stop: StopAsk | None = None
+        limit_ms: float | None = None
+        profile = True
         pruner = self.study.pruner if isinstance(self.study.pruner, RelativePruner) else None
-        if self.prune and (not self.roles.get(config.key()) or self.prune_specials()):
-            steps = itertools.count(1)  # 0 is the warm-up; every later report has its own step
+        study = self.study
+
+        def contends(times_ms: Sequence[float], warm_up: bool) -> bool:
+            return warm_up or pruner is None or pruner.contends(study, min(times_ms))
+
+        if not self.prune:
+            pass
+        elif phase == "remeasure":
+            # A finalist's round: its warm-up and one repetition, interleaved with the others'.
+            def one_repetition(times_ms: Sequence[float], warm_up: bool) -> Ask:
+                return Ask.GO_ON if warm_up else Ask.ENOUGH
+
+            stop, profile = one_repetition, False
+        elif phase == PROBE and not self.prune_specials():
+            asked = itertools.count()
+
+            def probe(times_ms: Sequence[float], warm_up: bool) -> Ask:
+                if next(asked):  # past the warm-up: a special measured for the record
+                    return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
+                trial.report(min(times_ms), 0 if warm_up else 1)
+                return Ask.PRUNE if trial.should_prune() else Ask.GO_ON
+
+            stop = probe
+        elif not self.roles.get(config.key()) or self.prune_specials():
+            steps = itertools.count(1)  # 0 is a partial warm-up; every later report has its own step
 
             def report_and_ask(times_ms: Sequence[float], warm_up: bool) -> Ask:
                 trial.report(min(times_ms), 0 if warm_up else next(steps))
-                return Ask.PRUNE if trial.should_prune() else Ask.GO_ON
+                if trial.should_prune():
+                    return Ask.PRUNE
+                return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
 
             stop = report_and_ask
-        elif self.prune and pruner is not None:
+            limit_ms = pruner.bound(study) if pruner is not None else None
+        else:
             # A special measured for the record (default, baseline, prediction): never pruned, but
-            # once a whole repetition finds it far behind the best, its repetitions end there.
-            def enough_when_far_behind(times_ms: Sequence[float], warm_up: bool) -> Ask:
-                far = not warm_up and pruner.far_behind(self.study, min(times_ms))
-                return Ask.ENOUGH if far else Ask.GO_ON
+            # once a whole repetition finds it out of contention, its repetitions end there.
+            def enough_unless_contending(times_ms: Sequence[float], warm_up: bool) -> Ask:
+                return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
 
-            stop = enough_when_far_behind
+            stop = enough_unless_contending
         try:
-            return self.timer.measure(config, stop)
+            measurement = self.timer.measure(config, stop, limit_ms=limit_ms, profile=profile)
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, reason=rejected.reason)
         except WrongResult as wrong:
             return Measurement(config, Status.WRONG, reason=str(wrong))
+        if probed_only(phase, measurement):
+            return dataclasses.replace(measurement, reason="probed: a baseline candidate far behind the best on "
+                                       "its warm-up (the slowest candidate is measured whole)")
+        return measurement
 
     def objective(self, trial: optuna.Trial) -> float | tuple[float, float]:
         """The Optuna objective: the trial's configuration, measured; verified ms per SSSP (and, in
@@ -283,7 +356,7 @@ class Trials:
         """
         config, phase, round_ = self._configuration(trial)
         self.refresh()
-        cached = phase != "remeasure" and config.key() in self._first
+        cached = phase != "remeasure" and config.key() in self._first  # a pruned probe is never in _first
         wall_s = 0.0
         if cached:
             measurement = self._first[config.key()]
@@ -291,7 +364,7 @@ class Trials:
             trial.set_user_attr(ATTR_WORKER, this_worker())
             start = self.clock()
             try:
-                measurement = self._measure(trial, config)
+                measurement = self._measure(trial, config, phase)
             except KeyboardInterrupt:
                 trial.set_user_attr(st.ATTR_INTERRUPTED, True)
                 if task_of(trial) is not None:  # its task goes back to the queue; a sampled one is sampled anew
@@ -309,7 +382,7 @@ class Trials:
         if not measurement.ok:
             trial.set_user_attr(st.ATTR_REASON, f"{measurement.status}: {measurement.reason}")
         trial.set_user_attr(ATTRS, attrs)
-        if not cached:
+        if not cached and not probed_only(phase, measurement):
             self._first.setdefault(config.key(), measurement)
         if self.on_trial is not None:
             self.on_trial(measurement, cached)

@@ -210,3 +210,32 @@ def test_sssp_command_with_a_table(capsys, tmp_path):
     assert main(["sssp", "--graph", "rmat11", "--json", "--table", str(table)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["verified"] is True
+
+
+@pytest.mark.parametrize("mode", ["batched", "streams"])
+def test_a_warm_up_past_its_limit_stops_on_time_and_the_solver_stays_usable(session, data_dir, mode):
+    """A limit far below a road network's solve: the warm-up stops near it (the host checks every
+    iteration), the measurement is pruned with the time it ran, and the next solve is correct."""
+    graph = load_graph(str(data_dir / "rome99.gr.gz"))
+    solver, timer = _timer(graph, launch_mode=mode)
+    config = CRAUSER.uniform(256, concurrent_kernels=8)
+    with solver:
+        whole = timer.measure(config)
+        _assert_ok(whole)
+        stopped = timer.measure(config, limit_ms=whole.ms_per_sssp / 10)
+        assert stopped.status is Status.PRUNED and "during the warm-up" in stopped.reason
+        assert stopped.warm_up_ms < whole.ms_per_sssp / 2
+        _assert_ok(timer.measure(config, profile=True))
+
+
+def test_the_delta_host_loop_stops_at_its_deadline(session, data_dir):
+    from autotune.algorithms import get
+    from autotune.gpu.engine import Overtime, open_solver
+
+    graph = load_graph(str(data_dir / "usa-roads.gr.gz"))
+    default = get("delta").default_config()
+    with open_solver(graph, "delta") as solver:
+        with pytest.raises(Overtime) as stopped:
+            solver.solve(default.replace(loop="host", delta=10), [0], deadline_ms=0.5)  # thousands of phases
+        assert stopped.value.elapsed_ms < 50
+        assert solver.solve(default, [0]).iterations[0] > 0  # usable afterwards

@@ -200,6 +200,16 @@ def test_a_replay_asked_to_stop_returns_what_it_timed_as_pruned():
     assert timer.stats.pruned == 1 and timer.measure(config).ok
 
 
+def test_a_replay_prunes_at_a_recorded_warm_up_and_shortened_answers_take_the_repetitions_in_turn():
+    config = CRAUSER.uniform(64)
+    timer = ReplayTimer([_record(Measurement(config, Status.OK, times_ms=(5.0, 4.0, 6.0), warm_up_ms=7.0))])
+    pruned = timer.measure(config, lambda times, warm_up: Ask.PRUNE if warm_up else Ask.GO_ON)
+    assert pruned.status is Status.PRUNED and pruned.times_ms == (7.0,) and pruned.warm_up_ms == 7.0
+    one = [timer.measure(config, lambda times, warm_up: Ask.GO_ON if warm_up else Ask.ENOUGH).times_ms
+           for _ in range(3)]
+    assert one == [(4.0,), (6.0,), (5.0,)]  # answers 2, 3 and 4 of the record: each repetition once
+
+
 def test_a_replay_knows_the_wall_time_of_each_answer_and_a_paced_one_takes_it(monkeypatch):
     from autotune.cli import sweep_jobs
 

@@ -71,7 +71,7 @@ def test_bayes_resume_completes_the_trial_budget(tmp_path, small_space, run_swee
 
 def test_sigterm_stops_like_ctrl_c(small_space, run_sweep):
     class Terminating(SyntheticTimer):
-        def measure(self, config, stop=None):
+        def measure(self, config, stop=None, **options):
             if len(self.calls) == 7:
                 os.kill(os.getpid(), signal.SIGTERM)
             return super().measure(config)

@@ -23,7 +23,7 @@ from autotune.search import Exhaustive, GraphPlan, SearchSpace, Specials, StudyK
 from autotune.search.synthetic import SyntheticTimer, synthetic_device, synthetic_graph
 
 class Slow(SyntheticTimer):
-    def measure(self, config, stop=None):
+    def measure(self, config, stop=None, **options):
         time.sleep(0.05)
         return super().measure(config, stop)
 

@@ -1,0 +1,106 @@
+"""What pruning saves besides pruned trials (`search.trials`' docstring): the baseline candidates
+probed on their warm-up, the repetitions of configurations out of contention, the re-measurement
+rounds of one repetition, and the warm-up's time limit handed to the timer."""
+from __future__ import annotations
+
+from typing import Callable
+
+import pytest
+
+from autotune.algorithms.thesis import CRAUSER
+from autotune.launch import LaunchConfig
+from autotune.measure import Ask, Measurement, Status
+from autotune.search import SweepSettings
+from autotune.search.strategies import Bayes, ModelOnly
+
+from conftest import default_specials
+
+SLOW = {CRAUSER.uniform(64).key(): 100.0, CRAUSER.uniform(128).key(): 120.0, CRAUSER.default_config().key(): 90.0}
+
+
+class ScriptedTimer:
+    """Times each configuration at `ms[key]` (1.0 when not listed) and asks `stop` as the GPU timer
+    does: at the warm-up (a part of the sample), then after each repetition up to `cap`."""
+
+    def __init__(self, ms: Callable[[LaunchConfig], float] = lambda c: SLOW.get(c.key(), 1.0), cap: int = 4) -> None:
+        self.ms = ms
+        self.cap = cap
+        self.calls: list[tuple[object, float | None, bool]] = []
+
+    def measure(self, config, stop=None, *, limit_ms=None, profile=True):
+        self.calls.append((config, limit_ms, profile))
+        ms = self.ms(config)
+        if stop is not None and stop((ms,), True) is Ask.PRUNE:
+            return Measurement(config, Status.PRUNED, times_ms=(ms,), reason="pruned after the warm-up", warm_up_ms=ms)
+        times: list[float] = []
+        while len(times) < self.cap:
+            times.append(ms)
+            answer = stop(times, False) if stop is not None else Ask.GO_ON
+            if answer is Ask.PRUNE:
+                return Measurement(config, Status.PRUNED, times_ms=tuple(times), warm_up_ms=ms)
+            if answer is Ask.ENOUGH:
+                break
+        return Measurement(config, Status.OK, times_ms=tuple(times), kernel_ms={"relax": ms} if profile else {},
+                           warm_up_ms=ms)
+
+
+def phases_of(result, key):
+    return [e.phase for e in result.log if e.config.key() == key]
+
+
+def test_far_behind_candidates_are_probed_and_only_the_slowest_is_measured_whole(small_space, run_sweep):
+    timer = ScriptedTimer()
+    result, _ = run_sweep(timer, small_space, ModelOnly(), specials=default_specials(),
+                          settings=SweepSettings(prune=True))
+    slowest, probed = CRAUSER.uniform(128), CRAUSER.uniform(64)
+    assert phases_of(result, slowest.key())[:2] == ["probe", "search"]  # probed, then measured whole
+    assert phases_of(result, probed.key()) == ["probe"]
+    assert result.baseline is not None and result.baseline.config == slowest and result.baseline.ok
+    (whole,) = [e for e in result.log if e.config == slowest and e.phase == "search"]
+    assert len(whole.measurement.times_ms) == 1  # out of contention: one repetition
+    (candidate,) = [c for c in result.baseline_candidates if c.config == probed]
+    assert candidate.status is Status.PRUNED and candidate.reason.startswith("probed")
+    assert result.default is not None and result.default.ok  # the default is measured whole for its own entry
+
+
+def test_without_pruning_every_candidate_is_measured_whole(small_space, run_sweep):
+    result, _ = run_sweep(ScriptedTimer(), small_space, ModelOnly(), specials=default_specials(),
+                          settings=SweepSettings(prune=False))
+    assert all(e.phase != "probe" for e in result.log)
+    assert all(c.ok for c in result.baseline_candidates)
+    assert result.baseline.config == CRAUSER.uniform(128)
+
+
+def test_a_candidate_in_contention_is_measured_whole_and_can_win(small_space, run_sweep):
+    contender = CRAUSER.uniform(64)
+    timer = ScriptedTimer(lambda c: 0.5 if c == contender else SLOW.get(c.key(), 1.0))  # faster than the prediction
+    result, _ = run_sweep(timer, small_space, ModelOnly(), specials=default_specials(),
+                          settings=SweepSettings(prune=True))
+    assert phases_of(result, contender.key())[0] == "probe"
+    assert result.best is not None and result.best.config == contender
+
+
+@pytest.mark.parametrize("prune", [True, False])
+def test_re_measurement_rounds_take_one_repetition_without_the_profile_when_pruning(small_space, run_sweep, prune):
+    timer = ScriptedTimer()
+    result, _ = run_sweep(timer, small_space, ModelOnly(), specials=default_specials(),
+                          settings=SweepSettings(prune=prune))
+    rounds = [e for e in result.log if e.phase == "remeasure"]
+    assert len(rounds) == 9
+    assert {len(e.measurement.times_ms) for e in rounds if e.config == result.best.config} == {1 if prune else 4}
+    assert all((not e.measurement.kernel_ms) is prune for e in rounds)
+    assert result.best.kernel_ms  # the search's profile stays
+    assert len(result.best.times_ms) == 4 + 3 * (1 if prune else 4)  # every repetition pooled
+
+
+def test_out_of_contention_trials_stop_after_one_repetition_and_the_warm_up_gets_the_bound(small_space, run_sweep):
+    timer = ScriptedTimer(lambda c: SLOW.get(c.key(), 1.3 if c.lanes == 4 else 1.0))
+    result, handle = run_sweep(timer, small_space, Bayes(trials=16, seed=0), specials=default_specials(),
+                               settings=SweepSettings(prune=True, contender_factor=1.1))
+    searched = [e for e in result.log if e.phase == "search" and not e.roles and e.measurement.ok]
+    behind = [e for e in searched if e.measurement.times_ms[0] > 1.1]
+    assert behind and all(len(e.measurement.times_ms) == 1 for e in behind)
+    assert all(len(e.measurement.times_ms) == 4 for e in searched if e not in behind)
+    limits = [limit for config, limit, _profile in timer.calls if config.key() not in SLOW and limit is not None]
+    assert limits and set(limits) == {1.5 * 1.3, 1.5 * 1.0}  # 1.5 x the best so far: the prediction's, then 1.0
+
