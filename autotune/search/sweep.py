@@ -175,7 +175,8 @@ class GraphSweep:
             self.trials.enqueue(config, "search")
         for config in probes:  # after the first trials: a probe needs a best to be judged against
             self.trials.enqueue(config, PROBE)
-        self.study.set_user_attr(ATTR_SAMPLED, plan.strategy.sampled_trials(plan.space, len(first)))
+        probed_inside = sum(1 for c in probes if plan.space.contains(c))  # counted in the budget as before probing
+        self.study.set_user_attr(ATTR_SAMPLED, plan.strategy.sampled_trials(plan.space, len(first) + probed_inside))
         self.study.set_user_attr(ATTR_STAGE, SEARCH)
 
     def _enqueue_baseline(self) -> bool:

@@ -104,3 +104,14 @@ def test_out_of_contention_trials_stop_after_one_repetition_and_the_warm_up_gets
     limits = [limit for config, limit, _profile in timer.calls if config.key() not in SLOW and limit is not None]
     assert limits and set(limits) == {1.5 * 1.3, 1.5 * 1.0}  # 1.5 x the best so far: the prediction's, then 1.0
 
+
+
+def test_probes_count_in_the_trial_budget_as_the_candidates_did(small_space, run_sweep):
+    from autotune.search.trials import task_of
+
+    sampled = {}
+    for prune in (True, False):
+        _, handle = run_sweep(ScriptedTimer(), small_space, Bayes(trials=16, seed=0), specials=default_specials(),
+                              settings=SweepSettings(prune=prune))
+        sampled[prune] = sum(1 for t in handle.study.trials if task_of(t) is None)
+    assert sampled[True] == sampled[False] > 0
