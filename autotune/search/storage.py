@@ -12,8 +12,8 @@
   only the same graph, algorithm, GPU, strategy, space and measurement protocol resumes.
 - Every finished trial keeps its measurement in the user attribute `autotune` (with the
   configuration, phase, wall time of the measure call, timestamp, and the `Measurement` JSON),
-  so a resumed sweep re-uses it instead of measuring again; a FAIL trial also has
-  `fail_reason`. A trial left
+  so a resumed sweep re-uses it instead of measuring again; an invalid or wrong one also has
+  `fail_reason` (a PRUNED trial in a study of one objective, FAIL in one of two). A trial left
   RUNNING by a killed process is marked FAIL with `interrupted = True` when the study is resumed;
   interrupted trials are neither measurements nor failures of their configuration.
 """

@@ -4,9 +4,11 @@ A trial's configuration is its enqueued task (`ATTR_TASK`: the specials, the exh
 initial design, compositions and re-measurements are all enqueued, so that every process sharing
 the study takes each exactly once) or, for a Bayesian search, what the sampler suggests. The
 objective asks the timer for a `Measurement`, keeps it in the trial (`ATTR_BOOKKEEPING`) and returns
-verified milliseconds per SSSP. An invalid or wrong measurement is raised as `LaunchRejected` /
-`WrongResult`, which `study.optimize(catch=CATCH)` records as a FAIL trial with its reason; a pruned
-one as `optuna.TrialPruned` (a PRUNED trial, with what it measured).
+verified milliseconds per SSSP. A pruned one is raised as `optuna.TrialPruned` (a PRUNED trial, with
+what it measured), and so is an invalid or wrong one in a study of one objective: TPE ignores FAIL
+trials and would propose a refused point again and again, while it ranks a PRUNED one without a
+value below every measured trial. With two objectives, `LaunchRejected` / `WrongResult` make a FAIL
+trial (`study.optimize(catch=CATCH)`); either way `fail_reason` says why.
 
 A configuration measured before in the study (by any process) is answered from that measurement
 (`cached`), so samplers that propose a point twice cost no GPU time; re-measurements always measure.
@@ -18,16 +20,14 @@ cold); the bound also stops a warm-up batch on the host clock (`limit_ms`). A me
 passes the pruner but is more than `contender` times the best after its first whole repetition
 stops there (ENOUGH): more repetitions of a configuration that cannot win change no conclusion.
 The specials (default, baseline candidates, prediction) are not pruned, the table reports them
-(one out of contention stops after a repetition too); except in an auto sweep, for the algorithms tuned
-after the first (their specials can be hopeless: GPU Crauser's default on a road network takes
-20,000 times the Δ-stepping best). With pruning on, two more savings apply:
+(one out of contention stops after a repetition too); except in an auto sweep, for the algorithms
+tuned after the first (GPU Crauser's default on a road network takes 20,000 times the Δ-stepping
+best). With pruning on, two more savings apply:
 
-- the baseline candidates are *probed* (phase `probe`): `search.baseline` says how. A probe
-  stopped at its warm-up never answers for its configuration, and drops out of the results once
-  the configuration is measured whole (`Trials.measurements`);
-- a finalist's re-measurement round is its warm-up and one repetition, without the profiled batch
-  (its search measurement keeps the profile): the rounds still interleave A B C A B C, and the
-  winner is judged on the median of all its repetitions.
+- the baseline candidates are *probed* (phase `probe`, `search.baseline`): a probe stopped at its
+  warm-up never answers for its configuration, nor stays in the results once it is measured whole;
+- a finalist's re-measurement round is its warm-up and one repetition, without the profiled batch:
+  the rounds still interleave, and the winner is judged on the median of all its repetitions.
 """
 from __future__ import annotations
 
@@ -350,9 +350,9 @@ class Trials:
         a study of two objectives, the milliseconds its batch of CK SSSPs takes).
 
         Raises (inside the objective, for `catch=CATCH`):
-            LaunchRejected: the measurement is INVALID.
-            WrongResult: the measurement is WRONG.
-            optuna.TrialPruned: the measurement was pruned.
+            optuna.TrialPruned: the measurement was pruned, or (one objective) is INVALID or WRONG.
+            LaunchRejected: the measurement is INVALID (two objectives).
+            WrongResult: the measurement is WRONG (two objectives).
         """
         config, phase, round_ = self._configuration(trial)
         self.refresh()
@@ -386,6 +386,9 @@ class Trials:
             self._first.setdefault(config.key(), measurement)
         if self.on_trial is not None:
             self.on_trial(measurement, cached)
+        failed = measurement.status in (Status.INVALID, Status.WRONG)
+        if failed and len(self.study.directions) == 1:
+            raise optuna.TrialPruned(f"{measurement.status}: {measurement.reason}")
         if measurement.status is Status.INVALID:
             raise LaunchRejected(config, measurement.reason or "invalid")
         if measurement.status is Status.WRONG:
