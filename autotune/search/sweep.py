@@ -17,9 +17,9 @@ Stages of a graph's study (its `stage` attribute):
    space the user gave (a special may be; it is measured and reported, not chosen).
 
 An auto sweep's algorithm tuned after another one is *abandoned* (straight to `done`, without a
-winner) once its first `ABANDON_AFTER` finished trials were all pruned (against the other's best, or refused):
-on a road network GPU Crauser's every configuration is hundreds of times slower than Δ-stepping's
-best, and each costs a warm-up solve of about a second to learn it.
+winner) once its first `ABANDON_AFTER` finished trials were all pruned (against the other's best,
+or refused): on a road network GPU Crauser's every configuration is hundreds of times slower than
+Δ-stepping's best, and each costs a warm-up solve of about a second to learn it.
 
 `GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still
 propose); `GraphSweep.advance` moves a study whose stage has nothing left in flight to the next
