@@ -19,8 +19,9 @@ SLOW = {CRAUSER.uniform(64).key(): 100.0, CRAUSER.uniform(128).key(): 120.0, CRA
 
 
 class ScriptedTimer:
-    """Times each configuration at `ms[key]` (1.0 when not listed) and asks `stop` as the GPU timer
-    does: at the warm-up (a part of the sample), then after each repetition up to `cap`."""
+    """Times each configuration at `ms(config)` per SSSP (by default SLOW's times, 1.0 for the rest)
+    and asks `stop` as the GPU timer does: at the warm-up (a part of the sample), then after each
+    repetition up to `cap`."""
 
     def __init__(self, ms: Callable[[LaunchConfig], float] = lambda c: SLOW.get(c.key(), 1.0), cap: int = 4) -> None:
         self.ms = ms
