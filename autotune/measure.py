@@ -27,6 +27,7 @@ partial one), so a hopeless configuration costs little more than the bound howev
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from dataclasses import dataclass, field
@@ -210,6 +211,30 @@ class Timer(TypingProtocol):
 
     def measure(self, config: LaunchConfig, stop: StopAsk | None = None, *, limit_ms: float | None = None,
                 profile: bool = True) -> Measurement: ...
+
+
+def asked_along(measurement: Measurement, stop: StopAsk | None) -> Measurement:
+    """An ok `measurement` whose repetitions are already known (recorded, or simulated) as a timer
+    asked to `stop` would have returned it: `stop` is asked at its warm-up (when it has a
+    `warm_up_ms`) and after every repetition but the last; PRUNE makes it PRUNED with what came
+    before, ENOUGH keeps the repetitions so far. Anything else comes back unchanged."""
+    if stop is None or not measurement.ok:
+        return measurement
+    warm, times = measurement.warm_up_ms, measurement.times_ms
+
+    def pruned(kept: tuple[float, ...], reason: str) -> Measurement:
+        return Measurement(measurement.config, Status.PRUNED, times_ms=kept, edges=measurement.edges, reason=reason,
+                           warm_up_ms=warm)
+
+    if warm is not None and stop((warm,), True) is Ask.PRUNE:
+        return pruned((warm,), "pruned after the warm-up")
+    for count in range(1, len(times)):
+        answer = stop(times[:count], False)
+        if answer is Ask.PRUNE:
+            return pruned(times[:count], f"pruned after {count} repetitions")
+        if answer is Ask.ENOUGH:
+            return dataclasses.replace(measurement, times_ms=times[:count])
+    return measurement
 
 
 def choose_sources(graph: CSRGraph, count: int, seed: int = 0) -> tuple[int, ...]:

@@ -18,8 +18,8 @@ class CudaEventTimer:
     """Measures launch configurations of one algorithm on one graph (any engine's `Solver`), by
     the protocol of `autotune.measure`: a warm-up batch (stopped at `limit_ms` when given), timed
     repetitions over the whole sample (adaptive between the protocol's bounds), and one profiled
-    batch with CUDA events around every kernel (unless `profile` is off). Every solve's distances are compared with scipy's Dijkstra; any difference
-    makes the measurement WRONG.
+    batch with CUDA events around every kernel (unless `profile` is off). Every solve's distances
+    are compared with scipy's Dijkstra; any difference makes the measurement WRONG.
 
     Args:
         solver: the engine's `Solver` for the graph (`engine.open_solver`; its GPU memory is the

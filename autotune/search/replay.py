@@ -47,7 +47,7 @@ from typing import Any, Iterable, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
-from autotune.measure import Ask, Measurement, Status, StopAsk
+from autotune.measure import Measurement, Status, StopAsk, asked_along
 from autotune.search.records import Record
 
 NOT_RECORDED = "not recorded in the replayed records"
@@ -189,30 +189,19 @@ class ReplayTimer:
         return min(p[0] for p in prices if p is not None)
 
     def _stopped(self, measurement: Measurement, stop: StopAsk | None, turn: int = 0) -> Measurement:
-        """The measurement as a timer asked to `stop` would have returned it: PRUNED at the warm-up
-        or the first repetition after which it says so, cut short where it says ENOUGH. The
-        `turn`-th answer of the same record starts at its repetition `turn` (mod their count), so
-        that shortened answers of one record (re-measurement rounds) see each of its repetitions."""
+        """The measurement as a timer asked to `stop` would have returned it (`measure.asked_along`).
+        The `turn`-th answer for a configuration starts at its record's repetition `turn` (mod their
+        count), so that shortened answers (re-measurement rounds of one repetition) see every
+        recorded repetition, not only the first of each record."""
         if stop is None or not measurement.ok:
             return measurement
         if measurement.times_ms:
             start = turn % len(measurement.times_ms)
             measurement = dataclasses.replace(measurement, times_ms=measurement.times_ms[start:] + measurement.times_ms[:start])
-        warm = measurement.warm_up_ms
-        if warm is not None and stop((warm,), True) is Ask.PRUNE:
+        answer = asked_along(measurement, stop)
+        if answer.status is Status.PRUNED:
             self._pruned += 1
-            return Measurement(measurement.config, Status.PRUNED, times_ms=(warm,), edges=measurement.edges,
-                               reason="pruned after the warm-up", warm_up_ms=warm)
-        for count in range(1, len(measurement.times_ms)):
-            answer = stop(measurement.times_ms[:count], False)
-            if answer is Ask.PRUNE:
-                self._pruned += 1
-                return Measurement(measurement.config, Status.PRUNED, times_ms=measurement.times_ms[:count],
-                                   edges=measurement.edges, reason=f"pruned after {count} repetitions",
-                                   warm_up_ms=warm)
-            if answer is Ask.ENOUGH:
-                return dataclasses.replace(measurement, times_ms=measurement.times_ms[:count])
-        return measurement
+        return answer
 
     def _uniforms(self, config: LaunchConfig) -> dict[str, LaunchConfig]:
         """Per kernel of `config`, the uniform run (every kernel at its launch) its composition reads."""

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from autotune.algorithms import get
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
-from autotune.measure import Ask, Measurement, Status, StopAsk
+from autotune.measure import Measurement, Status, StopAsk, asked_along
 from autotune.search.results import GraphInfo
 from autotune.search.space import SearchSpace
 
@@ -179,9 +179,8 @@ class SyntheticTimer:
 
     def measure(self, config: LaunchConfig, stop: StopAsk | None = None, *, limit_ms: float | None = None,
                 profile: bool = True) -> Measurement:
-        """As a GPU timer measures: the warm-up (at the first repetition's time) is asked about
-        first, then every repetition but the last; PRUNE stops it as PRUNED, ENOUGH keeps the
-        repetitions so far. `limit_ms` is not simulated; `profile` False leaves `kernel_ms` empty."""
+        """As a GPU timer measures (`measure.asked_along`; the warm-up at the first repetition's
+        time). `limit_ms` is not simulated; `profile` False leaves `kernel_ms` empty."""
         if self.interrupt_after is not None and len(self.calls) + 1 >= self.interrupt_after:
             raise KeyboardInterrupt("synthetic interruption")
         self.calls.append(config)
@@ -201,27 +200,13 @@ class SyntheticTimer:
         kernel_ms = self.landscape.kernel_ms(config)
         scale = [1 + self.noise * _unit_noise(self.seed, key, index, r) for r in range(self.repetitions)]
         total = sum(kernel_ms.values())
-        warm = total * scale[0]
-        count = self.repetitions
-        if stop is not None and stop((warm,), True) is Ask.PRUNE:
-            return Measurement(config, Status.PRUNED, times_ms=(warm,), edges=edges, reason="pruned after the warm-up",
-                               warm_up_ms=warm)
-        for done in range(1, self.repetitions) if stop is not None else ():
-            times = tuple(total * s for s in scale[:done])
-            answer = stop(times, False)
-            if answer is Ask.PRUNE:
-                return Measurement(config, Status.PRUNED, times_ms=times, edges=edges,
-                                   reason=f"pruned after {done} repetitions", warm_up_ms=warm)
-            if answer is Ask.ENOUGH:
-                count = done
-                break
-        return Measurement(
+        return asked_along(Measurement(
             config,
             Status.OK,
-            times_ms=tuple(total * s for s in scale[:count]),
+            times_ms=tuple(total * s for s in scale),
             kernel_ms={k: v * scale[0] for k, v in kernel_ms.items()} if profile else {},
             iterations=self.landscape.iterations,
             edges=edges,
             launch_share=0.1,
-            warm_up_ms=warm,
-        )
+            warm_up_ms=total * scale[0],
+        ), stop)
