@@ -5,6 +5,7 @@
 * `parameters`: `Parameter`, an algorithm's own tuned parameter.
 * `thesis`: GPU Crauser and GPU Martín (`kernels/sssp.cu`).
 * `delta`: near-far Delta-stepping (`kernels/delta.cu`).
+* `delta_lanes`: near-far Delta-stepping of 32 instances interleaved in warp lanes (`kernels/lanes.cu`).
 
 Adding an algorithm adds its modules and one line to `BUILT_IN`; nothing else tests names.
 
@@ -23,12 +24,13 @@ from typing import Any, Callable, Iterable
 
 from autotune.algorithms.base import Algorithm
 from autotune.algorithms.delta import DELTA
+from autotune.algorithms.delta_lanes import DELTA_LANES
 from autotune.algorithms.parameters import Parameter, parse_param_options
 from autotune.algorithms.thesis import CRAUSER, MARTIN
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
 
-BUILT_IN: tuple[Algorithm, ...] = (CRAUSER, MARTIN, DELTA)
+BUILT_IN: tuple[Algorithm, ...] = (CRAUSER, MARTIN, DELTA, DELTA_LANES)
 AUTO = "auto"  # `--algorithm auto`: tune every algorithm, keep the fastest
 DIJKSTRA = "dijkstra"  # the CPU oracle, a CPU solver of its own
 

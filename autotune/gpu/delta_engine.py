@@ -40,7 +40,7 @@ from autotune.gpu.engine import (
     SolveResult,
     Solver,
     blocks_for,
-    past,
+    host_loop,
 )
 from autotune.launch import KernelLaunch, LaunchConfig
 
@@ -193,7 +193,8 @@ class DeltaSolver(Solver):
                 launch("advance", launches["solve"], stream)
             else:
                 deadline_s = None if deadline_ms is None else wall_start + deadline_ms / 1e3
-                finished = self._host_loop(launch, launches, workspace, done_row, ck, stream, deadline_s)
+                steps = (("advance", launches["advance"]), ("split", launches["finish"]))
+                finished = host_loop(self, launch, steps, workspace.ring, done_row, ck, stream, deadline_s)
             end.record(stream)
             end.synchronize()
             wall_ms = (time.perf_counter() - wall_start) * 1e3
@@ -218,37 +219,6 @@ class DeltaSolver(Solver):
             iterations=state[self.fields["F_ITERATIONS"]].copy(),
             kernel_ms=kernel_ms,
         )
-
-    def _host_loop(self, launch: Launcher, launches, workspace: Workspace, done_row: int, ck: int, stream,
-                   deadline_s: float | None = None) -> bool:
-        """Launch iterations until every instance is done, reading the done flags a few behind;
-        False if the host clock passed `deadline_s` first."""
-        cuda = self.cuda
-        pending: list[tuple[int, object]] = []
-        iteration = 0
-        limit = self.max_iterations() + POLL_DEPTH
-        while True:
-            if iteration >= limit:  # the kernels cap themselves; this is a bug, not a graph
-                raise WrongResult(f"the iteration cap was reached on the host ({iteration} iterations)")
-            if past(deadline_s):
-                self.recycle(*(event for _slot, event in pending))
-                return False
-            launch("advance", launches["advance"], stream)
-            launch("split", launches["finish"], stream)
-            slot = iteration % POLL_DEPTH
-            cuda.memcpy_dtoh_async(workspace.ring[slot, :ck], done_row, stream)
-            marker = self.event()
-            marker.record(stream)
-            pending.append((slot, marker))
-            iteration += 1
-            while pending and (len(pending) >= POLL_DEPTH or pending[0][1].query()):
-                slot_read, event = pending.pop(0)
-                event.synchronize()
-                self.recycle(event)
-                if np.all(workspace.ring[slot_read, :ck] == 1):
-                    for _slot, rest in pending:
-                        self.recycle(rest)
-                    return True
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
                   hub_threshold) -> dict[str, PackedLaunch]:

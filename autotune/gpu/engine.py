@@ -18,7 +18,7 @@ import numpy as np
 
 from autotune import algorithms
 from autotune.algorithms.base import MEMORY_SHARE  # a workspace may take this share of the free GPU memory
-from autotune.errors import LaunchRejected
+from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.device import driver
 from autotune.launch import LaunchConfig
@@ -196,6 +196,40 @@ class Launcher:
             self.solver.recycle(before, after)
         self.events.clear()
         return times
+
+
+def host_loop(solver: Solver, launch: Launcher, steps: Sequence[tuple[str, PackedLaunch]], ring: np.ndarray,
+              done_row: int, count: int, stream, deadline_s: float | None = None) -> bool:
+    """Launch `steps` (kernel name, launch) once per iteration until all `count` done flags at
+    device address `done_row` read 1, copying them into a row of the pinned `ring` after every
+    iteration and reading them up to `POLL_DEPTH` iterations behind; False if the host clock
+    passed `deadline_s` first.
+
+    Raises:
+        WrongResult: more iterations than the solver's cap (the kernels cap themselves: a bug).
+    """
+    cuda = solver.cuda
+    pending: deque[tuple[int, object]] = deque()
+    limit = solver.max_iterations() + POLL_DEPTH
+    for iteration in range(limit):
+        if past(deadline_s):
+            solver.recycle(*(event for _slot, event in pending))
+            return False
+        for name, packed in steps:
+            launch(name, packed, stream)
+        slot = iteration % POLL_DEPTH
+        cuda.memcpy_dtoh_async(ring[slot, :count], done_row, stream)
+        marker = solver.event()
+        marker.record(stream)
+        pending.append((slot, marker))
+        while pending and (len(pending) >= POLL_DEPTH or pending[0][1].query()):
+            slot_read, event = pending.popleft()
+            event.synchronize()
+            solver.recycle(event)
+            if np.all(ring[slot_read, :count] == 1):
+                solver.recycle(*(rest for _slot, rest in pending))
+                return True
+    raise WrongResult(f"the iteration cap was reached on the host ({limit} iterations)")
 
 
 class Solver:

@@ -62,13 +62,14 @@ class DeltaPrediction:
     decisions: tuple[Decision, ...] = field(default=())
     constants: Mapping[str, float] = field(default_factory=dict)
     kernels: Mapping[str, Any] = field(default_factory=dict)  # no per-kernel rules: every value is solve-wide
+    model: str = "delta-rules"
 
     def rules(self) -> dict[str, str]:
         return {d.parameter: d.rule for d in self.decisions}
 
     def to_json(self) -> dict[str, Any]:
         return {"config": self.config.to_json(), "rules": self.rules(),
-                "constants": dict(self.constants), "model": "delta-rules"}
+                "constants": dict(self.constants), "model": self.model}
 
 
 def constants_of(characterization: Characterization) -> dict[str, float]:

@@ -1,0 +1,41 @@
+"""The lane-interleaved Delta-stepping rules (autotune/model/lanes_rules.py, characterizations/lanes.toml)."""
+from __future__ import annotations
+
+import dataclasses
+
+from autotune.algorithms import get
+from autotune.model import load_device
+from autotune.model.features import GraphFeatures
+
+ROADS = GraphFeatures("roads", 87575, 242982, max_degree=6, degree_cv=0.3, mean_weight=95.3, min_positive_weight=10,
+                      max_weight=2467)
+POWER_LAW = GraphFeatures("rmat17", 131072, 3728785, max_degree=12000, degree_cv=5.62, mean_weight=50.5,
+                          min_positive_weight=1, max_weight=100)
+
+
+def test_skewed_graphs_take_relaxed_settlement_and_the_others_wider_buckets_than_one_instance():
+    h100 = load_device("hopper-h100")
+    lanes, single = get("delta_lanes"), get("delta")
+    assert lanes.predict(POWER_LAW, h100).config.param("delta") == "inf"
+    # Delta-stepping's rule 1 on the roads: 718 -> 512; eight times 718 is 5,744 -> 4096
+    assert single.predict(ROADS, h100).config.param("delta") == 512
+    assert lanes.predict(ROADS, h100).config.param("delta") == 4096
+    unweighted = dataclasses.replace(ROADS, mean_weight=0.0)
+    assert lanes.predict(unweighted, h100).config.param("delta") == "inf"
+
+
+def test_every_value_has_its_rule_and_the_batch_fills_the_gpu():
+    prediction = get("delta_lanes").predict(ROADS, load_device("hopper-h100"))
+    assert set(prediction.rules()) == {"delta", "concurrent_kernels", "block_size", "blocks_per_sm", "cache"}
+    config = prediction.config
+    assert config.concurrent_kernels == 1024 and config.param("blocks_per_sm") == 2
+    assert {config.kernel(k).block_size for k in ("advance", "split")} == {512}
+    assert prediction.to_json()["model"] == "lanes-rules"
+
+
+def test_fewer_blocks_per_sm_where_fewer_fit():
+    h100 = load_device("hopper-h100")
+    small = dataclasses.replace(h100, max_threads_per_sm=512, max_threads_per_block=512)
+    prediction = get("delta_lanes").predict(POWER_LAW, small)
+    assert prediction.config.param("blocks_per_sm") == 1
+    assert "1 fit on an SM" in {d.parameter: d.reason for d in prediction.decisions}["blocks_per_sm"]
