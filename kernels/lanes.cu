@@ -157,8 +157,8 @@ __device__ __forceinline__ int next_threshold(int old_threshold, int far_min, in
 }
 
 // Edges a warp relaxes at once: their loads are all issued before the first atomic. On the H100,
-// 8 against 4 (64 registers against 45): rmat20 batched 0.48 against 0.54 ms per SSSP, rmat17
-// 0.072 against 0.078 (CK 1024, Delta INF; reports/h100/delta/run-m).
+// 8 against 4 (64 registers against 45): rmat20 batched 0.614 against 0.702 ms per SSSP, rmat17
+// 0.0862 against 0.0928 (CK 1024, 512 threads, Delta INF; reports/h100/delta/run-m, ab-unroll).
 #ifndef LANES_UNROLL
 #define LANES_UNROLL 8
 #endif
