@@ -2,8 +2,9 @@
 of 32, one instance per warp lane, in the host loop (per iteration `lanes_advance`, the
 configuration's advance launch with `blocks_per_sm` x SMs blocks shared by the groups, and
 `lanes_finish`, its split launch with one block per group); the groups' done flags are read a few
-iterations behind. Distances come back group by group, 32 to a vertex, and are transposed to one
-row per instance on the host; an instance whose group reports an error makes the solve WRONG.
+iterations behind. A group's distances, 32 to a vertex, are unpacked on the GPU into a row per
+instance (`lanes_unpack`) and copied out group by group; an instance whose group reports an error
+makes the solve WRONG.
 """
 from __future__ import annotations
 
