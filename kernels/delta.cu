@@ -37,18 +37,13 @@
 //               grid whose blocks could not all be resident at once, and the barrier gives up after
 //               BARRIER_TIMEOUT_CYCLES (setting the instance's error flag), so no grid can hang.
 //
-// The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT).
+// The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT in
+// frontier.cuh, which kernels/lanes.cu shares).
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
 
-#define INF 0x7fffffff
-
-#if NO_L1
-#define RESTRICT
-#else
-#define RESTRICT __restrict__
-#endif
+#include "frontier.cuh"
 
 // Per-instance state, structure of arrays: field f of instance k is state[f * ck + k].
 enum {
@@ -246,29 +241,6 @@ __device__ __forceinline__ void relax_strided(const Push &p, int *dist, const in
     });
 }
 
-// Inclusive prefix sum over the block (blockDim.x a multiple of 32, at most 1024).
-__device__ __forceinline__ int block_inclusive_sum(int value, int *warp_sums) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const int other = __shfl_up_sync(0xffffffffu, value, offset);
-    if (lane >= offset) value += other;
-  }
-  if (lane == 31) warp_sums[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    const int n_warps = blockDim.x >> 5;
-    int total = lane < n_warps ? warp_sums[lane] : 0;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const int other = __shfl_up_sync(0xffffffffu, total, offset);
-      if (lane >= offset) total += other;
-    }
-    if (lane < n_warps) warp_sums[lane] = total;
-  }
-  __syncthreads();
-  if (warp > 0) value += warp_sums[warp - 1];
-  return value;
-}
-
 // Where a tile's large vertices go: expanded in place (hub_out null), or cut into chunks.
 struct Hubs {
   int2 *out;
@@ -399,22 +371,6 @@ __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_
   const int end = min(row_offsets[chunk.x + 1], begin + block_threshold);
   relax_strided<U>(p, dist, columns, weights, begin + threadIdx.x, end, blockDim.x, d);
   return threadIdx.x == 0 ? end - begin : 0;
-}
-
-// Take the next item of a counter-handed-out sequence (the whole block takes one at a time).
-__device__ __forceinline__ int take(int *next, int step) {
-  __shared__ int taken;
-  __syncthreads();
-  if (threadIdx.x == 0) taken = atomicAdd(next, step);
-  __syncthreads();
-  return taken;
-}
-
-__device__ __forceinline__ int next_threshold(int old_threshold, int far_min, int delta) {
-  if (delta == INF || far_min == INF) return INF;
-  long long t = ((long long)far_min / delta + 1) * delta;
-  if (t <= old_threshold) t = (long long)old_threshold + delta;
-  return t >= INF ? INF : (int)t;
 }
 
 // Split the far pile (count entries) into the next near queue and the other far buffer; this

@@ -19,16 +19,12 @@
 // and `lanes_finish` (one block per group: the split and the bookkeeping) for every iteration, and
 // reads the groups' done flags asynchronously, as for kernels/delta.cu's host loop.
 //
-// The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg.
+// The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT in
+// frontier.cuh, which kernels/delta.cu shares).
 
-#define INF 0x7fffffff
+#include "frontier.cuh"
+
 #define LANES 32
-
-#if NO_L1
-#define RESTRICT
-#else
-#define RESTRICT __restrict__
-#endif
 
 // Per-group state, structure of arrays: field f of group g is state[f * groups + g].
 enum {
@@ -116,44 +112,6 @@ __device__ __forceinline__ void push_lanes(const Push &p, int u, unsigned near_l
     const int at = atomicAdd(p.near_count, 1);
     if (at < p.capacity) p.near_queue[at] = u; else atomicExch(p.error, 3);
   }
-}
-
-// Inclusive prefix sum over the block (blockDim.x a multiple of 32, at most 1024).
-__device__ __forceinline__ int block_inclusive_sum(int value, int *warp_sums) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const int other = __shfl_up_sync(0xffffffffu, value, offset);
-    if (lane >= offset) value += other;
-  }
-  if (lane == 31) warp_sums[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    const int n_warps = blockDim.x >> 5;
-    int total = lane < n_warps ? warp_sums[lane] : 0;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const int other = __shfl_up_sync(0xffffffffu, total, offset);
-      if (lane >= offset) total += other;
-    }
-    if (lane < n_warps) warp_sums[lane] = total;
-  }
-  __syncthreads();
-  if (warp > 0) value += warp_sums[warp - 1];
-  return value;
-}
-
-__device__ __forceinline__ int take(int *next, int step) {
-  __shared__ int taken;
-  __syncthreads();
-  if (threadIdx.x == 0) taken = atomicAdd(next, step);
-  __syncthreads();
-  return taken;
-}
-
-__device__ __forceinline__ int next_threshold(int old_threshold, int far_min, int delta) {
-  if (delta == INF || far_min == INF) return INF;
-  long long t = ((long long)far_min / delta + 1) * delta;
-  if (t <= old_threshold) t = (long long)old_threshold + delta;
-  return t >= INF ? INF : (int)t;
 }
 
 // Edges a warp relaxes at once: their loads are all issued before the first atomic. On the H100,

@@ -196,6 +196,15 @@ def main(argv: list[str] | None = None) -> int:
     return refresh_one(args, args.algorithm)
 
 
+def source_digest(source: Path) -> str:
+    """SHA-256 of the source and of the headers it includes from its own folder (`#include "x"`),
+    in the order included: a change to a shared header changes the digest too."""
+    digest = hashlib.sha256(source.read_bytes())
+    for header in re.findall(r'^#include "([^"]+)"', source.read_text(), flags=re.MULTILINE):
+        digest.update((source.parent / header).read_bytes())
+    return digest.hexdigest()
+
+
 def refresh_one(args: argparse.Namespace, name: str) -> int:
     members = family(name)
     source = members[0].source_path
@@ -215,7 +224,7 @@ def refresh_one(args: argparse.Namespace, name: str) -> int:
             + ", ".join(" ".join(flags) or "(none)" for flags in builds.values())
         ),
         "compiler": compiler_version(args.nvcc),
-        "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+        "source_sha256": source_digest(source),
         "note": "per kernel: the most registers and shared memory over the builds; the model uses "
         f"these {args.arch} numbers for every device profile",
     }

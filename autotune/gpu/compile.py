@@ -30,8 +30,12 @@ def compiled_module(algorithm: str, no_l1: bool):  # -> pycuda.compiler.SourceMo
     """
     from pycuda.compiler import SourceModule
 
+    from autotune.resources import kernels_dir
+
     entry = algorithms.get(algorithm)
-    return SourceModule(entry.source_path.read_text(), options=entry.compile_options(no_l1), no_extern_c=True)
+    # the shipped kernels' headers (`#include "frontier.cuh"`), also for a source outside kernels/
+    return SourceModule(entry.source_path.read_text(), options=entry.compile_options(no_l1), no_extern_c=True,
+                        include_dirs=[str(entry.source_path.parent), str(kernels_dir())])
 
 
 def kernel_function(algorithm: str, function: str, cache_state: CacheState = CacheState.DEFAULT):

@@ -20,7 +20,6 @@ reports an error (a barrier timeout, the iteration cap, a queue overflow) makes 
 from __future__ import annotations
 
 import re
-import time
 from functools import cached_property
 from typing import Sequence
 
@@ -41,6 +40,7 @@ from autotune.gpu.engine import (
     Solver,
     blocks_for,
     host_loop,
+    timed_span,
 )
 from autotune.launch import KernelLaunch, LaunchConfig
 
@@ -183,26 +183,17 @@ class DeltaSolver(Solver):
         stream = self._stream
         launch = Launcher(self, profile)
         done_row = int(workspace.state) + 4 * self.fields["F_DONE"] * ck
-        with self.launch_errors(config):
-            start, end = self.event(), self.event()
-            wall_start = time.perf_counter()
-            start.record(stream)
+        with self.launch_errors(config), timed_span(self, stream, deadline_ms) as span:
             launch("other", launches["init"], stream)
             finished = True
             if loop == PERSISTENT:
                 launch("advance", launches["solve"], stream)
             else:
-                deadline_s = None if deadline_ms is None else wall_start + deadline_ms / 1e3
                 steps = (("advance", launches["advance"]), ("split", launches["finish"]))
-                finished = host_loop(self, launch, steps, workspace.ring, done_row, ck, stream, deadline_s)
-            end.record(stream)
-            end.synchronize()
-            wall_ms = (time.perf_counter() - wall_start) * 1e3
-            elapsed_ms = end.time_since(start)
+                finished = host_loop(self, launch, steps, workspace.ring, done_row, ck, stream, span.deadline_s)
         kernel_ms = launch.kernel_ms()
-        self.recycle(start, end)
         if not finished:
-            raise Overtime(elapsed_ms)
+            raise Overtime(span.elapsed_ms)
         distances = workspace.rows(ck, self.graph.n_vertices)
         cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
         state = np.empty((self.fields["N_FIELDS"], ck), dtype=np.int32)
@@ -212,8 +203,8 @@ class DeltaSolver(Solver):
             k = int(np.flatnonzero(errors)[0])
             raise WrongResult(f"instance {k}: {ERRORS.get(int(errors[k]), f'error {int(errors[k])}')}")
         return SolveResult(
-            elapsed_ms=elapsed_ms,
-            wall_ms=wall_ms,
+            elapsed_ms=span.elapsed_ms,
+            wall_ms=span.wall_ms,
             launch_ms=launch.host_s * 1e3,
             distances=distances,
             iterations=state[self.fields["F_ITERATIONS"]].copy(),

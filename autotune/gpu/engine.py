@@ -198,6 +198,32 @@ class Launcher:
         return times
 
 
+@dataclass
+class Span:
+    """A solve's span on one stream (`timed_span`): `deadline_s` on the host clock, and once the
+    span is closed `elapsed_ms` (CUDA events) and `wall_ms` (host clock)."""
+
+    deadline_s: float | None = None
+    elapsed_ms: float = 0.0
+    wall_ms: float = 0.0
+
+
+@contextmanager
+def timed_span(solver: Solver, stream, deadline_ms: float | None = None) -> Iterator[Span]:
+    """CUDA events on `stream` and the host clock around the launches of the block, which end
+    synchronized; `deadline_ms` after the start becomes the span's `deadline_s`."""
+    start, end = solver.event(), solver.event()
+    wall_start = time.perf_counter()
+    span = Span(None if deadline_ms is None else wall_start + deadline_ms / 1e3)
+    start.record(stream)
+    yield span
+    end.record(stream)
+    end.synchronize()
+    span.wall_ms = (time.perf_counter() - wall_start) * 1e3
+    span.elapsed_ms = end.time_since(start)
+    solver.recycle(start, end)
+
+
 def host_loop(solver: Solver, launch: Launcher, steps: Sequence[tuple[str, PackedLaunch]], ring: np.ndarray,
               done_row: int, count: int, stream, deadline_s: float | None = None) -> bool:
     """Launch `steps` (kernel name, launch) once per iteration until all `count` done flags at

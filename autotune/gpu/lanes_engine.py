@@ -8,7 +8,6 @@ makes the solve WRONG.
 """
 from __future__ import annotations
 
-import time
 from typing import Sequence
 
 import numpy as np
@@ -30,6 +29,7 @@ from autotune.gpu.engine import (
     Solver,
     blocks_for,
     host_loop,
+    timed_span,
 )
 from autotune.launch import LaunchConfig
 
@@ -91,23 +91,14 @@ class LanesSolver(Solver):
         stream = self._stream
         launch = Launcher(self, profile)
         done_row = int(workspace.state) + 4 * self.fields["F_DONE"] * groups
-        with self.launch_errors(config):
-            start, end = self.event(), self.event()
-            wall_start = time.perf_counter()
-            start.record(stream)
+        with self.launch_errors(config), timed_span(self, stream, deadline_ms) as span:
             launch("other", launches["init"], stream)
             launch("other", launches["seed"], stream)
-            deadline_s = None if deadline_ms is None else wall_start + deadline_ms / 1e3
             steps = (("advance", launches["advance"]), ("split", launches["finish"]))
-            finished = host_loop(self, launch, steps, workspace.ring, done_row, groups, stream, deadline_s)
-            end.record(stream)
-            end.synchronize()
-            wall_ms = (time.perf_counter() - wall_start) * 1e3
-            elapsed_ms = end.time_since(start)
+            finished = host_loop(self, launch, steps, workspace.ring, done_row, groups, stream, span.deadline_s)
         kernel_ms = launch.kernel_ms()
-        self.recycle(start, end)
         if not finished:
-            raise Overtime(elapsed_ms)
+            raise Overtime(span.elapsed_ms)
         state = np.empty((self.fields["N_FIELDS"], groups), dtype=np.int32)
         self.cuda.memcpy_dtoh(state, workspace.state)  # field f of group g at f x groups + g
         errors = state[self.fields["F_ERROR"]]
@@ -116,8 +107,8 @@ class LanesSolver(Solver):
             raise WrongResult(f"group {g} (instances {g * LANES} to {min(ck, (g + 1) * LANES) - 1}): "
                               f"{ERRORS.get(int(errors[g]), f'error {int(errors[g])}')}")
         return SolveResult(
-            elapsed_ms=elapsed_ms,
-            wall_ms=wall_ms,
+            elapsed_ms=span.elapsed_ms,
+            wall_ms=span.wall_ms,
             launch_ms=launch.host_s * 1e3,
             distances=self._distances(workspace, ck, groups),
             iterations=np.repeat(state[self.fields["F_ITERATIONS"]], LANES)[:ck],

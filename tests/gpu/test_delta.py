@@ -10,11 +10,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from autotune.algorithms.delta import DELTA, INFINITE, OFF, delta_values
-from autotune.graphs import load_graph
-from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from autotune.algorithms.delta import INFINITE, OFF, delta_values
+from autotune.launch import CacheState, LaunchConfig
 from autotune.measure import Protocol, Status, choose_sources
 from autotune.model.features import graph_statistics
+
+import solves
+from solves import assert_all_ok
 
 pytestmark = pytest.mark.gpu
 
@@ -26,47 +28,12 @@ GRID = {"loop": "persistent", "blocks": 4}
 LARGE = 50_000  # vertices: above this, the host and grid loops are checked on the larger Deltas only
 
 
-@pytest.fixture(scope="module")
-def session():
-    from autotune.gpu import gpu_session
-
-    with gpu_session() as device:
-        yield device
-
-
-@pytest.fixture(scope="module")
-def graphs():
-    from pathlib import Path
-
-    data = Path(__file__).resolve().parents[1] / "data"
-    loaded: dict = {}
-
-    def load(name):
-        if name not in loaded:
-            loaded[name] = load_graph(str(data / name) if name.endswith(".gz") else name)
-        return loaded[name]
-
-    return load
-
-
 def config(ck=1, block=256, cache="default", split_block=256, **params) -> LaunchConfig:
-    kernels = {"advance": KernelLaunch(block, CacheState(cache)), "split": KernelLaunch(split_block, CacheState(cache))}
-    return DELTA.validate(LaunchConfig(ck, kernels, "delta", {**DELTA.default_params(), **params}))
+    return solves.config("delta", ck, block, split_block, cache, **params)
 
 
 def measure(graph, configs, sample=4):
-    from autotune.gpu import CudaEventTimer, open_solver
-
-    protocol = Protocol(sample=sample, min_repetitions=1, max_repetitions=1)
-    with open_solver(graph, "delta") as solver:
-        timer = CudaEventTimer(solver, choose_sources(graph, sample, seed=1), protocol)
-        return [timer.measure(c) for c in configs]
-
-
-def assert_all_ok(measurements):
-    wrong = [f"{m.config}: {m.status} {m.reason}" for m in measurements if m.status is not Status.OK]
-    assert not wrong, "\n".join(wrong)
-    assert all(m.ms_per_sssp > 0 and m.iterations >= 1 for m in measurements)
+    return solves.measure(graph, "delta", configs, sample)
 
 
 def deltas_of(graph):

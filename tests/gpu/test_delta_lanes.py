@@ -9,63 +9,27 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from autotune.algorithms import get
 from autotune.algorithms.delta import INFINITE, delta_values
-from autotune.graphs import build_csr, load_graph
-from autotune.launch import CacheState, KernelLaunch, LaunchConfig
-from autotune.measure import Protocol, Status, choose_sources
+from autotune.graphs import build_csr
+from autotune.launch import CacheState, LaunchConfig
 from autotune.model.features import graph_statistics
+
+import solves
+from solves import assert_all_ok
 
 pytestmark = pytest.mark.gpu
 
-LANES_ALGORITHM = get("delta_lanes")
 REAL = ["rome99.gr.gz", "Email-Enron.txt.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "usa-roads.gr.gz"]
 GENERATED = ["rmat12", "rmat14", "random3000-d8"]
 LARGE = 50_000  # vertices: above this, the four largest Deltas only
 
 
-@pytest.fixture(scope="module")
-def session():
-    from autotune.gpu import gpu_session
-
-    with gpu_session() as device:
-        yield device
-
-
-@pytest.fixture(scope="module")
-def graphs():
-    from pathlib import Path
-
-    data = Path(__file__).resolve().parents[1] / "data"
-    loaded: dict = {}
-
-    def load(name):
-        if name not in loaded:
-            loaded[name] = load_graph(str(data / name) if name.endswith(".gz") else name)
-        return loaded[name]
-
-    return load
-
-
 def config(ck=32, block=256, split_block=256, cache="default", **params) -> LaunchConfig:
-    kernels = {"advance": KernelLaunch(block, CacheState(cache)), "split": KernelLaunch(split_block, CacheState(cache))}
-    return LANES_ALGORITHM.validate(LaunchConfig(ck, kernels, "delta_lanes",
-                                                 {**LANES_ALGORITHM.default_params(), **params}))
+    return solves.config("delta_lanes", ck, block, split_block, cache, **params)
 
 
 def measure(graph, configs, sample=32):
-    from autotune.gpu import CudaEventTimer, open_solver
-
-    protocol = Protocol(sample=sample, min_repetitions=1, max_repetitions=1)
-    with open_solver(graph, "delta_lanes") as solver:
-        timer = CudaEventTimer(solver, choose_sources(graph, sample, seed=1), protocol)
-        return [timer.measure(c) for c in configs]
-
-
-def assert_all_ok(measurements):
-    wrong = [f"{m.config}: {m.status} {m.reason}" for m in measurements if m.status is not Status.OK]
-    assert not wrong, "\n".join(wrong)
-    assert all(m.ms_per_sssp > 0 and m.iterations >= 1 for m in measurements)
+    return solves.measure(graph, "delta_lanes", configs, sample)
 
 
 @pytest.mark.parametrize("name", REAL + GENERATED)

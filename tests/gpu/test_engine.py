@@ -19,14 +19,6 @@ def _spec(name: str, data_dir) -> str:
     return str(data_dir / name) if name.endswith(".gz") else name
 
 
-@pytest.fixture(scope="module")
-def session():
-    from autotune.gpu import gpu_session
-
-    with gpu_session() as device:
-        yield device
-
-
 def _timer(graph, algorithm="crauser", sources=8, launch_mode="batched"):
     from autotune.gpu import CudaEventTimer
     from autotune.gpu.thesis_engine import ThesisSolver

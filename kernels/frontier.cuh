@@ -1,0 +1,54 @@
+// What kernels/delta.cu and kernels/lanes.cu share: INF, the L1 state's RESTRICT, a block-wide
+// prefix sum, work handed out by a counter, and the near-far threshold schedule.
+#pragma once
+
+#define INF 0x7fffffff
+
+// The L1 state "no_l1" is a source compiled with -DNO_L1=1 -Xptxas -dlcm=cg: plain loads only (the
+// read-only path, which __restrict__ const pointers allow, is cached in L1 whatever -dlcm says).
+#if NO_L1
+#define RESTRICT
+#else
+#define RESTRICT __restrict__
+#endif
+
+// Inclusive prefix sum over the block (blockDim.x a multiple of 32, at most 1024).
+__device__ __forceinline__ int block_inclusive_sum(int value, int *warp_sums) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const int other = __shfl_up_sync(0xffffffffu, value, offset);
+    if (lane >= offset) value += other;
+  }
+  if (lane == 31) warp_sums[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    const int n_warps = blockDim.x >> 5;
+    int total = lane < n_warps ? warp_sums[lane] : 0;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const int other = __shfl_up_sync(0xffffffffu, total, offset);
+      if (lane >= offset) total += other;
+    }
+    if (lane < n_warps) warp_sums[lane] = total;
+  }
+  __syncthreads();
+  if (warp > 0) value += warp_sums[warp - 1];
+  return value;
+}
+
+// Take the next item of a counter-handed-out sequence (the whole block takes one at a time).
+__device__ __forceinline__ int take(int *next, int step) {
+  __shared__ int taken;
+  __syncthreads();
+  if (threadIdx.x == 0) taken = atomicAdd(next, step);
+  __syncthreads();
+  return taken;
+}
+
+// The threshold after a split: the bucket of width delta above the smallest distance pushed to
+// the far pile (INF for delta = INF or an empty pile), at least one bucket above the old threshold.
+__device__ __forceinline__ int next_threshold(int old_threshold, int far_min, int delta) {
+  if (delta == INF || far_min == INF) return INF;
+  long long t = ((long long)far_min / delta + 1) * delta;
+  if (t <= old_threshold) t = (long long)old_threshold + delta;
+  return t >= INF ? INF : (int)t;
+}
