@@ -31,9 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from autotune import algorithms  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
-from autotune.launch import CacheState, KernelLaunch, LaunchConfig  # noqa: E402
+from autotune.launch import LaunchConfig  # noqa: E402
 from autotune.measure import Protocol, Status, choose_sources  # noqa: E402
 from autotune.reference.cache import ReferenceCache  # noqa: E402
+from bench_batched import config as batched_config  # noqa: E402
 from bench_delta import config as bench_config, spec_of  # noqa: E402
 
 # name: (graph, CK, threads, blocks per instance, Delta[, other parameters]): the best
@@ -69,10 +70,8 @@ def config(ck: int, threads: int, blocks: int, delta: int, params: dict | None =
 
 
 def lanes_config(ck: int, threads: int, blocks_per_sm: int, delta) -> LaunchConfig:
-    entry = algorithms.get("delta_lanes")
-    launch = KernelLaunch(threads, CacheState.DEFAULT)
-    return entry.validate(LaunchConfig(ck, {"advance": launch, "split": launch}, "delta_lanes",
-                                       {"delta": delta, "blocks_per_sm": blocks_per_sm}))
+    """A lane-interleaved case's configuration (`bench_batched.config`: both kernels of `threads`)."""
+    return batched_config("delta_lanes", ck, threads, {"delta": delta, "blocks_per_sm": blocks_per_sm})
 
 
 def use_source(path: Path, algorithm: str = "delta") -> None:

@@ -38,8 +38,8 @@ from autotune.gpu.engine import (
     PackedLaunch,
     SolveResult,
     Solver,
-    blocks_for,
     host_loop,
+    init_blocks,
     timed_span,
 )
 from autotune.launch import KernelLaunch, LaunchConfig
@@ -47,7 +47,6 @@ from autotune.launch import KernelLaunch, LaunchConfig
 WORK_ARRAYS = 7  # delta.cu's work arrays (dist first): n ints each per instance
 QUEUE_CAPACITY = 2048  # near-queue entries solve_block keeps in shared memory (each of two queues)
 SCRATCH_BYTES_PER_THREAD = 12  # advance_tile's shared arrays
-INIT_GRID_LIMIT = 1024
 ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)",
           2: "the iteration cap was reached", 3: "a queue overflowed"}
 
@@ -221,7 +220,7 @@ class DeltaSolver(Solver):
         max_iterations = np.int32(self.max_iterations())
         advance = config.kernel("advance")
         out = {"init": PackedLaunch(kernel_function(algorithm, "init"),
-                                    (min(INIT_GRID_LIMIT, blocks_for(int(n), INIT_BLOCK)), int(ck)), INIT_BLOCK,
+                                    (init_blocks(int(n)), int(ck)), INIT_BLOCK,
                                     "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])}
         scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
         if loop == PERSISTENT and blocks == 1:

@@ -25,6 +25,7 @@ from autotune.launch import LaunchConfig
 
 POLL_DEPTH = 8  # iterations the host may run ahead of the status it has read
 INIT_BLOCK = 256
+INIT_GRID_LIMIT = 1024  # blocks per instance of an initialization kernel (it strides over the vertices)
 MAX_ITERATIONS_FACTOR = 4  # a solve longer than factor x (n + 2) iterations is a bug, not a graph
 
 
@@ -166,6 +167,12 @@ def blocks_for(threads: int, block_size: int) -> int:
     return max(1, -(-threads // block_size))
 
 
+def init_blocks(threads: int) -> int:
+    """Blocks of `INIT_BLOCK` threads for an initialization kernel over `threads` items per
+    instance: enough for one item each, at most `INIT_GRID_LIMIT` (the kernel strides)."""
+    return min(INIT_GRID_LIMIT, blocks_for(threads, INIT_BLOCK))
+
+
 class Launcher:
     """Launches a solve's packed kernels: counts the host time spent in launch calls and, when
     profiling, records CUDA events around each launch (per kernel name)."""
@@ -200,9 +207,11 @@ class Launcher:
 
 @dataclass
 class Span:
-    """A solve's span on one stream (`timed_span`): `deadline_s` on the host clock, and once the
-    span is closed `elapsed_ms` (CUDA events) and `wall_ms` (host clock)."""
+    """A solve's span on one stream (`timed_span`): its `start` event (other streams of the solve
+    wait for it), `deadline_s` on the host clock, and once the span is closed `elapsed_ms` (CUDA
+    events) and `wall_ms` (host clock)."""
 
+    start: Any
     deadline_s: float | None = None
     elapsed_ms: float = 0.0
     wall_ms: float = 0.0
@@ -211,10 +220,11 @@ class Span:
 @contextmanager
 def timed_span(solver: Solver, stream, deadline_ms: float | None = None) -> Iterator[Span]:
     """CUDA events on `stream` and the host clock around the launches of the block, which end
-    synchronized; `deadline_ms` after the start becomes the span's `deadline_s`."""
+    synchronized (work on other streams must be joined to `stream` inside the block);
+    `deadline_ms` after the start becomes the span's `deadline_s`."""
     start, end = solver.event(), solver.event()
     wall_start = time.perf_counter()
-    span = Span(None if deadline_ms is None else wall_start + deadline_ms / 1e3)
+    span = Span(start, None if deadline_ms is None else wall_start + deadline_ms / 1e3)
     start.record(stream)
     yield span
     end.record(stream)

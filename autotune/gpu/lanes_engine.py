@@ -27,14 +27,13 @@ from autotune.gpu.engine import (
     PackedLaunch,
     SolveResult,
     Solver,
-    blocks_for,
     host_loop,
+    init_blocks,
     timed_span,
 )
 from autotune.launch import LaunchConfig
 
 SCRATCH_BYTES_PER_THREAD = 16  # lanes_advance's shared arrays: a tile's begin, offset, vertex and lanes
-INIT_GRID_LIMIT = 1024
 ERRORS = {2: "the iteration cap was reached", 3: "a queue overflowed"}
 
 
@@ -121,7 +120,7 @@ class LanesSolver(Solver):
         n = self.graph.n_vertices
         rows = workspace.rows(ck, n)
         unpack = kernel_function(self.algorithm.name, "lanes_unpack")
-        grid = (min(INIT_GRID_LIMIT, blocks_for(n * LANES, INIT_BLOCK)), 1)
+        grid = (init_blocks(n * LANES), 1)
         for group in range(groups):
             unpack(np.int32(n), np.int32(group), workspace.dist, workspace.unpacked, grid=grid,
                    block=(INIT_BLOCK, 1, 1), stream=self._stream)
@@ -137,7 +136,7 @@ class LanesSolver(Solver):
         delta = np.int32(delta_argument(config.param("delta")))
         advance, split = config.kernel("advance"), config.kernel("split")
         blocks = blocks_per_group(int(config.param("blocks_per_sm")), self.sm_count, groups)
-        init_grid = (min(INIT_GRID_LIMIT, blocks_for(int(n) * LANES, INIT_BLOCK)), groups)
+        init_grid = (init_blocks(int(n) * LANES), groups)
         return {
             "init": PackedLaunch(kernel_function(algorithm, "lanes_init"), init_grid, INIT_BLOCK, "iiPPPPi",
                                  [(n, g_count, w.state, w.dist, w.masks, w.queues, delta)]),

@@ -32,6 +32,7 @@ from autotune.gpu.engine import (
     Solver,
     blocks_for,
     past,
+    timed_span,
 )
 from autotune.launch import LaunchConfig
 
@@ -135,15 +136,11 @@ class ThesisSolver(Solver):
         max_iterations = self.max_iterations()
         launch = Launcher(self, profile)
 
-        with self.launch_errors(config):
-            start, end = self.event(), self.event()
-            wall_start = time.perf_counter()
-            deadline_s = None if deadline_ms is None else wall_start + deadline_ms / 1e3
+        with self.launch_errors(config), timed_span(self, main_stream, deadline_ms) as span:
             overtime = False
-            start.record(main_stream)
             for stream, _first, _count, launches in groups:
                 if stream is not main_stream:
-                    stream.wait_for_event(start)
+                    stream.wait_for_event(span.start)
                 launch("other", launches["init"], stream)
             # Per group: the iteration whose thresholds the host reads next, and its pending copies.
             pending = {index: deque() for index in range(len(groups))}
@@ -152,7 +149,7 @@ class ThesisSolver(Solver):
             while active:
                 if iteration >= max_iterations:  # a kernel bug, never a slow configuration
                     raise WrongResult(f"no convergence after {iteration} iterations")
-                if past(deadline_s):
+                if past(span.deadline_s):
                     overtime = True
                     for queue in pending.values():
                         self.recycle(*(event for _ring, event in queue))
@@ -191,21 +188,16 @@ class ThesisSolver(Solver):
                     marker.record(stream)
                     main_stream.wait_for_event(marker)
                     self.recycle(marker)
-            end.record(main_stream)
-            end.synchronize()
-            wall_ms = (time.perf_counter() - wall_start) * 1e3
-            elapsed_ms = end.time_since(start)
         kernel_ms = launch.kernel_ms()
-        self.recycle(start, end)
         if overtime:
-            raise Overtime(elapsed_ms)
+            raise Overtime(span.elapsed_ms)
         distances = workspace.rows(ck, self.graph.n_vertices)
         driver.memcpy_dtoh(distances, workspace.dist)
         iterations = np.empty(workspace.capacity, dtype=np.int32)
         driver.memcpy_dtoh(iterations, workspace.iterations)
         return SolveResult(
-            elapsed_ms=elapsed_ms,
-            wall_ms=wall_ms,
+            elapsed_ms=span.elapsed_ms,
+            wall_ms=span.wall_ms,
             launch_ms=launch.host_s * 1e3,
             distances=distances,
             iterations=iterations[:ck].copy(),

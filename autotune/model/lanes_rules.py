@@ -31,7 +31,7 @@ from typing import Any
 
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
-from autotune.model.characterization import Characterization, load_characterization
+from autotune.model.characterization import Characterization
 from autotune.model.delta_rules import DeltaPrediction, constants_of, delta_target, nearest_power
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
@@ -43,10 +43,11 @@ DEFAULTS = {"inf_skew": 1.0, "delta_factor": 8.0, "block_size": 512, "blocks_per
 
 
 def delta_stepping_constants() -> dict[str, float]:
-    """The [model] constants of Delta-stepping's characterization (rule 1 builds on its Delta)."""
-    from autotune.resources import characterizations_dir
+    """The [model] constants of Delta-stepping's characterization (rule 1 builds on its Delta),
+    read once per process with the registered algorithm's."""
+    from autotune.algorithms import get
 
-    return constants_of(load_characterization(characterizations_dir() / "delta.toml"))
+    return constants_of(get("delta").characterization)
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
