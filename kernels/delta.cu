@@ -126,6 +126,7 @@ struct Queue {
   int *shared;
   int shared_capacity;
   int *global;
+  unsigned *bits;  // solve_block's bitmap of the entries (or null), cleared as they are read
   __device__ __forceinline__ void put(int index, int value) const {
     if (index < shared_capacity) shared[index] = value; else global[index - shared_capacity] = value;
   }
@@ -249,6 +250,27 @@ struct Hubs {
   int *error;
 };
 
+// Inclusive prefix sum over the block, and in `total` the block's sum, with one barrier (the
+// warps' sums are added up by every warp): the caller meets at another barrier before it calls
+// it again, since a warp's sum is written before the barrier and read by the others after it.
+__device__ __forceinline__ int inclusive_sum_one_barrier(int value, int *warp_sums, int &total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const int other = __shfl_up_sync(0xffffffffu, value, offset);
+    if (lane >= offset) value += other;
+  }
+  if (lane == 31) warp_sums[warp] = value;
+  __syncthreads();
+  int sums = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0;
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const int other = __shfl_up_sync(0xffffffffu, sums, offset);
+    if (lane >= offset) sums += other;
+  }
+  total = __shfl_sync(0xffffffffu, sums, 31);
+  const int before = __shfl_sync(0xffffffffu, sums, (warp + 31) & 31);
+  return warp > 0 ? value + before : value;
+}
+
 // Expand one tile: entries [tile, tile + blockDim.x) of `queue` (count entries). Dynamic shared
 // memory: 3 * blockDim.x ints from `scratch`. Every thread of the block calls it. Returns the
 // edges this thread counted as scanned. U: edges relaxed at once by a thread.
@@ -261,12 +283,13 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   int *tile_offset = scratch + blockDim.x;     // blockDim.x: exclusive prefix sums of the degrees
   int *tile_dist = scratch + 2 * blockDim.x;   // blockDim.x
   __shared__ int warp_sums[32];
-  __shared__ int owner, owner_begin, owner_end, owner_dist, total;
+  __shared__ int owner, owner_begin, owner_end, owner_dist;
 
   const int item = tile + threadIdx.x;
   int vertex = -1, begin = 0, end = 0, d = 0;
   if (item < count) {
     vertex = queue.get(item);
+    if (queue.bits != nullptr) unmark(queue.bits, vertex);  // before iteration + 1 pushes with it
     d = __ldcg(&dist[vertex]);
     begin = row_offsets[vertex];
     end = row_offsets[vertex + 1];
@@ -322,42 +345,44 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
 
   // The rest, edge-balanced across the block.
   const int degree = end - begin;
-  const int inclusive = block_inclusive_sum(degree, warp_sums);
-  tile_begin[threadIdx.x] = begin;
-  tile_offset[threadIdx.x] = inclusive - degree;
-  tile_dist[threadIdx.x] = d;
-  if (threadIdx.x == blockDim.x - 1) total = inclusive;
-  __syncthreads();
-  const int edges = total;
-  const int last = min((int)blockDim.x, count - tile) - 1;  // threads past the queue's end own nothing
-  // One edge per thread at most (the small frontiers of road networks): the plain loop, whose
-  // one relaxation waits on fewer instructions.
-  const int stride = edges <= (int)blockDim.x ? 1 : U;
-  for (int first = threadIdx.x; first < edges; first += stride * blockDim.x) {
-    int low = 0;  // edges ascend with k: each search starts from the previous owner
-    if (stride == 1) {
-      int high = last;
-      while (low < high) {
-        const int mid = (low + high + 1) >> 1;
-        if (tile_offset[mid] <= first) low = mid; else high = mid - 1;
-      }
-      relax(p, dist, columns, weights, tile_begin[low] + (first - tile_offset[low]), tile_dist[low]);
-      continue;
+  int edges;
+  const int inclusive = inclusive_sum_one_barrier(degree, warp_sums, edges);
+  const int offset = inclusive - degree;
+  if (edges <= (int)blockDim.x) {
+    // One edge per thread at most (the small frontiers of road networks): each vertex writes its
+    // edges into the slots of its offsets, and thread t relaxes the edge in slot t: no search, one
+    // relaxation waiting on few instructions.
+    int *slot_edge = scratch, *slot_dist = scratch + blockDim.x;
+    for (int k = 0; k < degree; ++k) {
+      slot_edge[offset + k] = begin + k;
+      slot_dist[offset + k] = d;
     }
-    relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
-      const int i = first + k * blockDim.x;
-      if (i >= edges) return make_int2(-1, 0);
-      int high = last;  // the last thread whose offset is <= i owns edge i
-      while (low < high) {
-        const int mid = (low + high + 1) >> 1;
-        if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
-      }
-      return make_int2(tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
-    });
+    __syncthreads();
+    if ((int)threadIdx.x < edges)
+      relax(p, dist, columns, weights, slot_edge[threadIdx.x], slot_dist[threadIdx.x]);
+  } else {
+    tile_begin[threadIdx.x] = begin;
+    tile_offset[threadIdx.x] = offset;
+    tile_dist[threadIdx.x] = d;
+    __syncthreads();
+    const int last = min((int)blockDim.x, count - tile) - 1;  // threads past the queue's end own nothing
+    for (int first = threadIdx.x; first < edges; first += U * blockDim.x) {
+      int low = 0;  // edges ascend with k: each search starts from the previous owner
+      relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
+        const int i = first + k * blockDim.x;
+        if (i >= edges) return make_int2(-1, 0);
+        int high = last;  // the last thread whose offset is <= i owns edge i
+        while (low < high) {
+          const int mid = (low + high + 1) >> 1;
+          if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
+        }
+        return make_int2(tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
+      });
+    }
   }
   if (threadIdx.x == 0) scanned += edges;
-  // No barrier here: the next tile rewrites the shared arrays only after the two barriers of its
-  // prefix sum, which every thread reaches after its edges above.
+  // No barrier here: the next tile rewrites the shared arrays only after the barrier of its prefix
+  // sum, which every thread reaches after its edges above.
   return scanned;
 }
 
@@ -415,6 +440,7 @@ __device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
   q.shared = nullptr;
   q.shared_capacity = 0;
   q.global = in.near(parity);
+  q.bits = nullptr;
   return q;
 }
 
@@ -441,11 +467,15 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
 }
 
 // The advance of iteration `iteration` over this instance's blocks (host mode and solve_grid):
-// the hub chunks the previous iteration left, then the tiles of the near queue. With `dynamic`,
-// blocks take chunks and tiles from atomic counters (host mode); otherwise block b takes b,
-// b + gridDim.x, ... (solve_grid: on the H100 the counters, with an instance's blocks spinning at
-// its barrier, once left a grid that could not all be resident hanging instead of timing out).
-template <bool dynamic>
+// the hub chunks the previous iteration left, then the tiles of the near queue. Blocks take tiles
+// from an atomic counter: tiles differ in edges by orders of magnitude on skewed graphs, and with
+// tiles dealt out in turn (block b taking b, b + gridDim.x, ...) one query of rmat20 spent 37% of
+// its warps' time at the grid barrier waiting for the slowest block (H100, 2026-11-24: 3.04 ms,
+// 2.67 ms with the counter; reports/h100/delta/run-n). Chunks, all of `block_threshold` edges,
+// are dealt out in turn in solve_grid (`dynamic_chunks` false) and taken from a counter in host
+// mode. solve_grid's blocks are all resident (the host refuses a grid otherwise), and a block that
+// starts after its instance gave up at a barrier finds the tiles taken and the error flag set.
+template <bool dynamic_chunks>
 __device__ int advance_shared_work(const Instance &in, int hub_capacity, int iteration, int splits,
                                    int sel, int threshold, const int *RESTRICT row_offsets,
                                    const int *RESTRICT columns, const int *RESTRICT weights,
@@ -458,8 +488,8 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   if (chunks > 0) {
     const int2 *hub_in = in.hubs(iteration & 1);
     int *next_chunk = in.field(F_CHUNK_NEXT0 + now);
-    for (int c = dynamic ? take(next_chunk, 1) : blockIdx.x; c < chunks;
-         c = dynamic ? take(next_chunk, 1) : c + gridDim.x) {
+    for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
+         c = dynamic_chunks ? take(next_chunk, 1) : c + gridDim.x) {
       int2 chunk;
       chunk.x = __ldcg(&hub_in[c].x);
       chunk.y = __ldcg(&hub_in[c].y);
@@ -474,8 +504,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   hubs.capacity = hub_capacity;
   hubs.error = in.field(F_ERROR);
   int *next_tile = in.field(F_TILE_NEXT0 + now);
-  for (int tile = dynamic ? take(next_tile, blockDim.x) : blockIdx.x * blockDim.x; tile < count;
-       tile = dynamic ? take(next_tile, blockDim.x) : tile + gridDim.x * blockDim.x)
+  for (int tile = take(next_tile, blockDim.x); tile < count; tile = take(next_tile, blockDim.x))
     scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
                             block_threshold, hubs, scratch);
   return scanned;
@@ -483,11 +512,12 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
 
 // ---- host loop -------------------------------------------------------------------------------
 
-// One iteration's advance of every unfinished instance (gridDim.x blocks each).
-extern "C" __global__ void advance(int n, int ck, const int *RESTRICT row_offsets,
-                                   const int *RESTRICT columns, const int *RESTRICT weights,
-                                   int *state, int *work, int2 *hubs, int hub_capacity,
-                                   int warp_threshold, int block_threshold) {
+// One iteration's advance of every unfinished instance (gridDim.x blocks each). At most 64
+// registers, so that a block of 1024 threads launches.
+extern "C" __global__ void __maxnreg__(64) advance(int n, int ck, const int *RESTRICT row_offsets,
+                                                   const int *RESTRICT columns, const int *RESTRICT weights,
+                                                   int *state, int *work, int2 *hubs, int hub_capacity,
+                                                   int warp_threshold, int block_threshold) {
   extern __shared__ int scratch[];
   Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
   if (in.load(F_DONE)) return;
@@ -649,6 +679,92 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   }
 }
 
+// solve_block's state from one iteration to the next, and what its iterations share.
+struct BlockSolve {
+  Instance in;
+  const int *RESTRICT row_offsets;
+  const int *RESTRICT columns;
+  const int *RESTRICT weights;
+  int delta, warp_threshold, block_threshold, max_iterations, queue_capacity, bitmap_words;
+  int *scratch, *shared_queue0, *shared_queue1;
+  unsigned *bits;  // near queue of parity q: bits + q x words; far pile of buffer b: bits + (2 + b) x words
+  int *near_count, *far_count, *far_min;  // shared: by iteration % 3, by buffer, by splits % 2
+  int iteration, splits, sel, threshold, scanned;
+  int now, next;  // iteration % 3 and (iteration + 1) % 3
+
+  __device__ __forceinline__ unsigned *bitmap(int which) const {
+    return bitmap_words ? bits + which * bitmap_words : nullptr;
+  }
+  template <int PARITY>
+  __device__ __forceinline__ Queue queue(bool read) const {
+    const Queue q = {PARITY ? shared_queue1 : shared_queue0, queue_capacity, in.near(PARITY),
+                     read ? bitmap(PARITY) : nullptr};
+    return q;
+  }
+};
+
+// One iteration of solve_block, whose parity (iteration % 2) is PARITY: the queues and bitmaps it
+// reads and writes are known at compile time (solve_block alternates the two). Returns whether
+// another iteration follows.
+template <int PARITY>
+__device__ __forceinline__ bool block_iteration(BlockSolve &b) {
+  const int now = b.now, next = b.next, later = 3 - now - next;
+  const int count = b.near_count[now];
+  if (threadIdx.x == 0) b.near_count[later] = 0;
+  const Queue out = b.queue<PARITY ^ 1>(false);
+  Push p = make_push(b.in, out, &b.near_count[next], b.iteration, b.splits, b.sel, b.threshold, false);
+  p.far_count = &b.far_count[b.sel];
+  p.far_min = &b.far_min[b.splits & 1];
+  p.near_bits = b.bitmap(PARITY ^ 1);
+  p.far_bits = b.bitmap(2 + b.sel);
+  // A frontier of one tile waits on the latency of each relaxation, not on the atomics'
+  // throughput: skip the read that filters hopeless ones before the atomicMin.
+  p.direct = count <= (int)blockDim.x;
+  const Queue queue = b.queue<PARITY>(true);
+  const Hubs no_hubs = {nullptr, nullptr, 0, nullptr};
+  for (int tile = 0; tile < count; tile += blockDim.x)
+    b.scanned += advance_tile<BLOCK_UNROLL>(p, queue, count, tile, b.row_offsets, b.columns, b.weights, b.in.dist,
+                                            b.warp_threshold, b.block_threshold, no_hubs, b.scratch);
+  __syncthreads();
+  int next_near = b.near_count[next];
+  int far_now = b.far_count[b.sel];
+  // Every warp has read the counts before a split pushes into them (see finish). Without a
+  // split no barrier: a warp already in the next iteration pushes into near_count[(iteration +
+  // 2) % 3], not the one read here, and into far_count[sel], whose value matters only when
+  // next_near is 0, that is before a split.
+  if (next_near == 0 && far_now > 0) __syncthreads();
+  while (next_near == 0 && far_now > 0) {
+    const int sel = b.sel, splits = b.splits;
+    const int new_threshold = next_threshold(b.threshold, b.far_min[splits & 1], b.delta);
+    Push q = make_push(b.in, out, &b.near_count[next], b.iteration, splits, sel, new_threshold, true);
+    q.far_count = &b.far_count[sel ^ 1];
+    q.far_min = &b.far_min[(splits + 1) & 1];
+    q.near_bits = b.bitmap(PARITY ^ 1);
+    q.far_bits = b.bitmap(2 + (sel ^ 1));
+    split_range(q, b.in.far(sel), far_now, 0, 1, b.in.dist, b.threshold, b.bitmap(2 + sel));
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      b.far_count[sel] = 0;
+      b.far_min[splits & 1] = INF;
+    }
+    b.threshold = new_threshold;
+    b.sel = sel ^ 1;
+    b.splits = splits + 1;
+    next_near = b.near_count[next];
+    far_now = b.far_count[b.sel];
+    __syncthreads();  // the zeroing above before another split writes there
+  }
+  b.iteration += 1;
+  b.now = next;
+  b.next = later;
+  if (next_near == 0 && far_now == 0) return false;
+  if (b.iteration >= b.max_iterations) {
+    if (threadIdx.x == 0) *b.in.field(F_ERROR) = 2;
+    return false;
+  }
+  return true;
+}
+
 // The whole solve, one block per instance: counters in shared memory, and the first
 // `queue_capacity` entries of each near queue too; with `bitmap_words` > 0 (at least (n + 31) / 32),
 // the duplicate stamps as four shared bitmaps (near queues and far piles, by parity). Dynamic
@@ -659,87 +775,45 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
     int block_threshold, int max_iterations, int queue_capacity, int bitmap_words) {
   extern __shared__ int scratch[];
   __shared__ int near_count[3], far_count[2], far_min[2];
-  Instance in = instance_of(n, ck, state, work, nullptr, 0);
-  int *const shared_queue0 = scratch + 3 * blockDim.x, *const shared_queue1 = shared_queue0 + queue_capacity;
-  unsigned *const bits = reinterpret_cast<unsigned *>(shared_queue1 + queue_capacity);
-  // near queue of parity q: bits + q * words; far pile of buffer b: bits + (2 + b) * words
-  const auto bitmap = [&](int which) -> unsigned * { return bitmap_words ? bits + which * bitmap_words : nullptr; };
-  for (int i = threadIdx.x; i < 4 * bitmap_words; i += blockDim.x) bits[i] = 0;
+  BlockSolve b;
+  b.in = instance_of(n, ck, state, work, nullptr, 0);
+  b.row_offsets = row_offsets;
+  b.columns = columns;
+  b.weights = weights;
+  b.delta = delta;
+  b.warp_threshold = warp_threshold;
+  b.block_threshold = block_threshold;
+  b.max_iterations = max_iterations;
+  b.queue_capacity = queue_capacity;
+  b.bitmap_words = bitmap_words;
+  b.scratch = scratch;
+  b.shared_queue0 = scratch + 3 * blockDim.x;
+  b.shared_queue1 = b.shared_queue0 + queue_capacity;
+  b.bits = reinterpret_cast<unsigned *>(b.shared_queue1 + queue_capacity);
+  b.near_count = near_count;
+  b.far_count = far_count;
+  b.far_min = far_min;
+  b.iteration = b.splits = b.sel = b.scanned = 0;
+  b.threshold = delta;
+  b.now = 0;
+  b.next = 1;
+  for (int i = threadIdx.x; i < 4 * bitmap_words; i += blockDim.x) b.bits[i] = 0;
   if (threadIdx.x == 0) {
     near_count[0] = 1;
     near_count[1] = near_count[2] = 0;
     far_count[0] = far_count[1] = 0;
     far_min[0] = far_min[1] = INF;
-    shared_queue0[0] = __ldcg(&in.near(0)[0]);  // the source
+    b.shared_queue0[0] = __ldcg(&b.in.near(0)[0]);  // the source
   }
   __syncthreads();
-  int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
-  Hubs no_hubs;
-  no_hubs.out = nullptr;
-  no_hubs.count = nullptr;
-  no_hubs.capacity = 0;
-  no_hubs.error = nullptr;
-  while (true) {
-    const int now = iteration % 3, next = (iteration + 1) % 3;
-    const int count = near_count[now];
-    if (threadIdx.x == 0) near_count[(iteration + 2) % 3] = 0;
-    Queue out = {(iteration + 1) & 1 ? shared_queue1 : shared_queue0, queue_capacity, in.near((iteration + 1) & 1)};
-    Push p = make_push(in, out, &near_count[next], iteration, splits, sel, threshold, false);
-    p.far_count = &far_count[sel];
-    p.far_min = &far_min[splits & 1];
-    p.near_bits = bitmap((iteration + 1) & 1);
-    p.far_bits = bitmap(2 + sel);
-    // A frontier of one tile waits on the latency of each relaxation, not on the atomics'
-    // throughput: skip the read that filters hopeless ones before the atomicMin.
-    p.direct = count <= (int)blockDim.x;
-    const Queue queue = {iteration & 1 ? shared_queue1 : shared_queue0, queue_capacity, in.near(iteration & 1)};
-    for (int tile = 0; tile < count; tile += blockDim.x)
-      scanned += advance_tile<BLOCK_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
-                              block_threshold, no_hubs, scratch);
-    if (bitmap_words) {  // this queue's bitmap, clear before iteration + 1 pushes with it again
-      unsigned *const read = bitmap(iteration & 1);
-      for (int i = threadIdx.x; i < count; i += blockDim.x) unmark(read, queue.get(i));
-    }
-    __syncthreads();
-    int next_near = near_count[next];
-    int far_now = far_count[sel];
-    // Every warp has read the counts before a split pushes into them (see finish). Without a
-    // split no barrier: a warp already in the next iteration pushes into near_count[(iteration +
-    // 2) % 3], not the one read here, and into far_count[sel], whose value matters only when
-    // next_near is 0, that is before a split.
-    if (next_near == 0 && far_now > 0) __syncthreads();
-    while (next_near == 0 && far_now > 0) {
-      const int new_threshold = next_threshold(threshold, far_min[splits & 1], delta);
-      Push q = make_push(in, out, &near_count[next], iteration, splits, sel, new_threshold, true);
-      q.far_count = &far_count[sel ^ 1];
-      q.far_min = &far_min[(splits + 1) & 1];
-      q.near_bits = bitmap((iteration + 1) & 1);
-      q.far_bits = bitmap(2 + (sel ^ 1));
-      split_range(q, in.far(sel), far_now, 0, 1, in.dist, threshold, bitmap(2 + sel));
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        far_count[sel] = 0;
-        far_min[splits & 1] = INF;
-      }
-      threshold = new_threshold;
-      sel ^= 1;
-      splits += 1;
-      next_near = near_count[next];
-      far_now = far_count[sel];
-      __syncthreads();  // the zeroing above before another split writes there
-    }
-    iteration += 1;
-    if (next_near == 0 && far_now == 0) break;
-    if (iteration >= max_iterations) {
-      if (threadIdx.x == 0) *in.field(F_ERROR) = 2;
-      break;
-    }
+  while (block_iteration<0>(b) && block_iteration<1>(b)) {
   }
-  if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
+  Instance in = b.in;
+  if (b.scanned) atomicAdd(in.field(F_RELAXED), b.scanned);
   if (threadIdx.x == 0) {
-    *in.field(F_ITERATIONS) = iteration;
-    *in.field(F_SPLITS) = splits;
-    *in.field(F_THRESHOLD) = threshold;
+    *in.field(F_ITERATIONS) = b.iteration;
+    *in.field(F_SPLITS) = b.splits;
+    *in.field(F_THRESHOLD) = b.threshold;
     *in.field(F_DONE) = 1;
   }
 }

@@ -1,5 +1,6 @@
-// What kernels/delta.cu and kernels/lanes.cu share: INF, the L1 state's RESTRICT, a block-wide
-// prefix sum, work handed out by a counter, and the near-far threshold schedule.
+// What kernels/delta.cu and kernels/lanes.cu share: INF, the L1 state's RESTRICT, work handed out
+// by a counter and the near-far threshold schedule; and lanes.cu's block-wide prefix sum (delta.cu
+// has its own, with one barrier).
 #pragma once
 
 #define INF 0x7fffffff

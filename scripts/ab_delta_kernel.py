@@ -11,7 +11,7 @@ repetitions over a sample of 32 sources, CUDA events, every solve compared with 
 
 Only the kernel source differs between variants: the engine (autotune/gpu/delta_engine.py, or
 lanes_engine.py with `--algorithm delta_lanes`) is the checkout's for all of them. Run on 2026-11-24:
-reports/h100/delta/run-k, run-l, run-m.
+reports/h100/delta/run-k, run-l, run-m, run-n.
 
 Writes OUT_DIR/ab.jsonl (every measurement) and prints, per case, each variant's median over the
 rounds with the spread of its repetitions.
@@ -42,11 +42,19 @@ from bench_delta import config as bench_config, spec_of  # noqa: E402
 CASES = {
     "usa-one": ("usa-roads.gr.gz", 1, 1024, 1, 2048),
     "usa-one-no-block-bin": ("usa-roads.gr.gz", 1, 1024, 1, 2048, {"block_threshold": "off"}),
+    "usa-one-512": ("usa-roads.gr.gz", 1, 512, 1, 2048),
+    "usa-one-4096": ("usa-roads.gr.gz", 1, 1024, 1, 4096),
     "usa-batched": ("usa-roads.gr.gz", 1024, 128, 1, 512),
     "rmat20-one": ("rmat20", 1, 1024, 128, 256),
     "rmat20-one-132": ("rmat20", 1, 1024, 132, 256),
     "rmat20-one-512": ("rmat20", 1, 1024, 128, 512),
     "rmat20-one-512-132": ("rmat20", 1, 1024, 132, 512),
+    "rmat20-one-128": ("rmat20", 1, 1024, 128, 128),
+    "rmat20-one-64": ("rmat20", 1, 1024, 128, 64),
+    "rmat20-one-32": ("rmat20", 1, 1024, 128, 32),
+    "rmat20-one-512-warp-off": ("rmat20", 1, 1024, 128, 512, {"warp_threshold": "off"}),
+    "rmat20-one-512-hub256": ("rmat20", 1, 1024, 128, 512, {"block_threshold": 256}),
+    "rmat20-one-512-132-hub256": ("rmat20", 1, 1024, 132, 512, {"block_threshold": 256}),
     "rmat20-batched": ("rmat20", 1024, 256, 1, 4),
     "rmat20-batched-512": ("rmat20", 512, 256, 1, 4),
     "rmat20-batched-1024-128": ("rmat20", 1024, 128, 1, 4),
