@@ -255,17 +255,10 @@ struct Hubs {
 // it again, since a warp's sum is written before the barrier and read by the others after it.
 __device__ __forceinline__ int inclusive_sum_one_barrier(int value, int *warp_sums, int &total) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const int other = __shfl_up_sync(0xffffffffu, value, offset);
-    if (lane >= offset) value += other;
-  }
+  value = warp_inclusive_sum(value);
   if (lane == 31) warp_sums[warp] = value;
   __syncthreads();
-  int sums = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0;
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const int other = __shfl_up_sync(0xffffffffu, sums, offset);
-    if (lane >= offset) sums += other;
-  }
+  const int sums = warp_inclusive_sum(lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0);
   total = __shfl_sync(0xffffffffu, sums, 31);
   const int before = __shfl_sync(0xffffffffu, sums, (warp + 31) & 31);
   return warp > 0 ? value + before : value;

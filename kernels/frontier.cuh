@@ -1,6 +1,6 @@
-// What kernels/delta.cu and kernels/lanes.cu share: INF, the L1 state's RESTRICT, work handed out
-// by a counter and the near-far threshold schedule; and lanes.cu's block-wide prefix sum (delta.cu
-// has its own, with one barrier).
+// What kernels/delta.cu and kernels/lanes.cu share: INF, the L1 state's RESTRICT, a warp's prefix
+// sum, work handed out by a counter and the near-far threshold schedule; and lanes.cu's block-wide
+// prefix sum (delta.cu has its own, with one barrier).
 #pragma once
 
 #define INF 0x7fffffff
@@ -13,22 +13,25 @@
 #define RESTRICT __restrict__
 #endif
 
-// Inclusive prefix sum over the block (blockDim.x a multiple of 32, at most 1024).
-__device__ __forceinline__ int block_inclusive_sum(int value, int *warp_sums) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+// Inclusive prefix sum over the warp's lanes.
+__device__ __forceinline__ int warp_inclusive_sum(int value) {
+  const int lane = threadIdx.x & 31;
   for (int offset = 1; offset < 32; offset <<= 1) {
     const int other = __shfl_up_sync(0xffffffffu, value, offset);
     if (lane >= offset) value += other;
   }
+  return value;
+}
+
+// Inclusive prefix sum over the block (blockDim.x a multiple of 32, at most 1024).
+__device__ __forceinline__ int block_inclusive_sum(int value, int *warp_sums) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  value = warp_inclusive_sum(value);
   if (lane == 31) warp_sums[warp] = value;
   __syncthreads();
   if (warp == 0) {
     const int n_warps = blockDim.x >> 5;
-    int total = lane < n_warps ? warp_sums[lane] : 0;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const int other = __shfl_up_sync(0xffffffffu, total, offset);
-      if (lane >= offset) total += other;
-    }
+    const int total = warp_inclusive_sum(lane < n_warps ? warp_sums[lane] : 0);
     if (lane < n_warps) warp_sums[lane] = total;
   }
   __syncthreads();
