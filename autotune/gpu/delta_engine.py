@@ -20,7 +20,6 @@ reports an error (a barrier timeout, the iteration cap, a queue overflow) makes 
 from __future__ import annotations
 
 import re
-from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -141,12 +140,6 @@ class DeltaSolver(Solver):
             raise LaunchRejected(None, f"persistent grid of {blocks} blocks x CK {instances} = {blocks * instances} "
                                        f"blocks, more than one per SM ({profile.sm_count}): not every block is sure "
                                        "to be resident for the barrier")
-
-    @cached_property
-    def device_profile(self):  # -> autotune.model.device.DeviceProfile of the current device
-        from autotune.model.device import gpu_facts, profile_from_attributes
-
-        return profile_from_attributes(*gpu_facts(self.cuda.Context.get_device()))
 
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
               deadline_ms: float | None = None) -> SolveResult:

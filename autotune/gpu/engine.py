@@ -12,6 +12,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -307,6 +308,12 @@ class Solver:
                 self._workspace = None
             self._workspace = build()
         return self._workspace
+
+    @cached_property
+    def device_profile(self):  # -> autotune.model.device.DeviceProfile of the current device
+        from autotune.model.device import gpu_facts, profile_from_attributes
+
+        return profile_from_attributes(*gpu_facts(self.cuda.Context.get_device()))
 
     def event(self):
         """A CUDA event from the pool (give it back with `recycle`)."""

@@ -55,8 +55,6 @@ class LanesSolver(Solver):
         super().__init__(graph, algorithm)
         self.fields = state_fields(self.algorithm.source_path.read_text())
         self._stream = self.cuda.Stream()
-        device = self.cuda.Context.get_device()
-        self.sm_count = device.get_attribute(self.cuda.device_attribute.MULTIPROCESSOR_COUNT)
 
     def max_iterations(self) -> int:
         """A group's iterations are bounded by the distinct buckets of all its lanes, not one's:
@@ -135,7 +133,7 @@ class LanesSolver(Solver):
         g, w = self.device_graph, workspace
         delta = np.int32(delta_argument(config.param("delta")))
         advance, split = config.kernel("advance"), config.kernel("split")
-        blocks = blocks_per_group(int(config.param("blocks_per_sm")), self.sm_count, groups)
+        blocks = blocks_per_group(int(config.param("blocks_per_sm")), self.device_profile.sm_count, groups)
         init_grid = (init_blocks(int(n) * LANES), groups)
         return {
             "init": PackedLaunch(kernel_function(algorithm, "lanes_init"), init_grid, INIT_BLOCK, "iiPPPPi",

@@ -72,9 +72,9 @@ class DeltaPrediction:
                 "constants": dict(self.constants), "model": self.model}
 
 
-def constants_of(characterization: Characterization) -> dict[str, float]:
-    """The [model] constants of the characterization, defaults where it has none."""
-    return {**DEFAULTS, **dict(getattr(characterization, "model", {}) or {})}
+def constants_of(characterization: Characterization, defaults: Mapping[str, float] = DEFAULTS) -> dict[str, float]:
+    """The [model] constants of the characterization, `defaults` (these rules') where it has none."""
+    return {**defaults, **dict(getattr(characterization, "model", {}) or {})}
 
 
 def nearest_power(value: float, domain: tuple[Any, ...]) -> Any:

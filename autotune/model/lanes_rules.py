@@ -62,7 +62,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     """
     classes = features if isinstance(features, GraphClasses) else classify(features, device)
     graph = classes.features
-    constants = {**DEFAULTS, **dict(getattr(characterization, "model", {}) or {})}
+    constants = constants_of(characterization, DEFAULTS)
     decisions: list[Decision] = []
     skew = graph.degree_cv or 0.0
     if not graph.mean_weight:
