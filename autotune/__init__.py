@@ -5,7 +5,7 @@ Public API: `Table` (read a tuned table and look up a configuration, see `autotu
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from autotune._version import __version__
 
 __all__ = ["__version__", "Table", "LaunchConfig"]
 

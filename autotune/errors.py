@@ -18,6 +18,13 @@ class InputError(AutotuneError):
     exit_status = 2
 
 
+class OutputError(AutotuneError):
+    """An output that cannot be written, or would destroy something: a path that is also an input,
+    an existing records file, a directory where a file goes."""
+
+    exit_status = 2
+
+
 class GpuUnavailable(AutotuneError):
     """No GPU, or no PyCUDA, where a command needs one."""
 

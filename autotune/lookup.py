@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -248,10 +249,15 @@ class Table:
                                                                   "degree_cv": degree_cv}
         if asked.get("vertices") is None or asked.get("mean_degree") is None:
             raise InputError("lookup: give a graph, or its vertices and mean_degree")
-        if asked["vertices"] < 1 or asked["mean_degree"] < 0:
-            raise InputError(f"lookup: vertices must be at least 1 and mean_degree non-negative, "
-                             f"got {asked['vertices']} and {asked['mean_degree']}")
-        if queries is not None and queries < 1:
+        for key in GRAPH_FEATURES:
+            value = asked.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                                      or not math.isfinite(value)):
+                raise InputError(f"lookup: {key} must be a finite number, got {value!r}")
+        if asked["vertices"] < 1 or asked["mean_degree"] < 0 or (asked.get("degree_cv") or 0) < 0:
+            raise InputError(f"lookup: vertices must be at least 1, mean_degree and degree_cv non-negative; "
+                             f"got {asked['vertices']}, {asked['mean_degree']} and {asked.get('degree_cv')}")
+        if queries is not None and (isinstance(queries, bool) or not isinstance(queries, numbers.Integral) or queries < 1):
             raise InputError(f"lookup: queries must be at least 1, got {queries}")
         if neighbours < 1:
             raise InputError(f"lookup: neighbours must be at least 1, got {neighbours}")

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from autotune import __version__
+from autotune._version import __version__
 from autotune.algorithms import config_from_json
 from autotune.errors import AutotuneError, InputError
 from autotune.files import atomic_write, read_json

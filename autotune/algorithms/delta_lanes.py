@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from autotune.algorithms.base import Algorithm
-from autotune.algorithms.delta import INFINITE, delta_values
+from autotune.algorithms.delta import DELTA, INFINITE, delta_values
 from autotune.algorithms.parameters import Parameter
 from autotune.launch import ParamValue
 
@@ -80,7 +80,7 @@ class DeltaLanes(Algorithm):
                 characterization: Characterization | None = None) -> Any:
         from autotune.model.lanes_rules import predict
 
-        return predict(features, device, characterization or self.characterization, self)
+        return predict(features, device, characterization or self.characterization, self, DELTA.characterization)
 
 
 DELTA_LANES = DeltaLanes()

@@ -11,11 +11,22 @@ import importlib
 import sys
 from typing import Sequence
 
-from autotune import __version__
+from autotune._version import __version__
 from autotune.errors import AutotuneError
 
 # Module names under autotune.cli, in the order `autotune --help` lists them.
 _COMMAND_MODULES = ("graph", "sssp", "predict", "devices", "sweep", "report", "table", "model")
+
+
+def one_line(message: str) -> str:
+    """An error message as one printable line: control characters (a newline or carriage return
+    inside a file name or a spec, say) are shown escaped.
+
+    Example:
+        >>> one_line("unknown graph spec '\\r'")
+        "unknown graph spec '\\\\r'"
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AutotuneError as error:
         if args.debug:
             raise
-        print(f"autotune: {error}", file=sys.stderr)
+        print(f"autotune: {one_line(str(error))}", file=sys.stderr)
         return error.exit_status
     except KeyboardInterrupt:
         print("autotune: interrupted", file=sys.stderr)

@@ -36,12 +36,14 @@ def record_files(inputs: list[str]) -> list[Path]:
 
 def run_fit(args: argparse.Namespace) -> int:
     from autotune.errors import InputError
-    from autotune.files import atomic_write
+    from autotune.files import atomic_write, check_outputs
     from autotune.model.fitted import file_digest, fit
     from autotune.search.records import read_records
     from autotune.search.replay import ReplayTimer
     from autotune.tables import read_table
 
+    check_outputs({"--output": args.output}, [*(("a records input", path) for path in args.records),
+                                              ("--features", args.features)])
     files = record_files(args.records)
     if not files:
         raise InputError(f"{', '.join(args.records)}: no records files (.jsonl)")

@@ -13,6 +13,7 @@ import sys
 from typing import Any, Sequence
 
 from autotune import algorithms
+from autotune.files import check_outputs, check_replaceable, is_json_with
 from autotune.cli.options import add_graph_options, graph_options, graph_specs, load_graphs
 from autotune.model.characterization import Characterization, load_characterization
 from autotune.model.device import DeviceProfile, load_device
@@ -95,6 +96,11 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        check_outputs({"--output": args.output}, [*(("--graph", spec) for spec in graph_specs(args)),
+                                                  ("--device", args.device), ("--model", args.model),
+                                                  ("--characterization", args.characterization)])
+        check_replaceable(args.output, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
     device = load_device(args.device)
     entry = algorithms.get(args.algorithm)
     characterization = load_characterization(args.characterization) if args.characterization else entry.characterization

@@ -10,7 +10,20 @@ import json
 import shlex
 import sys
 
-from autotune.errors import InputError
+from pathlib import Path
+
+from autotune.errors import OutputError
+from autotune.files import check_outputs, check_replaceable
+
+REPORT_MARK = "`autotune report` computed every number"  # a line of every report's header
+
+
+def is_report(path: Path) -> bool:
+    """Whether a README was written by `autotune report` (it may then be written again)."""
+    try:
+        return REPORT_MARK in path.read_text(encoding="utf-8", errors="replace")[:4000]
+    except OSError:
+        return False
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,8 +49,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from autotune.report import write_report
 
-    if args.output in args.inputs:
-        raise InputError(f"--output {args.output}: the report directory cannot be an input as well")
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--output {args.output}: is a file; the report is a directory (README.md and figures/)")
+    readme = out / "README.md"
+    check_outputs({f"--output {args.output}": out}, [("an input", path) for path in (*args.inputs, *args.cpu_times)])
+    check_outputs({"the report's README": readme}, [("an input", path) for path in (*args.inputs, *args.cpu_times)])
+    check_replaceable(readme, is_report, "a README written by autotune report")
     command = "autotune report " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["report"] else sys.argv[1:])
     written = write_report(args.inputs, args.output, cpu_paths=args.cpu_times, figures=not args.no_figures,
                            command=command if sys.argv[1:] else None)

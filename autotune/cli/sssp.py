@@ -12,9 +12,10 @@ from pathlib import Path
 
 from autotune import algorithms
 from autotune.cli.distances import save_distances
-from autotune.cli.options import add_graph_options, delta_param, load_one_graph
+from autotune.cli.options import add_graph_options, delta_param, graph_specs, load_one_graph
 from autotune.cli.sssp_many import parse_sources
 from autotune.errors import InputError
+from autotune.files import check_outputs
 from autotune.graphs import CSRGraph
 from autotune.measure import DEFAULT_SAMPLE
 from autotune.reference import SolveResult
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         from autotune.cli.sssp_gpu import many_sources
 
         many_sources(args)  # mixed modes fail before the graph loads and the GPU opens
+    inputs = [*(("--graph", spec) for spec in graph_specs(args)), ("--table", args.table), ("--config", args.config)]
+    check_outputs({"--save": args.save, "--save-dir": args.save_dir}, inputs)
     graph = load_one_graph(args)
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "

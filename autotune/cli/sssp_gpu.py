@@ -117,6 +117,7 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
     from autotune.cli.sssp_many import DEFAULT_VERIFY, DistanceWriter, print_summary, solve_many, verification_sample
     from autotune.gpu import device_description, gpu_session, open_solver
     from autotune.gpu.device import INF
+    from autotune.reference.distance_range import may_pass
 
     if args.sources in (None, "all"):
         sources = list(range(graph.n_vertices))
@@ -125,6 +126,11 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
     if not sources:
         raise InputError(f"{graph.name} has no vertices to solve from")
     sample = verification_sample(sources, args.verify or DEFAULT_VERIFY)
+    bound = may_pass(graph)
+    if bound is not None and len(sample) < len(sources):
+        raise InputError(f"{graph.name}: a shortest path may be as long as {bound:,} ((n - 1) x the largest weight), "
+                         "past the GPU kernels' 32-bit distances; only sources checked on the CPU can be trusted here: "
+                         f"give --verify {len(sources)} (every source), or scale the weights down")
     expected = reference_cache().distances(graph, sample)
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
         device_info = device_description(device)
@@ -145,6 +151,7 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
 def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> None:
     """Solve once more from `source` and save the GPU's distances (verified) as int64, -1 unreachable."""
     from autotune.gpu.device import INF
+    from autotune.reference.distance_range import may_pass
 
     result = solver.solve(config.replace(concurrent_kernels=1), [source])
     distances = result.distances[0]

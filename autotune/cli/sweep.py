@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
     request.strategy.sampler(request.space.space(algorithms.resolve(request.algorithm)[0].name, None))
     if sweep_fleet.wants_fleet(args, request):
         return sweep_fleet.run_fleet(args, request)
+    outputs_of(args, request, list(request.graphs), None)  # a bad output is refused before any work
     results: list[GraphResult] = []
     written: list[str] = []
     interrupted = False

@@ -18,7 +18,7 @@ from typing import Any, ContextManager, Iterator
 
 from autotune.cli.options import load_spec, reference_cache
 from autotune.cli.sweep_jobs import cuda_timer, replay_records, replay_timer
-from autotune.cli.sweep_output import INTERRUPTED, Outputs, default_output, report_outcome, write_outputs
+from autotune.cli.sweep_output import INTERRUPTED, checked_outputs, default_output, report_outcome, write_outputs
 from autotune.cli.sweep_request import Request, check_jobs
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer
@@ -221,8 +221,10 @@ def _finish(args: argparse.Namespace, request: Request, run: fleet.Run, shown: s
     table = Path(args.output) if args.output else default_output(names, str(plan.device["name"]), plan.algorithm)
     replay = plan.timer.get("kind") == "replay"
     records = Path(args.records) if args.records else (None if replay else table.with_name(table.stem + ".records.jsonl"))
-    outputs = Outputs(table, records, args.t4, plan.algorithm, request.command or plan.command, request.show,
-                      bool(args.json))
+    # a run's storage holds every measurement of it: merging again appends to its records, never cuts them
+    outputs = checked_outputs(table, records, args.t4, plan.algorithm, request.command or plan.command, request.show,
+                              bool(args.json), [("--storage", shown if Path(shown).is_file() else None)],
+                              resume=True)
     extra = {"x-run": {"name": plan.name, "storage": shown, "graphs": len(plan.graphs), "graphs_left": left},
              "x-workers": fleet.worker_summary(run)}
     written = write_outputs(results, dict(plan.device), outputs, partial=interrupted or left > 0, extra=extra)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from autotune.files import slug
+from autotune.files import check_outputs, check_replaceable, is_json_with, slug
 from autotune.search.entries import sweep_table, write_sweep_table
-from autotune.search.records import records_of, write_records
+from autotune.search.records import kept_records, records_of, write_records
 from autotune.search.results import GraphResult
 from autotune.search.t4 import write_t4
 
@@ -23,6 +23,8 @@ class Outputs:
     Args:
         table: the table's path.
         records: the records' path (None: none).
+        kept_records: the lines of an earlier records file at that path, which stay (a resumed
+            sweep appends; `records.kept_records`).
         t4: the T4 files' directory (None: none).
         algorithm: what the table names as its algorithm (a registered one, or auto).
         command: the command line, for the record.
@@ -37,6 +39,22 @@ class Outputs:
     command: str | None
     show: bool
     json: bool
+    kept_records: tuple[str, ...] = ()
+
+
+def checked_outputs(table: Path, records: Path | None, t4: str | None, algorithm: str, command: str | None,
+                    show: bool, json_: bool, inputs: Sequence[tuple[str, Any]] = (), resume: bool = False) -> Outputs:
+    """The outputs of a sweep, checked before anything is measured: none of them is an input
+    (`inputs`: option and path pairs), the table replaces nothing but a table, and an existing
+    records file is kept and appended to when the sweep resumes, refused otherwise.
+
+    Raises:
+        OutputError: naming the output and why.
+    """
+    check_outputs({"--output": table, "--records": records, "--t4": t4}, inputs)
+    check_replaceable(table, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
+    kept = kept_records(records, resume) if records is not None else ()
+    return Outputs(table, records, t4, algorithm, command, show, json_, kept)
 
 
 def default_output(graph_names: Sequence[str], device_name: str, algorithm: str) -> Path:
@@ -53,7 +71,7 @@ def write_outputs(results: Sequence[GraphResult], device: dict[str, Any], output
         records = [record for result in results for record in records_of(result)]
         header = ("autotune sweep records (synthetic measurements, no GPU)" if "Synthetic" in str(device.get("name"))
                   else None)
-        written.append(str(write_records(outputs.records, records, header=header)))
+        written.append(str(write_records(outputs.records, records, header=header, kept=outputs.kept_records)))
     if outputs.t4:
         written += [str(write_t4(outputs.t4, result)) for result in results]
     return written

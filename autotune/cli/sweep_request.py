@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import shlex
 import sys
 from contextlib import ExitStack
@@ -14,7 +16,7 @@ from optuna.storages import BaseStorage
 from autotune import algorithms
 from autotune.cli.options import load_spec, reference_cache
 from autotune.cli.sweep_jobs import Job, SpaceOptions, gpu_device, gpu_jobs, protocol_json, replay_jobs, replay_records
-from autotune.cli.sweep_output import Outputs, default_output
+from autotune.cli.sweep_output import Outputs, checked_outputs, default_output
 from autotune.errors import InputError
 from autotune.measure import Protocol
 from autotune.search.storage import MEMORY, StudyHandle, StudyKey, open_study
@@ -76,11 +78,16 @@ def parse(args: argparse.Namespace) -> Request:
     """
     for option, value, low in (("--trials", args.trials, 1), ("--repetitions", args.repetitions, 1),
                                ("--max-repetitions", args.max_repetitions, 1), ("--sources", args.sources, 1),
-                               ("--finalists", args.finalists, 0), ("--rounds", args.rounds, 0)):
+                               ("--finalists", args.finalists, 1), ("--rounds", args.rounds, 1)):
         if value is not None and value < low:
             raise InputError(f"{option}: expected a number >= {low}, found {value}")
+    if args.max_repetitions is not None and args.max_repetitions < args.repetitions:
+        raise InputError(f"--max-repetitions {args.max_repetitions} is below --repetitions {args.repetitions}; "
+                         "it is the most repetitions a measurement may take")
+    if not (math.isfinite(args.noise) and args.noise >= 0):
+        raise InputError(f"--noise: expected a spread of 0 or more (0.05 = 5%), found {args.noise}")
     for option, factor in (("--prune-factor", args.prune_factor), ("--contender-factor", args.contender_factor)):
-        if factor <= 1:
+        if not (math.isfinite(factor) and factor > 1):
             raise InputError(f"{option}: expected a factor above 1, found {factor}")
     if args.resume and (args.storage == MEMORY or (args.replay and args.storage is None)):
         raise InputError("--resume needs a storage that outlives the process; give --storage FILE.db")
@@ -131,11 +138,27 @@ def _seed(text: str) -> int:
     return int(text)
 
 
-def outputs_of(args: argparse.Namespace, request: Request, names: list[str], device: dict[str, Any]) -> Outputs:
-    table = Path(args.output) if args.output else default_output(names, str(device["name"]), request.algorithm)
+def outputs_of(args: argparse.Namespace, request: Request, names: list[str], device: dict[str, Any] | None) -> Outputs:
+    """The sweep's outputs, checked (`checked_outputs`). Without `device` (before the GPU is
+    opened, to refuse a bad output before any work), the default table name is not known yet: only
+    the paths given are checked."""
+    if device is None and not args.output:
+        table = None
+    else:
+        table = Path(args.output) if args.output else default_output(names, str(device["name"]), request.algorithm)
     records = Path(args.records) if args.records else (
-        None if request.replay else table.with_name(table.stem + ".records.jsonl"))
-    return Outputs(table, records, args.t4, request.algorithm, request.command, request.show, bool(args.json))
+        None if request.replay or table is None else table.with_name(table.stem + ".records.jsonl"))
+    if table is None:
+        table = Path(os.devnull)  # stands for the default name, checked once the GPU names it
+    inputs = [("--replay", request.replay), ("--model", _file_or_none(request.model)),
+              ("--storage", _file_or_none(request.storage)), *(("--graph", spec) for spec in request.graphs)]
+    return checked_outputs(table, records, args.t4, request.algorithm, request.command, request.show,
+                           bool(args.json), [(option, path) for option, path in inputs if path], request.resume)
+
+
+def _file_or_none(text: str | None) -> str | None:
+    """An option's value where it names a file that exists (a --model or --storage file)."""
+    return text if text and Path(text).is_file() else None
 
 
 @dataclass(frozen=True)

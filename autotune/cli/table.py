@@ -42,9 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_merge(args: argparse.Namespace) -> int:
     from autotune.cli.options import load_spec
+    from autotune.files import check_outputs, check_replaceable, is_json_with
     from autotune.table_merge import fill_graph_features, merge_tables
     from autotune.tables import read_table, write_table
 
+    check_outputs({"--output": args.output}, [("an input table", path) for path in args.tables])
+    check_replaceable(args.output, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
     tables = [read_table(path) for path in args.tables]
     command = "autotune table " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["table"] else sys.argv[1:])
     merged = merge_tables(tables, list(args.tables), args.prefer, command=command if sys.argv[1:] else None)

@@ -19,9 +19,11 @@ from typing import Callable
 import numpy as np
 
 from autotune.errors import InputError
+from autotune.files import GZIP_MAGIC
 from autotune.graphs.options import INT32_MAX
 
-_GZIP_MAGIC = b"\x1f\x8b"
+SATURATED = float(2**63 - 1)  # what numpy's text parser gives for an integer past int64
+
 
 
 def read_bytes(path: Path) -> bytes:
@@ -35,13 +37,15 @@ def read_bytes(path: Path) -> bytes:
             data = handle.read()
     except OSError as error:
         raise InputError(f"{path}: cannot read the file: {error.strerror or error}") from None
-    if data.startswith(_GZIP_MAGIC):
+    if data.startswith(GZIP_MAGIC):
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as error:
             raise InputError(
                 f"{path}: the gzip data is corrupt or truncated ({error}). Download it again."
             ) from None
+    elif Path(path).name.endswith(".gz") and data:
+        raise InputError(f"{path}: named .gz but not gzip data (it starts with {data[:8]!r})")
     return data
 
 
@@ -210,9 +214,14 @@ def check_weights(where: str, rows: Rows, column: int) -> np.ndarray:
     bad = np.flatnonzero((weights < 0) | (weights > INT32_MAX))
     if len(bad):
         row = int(bad[0])
-        kind = "negative weight" if weights[row] < 0 else "weight too large"
+        value = weights[row]
+        if abs(value) >= SATURATED:  # the parser saturates numbers past int64: their digits are lost
+            shown_value = "(past 64 bits)"
+        else:
+            shown_value = f"{value:.0f}"
+        kind = "negative weight" if value < 0 else "weight too large"
         raise InputError(
-            f"{where}:{rows.line_of(row)}: {kind} {weights[row]:.0f}; "
+            f"{where}:{rows.line_of(row)}: {kind} {shown_value}; "
             f"weights must be in 0..{INT32_MAX}"
         )
     return weights.astype(np.int64)

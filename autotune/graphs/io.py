@@ -89,8 +89,12 @@ def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
         parts = line.split()
         if not parts or line[:1] in (b"c", b"p"):
             return None
-        if line[:1] != b"a" or parts[0] != b"a" or len(parts) != 4 or not all(map(is_int, parts[1:])):
+        if line[:1] != b"a" or parts[0] != b"a" or len(parts) != 4 or not all(map(is_int, parts[1:3])):
             return "expected an arc line 'a u v w' (DIMACS .gr arcs start with 'a')"
+        if not is_int(parts[3]):
+            what = "is not an integer" if is_number(parts[3]) else "is not a number"
+            return (f"weight {parts[3].decode('utf-8', 'replace')!r} {what}; DIMACS weights are integers "
+                    "(--weights LO-HI draws integer weights instead)")
         return None
 
     body = re.sub(rb"(?m)^a(?=[ \t])", b" ", blank_lines(data, rb"[cp]"))

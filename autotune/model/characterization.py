@@ -15,13 +15,13 @@ Example::
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping
 
 from autotune.errors import InputError
+from autotune.files import read_toml
 from autotune.resources import characterizations_dir
 
 DEFAULT_FILE = "sssp.toml"
@@ -179,14 +179,7 @@ def load_characterization(path: str | Path | None = None) -> Characterization:
             file, the kernel and the key.
     """
     path = Path(path) if path is not None else default_characterization_path()
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the characterization: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"{path}: invalid TOML: {error}") from None
-    return characterization_from_mapping(data, path)
+    return characterization_from_mapping(read_toml(path, "characterization"), path)
 
 
 def characterization_from_mapping(data: Mapping[str, Any], path: Path | str) -> Characterization:

@@ -13,12 +13,12 @@ Example::
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
 from autotune.errors import GpuUnavailable, InputError
+from autotune.files import read_toml
 from autotune.resources import characterizations_dir
 from autotune.launch import CacheState
 
@@ -207,14 +207,7 @@ def load_device_file(path: str | Path, origin: str | None = None) -> DeviceProfi
         InputError: naming the file and the key that is missing or wrong.
     """
     path = Path(path)
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the device profile: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"{path}: invalid TOML: {error}") from None
-    return profile_from_mapping(data, str(path), origin=origin or str(path))
+    return profile_from_mapping(read_toml(path, "device profile"), str(path), origin=origin or str(path))
 
 
 def profile_from_mapping(data: Mapping[str, Any], where: str, origin: str = "") -> DeviceProfile:

@@ -33,13 +33,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from autotune import algorithms
 from autotune.errors import InputError
+from autotune.files import read_toml
 from autotune.launch import CacheState, LaunchConfig
 from autotune.measure import Status
 from autotune.model.memory import memory_bound
@@ -109,6 +109,11 @@ class FittedModel:
         edges = int(graph.get("edges") or round(vertices * float(graph["mean_degree"])))
         ck, bound = memory_bound(entry, ck, choices.concurrent_kernels, vertices, edges, device)
         reach += f"; {bound}" if bound else ""
+        limit = getattr(device, "max_concurrent_kernels", None)
+        if limit is not None and ck > limit:
+            allowed = [c for c in choices.concurrent_kernels if c <= limit]
+            ck = max(allowed) if allowed else min(choices.concurrent_kernels)
+            reach += f"; capped by the GPU's {limit} concurrent kernels (thesis 4.6.4): {ck}"
         decisions = [Decision("concurrent_kernels", ck, "fitted: in_flight", reach)]
         config = entry.uniform(256, CacheState.DEFAULT, ck, lanes)
         for kernel in entry.kernels:
@@ -164,12 +169,7 @@ class FittedModel:
         Raises:
             InputError: unreadable, not TOML, or not a fitted model.
         """
-        try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as error:
-            raise InputError(f"{path}: cannot read the fitted model ({error.strerror or error})") from None
-        except tomllib.TOMLDecodeError as error:
-            raise InputError(f"{path}: not TOML ({error})") from None
+        data = read_toml(path, "fitted model")
         if data.get("format") != FORMAT:
             raise InputError(f"{path}: not a fitted model (format {data.get('format')!r}, expected {FORMAT!r})")
         try:

@@ -42,16 +42,8 @@ from autotune.model.rules import Decision
 DEFAULTS = {"inf_skew": 1.0, "delta_factor": 8.0, "block_size": 512, "blocks_per_sm": 2}
 
 
-def delta_stepping_constants() -> dict[str, float]:
-    """The [model] constants of Delta-stepping's characterization (rule 1 builds on its Delta),
-    read once per process with the registered algorithm's."""
-    from autotune.algorithms import get
-
-    return constants_of(get("delta").characterization)
-
-
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
-            algorithm: Any) -> DeltaPrediction:
+            algorithm: Any, delta_characterization: Characterization) -> DeltaPrediction:
     """The lane-interleaved configuration for a graph on a GPU (the module's rules 1-5).
 
     Args:
@@ -59,6 +51,8 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         device: the GPU's profile.
         characterization: `characterizations/lanes.toml` (resources and [model] constants).
         algorithm: the registered algorithm (its kernels and parameter domains).
+        delta_characterization: Delta-stepping's (`characterizations/delta.toml`): rule 1 builds on
+            its Delta, from its [model] constants.
     """
     classes = features if isinstance(features, GraphClasses) else classify(features, device)
     graph = classes.features
@@ -72,7 +66,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         delta = "inf"
         why = f"degree skew cv(G) {skew:.2f} >= {constants['inf_skew']:g}: relaxed settlement (INF)"
     else:
-        base = delta_stepping_constants()
+        base = constants_of(delta_characterization)
         single = delta_target(base["delta_scale"], base["delta_skew"], base["delta_spread"], graph.mean_weight,
                               graph.max_weight, max(graph.mean_degree, 1e-9), graph.degree_cv)
         target = constants["delta_factor"] * single

@@ -27,6 +27,7 @@ import numpy as np
 
 from autotune.files import atomic_write
 from autotune.graphs.csr import CSRGraph
+from autotune.reference.distance_range import check_reference
 from autotune.reference.oracle import reference_distances
 
 INF = 0x7FFFFFFF
@@ -41,7 +42,11 @@ def _solve_chunk(sources: list[int]) -> np.ndarray:
 
 def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
     """scipy Dijkstra's distances from each source as int32 rows (`INF` unreachable), on every
-    core for a large graph (forked workers: the graph is not copied; they never touch CUDA)."""
+    core for a large graph (forked workers: the graph is not copied; they never touch CUDA).
+
+    Raises:
+        InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
+    """
     global _graph_for_workers
     sources = list(dict.fromkeys(int(s) for s in sources))
     workers = min(len(sources), os.cpu_count() or 1)
@@ -61,6 +66,8 @@ def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
             _graph_for_workers = None
         by_source = {s: row for chunk, result in zip(chunks, results) for s, row in zip(chunk, result)}
         rows = [by_source[s] for s in sources]
+    for source, row in zip(sources, rows):
+        check_reference(graph, source, row)  # before the int32 cast below could wrap a distance
     return {s: np.where(row < 0, INF, row).astype(np.int32) for s, row in zip(sources, rows)}
 
 

@@ -109,14 +109,11 @@ def _read_findings(path: Path) -> str | None:
     Raises:
         InputError: it exists but cannot be read as UTF-8 text.
     """
-    from autotune.errors import InputError
+    from autotune.files import read_text
 
     if not path.is_file():
         return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    return read_text(path, "findings")
 
 
 @dataclass(frozen=True)

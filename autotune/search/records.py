@@ -14,15 +14,17 @@ which strategy, in which trial and phase, when, and how long the `measure` call 
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import sys
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from autotune.errors import InputError
-from autotune.files import atomic_write, read_json_lines
+from autotune.errors import InputError, OutputError
+from autotune.files import atomic_write, read_json_lines, read_text
 from autotune.measure import Measurement
 from autotune.search.results import GraphInfo, GraphResult
 
@@ -158,7 +160,10 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     Example:
         >>> records = read_records("tests/data/records/synthetic-rmat12.jsonl")  # doctest: +SKIP
     """
-    records = [Record.from_json(data, f"{path}:{number}") for number, data in read_json_lines(path, "records")]
+    def torn(message: str) -> None:
+        print(f"autotune: {message}", file=sys.stderr)
+
+    records = [Record.from_json(data, f"{path}:{number}") for number, data in read_json_lines(path, "records", torn)]
     if not records:
         raise InputError(f"{path}: holds no records")
     return records
@@ -177,17 +182,58 @@ def records_by_graph(directory: str | os.PathLike[str]) -> dict[str, list[Record
     return by_graph
 
 
-def write_records(path: str | os.PathLike[str], records: Iterable[Record], header: str | None = None) -> Path:
+def record_key(data: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What tells one measurement's line from another's: graph, algorithm, trial, phase, time."""
+    graph = data.get("graph") if isinstance(data.get("graph"), Mapping) else {}
+    return (graph.get("sha256") or graph.get("name"), data.get("algorithm"), data.get("trial"), data.get("phase"),
+            data.get("timestamp"))
+
+
+def kept_records(path: str | os.PathLike[str], resume: bool, option: str = "--records") -> tuple[str, ...]:
+    """The lines of an existing records file that a sweep must keep: none when there is no file;
+    every line when the sweep resumes (the file is appended to, never cut); otherwise the sweep is
+    refused, since records are hours of GPU time that a table can be made from again, not the
+    reverse.
+
+    Raises:
+        OutputError: the file exists and the sweep does not resume.
+        InputError: the file exists but cannot be read as text.
+    """
+    path = Path(path)
+    if not path.exists():
+        return ()
+    if not resume:
+        raise OutputError(f"{option} {path}: a records file is there already, and records are never overwritten; "
+                          "give another path, remove it, or --resume the sweep that wrote it")
+    if path.is_dir():
+        raise OutputError(f"{option} {path}: is a directory; give the path of a records file")
+    return tuple(line for line in read_text(path, "records").splitlines() if line.strip())
+
+
+def write_records(path: str | os.PathLike[str], records: Iterable[Record], header: str | None = None,
+                  kept: Iterable[str] = ()) -> Path:
     """Write records as JSON Lines, atomically (a temporary file replaced into place).
 
     Args:
         path: the file to write.
         records: the records, in order.
         header: an optional comment written as the first line (`# ...`).
+        kept: lines of an earlier file that stay first, as they were (`kept_records`); a record
+            whose measurement one of them holds already is not written again.
 
     Returns:
         The path written.
     """
-    lines = [f"# {line}" for line in header.splitlines()] if header else []
-    lines += [json.dumps(record.to_json(), separators=(",", ":")) for record in records]
+    kept = list(kept)
+    held = set()
+    for line in kept:
+        with contextlib.suppress(ValueError):
+            data = json.loads(line)
+            if isinstance(data, Mapping):
+                held.add(record_key(data))
+    lines = kept or ([f"# {line}" for line in header.splitlines()] if header else [])
+    for record in records:
+        data = record.to_json()
+        if record_key(data) not in held:
+            lines.append(json.dumps(data, separators=(",", ":")))
     return atomic_write(path, "\n".join(lines) + "\n", "the records")
