@@ -23,9 +23,11 @@ An entry or a query without a feature leaves that feature out of its distance; e
 entries are taken in the order of their graphs' names. An exact match has distance 0.
 
 An entry's `best` (measured and verified) is used; with `queries=K`, the fastest configuration of
-the entry's `curve` with at most K concurrent SSSPs (its latency curve: K = 1 is one query's wait);
-an entry without either (a table of `autotune predict`) gives its `predicted` configuration, and
-`match.source` says which.
+the entry's queries `curve` with at most K concurrent SSSPs (K = 1 is one query's wait); where the
+entry tuned no point that small (an old or narrowed table), the nearest tuned point with its CK set
+to K ("derived"); an entry without either (a table of `autotune predict`) gives its `predicted`
+configuration. `match.source` says which. A lookup never hands out a reference (the default or the
+baseline a sweep measured only for comparison): those are never curve points.
 
 With `neighbours=k` above 1, the configuration is chosen across the k nearest entries instead of
 taken from the nearest alone ("consensus"): every configuration in their lists of fastest
@@ -73,8 +75,10 @@ class Lookup:
         config: the launch configuration.
         graph_name: the name of the entry's graph.
         distance: the weighted distance of the entry's graph from the asked one.
-        source: "best" (measured), "curve" (measured, the best within `queries`), "consensus"
-            (chosen across the nearest entries' fastest configurations) or "predicted".
+        source: "best" (measured), "curve" (measured, the best within `queries`), "derived" (the
+            nearest tuned point with its CK set to `queries`, where the entry tuned none that small:
+            not measured so), "consensus" (chosen across the nearest entries' fastest
+            configurations) or "predicted".
         entry: the whole table entry.
         partial: the entry's sweep was interrupted; `config` is the best it had measured so far.
         ms_per_sssp: the measured time of `config` on the entry's graph (None for a prediction
@@ -203,21 +207,30 @@ class Table:
                 "tune on this GPU, or allow another device's table (--allow-other-device)")
 
     def choice(self, entry: Mapping[str, Any], queries: int | None = None) -> tuple[LaunchConfig, str, float | None] | None:
-        """An entry's configuration: its curve's fastest within `queries`, else best, else predicted
-        (with its CK cut to `queries` where it is larger)."""
-        where = str(self.path or "table")
-        if queries is not None and entry.get("curve"):
-            fitting = [p for p in entry["curve"] if p["config"]["concurrent_kernels"] <= queries]
+        """An entry's configuration for a program that solves `queries` sources at once: the
+        fastest point of its queries curve with at most `queries` concurrent SSSPs ("curve"); where
+        every tuned point has more, the nearest one (the smallest CK) with its CK set to `queries`
+        ("derived": not measured so); without a curve, its best (its CK cut to `queries` where larger:
+        "derived" too), else its prediction ("predicted"). A reference, the default or the baseline
+        measured only for comparison, is never a curve point (`tables.upgrade`), so never an answer.
+        """
+        where = f"{self.path or 'table'}: {entry['graph']['name']}"
+        curve = [p for p in entry.get("curve", ()) if p.get("verified", True)]
+        if queries is not None and curve:
+            fitting = [p for p in curve if p["config"]["concurrent_kernels"] <= queries]
             if fitting:
                 part = min(fitting, key=lambda p: p["ms_per_sssp"])
-                return config_from_json(part["config"], f"{where}: {entry['graph']['name']}: curve"), "curve", \
-                    float(part["ms_per_sssp"])
+                return config_from_json(part["config"], f"{where}: curve"), "curve", float(part["ms_per_sssp"])
+            nearest = min(curve, key=lambda p: (p["config"]["concurrent_kernels"], p["ms_per_sssp"]))
+            config = config_from_json(nearest["config"], f"{where}: curve")
+            return config.replace(concurrent_kernels=queries), "derived", None
         for source in SOURCES_IN_ORDER:
-            config = entry_config(entry, source, where)
+            config = entry_config(entry, source, str(self.path or "table"))
             if config is not None:
                 ms = entry[source].get("ms_per_sssp") if source == "best" else None
                 if queries is not None and config.concurrent_kernels > queries:
                     config = config.replace(concurrent_kernels=max(1, queries))
+                    source, ms = ("derived", None) if source == "best" else (source, ms)
                 return config, source, ms
         return None
 

@@ -30,3 +30,8 @@ def kernels_dir() -> Path:
 
 def characterizations_dir() -> Path:
     return data_dir("characterizations")
+
+
+def header_template() -> str:
+    """The C/C++ header that `autotune table export --format c-header` fills (package data)."""
+    return (_PACKAGE_DIR / "templates" / "tuned_sssp.h.in").read_text(encoding="utf-8")

@@ -1,9 +1,9 @@
 """Merge tables of one GPU into one table (`autotune table merge`), the file a consumer ships.
 
-Every input is read and validated (version 1 tables are upgraded to version 2). The inputs must
-name one GPU (compared as `lookup.same_device` compares them) and one algorithm (a registered name
-or `auto`): a table answers for one GPU, and its entries' configurations were tuned over one set
-of algorithms.
+Every input is read and validated (older tables are upgraded to version 3). The inputs must name
+one GPU (compared as `lookup.same_device` compares them): a table answers for one GPU. They may be
+of several algorithms (sweeps of GPU Crauser, of Δ-stepping, of `auto`): the merged table is then
+`auto`, each entry naming its winner and keeping, per algorithm, the fastest best (`by_algorithm`).
 
 Entries are matched by their graph's `sha256` (by name where an entry has none). When several
 inputs hold the same graph, one entry wins, and the merge says which and why (`Merge.decisions`):
@@ -12,9 +12,9 @@ inputs hold the same graph, one entry wins, and the merge says which and why (`M
   SSSP (an entry with a measured best beats one with only a prediction); a tie goes to the newer.
 - `prefer="newer"`: the entry of the table `created` last.
 
-The winner's latency curve is completed from the losers: per CK, the faster verified point of
-any of the graph's entries, so that `Table.lookup(queries=K)` gets the best measured anywhere; and
-its list of fastest configurations (`x-top`) is the fastest of all of theirs.
+The winner's queries curve is completed from the losers: per CK, the fastest verified point of any
+of the graph's entries, whatever its algorithm, so that `Table.lookup(queries=K)` gets the best
+measured anywhere; and its list of fastest configurations (`x-top`) is the fastest of all of theirs.
 
 Example::
 
@@ -88,6 +88,21 @@ def merged_top(entries: Sequence[Mapping[str, Any]], overall: int = TOP_CONFIGUR
     return [dict(part) for part in chosen]
 
 
+def merged_by_algorithm(entries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per algorithm, the fastest verified best of any of the entries (their `by_algorithm` and
+    their own `best`)."""
+    fastest: dict[str, Mapping[str, Any]] = {}
+    for entry in entries:
+        parts = list((entry.get("by_algorithm") or {}).values())
+        if isinstance(entry.get("best"), Mapping):
+            parts.append(entry["best"])
+        for part in parts:
+            name = part["config"].get("algorithm", entry.get("algorithm", "crauser"))
+            if part.get("verified", True) and (name not in fastest or part["ms_per_sssp"] < fastest[name]["ms_per_sssp"]):
+                fastest[name] = part
+    return {name: dict(fastest[name]) for name in sorted(fastest)}
+
+
 def _check_inputs(tables: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:
     if not tables:
         raise InputError("table merge: give at least one table")
@@ -96,14 +111,11 @@ def _check_inputs(tables: Sequence[Mapping[str, Any]], names: Sequence[str]) -> 
         if not same_device(first["device"], table["device"]):
             raise InputError(f"{name}: tuned on '{table['device'].get('name')}', but {first_name} on "
                              f"'{first['device'].get('name')}'; merge the tables of one GPU")
-        if table["algorithm"] != first["algorithm"]:
-            raise InputError(f"{name}: its algorithm is '{table['algorithm']}', {first_name}'s "
-                             f"'{first['algorithm']}'; merge tables of one algorithm (or sweep --algorithm auto)")
 
 
 def merge_tables(tables: Sequence[Mapping[str, Any]], names: Sequence[str], prefer: str = "faster",
                  command: str | None = None) -> Merge:
-    """Merge version 2 tables (as `read_table` returns them) of one GPU and one algorithm.
+    """Merge version 3 tables (as `read_table` returns them) of one GPU.
 
     Args:
         tables: the tables, in any order.
@@ -112,7 +124,7 @@ def merge_tables(tables: Sequence[Mapping[str, Any]], names: Sequence[str], pref
         command: the command line, for the merged table's record.
 
     Raises:
-        InputError: no tables, tables of different GPUs or algorithms, or an unknown `prefer`.
+        InputError: no tables, tables of different GPUs, or an unknown `prefer`.
     """
     if prefer not in PREFERENCES:
         raise InputError(f"table merge: prefer must be one of {', '.join(PREFERENCES)}, got {prefer!r}")
@@ -141,12 +153,16 @@ def merge_tables(tables: Sequence[Mapping[str, Any]], names: Sequence[str], pref
         top = merged_top([item[0] for item in ordered])
         if top:
             entry["x-top"] = top
+        by_algorithm = merged_by_algorithm([item[0] for item in ordered])
+        if len(by_algorithm) > 1:
+            entry["by_algorithm"] = by_algorithm
         merged.append(entry)
         if len(ordered) > 1:
             decisions.append(_decision(entry["graph"]["name"], ordered, prefer))
     newest = max(tables, key=lambda table: str(table.get("created", "")))
-    table = build_table(newest["device"], sorted(merged, key=lambda e: e["graph"]["name"]), str(newest["algorithm"]),
-                        command=command)
+    algorithms = {str(t["algorithm"]) for t in tables}
+    table = build_table(newest["device"], sorted(merged, key=lambda e: e["graph"]["name"]),
+                        algorithms.pop() if len(algorithms) == 1 else "auto", command=command)
     table["x-merged-from"] = [{"table": name, "created": t.get("created"), "entries": len(t["entries"])}
                               for t, name in zip(tables, names)]
     return Merge(table, decisions)

@@ -1,10 +1,11 @@
 """The JSON tables that `predict` and `sweep` write: build, validate, write atomically, read.
 
 A table is one JSON object for one GPU and one algorithm (or `auto`), with one entry per graph;
-its format is the JSON Schema `autotune/schemas/table-2.json` ("autotune.table/2"), documented in
-`docs/tables.md`. A table of version 1 (`table-1.json`: every configuration GPU Crauser's or
-Martín's, named by the table's `algorithm`) is read and upgraded to version 2 in memory
-(`upgrade`). The library validates against the schemas when `jsonschema` is installed and
+its format is the JSON Schema `autotune/schemas/table-3.json` ("autotune.table/3"), documented in
+`docs/tables.md`. Older tables are read and upgraded in memory (`upgrade`): version 1
+(`table-1.json`: every configuration GPU Crauser's or Martín's, named by the table's `algorithm`)
+and version 2 (`table-2.json`, whose curves could hold a reference, the default or the baseline,
+measured where nothing was tuned: such points are dropped). The library validates against the schemas when `jsonschema` is installed and
 otherwise checks the required keys only; the tests validate every table the tool writes.
 
 Example::
@@ -15,7 +16,7 @@ Example::
     >>> table = build_table(device_section(device), [make_entry(prediction.graph.to_json(),
     ...                     predicted=prediction.to_json())], algorithm="crauser")
     >>> table["schema"]
-    'autotune.table/2'
+    'autotune.table/3'
 """
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ from autotune.launch import LaunchConfig
 if TYPE_CHECKING:
     from autotune.model.device import DeviceProfile
 
-SCHEMA_ID = "autotune.table/2"
-SCHEMA_FILES = {"autotune.table/1": "table-1.json", "autotune.table/2": "table-2.json"}
+SCHEMA_ID = "autotune.table/3"
+SCHEMA_FILES = {"autotune.table/1": "table-1.json", "autotune.table/2": "table-2.json", "autotune.table/3": "table-3.json"}
 ENTRY_CONFIG_KEYS = ("predicted", "best", "baseline", "default", "model")
 MEASURED_KEYS = ("best", "baseline", "default", "model")
 
@@ -48,7 +49,7 @@ def _schema_text(schema_id: str) -> str:
 
 
 def schema(schema_id: str = SCHEMA_ID) -> dict[str, Any]:
-    """The JSON Schema of a table version (default: the one written, autotune.table/2; a fresh copy)."""
+    """The JSON Schema of a table version (default: the one written, autotune.table/3; a fresh copy)."""
     return json.loads(_schema_text(schema_id))
 
 
@@ -58,21 +59,36 @@ def schema_path(schema_id: str = SCHEMA_ID) -> Path:
 
 
 def upgrade(table: Mapping[str, Any]) -> dict[str, Any]:
-    """A table of version 1 as version 2 (every configuration names the table's algorithm; every
-    entry its best's); a version 2 table is returned as it is."""
-    if table.get("schema") != "autotune.table/1":
-        return dict(table)
-    algorithm = table.get("algorithm", "crauser")
-    entries = []
-    for entry in table.get("entries", ()):
-        entry = dict(entry)
-        for key in ENTRY_CONFIG_KEYS:
-            if isinstance(entry.get(key), Mapping) and isinstance(entry[key].get("config"), Mapping):
-                entry[key] = {**entry[key], "config": {"algorithm": algorithm, **entry[key]["config"]}}
-        if "best" in entry or "predicted" in entry:
-            entry.setdefault("algorithm", algorithm)
-        entries.append(entry)
-    return {**table, "schema": SCHEMA_ID, "entries": entries}
+    """An older table as version 3; a version 3 table is returned as it is.
+
+    Version 1 -> 2: every configuration names the table's algorithm, every entry its best's.
+    Version 2 -> 3: a curve point that is the entry's default or baseline configuration was a
+    reference measured for comparison (version 2 sweeps put it there where nothing else was
+    measured at its CK): it is dropped, so that no lookup hands it out.
+    """
+    table = dict(table)
+    if table.get("schema") == "autotune.table/1":
+        algorithm = table.get("algorithm", "crauser")
+        entries = []
+        for entry in table.get("entries", ()):
+            entry = dict(entry)
+            for key in ENTRY_CONFIG_KEYS:
+                if isinstance(entry.get(key), Mapping) and isinstance(entry[key].get("config"), Mapping):
+                    entry[key] = {**entry[key], "config": {"algorithm": algorithm, **entry[key]["config"]}}
+            if "best" in entry or "predicted" in entry:
+                entry.setdefault("algorithm", algorithm)
+            entries.append(entry)
+        table = {**table, "schema": "autotune.table/2", "entries": entries}
+    if table.get("schema") == "autotune.table/2":
+        entries = []
+        for entry in table.get("entries", ()):
+            entry = dict(entry)
+            references = [entry[k]["config"] for k in ("default", "baseline") if isinstance(entry.get(k), Mapping)]
+            if entry.get("curve"):
+                entry["curve"] = [p for p in entry["curve"] if p.get("config") not in references]
+            entries.append(entry)
+        table = {**table, "schema": SCHEMA_ID, "entries": entries}
+    return table
 
 
 def now_iso() -> str:
@@ -152,6 +168,7 @@ def build_table(
     tool_version: str | None = None,
     command: str | None = None,
     characterization: Mapping[str, Any] | None = None,
+    objective: str | None = None,
 ) -> dict[str, Any]:
     """A whole table (not yet validated; `write_table` validates).
 
@@ -163,6 +180,7 @@ def build_table(
         tool_version: default: this autotune's version.
         command: the command line, for the record.
         characterization: {"path", "source", "arch"} of the characterization used.
+        objective: what a sweep tuned for (curve, throughput, latency, pareto).
     """
     table: dict[str, Any] = {
         "schema": SCHEMA_ID,
@@ -176,6 +194,8 @@ def build_table(
         table["command"] = command
     if characterization is not None:
         table["characterization"] = dict(characterization)
+    if objective is not None:
+        table["objective"] = objective
     return table
 
 

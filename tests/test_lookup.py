@@ -175,9 +175,10 @@ def test_a_consensus_of_the_nearest_entries_prefers_a_configuration_good_on_all(
     args = SimpleNamespace(table="t.json", json=False, allow_other_device=False)
     assert config_from_table(args, table, {"vertices": 2**14, "mean_degree": 2.0}, DEVICE, 64) == shared
     assert "the configuration the entries 'near', 'far' agree on" in " ".join(capsys.readouterr().err.split())
-    # no listed configuration runs at most 16 SSSPs at once: the nearest entry's, its CK cut to 16
+    # no listed configuration runs at most 16 SSSPs at once: the nearest entry's, its CK cut to 16, and said so
     batch = table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=2, queries=16)
-    assert batch.source == "best" and batch.config == only_near.replace(concurrent_kernels=16)
+    assert batch.source == "derived" and batch.config == only_near.replace(concurrent_kernels=16)
+    assert batch.ms_per_sssp is None
     with pytest.raises(InputError, match="neighbours must be at least 1"):
         table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=0)
 

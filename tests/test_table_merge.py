@@ -65,16 +65,35 @@ def test_the_merged_list_of_fastest_configurations_keeps_each_once_at_its_fastes
     assert [(p["config"]["kernels"]["relax"]["block_size"], p["ms_per_sssp"]) for p in merged] == [(64, 1.0), (512, 2.0)]
 
 
-def test_tables_of_other_gpus_or_algorithms_are_refused():
+def test_tables_of_other_gpus_are_refused():
     one = _table([_entry("a", 1.0)], "2026-01-01T00:00:00+00:00")
     h200 = _table([_entry("a", 1.0)], "2026-01-01T00:00:00+00:00", device={**DEVICE, "name": "NVIDIA H200"})
     with pytest.raises(InputError, match="h200.json: tuned on 'NVIDIA H200'.*merge the tables of one GPU"):
         merge_tables([one, h200], ["h100.json", "h200.json"])
-    auto = _table([_entry("a", 1.0)], "2026-01-01T00:00:00+00:00", algorithm="auto")
-    with pytest.raises(InputError, match="its algorithm is 'auto'"):
-        merge_tables([one, auto], ["1.json", "2.json"])
     with pytest.raises(InputError, match="at least one table"):
         merge_tables([], [])
+
+
+def test_tables_of_several_algorithms_merge_into_an_auto_table_keeping_each_algorithm_s_best():
+    from autotune.algorithms import get
+
+    delta = get("delta")
+    fast_batch = delta.uniform(512, concurrent_kernels=64)
+    fast_query = delta.uniform(512, concurrent_kernels=1, params={"loop": "persistent", "blocks": 64})
+    crauser = _table([_entry("a", 2.0, curve=[(1, 9.0), (64, 2.0)])], "2026-01-01T00:00:00+00:00")
+    deltas = build_table(DEVICE, [make_entry(
+        {"name": "a", "vertices": 1000, "edges": 4000, "mean_degree": 4.0, "stress_ratio": 0.1, "stress_class": "low",
+         "degree_class": "low"},
+        best=measured(fast_batch, 1.0, True), algorithm="delta",
+        curve=[measured(fast_query, 3.0, True), measured(fast_batch, 1.0, True)])], algorithm="delta",
+        created="2026-01-02T00:00:00+00:00")
+    merged = merge_tables([crauser, deltas], ["crauser.json", "delta.json"]).table
+    write_table("/dev/null", merged)  # it validates
+    (entry,) = merged["entries"]
+    assert merged["algorithm"] == "auto" and entry["algorithm"] == "delta"
+    assert entry["by_algorithm"]["crauser"]["ms_per_sssp"] == 2.0 and entry["by_algorithm"]["delta"]["ms_per_sssp"] == 1.0
+    assert {p["config"]["concurrent_kernels"]: p["config"]["algorithm"] for p in entry["curve"]} == {1: "delta", 64: "delta"}
+    assert [p["ms_per_sssp"] for p in entry["curve"]] == [3.0, 1.0]
 
 
 def test_graph_features_are_filled_from_the_graph_and_its_sha256_is_checked():

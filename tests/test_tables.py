@@ -119,12 +119,12 @@ def test_invalid_tables_are_rejected_with_the_path(change, message):
 
 
 def test_another_schema_version_is_a_clear_error(tmp_path):
-    table = _predicted_table() | {"schema": "autotune.table/3"}
+    table = _predicted_table() | {"schema": "autotune.table/9"}
     path = tmp_path / "future.json"
     path.write_text(json.dumps(table))
     with pytest.raises(InputError) as caught:
         read_table(path)
-    assert "schema 'autotune.table/3' is not supported" in str(caught.value)
+    assert "schema 'autotune.table/9' is not supported" in str(caught.value)
     assert SCHEMA_ID in str(caught.value)
     path.write_text(json.dumps({"schema": "something/else"}))
     with pytest.raises(InputError, match="not an autotune table"):

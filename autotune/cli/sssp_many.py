@@ -35,7 +35,7 @@ def parse_sources(text: str | None) -> int | str | None:
     """`--sources`: a count of at least 1, or `all`."""
     if text is None or text == "all":
         return text
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise InputError(f"--sources: expected a count of at least 1 or 'all', found {text!r}")
     return int(text)
 

@@ -17,6 +17,8 @@ cleanly: the table so far is written, marked partial, and the exit status is 130
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import time
 from contextlib import ExitStack
 
 from autotune import algorithms
@@ -24,13 +26,16 @@ from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.cli.sweep_jobs import Job
 from autotune.cli.sweep_output import INTERRUPTED, report_outcome, write_outputs
-from autotune.cli.sweep_request import OBJECTIVES, jobs_of, outputs_of, parse
+from autotune.errors import InputError
+from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, jobs_of, outputs_of, parse
 from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
 from autotune.search.results import GraphResult
 from autotune.search.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
 from autotune.search.interrupts import stop_on_sigterm
-from autotune.search.sweep import GraphPlan, SweepProgress, sweep_graph
+from autotune.search.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
+
+STARTED = time.monotonic()  # when this process imported the command: --budget counts start-up too
 from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
@@ -48,14 +53,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     graphs.add_argument("--weights", metavar="LO-HI", default=None, help="draw uniform integer weights in LO..HI")
 
     search = parser.add_argument_group("search")
-    search.add_argument("--algorithm", choices=(*algorithms.names(), algorithms.AUTO), default="crauser",
-                        help="the SSSP algorithm to tune; auto: every one, the fastest wins (default crauser)")
+    search.add_argument("--algorithm", choices=(*algorithms.names(), algorithms.AUTO), default=algorithms.AUTO,
+                        help="the SSSP algorithm to tune; auto (the default): every one, the fastest wins")
     search.add_argument("--strategy", choices=tuple(STRATEGIES), default="bayes",
                         help="bayes: Optuna over every kernel's own launch (default); exhaustive: every uniform "
                         "configuration, then per-kernel composition (thesis 4.6); model: prediction, default "
                         "and baseline only")
     search.add_argument("--trials", type=int, metavar="N", default=None,
-                        help=f"bayes: trials (default {DEFAULT_TRIALS})")
+                        help=f"bayes: trials of each study (default {DEFAULT_TRIALS}; {CURVE_TRIALS} for each end of "
+                        "the queries curve)")
+    search.add_argument("--budget", type=float, metavar="SECONDS", default=None,
+                        help="stop searching once the sweep has run this long (start-up included), each study "
+                        "taking an equal share of what is left, and write the table of the best found (exit 0)")
     search.add_argument("--sampler", choices=SAMPLERS, default="tpe", help="bayes: the Optuna sampler (default tpe)")
     search.add_argument("--sampler-seed", type=int, metavar="N", default=None,
                         help="bayes: the sampler's seed (default: --seed)")
@@ -70,11 +79,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "fitted model (characterizations/fitted-*.toml), a fitted model's file, or auto (default: "
                         "fitted on compute capability 7.0 and later where the algorithm has one; a replay keeps the "
                         "recorded prediction)")
-    search.add_argument("--objective", choices=OBJECTIVES, default="throughput",
-                        help="throughput (default): the least time per SSSP at any CK; latency: the least time "
-                        "one query waits (CK 1); pareto: both at once through Optuna's multi-objective sampling (time "
-                        "per SSSP and time per batch; no pruning), the entry's x-pareto listing the front. Every "
-                        "table keeps the best per CK measured (its curve)")
+    search.add_argument("--objective", choices=OBJECTIVES, default="curve",
+                        help="curve (default): the queries curve, the best for every power-of-two number of SSSPs "
+                        "at once, its batch end and its one-query end (CK 1) each searched, the CK values between "
+                        "bridged; throughput: the least time per SSSP at any CK; latency: the least time one query "
+                        "waits (CK 1); pareto: both at once through Optuna's multi-objective sampling (time per SSSP "
+                        "and time per batch; no pruning), the entry's x-pareto listing the front. Every table keeps "
+                        "the best per CK measured (its curve)")
     search.add_argument("--queries", type=int, metavar="K", default=None,
                         help="the least time per SSSP with at most K sources solved at once (CK <= K)")
     search.add_argument("--lanes", metavar="LIST", default=None,
@@ -135,9 +146,12 @@ def run(args: argparse.Namespace) -> int:
     if args.merge:
         return sweep_fleet.merge(args)
     request = parse(args)
+    budget = Budget(None if request.budget_s is None else STARTED + request.budget_s)
     # a sampler whose package is missing (gp: torch, cmaes) fails now, before graphs and GPU are loaded
     request.strategy.sampler(request.space.space(algorithms.resolve(request.algorithm)[0].name, None))
     if sweep_fleet.wants_fleet(args, request):
+        if request.budget_s is not None:
+            raise InputError("--budget bounds a sweep in one process; a multi-GPU run measures until its trials are done")
         return sweep_fleet.run_fleet(args, request)
     outputs_of(args, request, list(request.graphs), None)  # a bad output is refused before any work
     results: list[GraphResult] = []
@@ -154,18 +168,21 @@ def run(args: argparse.Namespace) -> int:
             from autotune.search.progress import RichProgress  # rich only where it draws
 
             progress = stack.enter_context(RichProgress())
-        best_by_graph: dict[str, float] = {}
+        best_by_graph: dict[tuple[str, str], float] = {}  # per graph and end: the best so far, to prune against
+        ordered = order_for_auto(jobs)
         try:
-            for job in order_for_auto(jobs):
+            for index, job in enumerate(ordered):
                 handle = request.open_study(storage, storage_url, job, device)
-                plan = GraphPlan(job.graph, job.space, request.strategy, job.specials, request.settings)
-                graph_key = job.graph.key
+                settings = dataclasses.replace(request.settings, bridge=job.bridge,
+                                               searched_elsewhere=job.searched_elsewhere)
+                plan = GraphPlan(job.graph, job.space, request.strategy, job.specials, settings)
+                key = (job.graph.key, job.objective)
+                budget.share(len(ordered) - index)
                 with job.timer as timer:
                     result = sweep_graph(timer, plan, handle, device, progress,
-                                         best_elsewhere=lambda k=graph_key: best_by_graph.get(k))
+                                         best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget)
                 if result.best is not None:
-                    best_by_graph[graph_key] = min(best_by_graph.get(graph_key, result.best.ms_per_sssp),
-                                                   result.best.ms_per_sssp)
+                    best_by_graph[key] = min(best_by_graph.get(key, result.best.ms_per_sssp), result.best.ms_per_sssp)
                 results.append(result)
                 written = write_outputs(results, device, outputs)
                 if result.partial:
@@ -179,13 +196,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def order_for_auto(jobs: list[Job]) -> list[Job]:
-    """Each graph's algorithms in the order an auto sweep tunes them: the registry's `auto_rank`
-    (the work-efficient first, so that its best prunes the others' hopeless trials)."""
+    """Each graph's studies in the order a sweep tunes them: the batch end before the latency end,
+    and each end's algorithms by the registry's `auto_rank` (the work-efficient first, so that its
+    best prunes the others' hopeless trials)."""
     rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
     graphs: dict[str, int] = {}
     for job in jobs:
         graphs.setdefault(job.graph.key, len(graphs))
-    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm]))
+    return sorted(jobs, key=lambda j: (graphs[j.graph.key], j.objective == "latency", rank[j.algorithm]))
 
 
 __all__ = ["INTERRUPTED", "register", "run"]

@@ -108,7 +108,7 @@ def parse_devices(text: str, replay: bool) -> tuple[int, ...]:
         raise InputError(f"--devices: expected all or GPU indexes like 0,1, found {text!r}")
     devices = []
     for item in items:
-        if not item.isdigit():
+        if not (item.isascii() and item.isdigit()):
             raise InputError(f"--devices: {item!r} is not a GPU index")
         if int(item) in devices:
             raise InputError(f"--devices: GPU {item} is listed twice")
@@ -182,7 +182,8 @@ def _create_or_join(storage: Any, shown: str, name: str, request: Request, devic
     graphs = []
     for job in jobs:
         handle = request.open_study(storage, shown, job, device)
-        graphs.append(fleet.RunGraph(job.graph, job.algorithm, handle.name, job.source, job.space, job.specials))
+        graphs.append(fleet.RunGraph(job.graph, job.algorithm, handle.name, job.source, job.space, job.specials,
+                                     job.objective, job.searched_elsewhere if job.bridge else None))
     timer: dict[str, Any] = ({"kind": "replay", "records": str(Path(request.replay).resolve()),
                               "delay_ms": request.replay_delay_s * 1000.0, "pace": request.replay_pace}
                              if request.replay else
@@ -224,7 +225,7 @@ def _finish(args: argparse.Namespace, request: Request, run: fleet.Run, shown: s
     # a run's storage holds every measurement of it: merging again appends to its records, never cuts them
     outputs = checked_outputs(table, records, args.t4, plan.algorithm, request.command or plan.command, request.show,
                               bool(args.json), [("--storage", shown if Path(shown).is_file() else None)],
-                              resume=True)
+                              resume=True, objective=getattr(request, "objective", None))
     extra = {"x-run": {"name": plan.name, "storage": shown, "graphs": len(plan.graphs), "graphs_left": left},
              "x-workers": fleet.worker_summary(run)}
     written = write_outputs(results, dict(plan.device), outputs, partial=interrupted or left > 0, extra=extra)

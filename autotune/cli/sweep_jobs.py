@@ -78,6 +78,56 @@ class Job:
     specials: sp.Specials
     timer: ContextManager[Timer]
     source: str = ""
+    objective: str = "throughput"
+    bridge: bool = False
+    searched_elsewhere: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class End:
+    """One study of an algorithm on a graph: the objective it measures and its space's options.
+    The queries curve (`objective` curve) has two: the batch end (every CK, CK values below its
+    best bridged) and the latency end (CK 1, searched on its own)."""
+
+    objective: str
+    options: SpaceOptions
+    bridge: bool = False
+
+
+def ends(options: SpaceOptions, objective: str) -> tuple[End, ...]:
+    if objective == "curve":
+        return End("throughput", options, bridge=True), End("latency", dataclasses.replace(options, max_ck=1))
+    return (End(objective, options),)
+
+
+def end_spaces(options: SpaceOptions, objective: str, algorithm: str, graph: GraphInfo | None,
+               records: Sequence[Record] | None = None, required: bool = True) -> list[tuple[End, SearchSpace]]:
+    """The studies of one algorithm: each end with its space. An end whose CK bound the algorithm
+    cannot meet (Δ-stepping of 32 lanes has no CK 1) is left out unless the algorithm was named
+    alone for it (`required`, and not the curve's latency end).
+
+    Raises:
+        InputError: a bad space, or a required end the algorithm cannot meet.
+    """
+    found = []
+    for end in ends(options, objective):
+        try:
+            found.append((end, end.options.space(algorithm, graph, records)))
+        except InputError as error:
+            if "--objective/--queries" not in str(error) or (required and objective != "curve"):
+                raise
+    return found
+
+
+def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, SearchSpace]],
+                      specials_of: Callable[[SearchSpace], sp.Specials], timer: Callable[[], ContextManager[Timer]],
+                      source: str) -> list[Job]:
+    """The jobs of one algorithm on one graph: one per end, the batch end bridging every CK below
+    its best but those the latency end searches."""
+    searched = tuple(sorted({ck for end, space in spaces if end.objective == "latency"
+                             for ck in space.concurrent_kernels}))
+    return [Job(graph, algorithm, space, specials_of(space), timer(), source, end.objective, end.bridge,
+                searched if end.bridge else ()) for end, space in spaces]
 
 
 def replay_records(path: str, algorithm: str) -> list[Record]:
@@ -161,7 +211,7 @@ def fitted_model(option: str, algorithm: str, profile: Any, required: bool) -> A
 
 def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorithm: str, options: SpaceOptions,
                 device_spec: str | None, load: Callable[[str], Any], delay_s: float = 0.0, model: str = "auto",
-                pace: float = 0.0) -> tuple[dict[str, Any], list[Job], list[str]]:
+                pace: float = 0.0, objective: str = "throughput") -> tuple[dict[str, Any], list[Job], list[str]]:
     """The jobs of a replay: per graph of the records (or of `graphs`), per algorithm. The
     prediction is the recorded one unless `model` names one (`thesis`, `fitted` or a file)."""
     device, profile = replay_device(path, records, device_spec)
@@ -188,11 +238,12 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
             if not mine:
                 continue
             fitted = None if model == "auto" else fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO)
-            space = options.space(entry.name, graph, mine)
-            specials = sp.recorded_specials(mine, graph, profile, entry.name, fitted, use_model=model != "auto",
-                                            space=space)
-            jobs.append(Job(graph, entry.name, space, specials,
-                            contextlib.nullcontext(replay_timer(mine, delay_s, pace)), key))
+            spaces = end_spaces(options, objective, entry.name, graph, mine, algorithm != algorithms.AUTO)
+            jobs += jobs_of_algorithm(
+                graph, entry.name, spaces,
+                lambda space, e=entry.name, m=mine, f=fitted: sp.recorded_specials(
+                    m, graph, profile, e, f, use_model=model != "auto", space=space),
+                lambda m=mine: contextlib.nullcontext(replay_timer(m, delay_s, pace)), key)
     return device, jobs, [by_graph[k][0].graph.name for k in keys]
 
 
@@ -221,7 +272,7 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
 
 def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, options: SpaceOptions,
              profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any,
-             model: str = "auto") -> list[Job]:
+             model: str = "auto", objective: str = "throughput") -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
     graph's sample are computed and kept before any timer opens, which reads them); the prediction
     is `model`'s (`--model`: auto, thesis, fitted or a file)."""
@@ -232,9 +283,11 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         for entry in algorithms.resolve(algorithm):
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")
-            space = options.space(entry.name, info)
-            jobs.append(Job(info, entry.name, space, sp.model_specials(info, profile, entry.name, fitted, space),
-                            cuda_timer(graph, entry.name, protocol, references), source))
+            spaces = end_spaces(options, objective, entry.name, info, None, algorithm != algorithms.AUTO)
+            jobs += jobs_of_algorithm(
+                info, entry.name, spaces,
+                lambda space, e=entry.name, f=fitted: sp.model_specials(info, profile, e, f, space),
+                lambda g=graph, e=entry.name: cuda_timer(g, e, protocol, references), source)
     return jobs
 
 

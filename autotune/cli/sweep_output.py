@@ -25,6 +25,7 @@ class Outputs:
         records: the records' path (None: none).
         kept_records: the lines of an earlier records file at that path, which stay (a resumed
             sweep appends; `records.kept_records`).
+        objective: what the sweep tunes for (the table's `objective`).
         t4: the T4 files' directory (None: none).
         algorithm: what the table names as its algorithm (a registered one, or auto).
         command: the command line, for the record.
@@ -40,10 +41,12 @@ class Outputs:
     show: bool
     json: bool
     kept_records: tuple[str, ...] = ()
+    objective: str | None = None
 
 
 def checked_outputs(table: Path, records: Path | None, t4: str | None, algorithm: str, command: str | None,
-                    show: bool, json_: bool, inputs: Sequence[tuple[str, Any]] = (), resume: bool = False) -> Outputs:
+                    show: bool, json_: bool, inputs: Sequence[tuple[str, Any]] = (), resume: bool = False,
+                    objective: str | None = None) -> Outputs:
     """The outputs of a sweep, checked before anything is measured: none of them is an input
     (`inputs`: option and path pairs), the table replaces nothing but a table, and an existing
     records file is kept and appended to when the sweep resumes, refused otherwise.
@@ -54,7 +57,7 @@ def checked_outputs(table: Path, records: Path | None, t4: str | None, algorithm
     check_outputs({"--output": table, "--records": records, "--t4": t4}, inputs)
     check_replaceable(table, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
     kept = kept_records(records, resume) if records is not None else ()
-    return Outputs(table, records, t4, algorithm, command, show, json_, kept)
+    return Outputs(table, records, t4, algorithm, command, show, json_, kept, objective)
 
 
 def default_output(graph_names: Sequence[str], device_name: str, algorithm: str) -> Path:
@@ -65,7 +68,8 @@ def default_output(graph_names: Sequence[str], device_name: str, algorithm: str)
 def write_outputs(results: Sequence[GraphResult], device: dict[str, Any], outputs: Outputs, partial: bool = False,
                   extra: dict[str, Any] | None = None) -> list[str]:
     """Write the table, the records and the T4 files of every graph so far; returns the paths."""
-    table = {**sweep_table(results, device, outputs.algorithm, outputs.command, partial=partial), **(extra or {})}
+    table = {**sweep_table(results, device, outputs.algorithm, outputs.command, partial=partial,
+                           objective=outputs.objective), **(extra or {})}
     written = [str(write_sweep_table(outputs.table, table))]
     if outputs.records is not None:
         records = [record for result in results for record in records_of(result)]
@@ -81,7 +85,8 @@ def report_outcome(results: Sequence[GraphResult], device: dict[str, Any], outpu
                    interrupted: bool, extra: dict[str, Any] | None = None, partial: bool = False) -> int:
     """Print the table (`--json`) or the summary; returns the exit status."""
     if outputs.json:
-        table = sweep_table(results, device, outputs.algorithm, outputs.command, partial=interrupted or partial)
+        table = sweep_table(results, device, outputs.algorithm, outputs.command, partial=interrupted or partial,
+                            objective=outputs.objective)
         print(json.dumps({**table, **(extra or {})}, indent=2))
     elif outputs.show:
         from rich.console import Console

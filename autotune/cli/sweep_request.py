@@ -15,7 +15,8 @@ from optuna.storages import BaseStorage
 
 from autotune import algorithms
 from autotune.cli.options import load_spec, reference_cache
-from autotune.cli.sweep_jobs import Job, SpaceOptions, gpu_device, gpu_jobs, protocol_json, replay_jobs, replay_records
+from autotune.cli.sweep_jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, protocol_json, replay_jobs,
+                                     replay_records)
 from autotune.cli.sweep_output import Outputs, checked_outputs, default_output
 from autotune.errors import InputError
 from autotune.measure import Protocol
@@ -25,7 +26,8 @@ from autotune.search.interrupts import quiet_optuna
 from autotune.search.sweep import SweepSettings
 
 
-OBJECTIVES = ("throughput", "latency", "pareto")
+OBJECTIVES = ("curve", "throughput", "latency", "pareto")
+CURVE_TRIALS = 40  # the default trials of each end of the queries curve (a study each)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,8 @@ class Request:
     replay_delay_s: float = 0.0
     replay_pace: float = 0.0
     model: str = "auto"
-    objective: str = "throughput"
+    objective: str = "curve"
+    budget_s: float | None = None
 
     @property
     def study_protocol(self) -> dict[str, Any]:
@@ -97,9 +100,14 @@ def parse(args: argparse.Namespace) -> Request:
         raise InputError("--device applies to --replay; a sweep on the GPU reads the GPU's own profile")
     if args.param and args.algorithm == algorithms.AUTO:
         raise InputError("--param names one algorithm's parameters; give --algorithm NAME with it")
+    if args.budget is not None and not (math.isfinite(args.budget) and args.budget > 0):
+        raise InputError(f"--budget: expected a number of seconds above 0, found {args.budget}")
     seed = 0 if args.seed is None else _seed(args.seed)
+    if args.objective == "curve" and args.queries is not None:
+        args.objective = "throughput"  # --queries K narrows the curve to its best with at most K at once
     max_ck = max_concurrent(args.objective, args.queries)
-    strategy = make_strategy(args.strategy, args.trials, args.sampler,
+    trials = CURVE_TRIALS if args.trials is None and args.strategy == "bayes" and args.objective == "curve" else args.trials
+    strategy = make_strategy(args.strategy, trials, args.sampler,
                              args.sampler_seed if args.sampler_seed is not None else seed)
     protocol = Protocol(args.sources, args.repetitions, args.max_repetitions or args.repetitions, args.noise, seed)
     # Optuna cannot prune a trial of several objectives: a Pareto sweep times every configuration whole
@@ -113,7 +121,7 @@ def parse(args: argparse.Namespace) -> Request:
         command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
         show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0,
         replay_pace=float(getattr(args, "replay_pace", 0.0)),
-        model=getattr(args, "model", "auto"), objective=args.objective)
+        model=getattr(args, "model", "auto"), objective=args.objective, budget_s=args.budget)
 
 
 def max_concurrent(objective: str, queries: int | None) -> int | None:
@@ -133,7 +141,7 @@ def max_concurrent(objective: str, queries: int | None) -> int | None:
 
 
 def _seed(text: str) -> int:
-    if not str(text).strip().isdigit():
+    if not (str(text).strip().isascii() and str(text).strip().isdigit()):
         raise InputError(f"--seed: expected a non-negative integer, found {text!r}")
     return int(text)
 
@@ -153,7 +161,8 @@ def outputs_of(args: argparse.Namespace, request: Request, names: list[str], dev
     inputs = [("--replay", request.replay), ("--model", _file_or_none(request.model)),
               ("--storage", _file_or_none(request.storage)), *(("--graph", spec) for spec in request.graphs)]
     return checked_outputs(table, records, args.t4, request.algorithm, request.command, request.show,
-                           bool(args.json), [(option, path) for option, path in inputs if path], request.resume)
+                           bool(args.json), [(option, path) for option, path in inputs if path], request.resume,
+                           request.objective)
 
 
 def _file_or_none(text: str | None) -> str | None:
@@ -183,7 +192,7 @@ class CheckedJobs:
 
             stack.enter_context(gpu.gpu_session(request.device_index))
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, request.space, profile, request.protocol,
-                        request.seed, request.weights, reference_cache(), request.model)
+                        request.seed, request.weights, reference_cache(), request.model, request.objective)
         return device, jobs, [g.name for g in self.graphs]
 
 
@@ -194,10 +203,14 @@ def check_jobs(request: Request) -> CheckedJobs:
         records = replay_records(request.replay, request.algorithm)
         return CheckedJobs(request, replayed=replay_jobs(
             request.replay, records, request.graphs, request.algorithm, request.space, request.device_spec, load,
-            request.replay_delay_s, request.model, request.replay_pace))
+            request.replay_delay_s, request.model, request.replay_pace, request.objective))
     graphs = tuple(load(spec) for spec in request.graphs)
-    for entry in algorithms.resolve(request.algorithm):  # every space checked before the GPU opens
-        request.space.space(entry.name, None)
+    studies = [end for entry in algorithms.resolve(request.algorithm)  # every space checked before the GPU opens
+               for end in end_spaces(request.space, request.objective, entry.name, None,
+                                     required=request.algorithm != algorithms.AUTO)]
+    if not studies:
+        raise InputError(f"--objective {request.objective}: no algorithm of --algorithm {request.algorithm} runs "
+                         "that few SSSPs at once")
     return CheckedJobs(request, graphs)
 
 

@@ -19,8 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = parser.add_subparsers(dest="table_command", metavar="ACTION", required=True)
 
     merge = commands.add_parser(
-        "merge", help="merge tables of one GPU and one algorithm into one",
-        description="Merge tables of one GPU and one algorithm. A graph held by several tables keeps one entry: "
+        "merge", help="merge tables of one GPU into one",
+        description="Merge tables of one GPU, of one algorithm or several (then the merged table is auto, each "
+        "entry keeping each algorithm's best). A graph held by several tables keeps one entry: "
         "the faster measured best (--prefer faster, the default) or the newer table's (--prefer newer); the merge "
         "prints which and why. Per CK, the merged latency curve keeps the fastest verified point of any of them.")
     merge.add_argument("tables", nargs="+", metavar="TABLE.json")
@@ -32,6 +33,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "loading each graph by its name (a generator spec or a file; its sha256 is checked)")
     merge.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     merge.set_defaults(run=run_merge)
+
+    export = commands.add_parser(
+        "export", help="a table for programs without Python: a C/C++ header, or flat JSON",
+        description="Write a table as a self-contained C/C++ header (the entries as constant data and "
+        "autotune_lookup(), which answers as Table.lookup does; docs/tables.md) or as flat JSON (per entry, the "
+        "configuration Table.lookup gives its graph for 1, 2, 4, ..., 1024 queries at once).")
+    export.add_argument("table", metavar="TABLE.json")
+    export.add_argument("--format", choices=("c-header", "json"), default="c-header",
+                        help="c-header (default) or json")
+    export.add_argument("--output", "-o", metavar="FILE", required=True, help="the file to write")
+    export.set_defaults(run=run_export)
 
     show = commands.add_parser("show", help="a summary of a table: its GPU, and per graph the best and its curve",
                                description="Print a table's GPU and, per graph, its features, the best configuration, "
@@ -62,6 +74,18 @@ def run_merge(args: argparse.Namespace) -> int:
         for line in merged.decisions:
             print(line)
         print(f"wrote {args.output}: {len(merged.table['entries'])} graph(s) from {len(tables)} table(s)")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from autotune.files import atomic_write, check_outputs
+    from autotune.lookup import Table
+    from autotune.table_export import export
+
+    check_outputs({"--output": args.output}, {"the table": args.table})
+    table = Table.load(args.table)
+    atomic_write(args.output, export(table, args.format, source=str(args.table)), "the export")
+    print(f"wrote {args.output}: {len(table.entries)} entries of {args.table} as {args.format}")
     return 0
 
 

@@ -95,7 +95,7 @@ class GraphOptions:
         if seed is None:
             seed = DEFAULT_SEED
         elif isinstance(seed, str):
-            if not seed.strip().isdigit():
+            if not (seed.strip().isascii() and seed.strip().isdigit()):
                 raise InputError(f"--seed: expected a non-negative integer, found {seed!r}")
             seed = int(seed)
         if isinstance(weights, str):

@@ -230,7 +230,7 @@ def profile_from_mapping(data: Mapping[str, Any], where: str, origin: str = "") 
                 raise InputError(f"{where}: {key} must be a non-empty string, found {data[key]!r}")
             values[key] = data[key]
     major, dot, minor = values["compute_capability"].partition(".")
-    if not (major.isdigit() and dot and minor.isdigit()):
+    if not (major.isascii() and major.isdigit() and dot and minor.isascii() and minor.isdigit()):
         raise InputError(
             f"{where}: compute_capability must read 'major.minor' (e.g. \"9.0\"), "
             f"found {values['compute_capability']!r}"

@@ -174,14 +174,21 @@ class FittedModel:
             raise InputError(f"{path}: not a fitted model (format {data.get('format')!r}, expected {FORMAT!r})")
         try:
             c = data["choices"]
-            return cls(data["algorithm"], dict(data["device"]),
-                       {k: (int(v["block_size"]), str(v["cache"])) for k, v in data["kernels"].items()},
-                       float(data["lanes_slope"]), float(data["skew_slope"]), float(data["in_flight"]),
-                       Choices(tuple(c["block_sizes"]), tuple(c["caches"]), tuple(c["concurrent_kernels"]),
-                               tuple(c["lanes"])),
-                       tuple(data.get("sources", ())), dict(data.get("fit_slowdown", {})))
-        except (KeyError, TypeError, ValueError) as error:
+            model = cls(data["algorithm"], dict(data["device"]),
+                        {k: (int(v["block_size"]), str(v["cache"])) for k, v in data["kernels"].items()},
+                        float(data["lanes_slope"]), float(data["skew_slope"]), float(data["in_flight"]),
+                        Choices(tuple(c["block_sizes"]), tuple(c["caches"]), tuple(c["concurrent_kernels"]),
+                                tuple(c["lanes"])),
+                        tuple(data.get("sources", ())), dict(data.get("fit_slowdown", {})))
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise InputError(f"{path}: a fitted model needs {error}") from None
+        try:  # every value checked once, by predicting: a bad cache name or size fails here, named
+            model.predict({"vertices": 1024, "mean_degree": 4.0, "degree_cv": 0.5})
+        except InputError as error:
+            raise InputError(f"{path}: not a valid fitted model: {error}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, OverflowError) as error:
+            raise InputError(f"{path}: not a valid fitted model: {type(error).__name__}: {error}") from None
+        return model
 
 
 def recorded_choices(timers: Mapping[str, Any]) -> Choices:

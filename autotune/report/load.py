@@ -72,7 +72,7 @@ class GraphSummary:
 
 def natural_key(name: str) -> tuple[Any, ...]:
     """Sort key that orders random24k-d2 < random24k-d20 < random49k-d2 and rmat9 < rmat17."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name))
+    return tuple((0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part) for part in re.split(r"([0-9]+)", name))
 
 
 def strategy_order(strategy: str) -> tuple[int, str]:

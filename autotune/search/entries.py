@@ -1,4 +1,4 @@
-"""A sweep's results as the JSON table of `autotune.tables` (schema autotune.table/2).
+"""A sweep's results as the JSON table of `autotune.tables` (schema autotune.table/3).
 
 Per graph the entry holds `predicted` (the model's account), `best`, `default`, `baseline` and
 `model` (the prediction as measured), each measured part with its median, raw times and kernel
@@ -57,12 +57,13 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
     """One graph's entry of the table; with `others` (the same graph's sweeps of the other
     algorithms of an auto sweep), the entry of the fastest, with each algorithm's best and the
     curve of them all."""
+    group = (result, *others)
     extra: dict[str, Any] = {
         "algorithm": result.best.config.algorithm if result.best else result.algorithm,
         "strategy": result.strategy,
-        "evaluations": result.evaluations,
-        "tuning_seconds": result.tuning_seconds,
-        "partial": result.partial,
+        "evaluations": sum(r.evaluations for r in group),  # every study of the graph (algorithms, curve ends)
+        "tuning_seconds": sum(r.tuning_seconds for r in group),
+        "partial": any(r.partial for r in group),
     }
     for key in ("speedup_over_default", "speedup_over_baseline", "model_gap"):
         value = getattr(result, key)
@@ -82,7 +83,12 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
     if top:
         extra["x-top"] = [measured_part(p) for p in fastest_configurations(dedupe(top))]
     if others:
-        extra["by_algorithm"] = {r.algorithm: measured_part(r.best) for r in (result, *others) if r.best is not None}
+        fastest: dict[str, ConfigResult] = {}
+        for r in group:
+            if r.best is not None and (r.algorithm not in fastest or r.best.ms_per_sssp < fastest[r.algorithm].ms_per_sssp):
+                fastest[r.algorithm] = r.best
+        if len(fastest) > 1 or any(r.algorithm != result.algorithm for r in others):
+            extra["by_algorithm"] = {name: measured_part(best) for name, best in fastest.items()}
     failed_specials = {name: _failure(part) for name, part in
                        (("default", result.default), ("model", result.predicted)) if part is not None and not part.ok}
     extra["x-sweep"] = {
@@ -111,7 +117,7 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
 
 
 def sweep_table(results: Sequence[GraphResult], device: Mapping[str, Any], algorithm: str,
-                command: str | None = None, partial: bool = False) -> dict[str, Any]:
+                command: str | None = None, partial: bool = False, objective: str | None = None) -> dict[str, Any]:
     """The whole table of a sweep (one GPU, one entry per graph; the graph's sweeps of several
     algorithms, `--algorithm auto`, make one entry: the fastest's)."""
     by_graph: dict[str, list[GraphResult]] = {}
@@ -121,7 +127,7 @@ def sweep_table(results: Sequence[GraphResult], device: Mapping[str, Any], algor
     for group in by_graph.values():
         fastest = min(group, key=lambda r: (r.best is None, r.best.ms_per_sssp if r.best else 0.0))
         entries.append(table_entry(fastest, [r for r in group if r is not fastest]))
-    table = tables.build_table(device, entries, algorithm, command=command)
+    table = tables.build_table(device, entries, algorithm, command=command, objective=objective)
     if partial or any(r.partial for r in results):
         table["x-partial"] = True
     return table

@@ -8,13 +8,22 @@ Stages of a graph's study (its `stage` attribute):
    strategy's first trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the
    rest of its budget. With pruning on, the baseline candidates are probes (`trials`' docstring),
    and once the rest is done the slowest of them is enqueued to be measured whole.
-2. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
+2. `curve` (the queries curve, `plan.SweepSettings.bridge`): every CK up to the best's that the
+   search left without a verified point is bridged from its neighbours (`plan.bridges`), measured
+   as a warm-up and one repetition, never pruned.
+3. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
    compositions are enqueued.
-3. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
+4. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
    in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner.
-4. `done`: the winner is the finalist with the lowest median over all its measurements. A
+5. `done`: the winner is the finalist with the lowest median over all its measurements. A
    configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
-   space the user gave (a special may be; it is measured and reported, not chosen).
+   space the user gave, nor a reference (the default and baseline, `plan.references`): a special
+   is measured and reported, not chosen, unless it is the model's prediction.
+
+A wall-time `plan.Budget` cuts stages short: past the study's slice the search stops (its waiting
+trials are dropped) and the finalists get one round; past the run's end, bridging and the rounds
+are skipped. The table is still whole: each entry's best is the best measured, and the stages cut
+are named in its `x-sweep` protocol (`cut_by_budget`).
 
 An auto sweep's algorithm tuned after another one is *abandoned* (straight to `done`, without a
 winner) once its first `ABANDON_AFTER` finished trials were all pruned (against the other's best,
@@ -31,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from optuna.trial import TrialState
@@ -40,22 +48,10 @@ from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.baseline import probed, slowest, to_measure_whole
 from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
-from autotune.search.results import ConfigResult, GraphInfo, GraphResult, fastest_configurations, pooled, ranked
-from autotune.search.space import SearchSpace
-from autotune.search.specials import Specials
+from autotune.search.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
+from autotune.search.results import GraphResult, fastest_configurations, pooled
 from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
-from autotune.search.strategies import Strategy
-from autotune.search.trials import (
-    ATTR_UNUSED,
-    CATCH,
-    DEFAULT_CONTENDER_FACTOR,
-    DEFAULT_PRUNE_FACTOR,
-    PROBE,
-    RelativePruner,
-    Trials,
-    phase_of,
-    task_of,
-)
+from autotune.search.trials import ATTR_UNUSED, CATCH, PROBE, RelativePruner, Trials, phase_of, task_of
 
 ATTR_STAGE = "stage"
 ATTR_ELAPSED = "elapsed_s"
@@ -64,47 +60,9 @@ ATTR_SAMPLED = "sampled_budget"
 ATTR_ABANDONED = "abandoned"
 ATTR_BASELINE = "baseline"  # the probed candidate measured whole (None: none was needed)
 ABANDON_AFTER = 8
-SEARCH, COMPOSE, REMEASURE, DONE = "search", "compose", "remeasure", "done"
-
-
-@dataclass(frozen=True)
-class SweepSettings:
-    """How the winner is chosen, and what a hopeless trial costs.
-
-    Args:
-        finalists: how many of the best configurations are measured again.
-        rounds: interleaved rounds of re-measurement.
-        prune: stop timing a configuration already `prune_factor` times slower than the best,
-            and the other savings of `trials`' docstring.
-        prune_factor: the bound (`trials.RelativePruner`).
-        contender_factor: a measurement more than this times the best after a whole repetition
-            takes no more repetitions (with `prune`).
-    """
-
-    finalists: int = 3
-    rounds: int = 3
-    prune: bool = False
-    prune_factor: float = DEFAULT_PRUNE_FACTOR
-    contender_factor: float = DEFAULT_CONTENDER_FACTOR
-
-    def to_json(self) -> dict[str, Any]:
-        return {"finalists": self.finalists, "rounds": self.rounds, "prune": self.prune,
-                "prune_factor": self.prune_factor, "contender_factor": self.contender_factor}
-
-
-@dataclass(frozen=True)
-class GraphPlan:
-    """What a graph's sweep is: the graph, its space, the strategy, the specials and the settings."""
-
-    graph: GraphInfo
-    space: SearchSpace
-    strategy: Strategy
-    specials: Specials
-    settings: SweepSettings = field(default_factory=SweepSettings)
-
-    @property
-    def algorithm(self) -> str:
-        return self.space.algorithm
+ATTR_CUT = "cut_by_budget"  # the stages the wall-time budget cut short
+SEARCH, CURVE, COMPOSE, REMEASURE, DONE = "search", "curve", "compose", "remeasure", "done"
+__all__ = ["Budget", "GraphPlan", "GraphSweep", "SweepProgress", "SweepSettings", "sweep_graph"]
 
 
 class SweepProgress:
@@ -130,13 +88,16 @@ class GraphSweep:
         clock: seconds (for tests).
         best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
             algorithms), which the pruner also measures against.
+        budget: the wall time it may take: past its slice the search stops and the finalists get
+            one round; past the run's end, bridging and re-measuring are skipped too.
     """
 
     def __init__(self, plan: GraphPlan, handle: StudyHandle, timer: Timer | None,
                  on_trial: Callable[[Measurement, bool], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter,
-                 best_elsewhere: Callable[[], float | None] | None = None) -> None:
+                 best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None) -> None:
         self.plan = plan
+        self.budget = budget or Budget()
         self.handle = handle
         self.study = handle.study
         self._study_id = handle.storage.get_study_id_from_name(self.study.study_name)
@@ -235,13 +196,28 @@ class GraphSweep:
     def work(self, limit: int | None = None) -> int:
         """Measure trials while the study offers some (at most `limit`); returns how many."""
         done = 0
-        while (limit is None or done < limit) and self.stage not in ("", DONE) and self.offers_work():
+        while (limit is None or done < limit) and self.stage not in ("", DONE) and self.offers_work() \
+                and not self._time_is_up():
             self.study.optimize(self.trials.objective, n_trials=1, catch=CATCH, gc_after_trial=False)
             done += 1
         return done
 
+    def _time_is_up(self) -> bool:
+        """Whether the budget ends the stage in hand (the search at the slice's end, bridging and the
+        rounds at the run's): its waiting trials are then dropped (FAIL, never measured)."""
+        stage = self.stage
+        up = self.budget.run_over() if stage in (CURVE, REMEASURE) else self.budget.slice_over() and stage == SEARCH
+        if up:
+            for trial in self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+                self.handle.storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
+            cut = list(self._attr(ATTR_CUT) or [])
+            if stage not in cut:
+                self.study.set_user_attr(ATTR_CUT, cut + [stage])
+        return up
+
     def advance(self) -> bool:
-        """Move to the next stage when nothing of this one is left or in flight; True if it moved."""
+        """Move to the next stage when nothing of this one is left or in flight (or the budget ends
+        it); True if it moved."""
         stage = self.stage
         if stage in ("", DONE):
             return False
@@ -250,24 +226,35 @@ class GraphSweep:
                 return False  # another worker's trial is still running
             self.study.set_user_attr(ATTR_STAGE, DONE)
             return True
+        up = self._time_is_up()
         waiting, running = self._in_flight()
-        if waiting or running or self._sampled_left():
+        if running or (not up and (waiting or self._sampled_left())):
             return False
+        settings = self.plan.settings
         if stage == SEARCH:
-            if self._enqueue_baseline():
+            if not up and self._enqueue_baseline():
                 return True
-            compositions = [c for c in self.plan.strategy.compositions(self.trials.measurements(), self.plan.space)
-                            if not self.trials.measured(c)]
+            if settings.bridge and not self.budget.run_over():
+                points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
+                for config in bridges(points, self.plan.space, settings.searched_elsewhere):
+                    if not self.trials.measured(config):
+                        self.trials.enqueue(config, "curve")
+            self.study.set_user_attr(ATTR_STAGE, CURVE)
+            return True
+        if stage == CURVE:
+            compositions = [] if self.budget.slice_over() else [
+                c for c in self.plan.strategy.compositions(self.trials.measurements(), self.plan.space)
+                if not self.trials.measured(c)]
             for config in compositions:
                 self.trials.enqueue(config, "compose")
             self.study.set_user_attr(ATTR_STAGE, COMPOSE)
             return True
         if stage == COMPOSE:
-            settings = self.plan.settings
-            finalists = [r.config for r in ranked(pooled(self.trials.measurements()), self.plan.space)]
-            finalists = finalists[: settings.finalists]
+            finalists = [r.config for r in tuned(pooled(self.trials.measurements()), self.plan.space,
+                                                 self.plan.specials)][: settings.finalists]
             self.study.set_user_attr(ATTR_FINALISTS, [c.to_json() for c in finalists])
-            for round_ in range(settings.rounds):
+            rounds = 0 if self.budget.run_over() else 1 if self.budget.slice_over() else settings.rounds
+            for round_ in range(rounds):
                 for config in finalists:
                     self.trials.enqueue(config, "remeasure", round_)
             self.study.set_user_attr(ATTR_STAGE, REMEASURE)
@@ -296,15 +283,19 @@ class GraphSweep:
         # have failed a re-measurement, the best configuration inside the space whose every
         # measurement was ok.
         pool = [r for r in finalist_results if r.ok] if not partial and self.done else []
-        pool = pool or ranked(results, plan.space)
+        # References are never the best nor a curve point; with nothing tuned inside the space (a
+        # model-only run), the prediction measured is the best.
+        inside = tuned(results, plan.space, plan.specials)
+
+        def get(config: LaunchConfig | None) -> Any:
+            return None if config is None else results.get(config.key())
+
+        predicted = get(plan.specials.prediction)
+        pool = pool or inside or ([predicted] if predicted is not None and predicted.ok else [])
         best = min(pool, key=lambda r: (r.ms_per_sssp, r.config.key())) if pool else None
         candidates = tuple(results[c.key()] for c in plan.specials.baseline_candidates if c.key() in results)
 
-        def get(config: LaunchConfig | None) -> ConfigResult | None:
-            return None if config is None else results.get(config.key())
-
-        curve: dict[int, ConfigResult] = {}
-        inside = ranked(results, plan.space)
+        curve: dict[int, Any] = {}
         for candidate in inside:
             curve.setdefault(candidate.config.concurrent_kernels, candidate)
         replay_stats = getattr(self.trials.timer, "stats", None)
@@ -334,14 +325,15 @@ class GraphSweep:
             replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
             curve=tuple(curve[ck] for ck in sorted(curve)),
             top=tuple(fastest_configurations(inside)),
-            protocol=dict(self._attr("protocol") or {}),
+            protocol={**dict(self._attr("protocol") or {}), **({"cut_by_budget": self._attr(ATTR_CUT)}
+                                                              if self._attr(ATTR_CUT) else {})},
             log=tuple(evaluations),
         )
 
 
 def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapping[str, Any],
                 progress: SweepProgress | None = None, clock: Callable[[], float] = time.perf_counter,
-                best_elsewhere: Callable[[], float | None] | None = None) -> GraphResult:
+                best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None) -> GraphResult:
     """Tune one graph in this process: the study's stages, measured and advanced in turn.
 
     Args:
@@ -354,6 +346,7 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
         clock: seconds (for tests).
         best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
             algorithms), which pruning may also measure against.
+        budget: the wall time it may take (`plan.Budget`; None: unbounded).
 
     Returns:
         The result; `partial` when Ctrl-C or SIGTERM stopped it.
@@ -372,7 +365,7 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
         done[0] += 1
         progress.advance(done[0], best_ms[0] if best_ms else None)
 
-    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere)
+    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere, budget)
     partial = False
     with quiet_optuna(), stop_on_sigterm():
         done[0] = sweep.trials.counts()["trials"]

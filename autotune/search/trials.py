@@ -58,7 +58,7 @@ ATTRS = st.ATTR_BOOKKEEPING  # the one user attribute holding a trial's bookkeep
 ATTR_TASK = "autotune:task"  # an enqueued trial's task: {"config", "phase", ["round"]}
 ATTR_WORKER = "autotune:worker"  # {"host", "pid"} of the process that measures the trial
 ATTR_UNUSED = "autotune:unused"  # a trial the sampler opened after the budget was spent: not measured
-PHASES = ("fixed", "probe", "search", "compose", "remeasure")
+PHASES = ("fixed", "probe", "search", "curve", "compose", "remeasure")
 PROBE = "probe"
 DEFAULT_PRUNE_FACTOR = 1.5
 DEFAULT_CONTENDER_FACTOR = 1.1
@@ -300,8 +300,8 @@ class Trials:
 
         if not self.prune:
             pass
-        elif phase == "remeasure":
-            # A finalist's round: its warm-up and one repetition, interleaved with the others'.
+        elif phase in ("remeasure", "curve"):
+            # A finalist's round, or a CK bridged from its neighbours: its warm-up and one repetition.
             def one_repetition(times_ms: Sequence[float], warm_up: bool) -> Ask:
                 return Ask.GO_ON if warm_up else Ask.ENOUGH
 

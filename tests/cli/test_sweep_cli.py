@@ -17,7 +17,7 @@ from autotune.search.synthetic import SyntheticTimer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "tests" / "data" / "records" / "synthetic-rmat12.jsonl"
-SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-2.json").read_text())
+SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-3.json").read_text())
 
 
 def _valid_table(path: Path) -> dict:
@@ -57,7 +57,7 @@ def test_the_default_output_is_named_after_graph_and_device(tmp_path, monkeypatc
     out = capsys.readouterr().out
     assert "autotune sweep on Synthetic GPU" in out and "rmat12" in out
     (written,) = tmp_path.iterdir()  # a replay writes no records unless asked
-    assert written.name == "sweep-rmat12-synthetic-gpu-hopper-h100-profile-no-hardware-crauser.json"
+    assert written.name == "sweep-rmat12-synthetic-gpu-hopper-h100-profile-no-hardware-auto.json"
     _valid_table(written)
 
 
@@ -171,14 +171,15 @@ def fake_gpu(monkeypatch, tmp_path):
 
 def test_the_gpu_path_sweeps_each_graph_and_writes_table_and_records(tmp_path, fake_gpu, capsys):
     table_path = tmp_path / "out" / "table.json"
-    status = main(["sweep", "--graph", "rmat8", "--graph", "random200-d4", "--strategy", "bayes", "--trials", "12",
+    status = main(["sweep", "--graph", "rmat8", "--graph", "random200-d4", "--algorithm", "crauser", "--strategy",
+                   "bayes", "--trials", "12",
                    "--block-sizes", "64,128,256", "--ck", "1,2", "--lanes", "1,4", "--repetitions", "2",
                    "--no-prune", "--storage", str(tmp_path / "s.db"), "-o", str(table_path), "-q"])
     assert status == 0, capsys.readouterr().err
     table = _valid_table(table_path)
     assert [e["graph"]["name"] for e in table["entries"]] == ["rmat8", "random200-d4"]
     assert table["device"]["name"] == "Fake H100 (test)" and table["device"]["cuda_version"] == "12.4"
-    assert len(fake_gpu) == 2 and all(len(t.calls) > 0 for t in fake_gpu)
+    assert len(fake_gpu) == 4 and all(len(t.calls) > 0 for t in fake_gpu)  # per graph: the curve's two ends
     records = read_records(table_path.with_name("table.records.jsonl"))
     assert len(records) == sum(len(t.calls) for t in fake_gpu)
     assert {r.graph.name for r in records} == {"rmat8", "random200-d4"}
@@ -199,7 +200,7 @@ def test_no_gpu_is_one_line_and_exit_status_2(monkeypatch, tmp_path, capsys):
 
 
 def test_the_engine_benchmark_s_h100_records_replay_with_a_device_profile(tmp_path, monkeypatch, capsys):
-    engine = ROOT / "reports" / "h100" / "engine-records.jsonl"
+    engine = ROOT / "tests" / "data" / "engine-records.jsonl"
     if not engine.exists():
         pytest.skip("no engine benchmark records")
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
@@ -218,7 +219,7 @@ def test_bayes_and_exhaustive_tables_compare(tmp_path):
     from autotune.search.compare import compare_tables, verdict
     from autotune.tables import read_table
 
-    common = ["sweep", "--replay", str(RECORDS), "-q"]
+    common = ["sweep", "--replay", str(RECORDS), "-q", "--objective", "throughput"]
     assert main([*common, "--strategy", "exhaustive", "-o", str(tmp_path / "e.json")]) == 0
     assert main([*common, "--strategy", "bayes", "--trials", "20", "-o", str(tmp_path / "b.json")]) == 0
     (row,) = compare_tables(read_table(tmp_path / "e.json"), read_table(tmp_path / "b.json"))

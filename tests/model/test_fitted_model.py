@@ -16,14 +16,26 @@ from autotune.search.replay import ReplayTimer
 from autotune.tables import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
-SWEEPS = ROOT / "reports" / "h100" / "sweeps"
-TABLE = ROOT / "reports" / "h100" / "table.json"
+TABLE = ROOT / "benchmarks" / "data" / "h100" / "crauser-table.json.gz"
 GRAPHS = ("random24k-d20", "random24k-d200", "rmat17")
+
+
+def exhaustive(graph: str, algorithm: str = "crauser") -> list:
+    """The records of a graph's exhaustive sweep on the H100 (benchmarks/data/h100)."""
+    from benchmarks.data import records_by
+
+    return records_by("h100", algorithm)[(graph, "exhaustive")]
+
+
+def exhaustive_file(graph: str, directory: Path) -> Path:
+    from autotune.search.records import write_records
+
+    return write_records(directory / f"{graph}.jsonl", exhaustive(graph))
 
 
 @pytest.fixture(scope="module")
 def timers():
-    return {g: ReplayTimer(read_records(SWEEPS / f"{g}.exhaustive.jsonl")) for g in GRAPHS}
+    return {g: ReplayTimer(exhaustive(g)) for g in GRAPHS}
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +101,7 @@ def test_fit_and_predict_on_the_command_line(tmp_path, capsys, monkeypatch):
     records = tmp_path / "records"
     records.mkdir()
     for name in GRAPHS:
-        (records / f"{name}.jsonl").write_text((SWEEPS / f"{name}.exhaustive.jsonl").read_text())
+        exhaustive_file(name, records)
     out = tmp_path / "fitted.toml"
     assert main(["model", "fit", str(records), "--features", str(TABLE), "-o", str(out)]) == 0
     assert "3 graphs" in capsys.readouterr().out
@@ -107,7 +119,7 @@ def test_a_replayed_sweep_measures_the_model_it_is_asked_for_first(tmp_path, mod
     """A replay keeps the recorded (thesis) prediction unless --model names one; the prediction is
     the search's first trial."""
     out = tmp_path / "t.json"
-    assert main(["sweep", "--replay", str(SWEEPS / "rmat17.exhaustive.jsonl"), "--strategy", "bayes", "--trials", "4",
+    assert main(["sweep", "--replay", str(exhaustive_file("rmat17", tmp_path)), "--strategy", "bayes", "--trials", "4",
                  "--model", model, "-q", "-o", str(out), "--records", str(tmp_path / "r.jsonl")]) == 0
     entry = json.loads(out.read_text())["entries"][0]
     assert entry["predicted"]["rules"]["concurrent_kernels"] == rule
@@ -117,8 +129,7 @@ def test_a_replayed_sweep_measures_the_model_it_is_asked_for_first(tmp_path, mod
 
 def test_a_pruned_uniform_run_counts_as_recorded_and_costs_the_fit_as_unpriceable():
     """Sweeps that prune (issue 15) leave pruned uniform runs: they stay in the grid, unpriced."""
-    martin = ROOT / "reports" / "h100" / "sweeps-martin"
-    timers = {g: ReplayTimer(read_records(martin / f"{g}.martin.exhaustive.jsonl")) for g in GRAPHS}
+    timers = {g: ReplayTimer(exhaustive(g, "martin")) for g in GRAPHS}
     pruned = [r for t in timers.values() for r in t.records if r.measurement.status.value == "pruned"]
     assert pruned, "the Martín sweeps pruned some configurations"
     choices = recorded_choices(timers)

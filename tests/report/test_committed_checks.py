@@ -1,35 +1,17 @@
-"""The committed H100 checks are reproducible: scripts/lookup_check.py and scripts/model_check.py,
-run again on the committed table and records (no GPU), print exactly the committed reports."""
+"""The committed models and results are what their committed commands compute from the committed
+records (no GPU): the fitted models are the fit of their records, Δ-stepping's constants too, and
+the CPU suites' results files hold what the suites compute now."""
 from __future__ import annotations
 
-import contextlib
-import importlib.util
-import io
+import argparse
+import importlib
+import json
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-H100 = ROOT / "reports" / "h100"
-
-
-def _run(script: str, argv: list[str]) -> str:
-    spec = importlib.util.spec_from_file_location(script, ROOT / "scripts" / f"{script}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert module.main(argv) == 0
-    return out.getvalue()
-
-
-@pytest.mark.parametrize(("script", "report", "records"), [("lookup_check", "lookup-check.md", "sweeps"),
-                                                         ("model_check", "model-check.md", "sweeps"),
-                                                         ("model_check", "model-check-martin.md", "sweeps-martin")])
-def test_a_committed_check_prints_its_committed_report(script, report, records, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    printed = _run(script, ["reports/h100/table.json", f"reports/h100/{records}"])
-    assert printed == (H100 / report).read_text()
+DATA = ROOT / "benchmarks" / "data" / "h100"
 
 
 @pytest.mark.parametrize("algorithm", ["crauser", "martin"])
@@ -37,23 +19,36 @@ def test_the_shipped_fitted_models_are_the_fit_of_their_committed_records(algori
     from autotune.cli import main
 
     monkeypatch.chdir(ROOT)
-    records = {"crauser": "reports/h100/sweeps", "martin": "reports/h100/sweeps-martin"}[algorithm]
     out = tmp_path / "fitted.toml"
-    assert main(["model", "fit", records, "--features", "reports/h100/table.json", "-o", str(out)]) == 0
+    assert main(["model", "fit", f"benchmarks/data/h100/{algorithm}.records.jsonl.gz", "--features",
+                 "benchmarks/data/h100/crauser-table.json.gz", "-o", str(out)]) == 0
     assert out.read_text() == (ROOT / "characterizations" / f"fitted-h100-{algorithm}.toml").read_text()
 
 
-DELTA_RUNS = [f"reports/h100/delta/{run}" for run in (
-    "run-a", "run-b", "run-c", "run-d", "run-h/grid", "run-h/grid-rmat20-1", "run-h/grid-rmat20-2", "run-h/grid-rome99")]
-
-
-def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(monkeypatch, tmp_path):
-    """scripts/fit_delta_model.py prints the committed check, and writing its constants into a copy
-    of the characterization changes nothing: the shipped constants are the records' fit."""
-    monkeypatch.chdir(ROOT)
+def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("fit_delta_model", ROOT / "scripts" / "fit_delta_model.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
     shipped = ROOT / "characterizations" / "delta.toml"
     copy = tmp_path / "delta.toml"
     copy.write_text(shipped.read_text())
-    printed = _run("fit_delta_model", [*DELTA_RUNS, "--write", str(copy)])
-    assert printed == (H100 / "delta" / "model-check.md").read_text()
+    assert script.main(["benchmarks/data/h100/delta-grid.jsonl.gz", "--write", str(copy)]) == 0
     assert copy.read_text() == shipped.read_text()
+
+
+@pytest.mark.parametrize("suite", ["model", "lookup", "tuner"])
+def test_a_cpu_suite_s_committed_results_are_what_it_computes(suite):
+    from benchmarks import SUITES, results
+
+    committed = results.newest(suite)
+    assert committed, f"no committed results of suite {suite}"
+    module = importlib.import_module(SUITES[suite].module)
+    args = argparse.Namespace(records_gpu="h100", no_nested=not committed[0].parameters.get("nested", True),
+                              **{k: v for k, v in committed[0].parameters.items() if k in ("trials", "seeds")})
+    now = module.run(args)
+
+    def comparable(value):
+        return json.loads(json.dumps(value))
+
+    assert comparable(now.summary) == comparable(committed[0].summary)
+    assert comparable(list(now.measurements)) == comparable(list(committed[0].measurements))

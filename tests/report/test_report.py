@@ -245,7 +245,7 @@ def test_the_cli_writes_the_report(tmp_path, capsys):
 
 
 def test_records_alone_draw_the_exhaustive_search(tmp_path):
-    written = write_report([ROOT / "reports" / "h100" / "engine-records.jsonl"], tmp_path, figures=False)
+    written = write_report([ROOT / "tests" / "data" / "engine-records.jsonl"], tmp_path, figures=False)
     text = written.readme.read_text()
     for graph in ("rmat17", "rmat20", "random98k-d20"):
         assert f"### {graph}" in text

@@ -49,7 +49,7 @@ def default_specials() -> Specials:
     return Specials(
         CRAUSER.default_config(),
         baseline_candidates=(CRAUSER.uniform(64), CRAUSER.uniform(128), CRAUSER.uniform(256)),
-        prediction=CRAUSER.uniform(128, "prefer_l1", 2, 4).replace(update=CRAUSER.uniform(64, "no_l1").update),
+        prediction=CRAUSER.uniform(128, "prefer_l1", 1, 4).replace(update=CRAUSER.uniform(64, "no_l1").update),
     )
 
 

@@ -27,9 +27,10 @@ from autotune.search.trials import ATTR_WORKER, ATTRS
 from conftest import SYNTHETIC_RECORDS
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-2.json").read_text())
+SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-3.json").read_text())
 # A heartbeat of 2 s: a worker silent for 8 s is taken for dead (shorter is flaky on a busy 2-core CI machine).
-REPLAY = ["sweep", "--replay", str(SYNTHETIC_RECORDS), "-q", "--no-prune", "--heartbeat-s", "2"]
+# one end of the queries curve, so that every grid point is one measurement
+REPLAY = ["sweep", "--objective", "throughput", "--replay", str(SYNTHETIC_RECORDS), "-q", "--no-prune", "--heartbeat-s", "2"]
 # what differs between two sweeps of the same measurements: times, the study, the run
 TIMES = {"tuning_seconds"}
 X_TIMES = {"measure_seconds", "host_share", "study"}
@@ -74,7 +75,7 @@ def single(tmp_path_factory) -> tuple[dict, Counter, Counter]:
     """The one-process exhaustive replay: its table and the configurations it measured."""
     tmp = tmp_path_factory.mktemp("single")
     storage = str(tmp / "s.journal")
-    assert main([*REPLAY[:5], "--strategy", "exhaustive", "--storage", storage, "-o", str(tmp / "t.json")]) == 0
+    assert main([*REPLAY[:7], "--strategy", "exhaustive", "--storage", storage, "-o", str(tmp / "t.json")]) == 0
     table = _table(tmp / "t.json")
     study = _graph_study(storage, table)
     return table, _measured_once(study), _measured_once(study, GRID_PHASES)

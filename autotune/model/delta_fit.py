@@ -1,0 +1,167 @@
+"""Fit the Delta-stepping model's constants (`autotune.model.delta_rules`, rules 1 and 5) on
+benchmark rows of the H100, and check them leaving each graph out.
+
+The rows: verified measurements of the `batched` and `model grid` classes (the tuner's default
+objective: the least time per SSSP). The candidates are not one full grid, so a value of one
+parameter is priced by its *conditional best*: the least time per SSSP among the graph's rows with
+that value, the other parameters free. A predicted Delta is priced at the Delta the graph's rows
+measured nearest to it (log scale, ties to the smaller). Where the graph has `model grid` rows (the
+model's own configuration with every Delta), the prediction is also priced *whole*: the grid's row
+at the predicted Delta, over the graph's best row of any configuration.
+
+Fitted: `delta_scale`, `delta_skew` and `delta_spread` in Delta = delta_scale x mean weight / d(G)
+/ (1 + cv(G))^delta_skew x (largest weight / (2 x mean weight))^delta_spread (cv: the degree
+skew), together, and `block_size`, each the values of their grid with the least geometric mean of
+the slowdowns over the graphs (ties: the largest scale, the smallest exponents, the smallest
+block size). `scripts/fit_delta_model.py` writes them; the benchmark suite `model` checks them.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections import defaultdict
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Sequence
+
+from autotune.algorithms.delta import delta_values
+from autotune.files import atomic_write, read_json_lines
+from autotune.model.delta_rules import delta_target, nearest_power
+
+SCALES = tuple(2.0 ** (k / 2) for k in range(-4, 21))  # 1/4 to 1024, half powers of two
+SKEWS = tuple(k / 8 for k in range(9))  # 0 to 1
+SPREADS = tuple(k / 8 for k in range(9))  # 0 (the mean weight) to 1 (half the largest, Meyer and Sanders' unit)
+CLASSES = ("batched", "model grid")
+OLD = (64.0, 0.0, 0.0)  # the constants before any fit (one prototype measurement)
+MISSING = 10.0  # the slowdown counted where a graph's records cannot price a value
+
+
+def read_rows(paths: Sequence[str | Path]) -> dict[str, list[dict]]:
+    """The verified `batched` and `model grid` rows of benchmark files (JSON Lines, plain or gzip),
+    by graph.
+
+    Raises:
+        InputError: a file cannot be read, or a line is not JSON.
+    """
+    rows: dict[str, list[dict]] = defaultdict(list)
+    for path in paths:
+        for _number, row in read_json_lines(path, "Delta-stepping benchmark rows"):
+            if isinstance(row, dict) and row.get("class") in CLASSES and row.get("status") == "ok":
+                rows[row["graph"]].append(row)
+    return dict(rows)
+
+
+def features(name: str, graph_dirs: Sequence[Path] = ()) -> dict:
+    """The features rule 1 reads (d(G), the degree skew and the weights) of a graph named by its
+    spec, or by a file name found in one of `graph_dirs`."""
+    from autotune.graphs import load_graph
+    from autotune.model.features import graph_statistics
+
+    found = next((str(d / name) for d in graph_dirs if (d / name).is_file()), name)
+    graph = load_graph(found)
+    return {"d": graph.mean_degree, **graph_statistics(graph)}
+
+
+def value_of(row: dict, parameter: str):
+    config = row["config"]
+    if parameter == "block_size":
+        return config["kernels"]["advance"]["block_size"]
+    if parameter == "concurrent_kernels":
+        return config["concurrent_kernels"]
+    return config["params"][parameter]
+
+
+def conditional_best(rows: list[dict], parameter: str) -> dict:
+    best: dict = {}
+    for row in rows:
+        value = value_of(row, parameter)
+        best[value] = min(best.get(value, math.inf), row["ms_per_sssp"])
+    return best
+
+
+def nearest_measured(delta, measured) -> object:
+    finite = sorted(v for v in measured if isinstance(v, int))
+    if delta == "inf" or not finite:
+        return delta if delta in measured else None
+    return min(finite, key=lambda v: (abs(math.log2(v) - math.log2(delta)), v))
+
+
+def predicted_delta(constants: tuple[float, float, float], graph: dict) -> object:
+    """Rule 1 of delta_rules for (delta_scale, delta_skew, delta_spread): the power of two of the
+    graph's Delta domain nearest delta_target."""
+    if not graph.get("mean_weight"):
+        return "inf"
+    scale, skew, spread = constants
+    domain = delta_values(SimpleNamespace(**graph))
+    target = delta_target(scale, skew, spread, graph["mean_weight"], graph.get("max_weight"), graph["d"],
+                          graph.get("degree_cv"))
+    return nearest_power(target, domain)
+
+
+def delta_slowdown(constants: tuple[float, float, float], rows: list[dict], graph: dict) -> tuple[float, object]:
+    prices = conditional_best(rows, "delta")
+    at = nearest_measured(predicted_delta(constants, graph), prices)
+    best = min(prices.values())
+    return (prices[at] / best if at in prices else MISSING), at
+
+
+def whole_slowdown(constants: tuple[float, float, float], rows: list[dict], graph: dict) -> tuple[float, object] | None:
+    """The model grid's record at the predicted Delta (nearest measured) over the graph's best
+    record; None without grid records."""
+    grid = conditional_best([r for r in rows if r["class"] == "model grid"], "delta")
+    if not grid:
+        return None
+    at = nearest_measured(predicted_delta(constants, graph), grid)
+    best = min(r["ms_per_sssp"] for r in rows)
+    return (grid[at] / best if at in grid else MISSING), at
+
+
+def best_delta(row: dict, graph: dict) -> str:
+    """A record's Delta, with its scale: Delta over mean weight / d(G)."""
+    delta = value_of(row, "delta")
+    if not isinstance(delta, int) or not graph.get("mean_weight"):
+        return str(delta)
+    return f"{delta} ({delta * graph['d'] / graph['mean_weight']:.1f})"
+
+
+def block_slowdown(size: int, rows: list[dict]) -> float:
+    prices = conditional_best(rows, "block_size")
+    return prices[size] / min(prices.values()) if size in prices else MISSING
+
+
+def geometric_mean(values) -> float:
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def fit(rows: dict[str, list[dict]], graphs: dict[str, dict]) -> tuple[tuple[float, float, float], int]:
+    """((delta_scale, delta_skew, delta_spread), block_size) fitted on the graphs' records."""
+    # Ties go to the largest scale: a graph whose best Delta is the smallest its records measured
+    # bounds the scale from above only, and the largest of the equals predicts within the measured
+    # range; then the smallest exponents.
+    constants = min(itertools.product(SCALES, SKEWS, SPREADS), key=lambda c: (
+        geometric_mean(delta_slowdown(c, rows[g], graphs[g])[0] for g in rows), -c[0], c[1], c[2]))
+    sizes = sorted({value_of(r, "block_size") for rs in rows.values() for r in rs})
+    size = min(sizes, key=lambda b: (geometric_mean(block_slowdown(b, rows[g]) for g in rows), b))
+    return constants, size
+
+
+def write_constants(path: Path, constants: tuple[float, float, float], size: int, files: Sequence[Path],
+                    command: str, base: Path = Path(".")) -> None:
+    """Rewrite the [model] table of a characterization with fitted constants and their records
+    (`files` as they are named, read from `base`)."""
+    scale, skew, spread = constants
+    text = Path(path).read_text(encoding="utf-8")
+    start = text.index("[model]")
+    end = text.index("\n[", start + 1)
+    provenance = "\n".join(f"#   {f} sha256 {hashlib.sha256((base / f).read_bytes()).hexdigest()}" for f in files)
+    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records of:\n{provenance}\n"
+             "# Rule 1: Delta = delta_scale x mean weight / d(G) / (1 + cv(G))^delta_skew\n"
+             "#   x (largest weight / (2 x mean weight))^delta_spread (Meyer and Sanders' Theta(1/d), its unit\n"
+             "#   between the mean weight and half the largest; cv: the degree skew).\n"
+             f"delta_scale = {scale:g}\ndelta_skew = {skew:g}\ndelta_spread = {spread:g}\n"
+             f"# Rule 5: the block size of the one block each instance runs on.\nblock_size = {size}\n"
+             "# Rule 6: the degree from which whole blocks expand a vertex (not fitted: every batched record\n"
+             "# used 1024).\nblock_threshold = 1024\n")
+    atomic_write(path, text[:start] + model + text[end:], "the characterization")

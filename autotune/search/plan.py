@@ -1,0 +1,141 @@
+"""What a graph's sweep is (`GraphPlan`: the graph, its space, the strategy, the specials and the
+`SweepSettings`), the wall-time `Budget` it runs under, and the queries curve's helpers: which
+configurations are references (never a curve point, a best or a lookup's answer) and which CK
+values a sweep bridges from its neighbours.
+
+The queries curve (the default objective, `autotune sweep`): per graph, the best configuration for
+each power-of-two number of concurrent SSSPs from 1 to the largest that pays. Its two ends are
+searched by studies of their own (the batch end: every CK; the latency end: CK 1, where the grid or
+block per instance, Δ and the thresholds differ), and each CK in between that the search left
+without a verified point is *bridged*: the fastest verified configurations at the nearest CK below
+and above, with CK set to it, are measured (`bridges`). Where a point is still missing, a lookup
+derives it from the nearest tuned point and says so (`autotune.lookup`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from autotune.launch import LaunchConfig
+from autotune.search.results import ConfigResult, GraphInfo, ranked
+from autotune.search.space import SearchSpace
+from autotune.search.specials import Specials
+from autotune.search.strategies import Strategy
+from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """How the winner is chosen, and what a hopeless trial costs.
+
+    Args:
+        finalists: how many of the best configurations are measured again.
+        rounds: interleaved rounds of re-measurement.
+        prune: stop timing a configuration already `prune_factor` times slower than the best,
+            and the other savings of `trials`' docstring.
+        prune_factor: the bound (`trials.RelativePruner`).
+        contender_factor: a measurement more than this times the best after a whole repetition
+            takes no more repetitions (with `prune`).
+        bridge: after the search, measure a point for every CK up to the best's that has none
+            (`bridges`), except the CK values in `searched_elsewhere` (another study searches them).
+        searched_elsewhere: CK values another study of the graph searches (the latency end).
+    """
+
+    finalists: int = 3
+    rounds: int = 3
+    prune: bool = False
+    prune_factor: float = DEFAULT_PRUNE_FACTOR
+    contender_factor: float = DEFAULT_CONTENDER_FACTOR
+    bridge: bool = False
+    searched_elsewhere: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"finalists": self.finalists, "rounds": self.rounds, "prune": self.prune,
+                "prune_factor": self.prune_factor, "contender_factor": self.contender_factor}
+        if self.bridge:
+            data["bridge"] = True
+            data["searched_elsewhere"] = list(self.searched_elsewhere)
+        return data
+
+
+@dataclass(frozen=True)
+class GraphPlan:
+    """What a graph's sweep is: the graph, its space, the strategy, the specials and the settings."""
+
+    graph: GraphInfo
+    space: SearchSpace
+    strategy: Strategy
+    specials: Specials
+    settings: SweepSettings = field(default_factory=SweepSettings)
+
+    @property
+    def algorithm(self) -> str:
+        return self.space.algorithm
+
+
+@dataclass
+class Budget:
+    """Wall time a sweep may take: the whole run's end, and the end of the slice of it that the
+    study in hand may use (`share`); None: no bound. Times are `clock()` seconds."""
+
+    run_end: float | None = None
+    slice_end: float | None = None
+    clock: Callable[[], float] = time.monotonic
+
+    def share(self, parts_left: int) -> None:
+        """Give the study in hand an equal share of what is left of the run (unused time carries
+        over to the studies after it)."""
+        if self.run_end is not None:
+            now = self.clock()
+            self.slice_end = now + max(0.0, self.run_end - now) / max(parts_left, 1)
+
+    def slice_over(self) -> bool:
+        return self.slice_end is not None and self.clock() >= self.slice_end
+
+    def run_over(self) -> bool:
+        return self.run_end is not None and self.clock() >= self.run_end
+
+
+def references(specials: Specials) -> set[str]:
+    """The keys of the configurations measured to compare with: the default and the baseline
+    candidates, unless the model predicted the same."""
+    kept = {specials.prediction.key()} if specials.prediction is not None else set()
+    return {c.key() for c in (specials.default, *specials.baseline_candidates)} - kept
+
+
+def tuned(results: Mapping[str, ConfigResult], space: SearchSpace, specials: Specials) -> list[ConfigResult]:
+    """The verified configurations inside the space, fastest first, without the references that
+    were only measured for comparison: a reference counts (as a curve point, a finalist, the best)
+    only at a CK where the tuner measured configurations of its own choosing too, against which
+    it won (or which failed); at a CK where it was the only one measured it is untuned, and left out."""
+    left_out = references(specials)
+    inside = ranked(results, space)
+    searched = {r.config.concurrent_kernels for r in results.values()
+                if r.config.key() not in left_out and space.contains(r.config)}
+    return [r for r in inside if r.config.key() not in left_out or r.config.concurrent_kernels in searched]
+
+
+def bridges(points: Iterable[ConfigResult], space: SearchSpace, skip: Iterable[int] = ()) -> list[LaunchConfig]:
+    """Configurations to measure for the CK values of the space up to the best point's CK that have
+    no verified point (`points`: tuned, fastest first), except `skip`: the fastest point at the
+    nearest CK below and above, with CK set to the missing value (canonical, inside the space)."""
+    points = list(points)
+    if not points:
+        return []
+    best_at: dict[int, LaunchConfig] = {}
+    for point in points:
+        best_at.setdefault(point.config.concurrent_kernels, point.config)
+    top = points[0].config.concurrent_kernels
+    measured = sorted(best_at)
+    out: list[LaunchConfig] = []
+    for ck in space.concurrent_kernels:
+        if ck > top or ck in best_at or ck in set(skip):
+            continue
+        below = [c for c in measured if c < ck]
+        above = [c for c in measured if c > ck]
+        for near in ([below[-1]] if below else []) + ([above[0]] if above else []):
+            candidate = space.entry.canonical(best_at[near].replace(concurrent_kernels=ck))
+            if space.contains(candidate) and candidate not in out:
+                out.append(candidate)
+    return out

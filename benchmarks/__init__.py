@@ -1,0 +1,40 @@
+"""autotune's benchmarks: one runner, named suites, results as data, documents rendered from them.
+
+    python3 -m benchmarks list
+    python3 -m benchmarks run SUITE... [--results DIR] [the suites' options]
+    python3 -m benchmarks render [--check]
+
+A suite is a module with `add_options(parser)`, `run(args) -> Results` and `render(results) ->
+markdown lines`; it measures (or, for a CPU suite, computes from committed records) and returns one
+`results.Results`, written to `benchmarks/results/<gpu>/<suite>.json` with the command, GPU,
+driver, commit and date. `render` writes the README's and `docs/benchmarks.md`'s tables from the
+newest results files, and the tests check that the committed documents are what it writes: no
+number in them is typed by hand.
+
+Adding a suite adds a module and one line to `SUITES`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named suite: `gpus` is how many GPUs it needs (0: none, it reads committed records)."""
+
+    name: str
+    module: str
+    gpus: int
+    summary: str
+
+
+SUITES = {suite.name: suite for suite in (
+    Suite("kernels", "benchmarks.kernels", 1, "one query and batches on the GPU against scipy's Dijkstra on one core"),
+    Suite("tables", "benchmarks.tables", 1, "the default sweep of every suite graph: wall time, evaluations, the "
+          "shipped table"),
+    Suite("tuner", "benchmarks.tuner", 0, "Bayesian search replayed on recorded exhaustive sweeps: evaluations to "
+          "within 3% of the optimum"),
+    Suite("model", "benchmarks.model", 0, "the fitted models checked leaving each graph out, priced from records"),
+    Suite("lookup", "benchmarks.lookup", 0, "Table.lookup checked leaving each graph out, priced from records"),
+    Suite("fleet", "benchmarks.fleet", 2, "the same sweep on one GPU and on all of them: the speed-up"),
+)}

@@ -1,0 +1,59 @@
+"""The committed measurements the CPU suites read (`benchmarks/data/<gpu>/`), and the graph suite.
+
+- `crauser.records.jsonl.gz`, `martin.records.jsonl.gz`: every record of the exhaustive and
+  Bayesian sweeps of the 13 generated graphs on the H100 (2026-11-21 to 23), GPU Crauser's and GPU
+  Martín's; the fitted models (`characterizations/fitted-h100-*.toml`) are their fit.
+- `crauser-table.json.gz`: those sweeps merged into one table (graph features, x-top lists).
+- `delta-grid.jsonl.gz`: the verified batched and model-grid measurements of Δ-stepping on the
+  H100 (2026-11-23) that `characterizations/delta.toml`'s [model] constants are the fit of.
+"""
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterator
+
+from autotune.search.records import Record, read_records, write_records
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[1]
+GRAPH_DIR = ROOT / "tests" / "data"
+
+# The suite's graphs: the generated classes of the thesis's study and real graphs of five classes
+# (road network, FEM mesh, geometric, e-mail, road network of a city), all in the repository.
+GENERATED = ("random24k-d2", "random24k-d20", "random24k-d200", "random49k-d2", "random49k-d20", "random49k-d200",
+             "random98k-d2", "random98k-d20", "random98k-d200", "rmat17", "rmat18", "rmat19", "rmat20")
+REAL = ("usa-roads.gr.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "Email-Enron.txt.gz", "rome99.gr.gz")
+
+
+def spec(name: str) -> str:
+    """The --graph spec of a suite graph: a file of tests/data, or a generator spec."""
+    return str(GRAPH_DIR / name) if (GRAPH_DIR / name).is_file() else name
+
+
+def path(gpu: str, name: str) -> Path:
+    return DATA_DIR / gpu / name
+
+
+def records_by(gpu: str, algorithm: str) -> dict[tuple[str, str], list[Record]]:
+    """The records of an algorithm's sweeps on a GPU, by (graph, strategy), in their order."""
+    grouped: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for record in read_records(path(gpu, f"{algorithm}.records.jsonl.gz")):
+        grouped[(record.graph.name, record.strategy)].append(record)
+    return dict(grouped)
+
+
+def records_by_graph(gpu: str, algorithm: str) -> dict[str, list[Record]]:
+    grouped: dict[str, list[Record]] = defaultdict(list)
+    for (graph, _strategy), records in records_by(gpu, algorithm).items():
+        grouped[graph] += records
+    return dict(sorted(grouped.items()))
+
+
+@contextlib.contextmanager
+def records_file(records: list[Record]) -> Iterator[Path]:
+    """Records written to a temporary JSON Lines file, for a command that reads a file (a replay)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        yield write_records(Path(scratch) / "records.jsonl", records)

@@ -1,0 +1,105 @@
+"""Suite `model`: the fitted models checked leaving each graph out, priced from the committed H100
+records (no GPU).
+
+- GPU Crauser and GPU Martín (`autotune/model/fitted.py`): for each graph, the model fitted on the
+  other graphs' records predicts its configuration from its features; the prediction is priced
+  from the graph's records (`ReplayTimer.price`: the median of its verified records, else composed
+  from uniform runs) against the graph's best priced the same way. The thesis's prediction, which
+  every sweep measured, is priced alongside.
+- Δ-stepping (`autotune/model/delta_fit.py`): Δ fitted without the graph, priced by its
+  conditional best (the least time per SSSP of the graph's rows with that Δ).
+
+Targets (issue 14): within 15% of the best on at least 80% of the graphs, within 30% on all.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+from typing import Any, Sequence
+
+from benchmarks import data
+from benchmarks.results import Results, command_line, commit, host, now
+
+GPU = {"name": "NVIDIA H100 80GB HBM3", "records": "benchmarks/data/h100"}
+WITHIN, ALL_WITHIN = 0.15, 0.30
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--records-gpu", default="h100", help="the folder of benchmarks/data whose records to read")
+
+
+def fitted_rows(gpu: str, algorithm: str) -> list[dict[str, Any]]:
+    from autotune.model.fitted import fit
+    from autotune.search.replay import ReplayTimer
+    from autotune.tables import read_table
+
+    features = {e["graph"]["name"]: e["graph"] for e in read_table(data.path(gpu, "crauser-table.json.gz"))["entries"]}
+    timers = {name: ReplayTimer(records) for name, records in data.records_by_graph(gpu, algorithm).items()
+              if name in features}
+    rows = []
+    for name, timer in timers.items():
+        model = fit({g: t for g, t in timers.items() if g != name}, features, algorithm)
+        config, _ = model.predict(features[name])
+        best = timer.best_price()
+        price = timer.price(config)
+        thesis = next((r.measurement.config for r in timer.records if "prediction" in r.roles), None)
+        thesis_price = timer.price(thesis) if thesis is not None else None
+        rows.append({"model": algorithm, "graph": name, "best_ms": best, "fitted": str(config),
+                     "fitted_slowdown": price[0] / best - 1 if price else None, "thesis": str(thesis),
+                     "thesis_slowdown": thesis_price[0] / best - 1 if thesis_price else None})
+    return rows
+
+
+def delta_rows(gpu: str) -> list[dict[str, Any]]:
+    from autotune.model import delta_fit
+
+    rows = delta_fit.read_rows([data.path(gpu, "delta-grid.jsonl.gz")])
+    graphs = {name: delta_fit.features(data.spec(name)) for name in sorted(rows)}
+    out = []
+    for name in sorted(rows):
+        others = {g: r for g, r in rows.items() if g != name}
+        constants, size = delta_fit.fit(others, {g: graphs[g] for g in others})
+        slow, at = delta_fit.delta_slowdown(constants, rows[name], graphs[name])
+        whole = delta_fit.whole_slowdown(constants, rows[name], graphs[name])
+        out.append({"model": "delta", "graph": name, "best_ms": min(r["ms_per_sssp"] for r in rows[name]),
+                    "fitted": f"delta {delta_fit.predicted_delta(constants, graphs[name])} (measured {at}), "
+                              f"block size {size}",
+                    "fitted_slowdown": slow - 1, "whole_slowdown": None if whole is None else whole[0] - 1})
+    return out
+
+
+def verdict(values: Sequence[float | None]) -> dict[str, Any]:
+    known = [v if v is not None else float("inf") for v in values]
+    return {"graphs": len(known), "within_15": sum(v <= WITHIN for v in known),
+            "within_30": sum(v <= ALL_WITHIN for v in known), "worst": max(known), "median": statistics.median(known),
+            "met": sum(v <= WITHIN for v in known) >= 0.8 * len(known) and all(v <= ALL_WITHIN for v in known)}
+
+
+def run(args: argparse.Namespace) -> Results:
+    rows = fitted_rows(args.records_gpu, "crauser") + fitted_rows(args.records_gpu, "martin") + delta_rows(args.records_gpu)
+    summary = {}
+    for model in ("crauser", "martin", "delta"):
+        mine = [r for r in rows if r["model"] == model]
+        summary[f"{model} fitted"] = verdict([r["fitted_slowdown"] for r in mine])
+        if model != "delta":
+            summary[f"{model} thesis"] = verdict([r["thesis_slowdown"] for r in mine])
+    return Results("model", GPU, command_line(), commit(), now(), host(), {"records": args.records_gpu},
+                   tuple(rows), summary)
+
+
+def percent(value: float | None) -> str:
+    return "not priced" if value is None or value == float("inf") else f"{100 * value:+.1f}%"
+
+
+def render(found: Sequence[Results]) -> list[str]:
+    lines = []
+    for results in found:
+        lines += [f"Leave one graph out, priced from the {results.gpu_name}'s records (`{results.command}`, "
+                  f"{results.date[:10]}, commit {results.commit}):", "",
+                  "| model | graphs | within 15% | within 30% | worst | median | target met |",
+                  "|---|---:|---:|---:|---:|---:|---|"]
+        for name, v in results.summary.items():
+            lines.append(f"| {name} | {v['graphs']} | {v['within_15']} | {v['within_30']} | {percent(v['worst'])} | "
+                         f"{percent(v['median'])} | {'yes' if v['met'] else 'no'} |")
+        lines.append("")
+    return lines

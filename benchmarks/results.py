@@ -1,0 +1,114 @@
+"""Results files: one JSON document per suite and GPU, the only place a benchmark's numbers live.
+
+    benchmarks/results/<gpu>/<suite>.json
+
+A results file says how it was made (the command, the GPU and its driver, the commit, the date,
+the host) and holds every measurement and the suite's summary; `benchmarks render` writes the
+documents' tables from the newest files. A run replaces the file of its suite and GPU: the history
+of earlier runs is git's.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from autotune.files import atomic_write, read_json, slug
+
+FORMAT = "autotune.bench/1"
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Results:
+    """One suite's run on one GPU (for a CPU suite: the GPU whose records it read).
+
+    Args:
+        suite: the suite's name.
+        gpu: name, and where measured the compute capability, SMs, driver and CUDA versions.
+        command: the command that ran the suite.
+        commit: the commit measured (`-dirty` when the tree had changes).
+        date: ISO 8601 UTC time the run ended.
+        host: the machine: its name, CPU and Python.
+        parameters: the suite's options.
+        measurements: every measurement, one object each.
+        summary: the suite's verdicts and aggregates, rendered into the documents.
+    """
+
+    suite: str
+    gpu: Mapping[str, Any]
+    command: str
+    commit: str
+    date: str
+    host: Mapping[str, Any]
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    measurements: tuple[Mapping[str, Any], ...] = ()
+    summary: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "suite": self.suite, "gpu": dict(self.gpu), "command": self.command,
+                "commit": self.commit, "date": self.date, "host": dict(self.host),
+                "parameters": dict(self.parameters), "summary": dict(self.summary),
+                "measurements": [dict(m) for m in self.measurements]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Results:
+        return cls(data["suite"], data["gpu"], data["command"], data["commit"], data["date"], data.get("host", {}),
+                   data.get("parameters", {}), tuple(data.get("measurements", ())), data.get("summary", {}))
+
+    @property
+    def gpu_name(self) -> str:
+        return str(self.gpu.get("name", "unknown"))
+
+
+def commit() -> str:
+    """The commit of the tree (with `-dirty` when it has uncommitted changes); `unknown` outside git."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        head = git("rev-parse", "--short=12", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if dirty else "")
+
+
+def host() -> dict[str, Any]:
+    return {"name": platform.node(), "cpu": platform.processor() or platform.machine(),
+            "python": platform.python_version(), "platform": platform.platform(terse=True)}
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    return "python3 -m benchmarks " + shlex.join(sys.argv[1:] if argv is None else argv)
+
+
+def path_of(results_dir: Path, suite: str, gpu_name: str) -> Path:
+    return results_dir / slug(gpu_name) / f"{suite}.json"
+
+
+def write(results: Results, results_dir: Path = RESULTS_DIR) -> Path:
+    """Write a suite's results (atomically), replacing its earlier file for that GPU."""
+    path = path_of(results_dir, results.suite, results.gpu_name)
+    return atomic_write(path, json.dumps(results.to_json(), indent=1, ensure_ascii=False) + "\n", "the results")
+
+
+def newest(suite: str, results_dir: Path = RESULTS_DIR) -> list[Results]:
+    """Every GPU's results of a suite, ordered by GPU name."""
+    found = []
+    for path in sorted(results_dir.glob(f"*/{suite}.json")):
+        data = read_json(path, "results file")
+        if isinstance(data, dict) and data.get("format") == FORMAT:
+            found.append(Results.from_json(data))
+    return found
