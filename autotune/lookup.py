@@ -16,9 +16,8 @@ the out-degrees), the degree skew that tells a power-law graph from a uniform on
 degree. The weights (`DEFAULT_WEIGHTS`, `Table.lookup(weights=...)`) are 1 each: doubling the
 vertices, doubling the mean degree or doubling 1 + the skew count alike; and by default the two
 nearest entries choose the configuration together (`DEFAULT_NEIGHBOURS`, below). Both were chosen
-by the leave-one-graph-out check of `scripts/lookup_check.py` on the H100 sweeps, among 36 weight
-vectors and 1 to 3 neighbours (reports/h100/lookup-check.md: each graph looked up in the table of
-the others is within 2% of its own best on all 13 graphs; the nearest entry alone, within 10% on 11).
+by the leave-one-graph-out check of the benchmark suite `lookup` on the H100 sweeps, among 36
+weight vectors and 1 to 3 neighbours (its results: docs/benchmarks.md).
 An entry or a query without a feature leaves that feature out of its distance; equally near
 entries are taken in the order of their graphs' names. An exact match has distance 0.
 

@@ -33,6 +33,14 @@ def spec(name: str) -> str:
     return str(GRAPH_DIR / name) if (GRAPH_DIR / name).is_file() else name
 
 
+def gpu_file(gpu_name: str) -> str:
+    """The short name a GPU's shipped table and data go by: h100, h200, else its slug."""
+    from autotune.files import slug
+
+    name = slug(gpu_name)
+    return next((short for short in ("h100", "h200") if short in name), name)
+
+
 def path(gpu: str, name: str) -> Path:
     return DATA_DIR / gpu / name
 

@@ -186,7 +186,7 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
 // so that a thread has U gathers in flight instead of one (a relaxation is three dependent round
 // trips: the edge, the distance that filters it, the atomicMin). Per kernel: solve_grid and the
 // host loop's advance (large frontiers, one block per SM) and solve_block (many instances). On the
-// H100 (reports/h100/delta/run-k), 4 took rmat20's one query from 3.48 to 3.07 ms and its batch
+// H100 (docs/notes/kernels.md, run K), 4 took rmat20's one query from 3.48 to 3.07 ms and its batch
 // from 1.97 to 1.84 ms per SSSP; 8 was no faster, and 2 in solve_block left rmat17's batch 7%
 // slower than 4. solve_block is capped at 56 registers (4 blocks of 256 threads per SM).
 #ifndef GRID_UNROLL
@@ -464,7 +464,7 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
 // from an atomic counter: tiles differ in edges by orders of magnitude on skewed graphs, and with
 // tiles dealt out in turn (block b taking b, b + gridDim.x, ...) one query of rmat20 spent 37% of
 // its warps' time at the grid barrier waiting for the slowest block (H100, 2026-11-24: 3.04 ms,
-// 2.67 ms with the counter; reports/h100/delta/run-n). Chunks, all of `block_threshold` edges,
+// 2.67 ms with the counter; docs/notes/kernels.md, run N). Chunks, all of `block_threshold` edges,
 // are dealt out in turn in solve_grid (`dynamic_chunks` false) and taken from a counter in host
 // mode. solve_grid's blocks are all resident (the host refuses a grid otherwise), and a block that
 // starts after its instance gave up at a barrier finds the tiles taken and the error flag set.
@@ -533,7 +533,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   const int next = (iteration + 1) % 3;
   // One thread reads the counts that decide the split, and the block waits for it: a warp that
   // read the near count after another warp's split had pushed into it would skip its share of
-  // the split (H100, 2026-11-23: lost vertices at CK 128 and more, scripts/delta_host_repro.py).
+  // the split (H100, 2026-11-23: lost vertices at CK 128 and more, docs/notes/kernels.md, run G).
   __shared__ int counts[2];
   if (threadIdx.x == 0) {
     counts[0] = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);

@@ -52,7 +52,7 @@ def delta_values(features: Any) -> tuple[ParamValue, ...]:
 def threshold_argument(value: ParamValue, max_degree: int | None = None) -> int:
     """A bin threshold as the kernels take it: 0 for `off`, and 0 too where no vertex of the graph
     (of `max_degree` edges at most) reaches it: the bin would be empty, and the block bin costs a
-    barrier per tile to find that out (4% of one query on usa-roads, reports/h100/delta run K).
+    barrier per tile to find that out (4% of one query on usa-roads, docs/notes/kernels.md, run K).
 
     Example:
         >>> threshold_argument(1024, max_degree=6), threshold_argument(4, max_degree=6), threshold_argument(OFF)

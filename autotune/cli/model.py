@@ -1,6 +1,7 @@
 """`autotune model fit`: fit the model for today's GPUs on sweep records (autotune/model/fitted.py).
 
-    autotune model fit reports/h100/sweeps --features reports/h100/table.json -o characterizations/fitted-h100-crauser.toml
+    autotune model fit benchmarks/data/h100/crauser.records.jsonl.gz --features benchmarks/data/h100/crauser-table.json.gz \
+        -o characterizations/fitted-h100-crauser.toml
 """
 from __future__ import annotations
 
@@ -69,5 +70,5 @@ def run_fit(args: argparse.Namespace) -> int:
     atomic_write(args.output, model.to_toml(), "the fitted model")
     worst = max(model.fit_slowdown.values())
     print(f"wrote {args.output}: {model.algorithm} on {model.device.get('name')}, {len(timers)} graphs; on its own graphs "
-          f"within {100 * worst:.1f}% of each best (scripts/model_check.py validates it leaving each graph out)")
+          f"within {100 * worst:.1f}% of each best (python3 -m benchmarks run model checks it leaving each graph out)")
     return 0

@@ -1,7 +1,7 @@
 """`autotune report`: what a sweep gained, whether the model holds on this GPU and whether the
 search was worth it, as `DIR/README.md` and PNG figures (matplotlib, the extra `plot`).
 
-    autotune report reports/h100/sweeps --cpu-times reports/h100/cpu-times.jsonl -o reports/h100
+    autotune report SWEEPS_DIR --cpu-times cpu-times.jsonl -o REPORT_DIR
 """
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--merge", action="store_true",
                        help="write the table of run --run NAME in --storage from what its workers measured")
     group.add_argument("--replay-delay-ms", type=float, default=0.0, help=argparse.SUPPRESS)
-    group.add_argument("--replay-pace", type=float, default=0.0, help=argparse.SUPPRESS)  # scripts/fleet_replay.sh
+    group.add_argument("--replay-pace", type=float, default=0.0, help=argparse.SUPPRESS)  # a CPU estimate of a fleet's scaling (docs/multi-gpu.md)
     group.add_argument("--heartbeat-s", type=int, default=None, help=argparse.SUPPRESS)
 
 

@@ -1,7 +1,8 @@
 """`autotune table merge|show`: one table per GPU from several sweeps, and what a table holds.
 
-    autotune table merge reports/h100/sweeps/*.json --graph-features -o reports/h100/table.json
-    autotune table show reports/h100/table.json
+    autotune table merge sweeps/*.json --graph-features -o tables/h100.json
+    autotune table show tables/h100.json
+    autotune table export tables/h100.json --format c-header -o tuned_sssp.h
 """
 from __future__ import annotations
 

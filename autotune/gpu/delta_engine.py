@@ -11,7 +11,7 @@ batched solves in one of its loop modes.
   occupancy calculation (`autotune.model.occupancy`, with the compiled kernel's registers and
   shared memory) gives every SM a block, and B x CK is at most one block per SM. The calculation
   allows more on some sizes, but on the H100 a grid of two 512-thread blocks per SM, which it
-  allowed, timed out at the barrier (reports/h100/delta/README.md). The kernel's barrier gives
+  allowed, timed out at the barrier (docs/notes/kernels.md). The kernel's barrier gives
   up after a few seconds all the same, so no grid hangs the GPU.
 
 Every solve's iterations, splits and scanned edges are read back per instance; an instance that

@@ -3,7 +3,7 @@ the device profile, the kernels' characterization (`characterizations/delta.toml
 constants) and the graph's features, each with the rule that chose it. The rules aim at the
 tuner's default objective, the least time per SSSP; the constants are fitted on the H100's
 batched records by `scripts/fit_delta_model.py`, which also checks them leaving each graph out
-(reports/h100/delta/model-check.md).
+(the benchmark suite `model`: `python3 -m benchmarks run model`).
 
 1. Delta: Meyer and Sanders show Delta = Theta(1 / d) keeps the work linear for random weights in
    [0, 1], Delta in units of the largest weight; here in units between the mean weight and half

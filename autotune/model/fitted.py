@@ -1,7 +1,7 @@
 """A model fitted on measurements, for today's GPUs (compute capability 7.0 and later).
 
 The thesis's rules (`autotune.model.rules`) were set on Fermi and Kepler; on an H100 their
-configurations run 3x to 16x slower than the best (reports/h100). This model keeps the shape of a
+configurations run 3x to 16x slower than the best (docs/notes/thesis-on-hopper.md). This model keeps the shape of a
 rule set, each value computed from the graph's features and the space's choices, but its constants
 are fitted from sweep records (`fit`, `autotune model fit`) and stored with the records they came
 from, so `--explain`-style output names the constant and its origin behind every value:
@@ -20,7 +20,7 @@ from, so `--explain`-style output names the constant and its origin behind every
 
 a, b and r are fitted on grids by the slowdown of the whole configuration each predicts on every
 graph of the records, priced from that graph's records (`ReplayTimer.price`: recorded, else
-composed from uniform runs) over the graph's best priced configuration. `scripts/model_check.py`
+composed from uniform runs) over the graph's best priced configuration. The benchmark suite `model`
 validates the model by leaving each graph out of the fit.
 
 Example::

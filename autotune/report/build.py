@@ -1,10 +1,10 @@
 """Build a report: read the inputs, compute every section, draw the figures, write `README.md`.
 
 Example:
-    >>> result = write_report(["reports/h100/sweeps"], "reports/h100",
-    ...                       cpu_paths=["reports/h100/cpu-times.jsonl"])  # doctest: +SKIP
+    >>> result = write_report(["sweeps"], "report",
+    ...                       cpu_paths=["cpu-times.jsonl"])  # doctest: +SKIP
     >>> result.readme                                                    # doctest: +SKIP
-    PosixPath('reports/h100/README.md')
+    PosixPath('report/README.md')
 """
 from __future__ import annotations
 

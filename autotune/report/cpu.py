@@ -10,7 +10,7 @@ One line per graph and solver::
      "solver": "dijkstra", "sources": [5012, 77, ...], "times_ms": [81.2, 79.9, ...],
      "ms_per_sssp": 80.4, "sources_per_call": 16, "call_overhead_ms": 1.9,
      "timed": "scipy.sparse.csgraph.dijkstra(...) ...",
-     "pool": 320, "pool_seed": 0, "pool_from": "reports/h100/sweeps/rmat17.exhaustive.json",
+     "pool": 320, "pool_seed": 0, "pool_from": "sweeps/rmat17.exhaustive.json",
      "machine": {"cpu": "AMD EPYC 7R13", "cores": 2, "python": "3.11.7", "numpy": "2.1.0",
                  "scipy": "1.14.0", "threads": 1},
      "date": "2026-11-21", "command": "python3 scripts/cpu_baseline.py ..."}
@@ -23,7 +23,7 @@ values. `timed` says in words what the clock covered; `call_overhead_ms`, when g
 call costs besides the solve (input checks, output arrays), measured apart.
 
 Example:
-    >>> timings = read_cpu_times("reports/h100/cpu-times.jsonl")  # doctest: +SKIP
+    >>> timings = read_cpu_times("cpu-times.jsonl")  # doctest: +SKIP
     >>> timings[0].ms_per_sssp                                    # doctest: +SKIP
 """
 from __future__ import annotations
@@ -40,14 +40,14 @@ from autotune.errors import InputError
 CPU_TIMES_FORMAT = "autotune.cpu-times/1"
 CPU_SOLVERS = ("dijkstra", "crauser")
 SOLVER_TITLES = {"dijkstra": "scipy Dijkstra", "crauser": "CPU Crauser (numpy)"}
-# The evidence sweeps' protocol (scripts/sweep_evidence.sh: --repetitions 3, CK up to 64): a pool of
+# The evidence sweeps' protocol (the H100 sweeps of issue 5: --repetitions 3, CK up to 64): a pool of
 # (3 + 2) x 64 = 320 sources, drawn with seed 0.
 EVIDENCE_REPETITIONS = 3
 EVIDENCE_MAX_CK = 64
 
 
 def pool_size(repetitions: int, concurrent_kernels: int) -> int:
-    """The pool of sources the sweeps before the fixed sample drew (reports/h100's: a warm-up,
+    """The pool of sources the sweeps before the fixed sample drew (the H100's of issue 5: a warm-up,
     `repetitions` timed and one profiled solve of CK sources each, none sharing a source)."""
     return (repetitions + 2) * concurrent_kernels
 

@@ -7,7 +7,7 @@ table entry and the records of the same graph (sha256, else name) and strategy l
 (`exhaustive`, `bayes-tpe`, ...) form one `Run`.
 
 Example:
-    >>> inputs = load_inputs(["reports/h100/sweeps"])  # doctest: +SKIP
+    >>> inputs = load_inputs(["sweeps"])  # doctest: +SKIP
     >>> [run.strategy for run in inputs.runs_of(inputs.graphs[0].key)]  # doctest: +SKIP
     ['exhaustive', 'bayes-tpe']
 """

@@ -128,7 +128,7 @@ class Record:
 
     @classmethod
     def _from_engine_line(cls, data: Mapping[str, Any], where: str) -> Record:
-        """A line of `scripts/bench_engine.py --records`: `{"graph": SPEC, **Measurement.to_json()}`.
+        """A line of the engine benchmark's records (tests/data/engine-records.jsonl): `{"graph": SPEC, **Measurement.to_json()}`.
         It names neither the GPU nor the graph's size: the replay asks for them (`--device`, and
         the graph is loaded from its spec)."""
         try:

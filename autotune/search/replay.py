@@ -172,7 +172,7 @@ class ReplayTimer:
         """What `config` costs on the records' graph, without serving it: the median time per
         SSSP of its verified records ("recorded"), else its composition ("composed"); None when
         neither exists (it was never measured, or never measured ok). Prices every configuration
-        of one graph the same way, for checks that compare them (scripts/lookup_check.py)."""
+        of one graph the same way, for checks that compare them (the benchmark suites `lookup` and `model`)."""
         times = [m.ms_per_sssp for m in self._by_key.get(config.key(), ()) if m.ok and m.ms_per_sssp is not None]
         if times:
             return statistics.median(times), "recorded"

@@ -248,7 +248,7 @@ def initial_design(space: SearchSpace) -> list[LaunchConfig]:
     (the H100 bayes sweeps of commit 1f70f72, made without them and with CK and lanes as
     categoricals, ended 25-94% slower than the exhaustive optimum). With them, 25 trials came
     within 3% of it on all 13 H100 graphs
-    (reports/h100/sweeps/targets.txt; replayed over sampler seeds: replay-seeds.txt).
+    (the benchmark suite `tuner` replays them over sampler seeds: docs/benchmarks.md).
     """
     entry = space.entry
     block = min(space.block_sizes, key=lambda b: (abs(b - 256), b))

@@ -1,0 +1,75 @@
+"""Suite `fleet` (two GPUs or more of one host): the same sweep of several graphs in one process on
+one GPU and with one worker per GPU (`--devices all`, one shared Optuna study per graph), back to
+back on one host; the speed-up is the ratio of their wall times. Before the timed runs the graphs
+are generated, every kernel compiled and the CPU reference distances computed, so that neither run
+pays for them; each run has a fresh journal file.
+
+Target (issue 27): the default (auto) sweep of the suite at least 1.8x faster on two GPUs than on
+one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from benchmarks import data
+from benchmarks.results import Results, command_line, commit, host, now
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fleet-graphs", default="rmat17,random49k-d20,usa-roads.gr.gz,delaunay_n16.mtx.gz",
+                        help="the graphs the timed sweeps tune")
+    parser.add_argument("--fleet-option", action="append", default=[], metavar="OPTION",
+                        help="an option of both timed sweeps (repeatable; default: the default sweep)")
+
+
+def autotune(*argv: str) -> tuple[int, float]:
+    start = time.perf_counter()
+    status = subprocess.run([sys.executable, "-m", "autotune", *argv], capture_output=True, text=True).returncode
+    return status, time.perf_counter() - start
+
+
+def run(args: argparse.Namespace) -> Results:
+    from autotune.gpu import device_count, device_description, device_handle
+
+    specs = [data.spec(g) for g in args.fleet_graphs.split(",") if g]
+    graphs = [arg for spec in specs for arg in ("--graph", spec)]
+    gpus = device_count()
+    gpu = device_description(device_handle(0))
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        autotune("sweep", "--graph", "rmat10", "--algorithm", "auto", "--objective", "throughput", "--strategy", "model",
+                 "--storage", "memory", "-q", "-o", str(work / "warm.json"))  # compiles every kernel
+        autotune("sweep", *graphs, "--strategy", "model", "--storage", "memory", "-q", "-o", str(work / "refs.json"))
+        for label, extra in (("one GPU", []), ("all GPUs", ["--devices", "all"])):
+            out = work / f"{label.replace(' ', '-')}.json"
+            status, wall = autotune("sweep", *graphs, *args.fleet_option, *extra, "--storage",
+                                    str(work / f"{label.replace(' ', '-')}.journal"), "-q", "-o", str(out))
+            best = {}
+            if out.exists():
+                best = {e["graph"]["name"]: e["best"]["ms_per_sssp"] for e in json.loads(out.read_text())["entries"]
+                        if e.get("best")}
+            rows.append({"run": label, "status": status, "wall_s": wall, "best_ms": best})
+    speedup = rows[0]["wall_s"] / rows[1]["wall_s"] if rows[1]["wall_s"] > 0 else None
+    return Results("fleet", {**gpu, "gpus": gpus}, command_line(), commit(), now(), host(),
+                   {"graphs": args.fleet_graphs, "options": list(args.fleet_option)}, tuple(rows),
+                   {"gpus": gpus, "speedup": speedup, "met": speedup is not None and speedup >= 1.8})
+
+
+def render(found: Sequence[Results]) -> list[str]:
+    lines = []
+    for results in found:
+        one, every = results.measurements
+        s = results.summary
+        lines += [f"{s['gpus']} x {results.gpu_name}, graphs {results.parameters['graphs']} (`{results.command}`, "
+                  f"{results.date[:10]}, commit {results.commit}): one GPU {one['wall_s']:.1f} s, all GPUs "
+                  f"{every['wall_s']:.1f} s: **{s['speedup']:.2f}x** (target 1.8x: {'met' if s['met'] else 'not met'}).",
+                  ""]
+    return lines

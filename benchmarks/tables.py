@@ -1,0 +1,125 @@
+"""Suite `tables` (one GPU): the default sweep (`autotune sweep --graph G`: auto, the queries curve)
+of every suite graph, each in a process of its own and timed whole (start-up included), and the
+shipped table they make, `tables/<gpu>.json` (`autotune table merge`).
+
+Per graph: the sweep's wall time against its target (issue 27: at most 60 s for a graph of up to
+about 250k vertices and 4M edges, 120 s for rmat20), its evaluations, the winner, and its queries
+curve (the best per number of SSSPs at once).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from benchmarks import data
+from benchmarks.results import ROOT, Results, command_line, commit, host, newest, now, write
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sweep-graphs", default=",".join(data.REAL + data.GENERATED),
+                        help="the graphs to sweep (default: the whole suite)")
+    parser.add_argument("--sweep-option", action="append", default=[], metavar="OPTION",
+                        help="an option passed to every sweep (repeatable; default: none, the default sweep)")
+    parser.add_argument("--table-out", type=Path, default=None, help="the merged table (default tables/<gpu>.json)")
+
+
+def target_s(vertices: int, edges: int) -> float | None:
+    if vertices <= 262_144 and edges <= 4_300_000:
+        return 60.0
+    if vertices <= 1_048_576 and edges <= 34_000_000:
+        return 120.0
+    return None
+
+
+def sweep(spec: str, out: Path, options: Sequence[str]) -> tuple[int, float, str]:
+    argv = [sys.executable, "-m", "autotune", "sweep", "--graph", spec, "-o", str(out), "-q", *options]
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    return done.returncode, time.perf_counter() - start, done.stderr.strip()[-500:]
+
+
+def swept_row(name: str, out: Path, status: int, wall: float, err: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A graph's row, and its table's GPU (empty when the sweep wrote no table)."""
+    row: dict[str, Any] = {"graph": name, "status": status, "wall_s": wall, "commit": commit(), "date": now()}
+    if not out.exists():
+        return {**row, "error": err}, {}
+    table = json.loads(out.read_text())
+    entry = table["entries"][0]
+    graph = entry["graph"]
+    row |= {"vertices": graph["vertices"], "edges": graph["edges"], "target_s": target_s(graph["vertices"], graph["edges"]),
+            "evaluations": entry["evaluations"], "algorithm": entry["algorithm"],
+            "best_ms": entry["best"]["ms_per_sssp"], "best_ck": entry["best"]["config"]["concurrent_kernels"],
+            "curve": {str(p["config"]["concurrent_kernels"]): [p["config"]["algorithm"], p["ms_per_sssp"]]
+                      for p in entry.get("curve", ())},
+            "by_algorithm": {a: p["ms_per_sssp"] for a, p in (entry.get("by_algorithm") or {}).items()}}
+    return row, {k: table["device"].get(k) for k in ("name", "compute_capability", "sm_count", "cuda_version")}
+
+
+def run(args: argparse.Namespace) -> Results:
+    """Sweep the graphs one by one; after each, its entry goes into the shipped table and the
+    results file is written, so that a run cut short keeps what it measured."""
+    from autotune.cli import main as autotune
+
+    rows: list[dict[str, Any]] = []
+    gpu: dict[str, Any] = {}
+    found = None
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in [g for g in args.sweep_graphs.split(",") if g]:
+            out = Path(scratch) / f"{name}.json"
+            status, wall, err = sweep(data.spec(name), out, args.sweep_option)
+            row, device = swept_row(name, out, status, wall, err)
+            rows.append(row)
+            gpu = device or gpu
+            print(f"tables: {name}: exit {status} in {wall:.1f} s", flush=True)
+            if not device:
+                continue
+            merged = args.table_out or ROOT / "tables" / f"{data.gpu_file(str(gpu['name']))}.json"
+            earlier = [str(merged)] if merged.exists() else []  # its other graphs' entries stay
+            autotune(["table", "merge", *earlier, str(out), "--prefer", "newer", "-q", "-o", f"{scratch}/merged.json"])
+            merged.parent.mkdir(parents=True, exist_ok=True)
+            Path(f"{scratch}/merged.json").replace(merged)
+            found = results_of(args, rows, gpu, merged)
+            write(found, args.results)
+    return found or results_of(args, rows, gpu or {"name": "unknown"}, None)
+
+
+def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], merged: Path | None) -> Results:
+    swept = {row["graph"] for row in rows}
+    kept = [row for earlier in newest("tables", args.results) if earlier.gpu_name == gpu.get("name")
+            for row in earlier.measurements if row["graph"] not in swept]  # graphs of an earlier run keep their rows
+    rows = sorted([*rows, *kept], key=lambda r: r["graph"])
+    targeted = [r for r in rows if r.get("target_s")]
+    table = None if merged is None else str(merged.relative_to(ROOT)) if merged.is_relative_to(ROOT) else str(merged)
+    summary = {"graphs": len(rows), "swept": sum(r["status"] == 0 for r in rows),
+               "within_target": sum(r["wall_s"] <= r["target_s"] for r in targeted), "with_target": len(targeted),
+               "table": table, "sweep_options": list(args.sweep_option)}
+    return Results("tables", gpu, command_line(), commit(), now(), host(),
+                   {"graphs": args.sweep_graphs, "sweep_options": list(args.sweep_option)}, tuple(rows), summary)
+
+
+def render(found: Sequence[Results]) -> list[str]:
+    lines = []
+    for results in found:
+        s = results.summary
+        lines += [f"{results.gpu_name}: `autotune sweep --graph G{''.join(' ' + o for o in s['sweep_options'])}` per "
+                  f"graph, each timed whole in a process of its own (`{results.command}`, {results.date[:10]}, commit "
+                  f"{results.commit}); merged into `{s['table']}`. Within the wall-time target: **{s['within_target']} "
+                  f"of {s['with_target']}**.", "",
+                  "| graph | wall (s) | target (s) | evaluations | winner | best (ms per SSSP) | at CK | one query (ms) |",
+                  "|---|---:|---:|---:|---|---:|---:|---:|"]
+        for r in results.measurements:
+            if "error" in r:
+                lines.append(f"| {r['graph']} | {r['wall_s']:.1f} | | | exit {r['status']} | | | |")
+                continue
+            one = r["curve"].get("1")
+            lines.append(f"| {r['graph']} | {r['wall_s']:.1f} | {r['target_s'] or '-'} | {r['evaluations']} | "
+                         f"{r['algorithm']} | {r['best_ms']:.4g} | {r['best_ck']} | "
+                         f"{f'{one[1]:.4g} ({one[0]})' if one else '-'} |")
+        lines.append("")
+    return lines

@@ -1,0 +1,108 @@
+"""The benchmark runner (`benchmarks/`): the suites' registry, results files, the GPU suites on a
+fake GPU (the synthetic timer measures), and the committed documents: their numbers are what
+`python3 -m benchmarks render` writes from the committed results, never typed."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+
+import pytest
+
+from autotune.cli import main
+from autotune.search.synthetic import SyntheticTimer
+from benchmarks import SUITES, data, kernels, render, results, tables
+
+
+def test_every_suite_is_a_module_with_options_a_run_and_a_render():
+    import importlib
+
+    for suite in SUITES.values():
+        module = importlib.import_module(suite.module)
+        assert callable(module.add_options) and callable(module.run) and callable(module.render)
+
+
+def test_the_committed_documents_are_what_render_writes():
+    """README.md's bench blocks and docs/benchmarks.md come from benchmarks/results alone."""
+    assert render.render_documents(results.RESULTS_DIR, check=True) == []
+
+
+def test_a_results_file_round_trips_and_replaces_its_suite_s_file_for_its_gpu(tmp_path):
+    first = results.Results("model", {"name": "Some GPU"}, "python3 -m benchmarks run model", "abc", "2026-01-01",
+                            {"name": "h"}, {}, ({"graph": "g", "x": 1},), {"met": True})
+    path = results.write(first, tmp_path)
+    assert path == tmp_path / "some-gpu" / "model.json"
+    second = results.Results(**{**first.__dict__, "commit": "def"})
+    results.write(second, tmp_path)
+    assert [r.commit for r in results.newest("model", tmp_path)] == ["def"]
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch, tmp_path):
+    import autotune.gpu
+    import autotune.model
+    from autotune.model import load_device
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
+
+    @contextlib.contextmanager
+    def session(index):
+        yield f"device {index}"
+
+    @contextlib.contextmanager
+    def open_solver(graph, algorithm):
+        yield graph
+
+    def timer(solver, sample, protocol, references=None, expected=None):
+        return SyntheticTimer(repetitions=protocol.min_repetitions)
+
+    monkeypatch.setattr(autotune.gpu, "gpu_session", session, raising=False)
+    monkeypatch.setattr(autotune.gpu, "device_handle", lambda index: f"device {index}", raising=False)
+    monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
+        "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
+        raising=False)
+    monkeypatch.setattr(autotune.gpu, "open_solver", open_solver, raising=False)
+    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", timer, raising=False)
+    monkeypatch.setattr(autotune.model, "device_from_gpu", lambda index: load_device("hopper-h100"))
+
+
+def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu, tmp_path):
+    table = tmp_path / "t.json"
+    assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--trials", "12", "--block-sizes", "64,128,256",
+                 "--ck", "1,2,4", "--lanes", "1,4", "--repetitions", "2", "--storage", "memory", "-o", str(table),
+                 "-q"]) == 0
+    args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2)
+    found = kernels.run(args)
+    (row,) = found.measurements
+    assert row["one_query"]["config"]["concurrent_kernels"] == 1 and row["one_query"]["status"] == "ok"
+    assert row["batch"]["source"] == "best" and row["scipy_ms"] > 0 and row["one_query_vs_scipy"] > 0
+    assert found.gpu_name == "Fake H100 (test)"
+    text = "\n".join(kernels.render([found]))
+    assert "| rmat8 |" in text and "scipy" in text
+
+
+def test_the_tables_suite_s_targets_and_rendering():
+    assert tables.target_s(87_575, 242_982) == 60.0 and tables.target_s(2**20, 33_554_432) == 120.0
+    assert tables.target_s(24_000_000, 58_000_000) is None
+    found = results.Results("tables", {"name": "G"}, "python3 -m benchmarks run tables", "abc", "2026-01-01", {},
+                            {}, ({"graph": "rmat17", "status": 0, "wall_s": 42.0, "vertices": 131072, "edges": 4194304,
+                                  "target_s": 60.0, "evaluations": 90, "algorithm": "delta_lanes", "best_ms": 0.09,
+                                  "best_ck": 1024, "curve": {"1": ["delta", 0.8]}, "by_algorithm": {}},),
+                            {"graphs": 1, "swept": 1, "within_target": 1, "with_target": 1, "table": "tables/g.json",
+                             "sweep_options": []})
+    text = "\n".join(tables.render([found]))
+    assert "| rmat17 | 42.0 | 60.0 | 90 | delta_lanes |" in text and "0.8 (delta)" in text
+
+
+def test_the_suite_s_graphs_are_files_of_the_repository_or_generator_specs():
+    for name in data.REAL:
+        assert data.spec(name).endswith(name) and (data.GRAPH_DIR / name).is_file()
+    assert data.spec("rmat17") == "rmat17"
+    assert data.gpu_file("NVIDIA H100 80GB HBM3") == "h100" and data.gpu_file("NVIDIA H200") == "h200"
+
+
+def test_the_committed_results_name_their_command_gpu_commit_and_date():
+    for suite in SUITES:
+        for found in results.newest(suite):
+            assert found.command.startswith("python3 -m benchmarks run") and found.gpu_name and found.commit
+            assert found.date[:4].isdigit() and json.dumps(found.to_json())
