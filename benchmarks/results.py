@@ -71,6 +71,9 @@ class Results:
 
 def commit() -> str:
     """The commit of the tree (with `-dirty` when it has uncommitted changes); `unknown` outside git."""
+    if os.environ.get("BENCH_COMMIT"):  # a copy of the tree whose git directory is not its own (a lent GPU machine)
+        return os.environ["BENCH_COMMIT"]
+
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
 
@@ -78,9 +81,7 @@ def commit() -> str:
         head = git("rev-parse", "--short=12", "HEAD")
         dirty = git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError):
-        # a copy of the tree without its git directory (a lent GPU machine): the runner's caller
-        # names the commit it copied
-        return os.environ.get("BENCH_COMMIT", "unknown")
+        return "unknown"
     return head + ("-dirty" if dirty else "")
 
 
