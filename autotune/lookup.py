@@ -28,8 +28,9 @@ to K ("derived"); an entry without either (a table of `autotune predict`) gives 
 configuration. `match.source` says which. A lookup never hands out a reference (the default or the
 baseline a sweep measured only for comparison): those are never curve points.
 
-With `neighbours=k` above 1, the configuration is chosen across the k nearest entries instead of
-taken from the nearest alone ("consensus"): every configuration in their lists of fastest
+With `neighbours=k` above 1, the configuration of a graph the table does not hold (the nearest
+entry at a distance above 0) is chosen across the k nearest entries instead of taken from the
+nearest alone ("consensus"): every configuration in their lists of fastest
 configurations (`x-top`, with at most K concurrent SSSPs) is scored by its mean, over the k entries,
 of its time over that entry's fastest, a configuration an entry does not list counting as that
 entry's slowest listed; the lowest score wins (ties: the nearer entry's). A configuration fast on
@@ -288,7 +289,8 @@ class Table:
         candidates.sort(key=lambda c: (c[0], c[1]))
         distance, name, source, config, entry, ms = candidates[0]
         nearest = [c[4] for c in candidates[:neighbours]]
-        agreed = consensus(nearest, queries) if len(nearest) > 1 else None
+        # a graph the table was tuned on (distance 0) gets its own tuning, never another graph's say
+        agreed = consensus(nearest, queries) if len(nearest) > 1 and distance > 0 else None
         if agreed is None:
             return Lookup(config, name, distance, source, entry, self.partial_entry(entry), ms)
         where = f"{self.path or 'table'}: {name}: x-top"

@@ -53,7 +53,7 @@ class Request:
     replay_pace: float = 0.0
     model: str = "auto"
     objective: str = "curve"
-    budget_s: float | None = None
+    budget_s: float | str | None = "auto"
 
     @property
     def study_protocol(self) -> dict[str, Any]:
@@ -100,8 +100,7 @@ def parse(args: argparse.Namespace) -> Request:
         raise InputError("--device applies to --replay; a sweep on the GPU reads the GPU's own profile")
     if args.param and args.algorithm == algorithms.AUTO:
         raise InputError("--param names one algorithm's parameters; give --algorithm NAME with it")
-    if args.budget is not None and not (math.isfinite(args.budget) and args.budget > 0):
-        raise InputError(f"--budget: expected a number of seconds above 0, found {args.budget}")
+    budget = parse_budget(args.budget)
     seed = 0 if args.seed is None else _seed(args.seed)
     if args.objective == "curve" and args.queries is not None:
         args.objective = "throughput"  # --queries K narrows the curve to its best with at most K at once
@@ -121,7 +120,27 @@ def parse(args: argparse.Namespace) -> Request:
         command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
         show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0,
         replay_pace=float(getattr(args, "replay_pace", 0.0)),
-        model=getattr(args, "model", "auto"), objective=args.objective, budget_s=args.budget)
+        model=getattr(args, "model", "auto"), objective=args.objective, budget_s=budget)
+
+
+def parse_budget(text: str | None) -> float | str | None:
+    """`--budget`: seconds above 0, `auto` (the default: `plan.default_budget_s` per graph for a
+    sweep of the queries curve on one GPU; no bound otherwise) or `none`.
+
+    Raises:
+        InputError: anything else.
+    """
+    if text is None or text == "auto":
+        return "auto"
+    if text == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(f"--budget: expected seconds above 0, auto or none, found {text!r}")
+    return seconds
 
 
 def max_concurrent(objective: str, queries: int | None) -> int | None:
