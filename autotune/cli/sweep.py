@@ -213,14 +213,15 @@ def budget_s(request: Any, jobs: list[Job]) -> float | None:
 
 
 def order_for_auto(jobs: list[Job]) -> list[Job]:
-    """Each graph's studies in the order a sweep tunes them: the batch end before the latency end,
-    and each end's algorithms by the registry's `auto_rank` (the work-efficient first, so that its
-    best prunes the others' hopeless trials)."""
+    """Each graph's studies in the order a sweep tunes them: by the registry's `auto_rank` (the
+    work-efficient algorithms first, both ends of their curve, so that their bests prune the others'
+    hopeless trials and a budget reaches them first), each rank's batch end before its latency end."""
     rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
     graphs: dict[str, int] = {}
     for job in jobs:
         graphs.setdefault(job.graph.key, len(graphs))
-    return sorted(jobs, key=lambda j: (graphs[j.graph.key], j.objective == "latency", rank[j.algorithm]))
+    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm][0], j.objective == "latency",
+                                       rank[j.algorithm][1]))
 
 
 __all__ = ["INTERRUPTED", "register", "run"]
