@@ -203,6 +203,12 @@ class Algorithm:
             candidates.append(self.canonical(LaunchConfig(1, launches, self.name, self.default_params())))
         return tuple(dict.fromkeys(candidates))
 
+    def latency_design(self, space: Any) -> list[LaunchConfig]:
+        """First trials of a search of one query (a space of CK 1 only; `space` a `SearchSpace`):
+        the launch shapes that serve one query, which the model's rules (tuned for batches) do not
+        predict. None by default."""
+        return []
+
     def lanes_choices(self) -> tuple[int, ...]:
         return LANE_CHOICES if self.lanes_kernels else (1,)
 

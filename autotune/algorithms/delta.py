@@ -103,6 +103,23 @@ class DeltaStepping(Algorithm):
             return config.replace(split=config.kernel("advance"))
         return config
 
+    def latency_design(self, space: Any) -> list[LaunchConfig]:
+        """One query: one persistent block of the largest size, and a grid of 128 blocks (the shapes
+        that won one query on road networks and on power-law graphs, docs/notes/kernels.md), each
+        with relaxed settlement (INF), the middle of the graph's Delta domain and warp bins off,
+        within the space's values."""
+        values = dict(space.params)
+        deltas = list(values["delta"])
+        finite = [d for d in deltas if d != INFINITE]
+        block = max(space.uniform_block_sizes)
+        design = []
+        for blocks in (1, 128):
+            for delta in dict.fromkeys([INFINITE, finite[len(finite) // 2] if finite else INFINITE]):
+                params = {"loop": PERSISTENT, "blocks": blocks, "delta": delta, "warp_threshold": OFF}
+                params = {k: v for k, v in params.items() if v in values[k]}
+                design.append(self.uniform(block, space.caches[0], 1, 1, params))
+        return [c for c in dict.fromkeys(design) if space.contains(c)]
+
     def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
         from autotune.reference.delta import delta_stepping
 

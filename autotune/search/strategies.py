@@ -265,6 +265,8 @@ def initial_design(space: SearchSpace) -> list[LaunchConfig]:
         changes = {k: KernelLaunch(block, cache, lanes_value) for k in entry.lanes_kernels}
         design.append(base.replace(concurrent_kernels=largest, **changes))
     design = [entry.canonical(c) for c in design]
+    if max(space.concurrent_kernels) == 1:  # one query: the algorithm's own shapes for it first
+        design = [*entry.latency_design(space), *design]
     return [config for config in dict.fromkeys(design) if space.contains(config)]
 
 

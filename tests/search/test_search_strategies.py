@@ -289,3 +289,17 @@ def test_only_a_sampler_that_proposes_points_is_told_the_enqueued_values(small_s
         _, handle = run_sweep(SyntheticTimer(), small_space, strategy)
         enqueued = [t for t in handle.study.get_trials() if "autotune:task" in t.user_attrs and t.state.is_finished()]
         assert enqueued and all(bool(t.params) is told for t in enqueued), strategy.name
+
+
+def test_a_search_of_one_query_starts_from_the_algorithm_s_own_shapes_for_it():
+    from autotune.search.strategies import initial_design
+    from autotune.algorithms import get
+    from autotune.model import GraphFeatures
+
+    graph = GraphFeatures("g", 100_000, 300_000, max_degree=10, mean_weight=50, min_positive_weight=1, max_weight=100)
+    latency = SearchSpace.from_options("delta", ck="1", graph=graph)
+    design = initial_design(latency)
+    assert design[: len(get("delta").latency_design(latency))] == get("delta").latency_design(latency)
+    assert {c.param("blocks") for c in design[:4]} == {1, 128} and all(c.concurrent_kernels == 1 for c in design)
+    batches = SearchSpace.from_options("delta", graph=graph)
+    assert not any(c.param("blocks") == 128 for c in initial_design(batches))  # batches: the plain design
