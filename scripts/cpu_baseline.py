@@ -24,9 +24,9 @@ checked against Dijkstra's distances. Every graph's pool is resolved before any 
 the output is written after each graph.
 
 Usage:
-    python3 scripts/cpu_baseline.py rmat17 random98k-d20 --sweeps reports/h100/sweeps \\
-        -o reports/h100/cpu-times.jsonl
-    python3 scripts/cpu_baseline.py rmat20 --sweeps reports/h100/sweeps -o reports/h100/cpu-times.jsonl --append
+    python3 scripts/cpu_baseline.py rmat17 random98k-d20 --sweeps SWEEPS_DIR \\
+        -o cpu-times.jsonl
+    python3 scripts/cpu_baseline.py rmat20 --sweeps SWEEPS_DIR -o cpu-times.jsonl --append
 """
 from __future__ import annotations
 
