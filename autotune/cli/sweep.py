@@ -180,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
             for index, job in enumerate(ordered):
                 handle = request.open_study(storage, storage_url, job, device)
                 settings = dataclasses.replace(request.settings, bridge=job.bridge,
-                                               searched_elsewhere=job.searched_elsewhere)
+                                               searched_elsewhere=job.searched_elsewhere,
+                                               prune_references=job.objective == "latency" and request.objective == "curve")
                 plan = GraphPlan(job.graph, job.space, request.strategy, job.specials, settings)
                 key = (job.graph.key, job.objective)
                 budget.share(weights[index], sum(weights[index:]))

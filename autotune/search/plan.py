@@ -40,6 +40,8 @@ class SweepSettings:
         bridge: after the search, measure a point for every CK up to the best's that has none
             (`bridges`), except the CK values in `searched_elsewhere` (another study searches them).
         searched_elsewhere: CK values another study of the graph searches (the latency end).
+        prune_references: prune the specials like any trial (the curve's latency end: a table
+            reports the batch end's specials, so the latency end's are not measured whole).
     """
 
     finalists: int = 3
@@ -49,6 +51,7 @@ class SweepSettings:
     contender_factor: float = DEFAULT_CONTENDER_FACTOR
     bridge: bool = False
     searched_elsewhere: tuple[int, ...] = ()
+    prune_references: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data = {"finalists": self.finalists, "rounds": self.rounds, "prune": self.prune,
@@ -56,6 +59,8 @@ class SweepSettings:
         if self.bridge:
             data["bridge"] = True
             data["searched_elsewhere"] = list(self.searched_elsewhere)
+        if self.prune_references:
+            data["prune_references"] = True
         return data
 
 

@@ -190,8 +190,10 @@ class Bayes(Strategy):
         return True
 
     def first_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
-        first = super().first_trials(space, specials) + initial_design(space)
-        return list(dict.fromkeys(first))
+        specials_inside, design = super().first_trials(space, specials), initial_design(space)
+        if max(space.concurrent_kernels) == 1:  # one query: its own shapes first, then the batch-minded specials
+            design, specials_inside = specials_inside, design
+        return list(dict.fromkeys(specials_inside + design))
 
     def sampled_trials(self, space: SearchSpace, enqueued: int) -> int:
         return max(0, self.trials - enqueued)

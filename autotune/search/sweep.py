@@ -107,7 +107,8 @@ class GraphSweep:
                                                plan.settings.contender_factor)
         self.trials = Trials(self.study, plan.space, timer, plan.specials.roles(), plan.settings.prune, on_trial, clock,
                              may_sample=lambda: self._sampled_left(counting_running=False) > 0,
-                             prune_specials=lambda: best_elsewhere is not None and best_elsewhere() is not None,
+                             prune_specials=lambda: plan.settings.prune_references or (
+                                 best_elsewhere is not None and best_elsewhere() is not None),
                              tell_sampler=plan.strategy.samples)
 
     # --- stages --------------------------------------------------------------------------------
