@@ -37,7 +37,7 @@ from autotune.search.interrupts import stop_on_sigterm
 from autotune.search.plan import default_budget_s
 from autotune.search.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
 
-STARTED = time.monotonic()  # when this process imported the command: --budget counts start-up too
+
 from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
@@ -147,6 +147,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()  # --budget counts from here: the graphs, references and kernels' start-up included
     if args.merge:
         return sweep_fleet.merge(args)
     request = parse(args)
@@ -173,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             progress = stack.enter_context(RichProgress())
         best_by_graph: dict[tuple[str, str], float] = {}  # per graph and end: the best so far, to prune against
         ordered = order_for_auto(jobs)
-        budget = Budget(None if (seconds := budget_s(request, jobs)) is None else STARTED + seconds)
+        budget = Budget(None if (seconds := budget_s(request, jobs)) is None else started + seconds)
         rank = {a.name: a.auto_rank for a in algorithms.all_algorithms()}
         weights = [2.0 if rank[job.algorithm] == 0 else 1.0 for job in ordered]  # the work-efficient get more
         try:
