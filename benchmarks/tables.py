@@ -108,18 +108,19 @@ def render(found: Sequence[Results]) -> list[str]:
     for results in found:
         s = results.summary
         lines += [f"{results.gpu_name}: `autotune sweep --graph G{''.join(' ' + o for o in s['sweep_options'])}` per "
-                  f"graph, each timed whole in a process of its own (`{results.command}`, {results.date[:10]}, commit "
-                  f"{results.commit}); merged into `{s['table']}`. Within the wall-time target: **{s['within_target']} "
-                  f"of {s['with_target']}**.", "",
-                  "| graph | wall (s) | target (s) | evaluations | winner | best (ms per SSSP) | at CK | one query (ms) |",
-                  "|---|---:|---:|---:|---|---:|---:|---:|"]
+                  f"graph, each timed whole in a process of its own (`python3 -m benchmarks run tables "
+                  f"--sweep-graphs ...`; each row names the commit its run measured, the last {results.date[:10]}); "
+                  f"merged into `{s['table']}`. Within the wall-time target: **{s['within_target']} of "
+                  f"{s['with_target']}**.", "",
+                  "| graph | wall (s) | target (s) | evaluations | winner | best (ms per SSSP) | at CK | one query (ms) | commit |",
+                  "|---|---:|---:|---:|---|---:|---:|---:|---|"]
         for r in results.measurements:
             if "error" in r:
-                lines.append(f"| {r['graph']} | {r['wall_s']:.1f} | | | exit {r['status']} | | | |")
+                lines.append(f"| {r['graph']} | {r['wall_s']:.1f} | | | exit {r['status']} | | | | {r['commit']} |")
                 continue
             one = r["curve"].get("1")
             lines.append(f"| {r['graph']} | {r['wall_s']:.1f} | {r['target_s'] or '-'} | {r['evaluations']} | "
                          f"{r['algorithm']} | {r['best_ms']:.4g} | {r['best_ck']} | "
-                         f"{f'{one[1]:.4g} ({one[0]})' if one else '-'} |")
+                         f"{f'{one[1]:.4g} ({one[0]})' if one else '-'} | {r['commit']} |")
         lines.append("")
     return lines

@@ -87,7 +87,7 @@ def test_the_tables_suite_s_targets_and_rendering():
     found = results.Results("tables", {"name": "G"}, "python3 -m benchmarks run tables", "abc", "2026-01-01", {},
                             {}, ({"graph": "rmat17", "status": 0, "wall_s": 42.0, "vertices": 131072, "edges": 4194304,
                                   "target_s": 60.0, "evaluations": 90, "algorithm": "delta_lanes", "best_ms": 0.09,
-                                  "best_ck": 1024, "curve": {"1": ["delta", 0.8]}, "by_algorithm": {}},),
+                                  "best_ck": 1024, "curve": {"1": ["delta", 0.8]}, "by_algorithm": {}, "commit": "abc"},),
                             {"graphs": 1, "swept": 1, "within_target": 1, "with_target": 1, "table": "tables/g.json",
                              "sweep_options": []})
     text = "\n".join(tables.render([found]))
