@@ -105,3 +105,40 @@ def postgres_url() -> Iterator[str]:
     finally:
         subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch, tmp_path):
+    """The GPU path of the commands with the GPU replaced: the synthetic timer measures (the timers made, in
+    order, are returned)."""
+    import contextlib
+
+    import autotune.gpu
+    from autotune.search.synthetic import SyntheticTimer
+    import autotune.model
+    from autotune.model import load_device
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
+    timers = []
+
+    @contextlib.contextmanager
+    def session(index):
+        yield f"device {index}"
+
+    @contextlib.contextmanager
+    def open_solver(graph, algorithm):
+        yield graph
+
+    def timer(solver, sample, protocol, references=None, expected=None):
+        timers.append(SyntheticTimer(repetitions=protocol.min_repetitions))
+        return timers[-1]
+
+    monkeypatch.setattr(autotune.gpu, "gpu_session", session, raising=False)
+    monkeypatch.setattr(autotune.gpu, "device_handle", lambda index: f"device {index}", raising=False)
+    monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
+        "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
+        raising=False)
+    monkeypatch.setattr(autotune.gpu, "open_solver", open_solver, raising=False)
+    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", timer, raising=False)
+    monkeypatch.setattr(autotune.model, "device_from_gpu", lambda index: load_device("hopper-h100"))
+    return timers

@@ -4,13 +4,11 @@ fake GPU (the synthetic timer measures), and the committed documents: their numb
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 
 import pytest
 
 from autotune.cli import main
-from autotune.search.synthetic import SyntheticTimer
 from benchmarks import SUITES, data, kernels, render, results, tables
 
 
@@ -35,35 +33,6 @@ def test_a_results_file_round_trips_and_replaces_its_suite_s_file_for_its_gpu(tm
     second = results.Results(**{**first.__dict__, "commit": "def"})
     results.write(second, tmp_path)
     assert [r.commit for r in results.newest("model", tmp_path)] == ["def"]
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch, tmp_path):
-    import autotune.gpu
-    import autotune.model
-    from autotune.model import load_device
-
-    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
-
-    @contextlib.contextmanager
-    def session(index):
-        yield f"device {index}"
-
-    @contextlib.contextmanager
-    def open_solver(graph, algorithm):
-        yield graph
-
-    def timer(solver, sample, protocol, references=None, expected=None):
-        return SyntheticTimer(repetitions=protocol.min_repetitions)
-
-    monkeypatch.setattr(autotune.gpu, "gpu_session", session, raising=False)
-    monkeypatch.setattr(autotune.gpu, "device_handle", lambda index: f"device {index}", raising=False)
-    monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
-        "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
-        raising=False)
-    monkeypatch.setattr(autotune.gpu, "open_solver", open_solver, raising=False)
-    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", timer, raising=False)
-    monkeypatch.setattr(autotune.model, "device_from_gpu", lambda index: load_device("hopper-h100"))
 
 
 def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu, tmp_path):

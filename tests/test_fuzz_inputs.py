@@ -169,6 +169,7 @@ OPTIONS = {
     "--finalists": ["sweep", "--finalists"],
     "--objective": ["sweep", "--objective"],
     "--queries": ["sweep", "--queries"],
+    "--budget": ["sweep", "--budget"],
     "--sources": ["sssp", "--graph", "rmat6", "--sources"],
     "--delta": ["sssp", "--graph", "rmat6", "--cpu", "--algorithm", "delta", "--delta"],
     "--source": ["sssp", "--graph", "rmat6", "--cpu", "--source"],

@@ -2,7 +2,6 @@
 its GPU replaced by the synthetic timer."""
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
@@ -13,7 +12,6 @@ from autotune.cli import main
 from autotune.errors import GpuUnavailable
 from autotune.search import read_records
 from autotune.search.replay import ReplayTimer
-from autotune.search.synthetic import SyntheticTimer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "tests" / "data" / "records" / "synthetic-rmat12.jsonl"
@@ -136,39 +134,6 @@ def test_resume_continues_the_study_in_the_storage(tmp_path, monkeypatch):
     assert entry["best"]["config"] == uninterrupted["best"]["config"]
 
 
-@pytest.fixture
-def fake_gpu(monkeypatch, tmp_path):
-    """The GPU path of the command with the GPU replaced: the synthetic timer measures."""
-    import autotune.gpu
-    import autotune.model
-    from autotune.model import load_device
-
-    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
-    timers = []
-
-    @contextlib.contextmanager
-    def session(index):
-        yield f"device {index}"
-
-    @contextlib.contextmanager
-    def open_solver(graph, algorithm):
-        yield graph
-
-    def timer(solver, sample, protocol, references=None):
-        timers.append(SyntheticTimer(repetitions=protocol.min_repetitions))
-        return timers[-1]
-
-    monkeypatch.setattr(autotune.gpu, "gpu_session", session, raising=False)
-    monkeypatch.setattr(autotune.gpu, "device_handle", lambda index: f"device {index}", raising=False)
-    monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
-        "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
-        raising=False)
-    monkeypatch.setattr(autotune.gpu, "open_solver", open_solver, raising=False)
-    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", timer, raising=False)
-    monkeypatch.setattr(autotune.model, "device_from_gpu", lambda index: load_device("hopper-h100"))
-    return timers
-
-
 def test_the_gpu_path_sweeps_each_graph_and_writes_table_and_records(tmp_path, fake_gpu, capsys):
     table_path = tmp_path / "out" / "table.json"
     status = main(["sweep", "--graph", "rmat8", "--graph", "random200-d4", "--algorithm", "crauser", "--strategy",
@@ -271,3 +236,30 @@ def test_an_entry_lists_its_fastest_configurations_inside_the_space(tmp_path):
     assert 1 < len(times) <= 12 and times == sorted(times) and times[0] == pytest.approx(min(
         p["ms_per_sssp"] for p in entry["curve"]))
     assert all(p["config"]["concurrent_kernels"] in (1, 2) and p["verified"] for p in entry["x-top"])
+
+
+def test_a_budget_stops_the_search_and_still_writes_a_whole_table(tmp_path):
+    """Each replayed measurement takes 20 ms: a 1-second budget cuts the 100-trial search short, the
+    studies' waiting trials are dropped, and the table holds a verified best per graph (exit 0)."""
+    import time
+
+    out = tmp_path / "t.json"
+    start = time.monotonic()
+    assert main(["sweep", "--replay", str(RECORDS), "--replay-delay-ms", "20", "--budget", "1", "--trials", "100",
+                 "-q", "-o", str(out)]) == 0
+    assert time.monotonic() - start < 10
+    entry = _valid_table(out)["entries"][0]
+    assert entry["best"]["verified"] and "search" in entry["x-sweep"]["protocol"]["cut_by_budget"]
+    assert entry["evaluations"] < 100
+
+
+def test_the_default_sweep_tunes_both_ends_of_the_queries_curve(tmp_path):
+    out = tmp_path / "t.json"
+    assert main(["sweep", "--replay", str(RECORDS), "-q", "-o", str(out)]) == 0
+    table = _valid_table(out)
+    entry = table["entries"][0]
+    assert table["objective"] == "curve" and table["algorithm"] == "auto"
+    cks = [p["config"]["concurrent_kernels"] for p in entry["curve"]]
+    assert cks[0] == 1 and cks == sorted(cks)
+    references = [entry[k]["config"] for k in ("default", "baseline") if k in entry]
+    assert all(p["config"] not in references or p["config"]["concurrent_kernels"] > 1 for p in entry["curve"])
