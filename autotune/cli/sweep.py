@@ -20,24 +20,21 @@ import argparse
 import dataclasses
 import time
 from contextlib import ExitStack
-from typing import Any
 
 from autotune import algorithms
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.cli.sweep_jobs import Job
 from autotune.cli.sweep_output import INTERRUPTED, report_outcome, write_outputs
+from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
 from autotune.errors import InputError
-from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, jobs_of, outputs_of, parse
 from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
+from autotune.search.interrupts import stop_on_sigterm
+from autotune.search.plan import default_budget_s
 from autotune.search.results import GraphResult
 from autotune.search.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
-from autotune.search.interrupts import stop_on_sigterm
-from autotune.search.plan import default_budget_s
 from autotune.search.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
-
-
 from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
@@ -203,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     return report_outcome(results, device, outputs, written, interrupted)
 
 
-def budget_s(request: Any, jobs: list[Job]) -> float | None:
+def budget_s(request: Request, jobs: list[Job]) -> float | None:
     """The sweep's wall-time bound: `--budget`'s seconds; for `auto`, the default of each graph
     (`plan.default_budget_s`) on a GPU sweep of the queries curve, else none."""
     if request.budget_s != "auto":
