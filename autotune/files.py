@@ -70,12 +70,34 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "t
     return path
 
 
-def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
-    """A file's text: UTF-8, decompressed first when it is gzip (its magic bytes, whatever its name).
+def read_data(path: str | os.PathLike[str], what: str = "file") -> bytes:
+    """A file's bytes, decompressed first when it is gzip (its magic bytes, whatever its name).
 
-    Every reader of autotune reads through here, so that a file that cannot be read, a binary file
-    or a UTF-16 one (what a Windows shell's `>` writes) is one line naming the file, never a
-    traceback.
+    Raises:
+        InputError: the file cannot be read, its gzip stream is corrupt or truncated, or it is
+            named `.gz` but is not gzip.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the {what}: {error.strerror or error}") from None
+    if data.startswith(GZIP_MAGIC):
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(f"{path}: the gzip data is corrupt or truncated ({error}). Download it again.") from None
+    if path.name.endswith(".gz") and data:
+        raise InputError(f"{path}: named .gz but not gzip data (it starts with {data[:8]!r})")
+    return data
+
+
+def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
+    """A file's text: UTF-8, decompressed first when it is gzip (`read_data`).
+
+    Every reader of autotune reads through here or `read_data`, so that a file that cannot be
+    read, a binary file or a UTF-16 one (what a Windows shell's `>` writes) is one line naming the
+    file, never a traceback.
 
     Raises:
         InputError: the file cannot be read, is corrupt gzip, or is not UTF-8 text.
@@ -88,18 +110,7 @@ def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
         Traceback (most recent call last):
         autotune.errors.InputError: ...t.json: not UTF-8 text (it looks like UTF-16); save the table as UTF-8
     """
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the {what}: {error.strerror or error}") from None
-    if data.startswith(GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as error:
-            raise InputError(f"{path}: the gzip data is corrupt or truncated ({error})") from None
-    elif path.name.endswith(".gz") and data:
-        raise InputError(f"{path}: named .gz but not gzip data (it starts with {data[:8]!r})")
+    data = read_data(path, what)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -149,15 +149,21 @@ def same_device(table_device: Mapping[str, Any], device: Mapping[str, Any]) -> b
     return False
 
 
+def consensus_parts(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The measured parts an entry brings to a consensus: its verified `x-top` and, with them, its
+    best (a configuration listed twice counts at its last time, at its first place)."""
+    parts = [*entry.get("x-top", ()), *([entry["best"]] if entry.get("x-top") and entry.get("best") else [])]
+    return [p for p in parts if p.get("verified", True)]
+
+
 def consensus(entries: Sequence[Mapping[str, Any]], queries: int | None = None) -> dict[str, Any] | None:
     """The configuration (as JSON) of the entries' `x-top` lists (and their `best`) with the lowest
     mean time over each entry's fastest (see the module's doc); None when an entry has no listed
     configuration with at most `queries` concurrent SSSPs."""
     lists = []
     for entry in entries:
-        parts = [*entry.get("x-top", ()), *([entry["best"]] if entry.get("x-top") and entry.get("best") else [])]
-        listed = {json.dumps(p["config"], sort_keys=True): float(p["ms_per_sssp"]) for p in parts
-                  if p.get("verified", True) and (queries is None or p["config"]["concurrent_kernels"] <= queries)}
+        listed = {json.dumps(p["config"], sort_keys=True): float(p["ms_per_sssp"]) for p in consensus_parts(entry)
+                  if queries is None or p["config"]["concurrent_kernels"] <= queries}
         if not listed:
             return None
         lists.append(listed)

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from autotune import algorithms
 from autotune.launch import CacheState, LaunchConfig
-from autotune.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, Table
+from autotune.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, Table, consensus_parts
 
 FORMATS = ("c-header", "json")
 QUERIES = tuple(2**k for k in range(11))  # 1 .. 1024: the flat export's columns
@@ -76,15 +76,12 @@ def _config_c(config: LaunchConfig) -> str:
 
 def _listed(entry: Mapping[str, Any], configs: _Configs, where: str) -> list[tuple[int, int, float]]:
     """The consensus list of an entry as `lookup.consensus` builds it before filtering by CK:
-    (config id, CK, ms) of its x-top parts and its best, each configuration once at its first
-    place with its last time."""
-    top = entry.get("x-top") or ()
-    parts = [*top, *([entry["best"]] if top and entry.get("best") else [])]
+    (config id, CK, ms) of `lookup.consensus_parts`, each configuration once at its first place
+    with its last time."""
     listed: dict[int, tuple[int, float]] = {}
-    for part in parts:
-        if part.get("verified", True):
-            listed[configs.id_of(part["config"], where)] = (int(part["config"]["concurrent_kernels"]),
-                                                              float(part["ms_per_sssp"]))
+    for part in consensus_parts(entry):
+        listed[configs.id_of(part["config"], where)] = (int(part["config"]["concurrent_kernels"]),
+                                                          float(part["ms_per_sssp"]))
     return [(config_id, ck, ms) for config_id, (ck, ms) in listed.items()]
 
 

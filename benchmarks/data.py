@@ -18,6 +18,7 @@ from typing import Iterator
 from autotune.search.records import Record, read_records, write_records
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+RECORDS_GPU = {"name": "NVIDIA H100 80GB HBM3", "records": "benchmarks/data/h100"}  # the GPU the CPU suites' records name
 ROOT = Path(__file__).resolve().parents[1]
 GRAPH_DIR = ROOT / "tests" / "data"
 

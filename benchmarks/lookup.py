@@ -23,7 +23,6 @@ from typing import Any, Mapping, Sequence
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, host, now
 
-GPU = {"name": "NVIDIA H100 80GB HBM3", "records": "benchmarks/data/h100"}
 # Scaling every weight alike changes no lookup, so the vertices' weight is the unit.
 GRID = {"vertices": (1.0,), "mean_degree": (0.0, 1 / 16, 0.25, 1.0, 4.0, 16.0),
         "degree_cv": (0.0, 1 / 16, 0.25, 1.0, 4.0, 16.0)}
@@ -118,7 +117,7 @@ def run(args: argparse.Namespace) -> Results:
     for objective, queries in (("throughput", None), ("one query", 1)):
         found, summary[objective] = check_rows(Check(table, timers, queries), objective, not args.no_nested)
         rows += found
-    return Results("lookup", GPU, command_line(), commit(), now(), host(), {"nested": not args.no_nested},
+    return Results("lookup", data.RECORDS_GPU, command_line(), commit(), now(), host(), {"nested": not args.no_nested},
                    tuple(rows), summary)
 
 

@@ -20,7 +20,6 @@ from typing import Any, Sequence
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, host, now
 
-GPU = {"name": "NVIDIA H100 80GB HBM3", "records": "benchmarks/data/h100"}
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 
@@ -83,7 +82,7 @@ def run(args: argparse.Namespace) -> Results:
         summary[f"{model} fitted"] = verdict([r["fitted_slowdown"] for r in mine])
         if model != "delta":
             summary[f"{model} thesis"] = verdict([r["thesis_slowdown"] for r in mine])
-    return Results("model", GPU, command_line(), commit(), now(), host(), {"records": args.records_gpu},
+    return Results("model", data.RECORDS_GPU, command_line(), commit(), now(), host(), {"records": args.records_gpu},
                    tuple(rows), summary)
 
 

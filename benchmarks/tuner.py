@@ -22,7 +22,6 @@ from typing import Any, Sequence
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, host, now
 
-GPU = {"name": "NVIDIA H100 80GB HBM3", "records": "benchmarks/data/h100"}
 WITHIN = 0.03
 
 
@@ -89,7 +88,7 @@ def run(args: argparse.Namespace) -> Results:
                "median_evaluations_to_within": statistics.median(r["evaluations_to_within"] or float("inf") for r in rows),
                "median_gpu_s_to_within": statistics.median(r["gpu_s_to_within"] or float("inf") for r in rows),
                "median_exhaustive_gpu_s": statistics.median(r["exhaustive_gpu_s"] for r in rows)}
-    return Results("tuner", GPU, command_line(), commit(), now(), host(),
+    return Results("tuner", data.RECORDS_GPU, command_line(), commit(), now(), host(),
                    {"trials": args.trials, "seeds": list(args.seeds)}, tuple(rows), summary)
 
 

@@ -177,10 +177,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             for index, job in enumerate(ordered):
                 handle = request.open_study(storage, storage_url, job, device)
-                settings = dataclasses.replace(request.settings, bridge=job.bridge,
-                                               searched_elsewhere=job.searched_elsewhere,
-                                               prune_references=job.objective == "latency" and request.objective == "curve")
-                plan = GraphPlan(job.graph, job.space, request.strategy, job.specials, settings)
+                plan = GraphPlan(job.graph, job.space, request.strategy, job.specials,
+                                 dataclasses.replace(request.settings, **job.settings))
                 key = (job.graph.key, job.objective)
                 budget.share(weights[index], sum(weights[index:]))
                 with job.timer as timer:

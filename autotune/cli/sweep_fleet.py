@@ -183,7 +183,7 @@ def _create_or_join(storage: Any, shown: str, name: str, request: Request, devic
     for job in jobs:
         handle = request.open_study(storage, shown, job, device)
         graphs.append(fleet.RunGraph(job.graph, job.algorithm, handle.name, job.source, job.space, job.specials,
-                                     job.objective, job.searched_elsewhere if job.bridge else None))
+                                     job.objective, dict(job.settings)))
     timer: dict[str, Any] = ({"kind": "replay", "records": str(Path(request.replay).resolve()),
                               "delay_ms": request.replay_delay_s * 1000.0, "pace": request.replay_pace}
                              if request.replay else

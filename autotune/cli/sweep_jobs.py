@@ -46,15 +46,20 @@ class SpaceOptions:
         return space if self.max_ck is None else at_most_ck(space, self.max_ck)
 
 
+class BeyondCK(InputError):
+    """The objective's bound on CK leaves an algorithm's space no value (Δ-stepping of 32 lanes
+    has no CK 1)."""
+
+
 def at_most_ck(space: SearchSpace, max_ck: int) -> SearchSpace:
     """The space without its CK values above `max_ck` (`--objective latency`: 1; `--queries K`: K).
 
     Raises:
-        InputError: no CK value of the space is that small.
+        BeyondCK: no CK value of the space is that small.
     """
     kept = tuple(ck for ck in space.concurrent_kernels if ck <= max_ck)
     if not kept:
-        raise InputError(f"--objective/--queries: the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) "
+        raise BeyondCK(f"--objective/--queries: the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) "
                          f"are all above {max_ck}, the most SSSPs at once asked for; give --ck values of at most {max_ck}")
     return dataclasses.replace(space, concurrent_kernels=kept)
 
@@ -70,6 +75,10 @@ class Job:
         specials: prediction, default, baseline candidates.
         timer: a context manager giving its timer.
         source: how a worker of a multi-GPU run finds it: a --graph spec, or the records' graph key.
+        objective: the end of the queries curve it searches (throughput or latency), or the sweep's
+            objective.
+        settings: what its study changes of the sweep's `SweepSettings` (the curve's ends: bridging,
+            pruning the references).
     """
 
     graph: GraphInfo
@@ -79,24 +88,24 @@ class Job:
     timer: ContextManager[Timer]
     source: str = ""
     objective: str = "throughput"
-    bridge: bool = False
-    searched_elsewhere: tuple[int, ...] = ()
+    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class End:
     """One study of an algorithm on a graph: the objective it measures and its space's options.
     The queries curve (`objective` curve) has two: the batch end (every CK, CK values below its
-    best bridged) and the latency end (CK 1, searched on its own)."""
+    best bridged) and the latency end (CK 1, searched on its own, its references pruned like any
+    trial: a table reports the batch end's)."""
 
     objective: str
     options: SpaceOptions
-    bridge: bool = False
+    curve: bool = False
 
 
 def ends(options: SpaceOptions, objective: str) -> tuple[End, ...]:
     if objective == "curve":
-        return End("throughput", options, bridge=True), End("latency", dataclasses.replace(options, max_ck=1))
+        return End("throughput", options, curve=True), End("latency", dataclasses.replace(options, max_ck=1), curve=True)
     return (End(objective, options),)
 
 
@@ -113,8 +122,8 @@ def end_spaces(options: SpaceOptions, objective: str, algorithm: str, graph: Gra
     for end in ends(options, objective):
         try:
             found.append((end, end.options.space(algorithm, graph, records)))
-        except InputError as error:
-            if "--objective/--queries" not in str(error) or (required and objective != "curve"):
+        except BeyondCK:
+            if required and objective != "curve":
                 raise
     return found
 
@@ -126,8 +135,14 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
     its best but those the latency end searches."""
     searched = tuple(sorted({ck for end, space in spaces if end.objective == "latency"
                              for ck in space.concurrent_kernels}))
-    return [Job(graph, algorithm, space, specials_of(space), timer(), source, end.objective, end.bridge,
-                searched if end.bridge else ()) for end, space in spaces]
+
+    def settings(end: End) -> dict[str, Any]:
+        if not end.curve:
+            return {}
+        return {"prune_references": True} if end.objective == "latency" else {"bridge": True, "searched_elsewhere": searched}
+
+    return [Job(graph, algorithm, space, specials_of(space), timer(), source, end.objective, settings(end))
+            for end, space in spaces]
 
 
 def replay_records(path: str, algorithm: str) -> list[Record]:

@@ -7,11 +7,9 @@ vertex count) are here too.
 """
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import warnings
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -19,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from autotune.errors import InputError
-from autotune.files import GZIP_MAGIC
+from autotune.files import read_data
 from autotune.graphs.options import INT32_MAX
 
 SATURATED = float(2**63 - 1)  # what numpy's text parser gives for an integer past int64
@@ -27,26 +25,12 @@ SATURATED = float(2**63 - 1)  # what numpy's text parser gives for an integer pa
 
 
 def read_bytes(path: Path) -> bytes:
-    """Return the content of `path`, decompressed when it is gzip (detected by its magic bytes).
+    """Return the content of `path`, decompressed when it is gzip (`files.read_data`).
 
     Raises:
         InputError: if the file cannot be read, or its gzip stream is corrupt or truncated.
     """
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the file: {error.strerror or error}") from None
-    if data.startswith(GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as error:
-            raise InputError(
-                f"{path}: the gzip data is corrupt or truncated ({error}). Download it again."
-            ) from None
-    elif Path(path).name.endswith(".gz") and data:
-        raise InputError(f"{path}: named .gz but not gzip data (it starts with {data[:8]!r})")
-    return data
+    return read_data(path, "file")
 
 
 def blank_lines(data: bytes, pattern: bytes) -> bytes:

@@ -65,13 +65,13 @@ class RunGraph:
     space: SearchSpace
     specials: Specials
     objective: str = "throughput"  # the end of the queries curve it searches (throughput or latency)
-    bridge: tuple[int, ...] | None = None  # bridged below its best but for these CK values; None: no bridging
+    settings: Mapping[str, Any] = field(default_factory=dict)  # what its study changes of the run's SweepSettings
 
     def to_json(self) -> dict[str, Any]:
         return {"info": {**self.info.to_json(), "classes": dict(self.info.classes or {}) or None},
                 "algorithm": self.algorithm, "study": self.study, "source": self.source,
                 "space": self.space.to_json(), "specials": self.specials.to_json(), "objective": self.objective,
-                "bridge": None if self.bridge is None else list(self.bridge)}
+                "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in self.settings.items()}}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunGraph:
@@ -79,10 +79,9 @@ class RunGraph:
         classes = info.pop("classes", None)
         graph = dataclasses.replace(GraphInfo.from_json(info), classes=classes or None)
         algorithm = str(data["algorithm"])
-        bridge = data.get("bridge")
         return cls(graph, algorithm, str(data["study"]), str(data["source"]), SearchSpace.from_json(data["space"]),
                    Specials.from_json(data["specials"], algorithm), str(data.get("objective", "throughput")),
-                   None if bridge is None else tuple(bridge))
+                   settings_from_json(data.get("settings", {})))
 
 
 @dataclass(frozen=True)
@@ -114,9 +113,8 @@ class RunPlan:
     created: str = field(default_factory=lambda: datetime.datetime.now(datetime.timezone.utc).isoformat())
 
     def graph_plan(self, graph: RunGraph) -> GraphPlan:
-        settings = self.settings if graph.bridge is None else dataclasses.replace(
-            self.settings, bridge=True, searched_elsewhere=graph.bridge)
-        return GraphPlan(graph.info, graph.space, self.strategy, graph.specials, settings)
+        return GraphPlan(graph.info, graph.space, self.strategy, graph.specials,
+                         dataclasses.replace(self.settings, **graph.settings))
 
     def to_json(self) -> dict[str, Any]:
         return {"format": RUN_FORMAT, "name": self.name, "algorithm": self.algorithm,
@@ -129,10 +127,15 @@ class RunPlan:
         if data.get("format") != RUN_FORMAT:
             raise InputError(f"{where}: a run of format {data.get('format')!r}; this autotune reads {RUN_FORMAT}")
         return cls(str(data["name"]), str(data["algorithm"]), strategy_from_json(data["strategy"]),
-                   SweepSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()}),
+                   SweepSettings(**settings_from_json(data["settings"])),
                    dict(data["protocol"]), dict(data["device"]),
                    dict(data["timer"]), tuple(RunGraph.from_json(g) for g in data["graphs"]),
                    data.get("command"), str(data.get("created", "")))
+
+
+def settings_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`SweepSettings` fields as JSON keeps them (a tuple as a list) back as fields."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
 
 
 def run_study_name(name: str) -> str:

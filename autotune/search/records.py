@@ -17,8 +17,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import sys
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping

@@ -154,6 +154,11 @@ class SearchSpace:
     def kernels(self) -> tuple[str, ...]:
         return self.entry.kernels
 
+    @property
+    def one_query(self) -> bool:
+        """Whether the space runs one SSSP at a time (CK 1 alone: a search of one query's latency)."""
+        return max(self.concurrent_kernels) == 1
+
     def param_values(self, name: str) -> tuple[Any, ...]:
         return dict(self.params)[name]
 

@@ -49,7 +49,7 @@ from autotune.measure import Measurement, Timer
 from autotune.search.baseline import probed, slowest, to_measure_whole
 from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
 from autotune.search.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
-from autotune.search.results import GraphResult, fastest_configurations, pooled
+from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
 from autotune.search.trials import ATTR_UNUSED, CATCH, PROBE, RelativePruner, Trials, phase_of, task_of
 
@@ -288,7 +288,7 @@ class GraphSweep:
         # model-only run), the prediction measured is the best.
         inside = tuned(results, plan.space, plan.specials)
 
-        def get(config: LaunchConfig | None) -> Any:
+        def get(config: LaunchConfig | None) -> ConfigResult | None:
             return None if config is None else results.get(config.key())
 
         predicted = get(plan.specials.prediction)
@@ -296,7 +296,7 @@ class GraphSweep:
         best = min(pool, key=lambda r: (r.ms_per_sssp, r.config.key())) if pool else None
         candidates = tuple(results[c.key()] for c in plan.specials.baseline_candidates if c.key() in results)
 
-        curve: dict[int, Any] = {}
+        curve: dict[int, ConfigResult] = {}
         for candidate in inside:
             curve.setdefault(candidate.config.concurrent_kernels, candidate)
         replay_stats = getattr(self.trials.timer, "stats", None)
