@@ -6,6 +6,7 @@
 * `thesis`: GPU Crauser and GPU Martín (`kernels/sssp.cu`).
 * `delta`: near-far Delta-stepping (`kernels/delta.cu`).
 * `delta_lanes`: near-far Delta-stepping of 32 instances interleaved in warp lanes (`kernels/lanes.cu`).
+* `adds`: asynchronous Delta-stepping without barriers (`kernels/adds.cu`).
 
 Adding an algorithm adds its modules and one line to `BUILT_IN`; nothing else tests names.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from autotune.algorithms.adds import ADDS
 from autotune.algorithms.base import Algorithm
 from autotune.algorithms.delta import DELTA
 from autotune.algorithms.delta_lanes import DELTA_LANES
@@ -30,7 +32,7 @@ from autotune.algorithms.thesis import CRAUSER, MARTIN
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
 
-BUILT_IN: tuple[Algorithm, ...] = (CRAUSER, MARTIN, DELTA, DELTA_LANES)
+BUILT_IN: tuple[Algorithm, ...] = (CRAUSER, MARTIN, DELTA, DELTA_LANES, ADDS)
 AUTO = "auto"  # `--algorithm auto`: tune every algorithm, keep the fastest
 DIJKSTRA = "dijkstra"  # the CPU oracle, a CPU solver of its own
 
@@ -71,8 +73,9 @@ def get(name: str, option: str = "--algorithm") -> Algorithm:
 
 
 def resolve(name: str, option: str = "--algorithm") -> tuple[Algorithm, ...]:
-    """The algorithms a name stands for: every one for `auto`, else the one."""
-    return all_algorithms() if name == AUTO else (get(name, option),)
+    """The algorithms a name stands for: for `auto` every one that `Algorithm.in_auto` admits,
+    else the one."""
+    return tuple(a for a in all_algorithms() if a.in_auto) if name == AUTO else (get(name, option),)
 
 
 def cpu_solver(name: str) -> Callable[..., Any]:

@@ -47,6 +47,8 @@ class Algorithm:
         thesis: a kernel of Ortega-Arranz's thesis (its model and Table 4.2 apply).
         auto_rank: the order `--algorithm auto` tunes the algorithms of a graph in (lower first):
             the work-efficient first, so that its best prunes the others' hopeless trials.
+        in_auto: whether `--algorithm auto` tunes it (an experimental kernel that loses everywhere
+            measured is tuned only when named, so that it takes no share of a sweep's budget).
         bytes_per_vertex, bytes_per_instance: the GPU workspace one concurrent instance takes (its
             engine allocates CK x (bytes_per_vertex x n + bytes_per_instance)); see `instances_that_fit`.
     """
@@ -62,6 +64,7 @@ class Algorithm:
     characterization_file: str = ""
     thesis: bool = False
     auto_rank: int = 1
+    in_auto: bool = True
     bytes_per_vertex: int = 0
     bytes_per_instance: int = 0
 
