@@ -43,7 +43,6 @@ enum {
   F_ERROR = 0,  // 1: a worker idled past the timeout; 3: a ring overflowed
   F_PENDING,
   F_WINDOW,     // the 64-bit (hint, shift) word (a field is 32 bytes)
-  F_RELAXED,
   F_ADVANCES,   // hint moves
   F_HUB,        // the hub ring's head and tail, adjacent (one 64-bit read)
   F_RING0,      // ring r's head and tail, adjacent, at field F_RING0 + r
@@ -54,7 +53,7 @@ struct Instance {
   int *state;  // field f at state[f * FIELD_STRIDE]
   int *dist, *expanded, *rings;
   unsigned long long *hub_ring;  // (vertex << 32 | chunk), EMPTY64 when free
-  int n, buckets, ring_mask, hub_mask;
+  int buckets, ring_mask, hub_mask;
   __device__ __forceinline__ int *field(int f) const { return state + f * FIELD_STRIDE; }
   __device__ __forceinline__ int load(int f) const { return *(volatile int *)field(f); }
   __device__ __forceinline__ unsigned long long *window() const {
@@ -75,7 +74,6 @@ __device__ __forceinline__ Instance instance_of(int n, int *state, int *work, in
   const size_t rest = (size_t)n + (size_t)buckets * ring_size + 2 * (size_t)hub_size;
   Instance in;
   in.state = state + (size_t)blockIdx.y * N_FIELDS * FIELD_STRIDE;
-  in.n = n;
   in.dist = work + (size_t)blockIdx.y * n;
   in.expanded = work + (size_t)gridDim.y * n + (size_t)blockIdx.y * rest;
   in.rings = in.expanded + n;
@@ -165,16 +163,14 @@ __device__ void flush(const Pusher &p) {
 
 // Relax edges first, first + stride, ... below end of a tail at distance d, buffering what they
 // improve; every lane of the warp calls it with the same trip count (edges past `end` are none).
-__device__ __forceinline__ int relax_edges(const Pusher &p, const int *RESTRICT columns, const int *RESTRICT weights,
+__device__ __forceinline__ void relax_edges(const Pusher &p, const int *RESTRICT columns, const int *RESTRICT weights,
                                            int first, int end, int stride, int trips, int d) {
-  int relaxed = 0;
   const Instance &in = p.in;
   for (int k = 0; k < trips; ++k) {
     const int e = first + k * stride;
     if (e < end) {
       const int u = columns[e];
       const int nd = d + weights[e];
-      relaxed += 1;
       if (nd < __ldcg(&in.dist[u]) && nd < atomicMin(&in.dist[u], nd)) {
         int bucket = p.shift >= 31 ? 0 : nd >> p.shift;
         bucket = min(max(bucket, p.hint), p.hint + in.buckets - 1);
@@ -186,7 +182,6 @@ __device__ __forceinline__ int relax_edges(const Pusher &p, const int *RESTRICT 
     __syncwarp();
     if (*(volatile int *)p.count > PUSH_BUFFER - 32) flush(p);
   }
-  return relaxed;
 }
 
 __device__ __forceinline__ int trips_of(int edges, int stride) { return (edges + stride - 1) / stride; }
@@ -232,7 +227,6 @@ extern "C" __global__ void __launch_bounds__(1024) adds_solve(
   __syncwarp();
   int backoff = 32;
   int *error = in.field(F_ERROR);
-  int relaxed = 0;
   long long idle_since = -1;
   unsigned long long window = pack_window(0, 0);
   while (true) {
@@ -314,7 +308,7 @@ extern "C" __global__ void __launch_bounds__(1024) adds_solve(
         const int d = __ldcg(&in.dist[v]);
         const int begin = row_offsets[v] + c * hub_threshold;
         const int end = min(row_offsets[v + 1], begin + hub_threshold);
-        relaxed += relax_edges(p, columns, weights, begin + lane, end, 32, trips_of(end - begin, 32), d);
+        relax_edges(p, columns, weights, begin + lane, end, 32, trips_of(end - begin, 32), d);
       }
       flush(p);
       __threadfence();
@@ -362,16 +356,14 @@ extern "C" __global__ void __launch_bounds__(1024) adds_solve(
       const int we = __shfl_sync(0xffffffffu, end, leader);
       const int wd = __shfl_sync(0xffffffffu, d, leader);
       if (lane == leader) begin = end;
-      relaxed += relax_edges(p, columns, weights, wb + lane, we, 32, trips_of(we - wb, 32), wd);
+      relax_edges(p, columns, weights, wb + lane, we, 32, trips_of(we - wb, 32), wd);
     }
     // The rest: each lane its own vertex's edges (the warp runs the longest list's trips).
     int trips = end - begin;
     for (int offset = 16; offset > 0; offset >>= 1) trips = max(trips, __shfl_xor_sync(0xffffffffu, trips, offset));
-    relaxed += relax_edges(p, columns, weights, begin, end, 1, trips, d);
+    relax_edges(p, columns, weights, begin, end, 1, trips, d);
     flush(p);
     __threadfence();
     if (lane == 0) atomicSub(in.field(F_PENDING), count);  // after this warp's pushes
   }
-  relaxed = __reduce_add_sync(0xffffffffu, relaxed);
-  if (lane == 0 && relaxed) atomicAdd(in.field(F_RELAXED), relaxed);
 }

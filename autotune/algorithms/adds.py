@@ -80,13 +80,13 @@ class Adds(Algorithm):
     engine = "autotune.gpu.adds_engine:AddsSolver"
     characterization_file = "adds.toml"
     auto_rank = 2
-    # Experimental: on the H100 it is 2x to 10x slower than near-far Delta-stepping's tuned one
+    # Experimental: on the H100 it is 2.4x to 8.1x slower than near-far Delta-stepping's tuned one
     # query on every graph measured (docs/notes/kernels.md, run O): tuned when named, not by auto.
     in_auto = False
     # dist, expanded and (by default) 8 rings of ~4n entries, 4 bytes each; more rings take more
     # (the engine checks the free memory for the configuration's own)
     bytes_per_vertex = 4 * (2 + 8 * 4)
-    bytes_per_instance = 32 * 70 + 4  # the state (70 fields of 32 bytes) and a source
+    bytes_per_instance = 32 * 69 + 4  # the state (69 fields of 32 bytes) and a source
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         return {"solve": ("adds_solve",)}

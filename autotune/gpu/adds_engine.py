@@ -15,11 +15,20 @@ import numpy as np
 
 from autotune.algorithms.adds import delta_shift, ring_size, shift_bounds
 from autotune.algorithms.delta import threshold_argument
-from autotune.errors import LaunchRejected, WrongResult
+from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
 from autotune.gpu.delta_engine import state_fields
-from autotune.gpu.engine import POLL_DEPTH, DeviceArrays, Launcher, PackedLaunch, SolveResult, Solver, timed_span
+from autotune.gpu.engine import (
+    POLL_DEPTH,
+    DeviceArrays,
+    Launcher,
+    PackedLaunch,
+    SolveResult,
+    Solver,
+    raise_instance_errors,
+    timed_span,
+)
 from autotune.launch import LaunchConfig
 
 FIELD_STRIDE = 8  # adds.cu: ints between two fields of an instance's state
@@ -80,10 +89,8 @@ class AddsSolver(Solver):
             WrongResult: an instance reported an error (see `ERRORS`).
         """
         cuda = self.cuda
-        config = self.algorithm.validate(config)
+        config = self.checked(config, sources)
         ck = config.concurrent_kernels
-        if len(sources) != ck:
-            raise ValueError(f"{ck} concurrent instances need {ck} sources, got {len(sources)}")
         params = config.params
         n = self.graph.n_vertices
         buckets = int(params["buckets"])
@@ -122,9 +129,7 @@ class AddsSolver(Solver):
         state = np.empty((ck, fields, FIELD_STRIDE), dtype=np.int32)
         cuda.memcpy_dtoh(state, workspace.state)
         errors = state[:, self.fields["F_ERROR"], 0]
-        if np.any(errors):
-            k = int(np.flatnonzero(errors)[0])
-            raise WrongResult(f"instance {k}: {ERRORS.get(int(errors[k]), f'error {int(errors[k])}')}")
+        raise_instance_errors(errors, ERRORS)
         return SolveResult(
             elapsed_ms=span.elapsed_ms,
             wall_ms=span.wall_ms,

@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from autotune.algorithms.delta import HOST, PERSISTENT, delta_argument, threshold_argument
-from autotune.errors import LaunchRejected, WrongResult
+from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
 from autotune.gpu.engine import (
@@ -39,6 +39,7 @@ from autotune.gpu.engine import (
     Solver,
     host_loop,
     init_blocks,
+    raise_instance_errors,
     timed_span,
 )
 from autotune.launch import KernelLaunch, LaunchConfig
@@ -155,10 +156,8 @@ class DeltaSolver(Solver):
             WrongResult: an instance reported an error (see `ERRORS`).
         """
         cuda = self.cuda
-        config = self.algorithm.validate(config)
+        config = self.checked(config, sources)
         ck = config.concurrent_kernels
-        if len(sources) != ck:
-            raise ValueError(f"{ck} concurrent instances need {ck} sources, got {len(sources)}")
         params = config.params
         loop, blocks = params["loop"], int(params["blocks"])
         delta = np.int32(delta_argument(params["delta"]))
@@ -191,9 +190,7 @@ class DeltaSolver(Solver):
         state = np.empty((self.fields["N_FIELDS"], ck), dtype=np.int32)
         cuda.memcpy_dtoh(state, workspace.state)  # field f of instance k at f x CK + k
         errors = state[self.fields["F_ERROR"]]
-        if np.any(errors):
-            k = int(np.flatnonzero(errors)[0])
-            raise WrongResult(f"instance {k}: {ERRORS.get(int(errors[k]), f'error {int(errors[k])}')}")
+        raise_instance_errors(errors, ERRORS)
         return SolveResult(
             elapsed_ms=span.elapsed_ms,
             wall_ms=span.wall_ms,

@@ -341,9 +341,34 @@ class Solver:
     def max_iterations(self) -> int:
         return MAX_ITERATIONS_FACTOR * (self.graph.n_vertices + 2)
 
+    def checked(self, config: LaunchConfig, sources: Sequence[int]) -> LaunchConfig:
+        """`config` in its algorithm's canonical form, with one source per concurrent instance.
+
+        Raises:
+            InputError: not a configuration of this solver's algorithm.
+            ValueError: as many sources as CK were not given.
+        """
+        config = self.algorithm.validate(config)
+        ck = config.concurrent_kernels
+        if len(sources) != ck:
+            raise ValueError(f"{ck} concurrent instances need {ck} sources, got {len(sources)}")
+        return config
+
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
               deadline_ms: float | None = None) -> SolveResult:
         raise NotImplementedError
+
+
+def raise_instance_errors(errors: np.ndarray, messages: Mapping[int, str]) -> None:
+    """WrongResult naming the first instance whose error flag (`errors`, one per instance) is set,
+    with its message (`messages` by flag value); nothing when none is.
+
+    Raises:
+        WrongResult: an instance reported an error.
+    """
+    if np.any(errors):
+        k = int(np.flatnonzero(errors)[0])
+        raise WrongResult(f"instance {k}: {messages.get(int(errors[k]), f'error {int(errors[k])}')}")
 
 
 def open_solver(graph: CSRGraph, algorithm: str, **options) -> Solver:

@@ -73,10 +73,8 @@ class LanesSolver(Solver):
             LaunchRejected: what the GPU cannot run (memory, resources).
             WrongResult: a group reported an error (see `ERRORS`).
         """
-        config = self.algorithm.validate(config)
+        config = self.checked(config, sources)
         ck = config.concurrent_kernels
-        if len(sources) != ck:
-            raise ValueError(f"{ck} concurrent instances need {ck} sources, got {len(sources)}")
         n, groups = self.graph.n_vertices, groups_of(ck)
         with self.launch_errors(config):
             workspace = self.workspace(lambda w: w.groups >= groups,

@@ -1,13 +1,13 @@
 """The model's rules for asynchronous Delta-stepping (`kernels/adds.cu`), aimed at one query: every
 tuned value from the device profile, the characterization's [model] constants
-(`characterizations/adds.toml`, read off run O's H100 measurements, not fitted) and the graph's
+(`characterizations/adds.toml`, not fitted: two read off run O's H100 measurements) and the graph's
 features, each with the rule that chose it.
 
 1. Delta: Delta-stepping's rule 1 (`delta_rules.delta_target`, with Delta-stepping's fitted
    constants) times `delta_factor`, the nearest power of two of the domain; INF without weights.
    It may adapt by `adapt` = 2 doublings or halvings on the device.
 2. Blocks: `blocks` for the one instance (of 8, 32 and 64 blocks, 32 was fastest on all six graphs
-   of run O: more warps than the frontier feeds contend for the rings' heads while they idle).
+   of run O; idle warps contending for the rings' heads are the likely reason, not yet measured).
 3. Block size: `block_size`. 4. Entries a warp takes: `chunk`. 5. Rings: 8 (1 for INF).
 6. Hub threshold: 1024 where the graph has such degrees, else off. CK 1, L1 default.
 
