@@ -37,4 +37,6 @@ SUITES = {suite.name: suite for suite in (
     Suite("model", "benchmarks.model", 0, "the fitted models checked leaving each graph out, priced from records"),
     Suite("lookup", "benchmarks.lookup", 0, "Table.lookup checked leaving each graph out, priced from records"),
     Suite("fleet", "benchmarks.fleet", 2, "the same sweep on one GPU and on all of them: the speed-up"),
+    Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
+          "distances alone"),
 )}

@@ -11,6 +11,10 @@
 // next near queue (the poster's relaxed settlement, a frontier Bellman-Ford). The algorithm is
 // label-correcting: any threshold schedule gives exact distances.
 //
+// A source-target query stops early: when an iteration leaves the near queue empty, every vertex
+// below T has its final distance (its shortest path runs through vertices below T, all relaxed by
+// then), so an instance whose target is below T stops there instead of splitting.
+//
 // Duplicates are suppressed with stamps: a vertex enters a near queue at most once per phase
 // (near_stamp holds the phase's tag) and the far pile at most once per split generation
 // (far_stamp), so every queue holds at most n vertices. `solve_block` can keep them in shared
@@ -61,6 +65,7 @@ enum {
   F_BARRIER_COUNT,
   F_BARRIER_GEN,
   F_BLOCKS_DONE,    // host mode: blocks of `finish` done (the last one does the bookkeeping)
+  F_TARGET,         // the vertex whose distance ends the solve once final, or -1 (a full solve)
   F_NEAR_COUNT0,    // the next four by iteration % 3: the queue iteration i reads is at i % 3,
   F_HUB_COUNT0 = F_NEAR_COUNT0 + 3,  // the one it writes at (i + 1) % 3; (i + 2) % 3 is zeroed
   F_TILE_NEXT0 = F_HUB_COUNT0 + 3,   // tiles handed out in iteration i
@@ -438,6 +443,7 @@ __device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
 }
 
 // dist = INF, stamps 0; the source in the first near queue; T = Delta (INF for Delta = INF).
+// `sources` holds the instances' sources, then their targets (-1: none).
 extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int *state, int *work,
                                 int delta) {
   Instance in = instance_of(n, ck, state, work, nullptr, 0);
@@ -453,6 +459,7 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
       if (f == F_THRESHOLD) value = delta;
       if (f == F_NEAR_COUNT0) value = 1;
       if (f == F_FAR_MIN0 || f == F_FAR_MIN1) value = INF;
+      if (f == F_TARGET) value = sources[ck + blockIdx.y];
       *in.field(f) = value;
     }
     if (threadIdx.x == 0) in.near(0)[0] = source;
@@ -520,6 +527,14 @@ extern "C" __global__ void __maxnreg__(64) advance(int n, int ck, const int *RES
   if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
 }
 
+// Whether the instance's target (if it has one) has its final distance once the near queue is
+// empty at threshold T. Every thread of the instance reads the same answer: no distance changes
+// between an advance's end and the next advance.
+__device__ __forceinline__ bool target_settled(const Instance &in, int threshold) {
+  const int target = in.load(F_TARGET);
+  return target >= 0 && __ldcg(&in.dist[target]) < threshold;
+}
+
 // The end of an iteration: split the far pile when the advance left no work, then (the last
 // block of the instance) the bookkeeping: counters, next iteration, new threshold, done. Launched
 // with one block per instance: blocks that start after another has pushed split vertices into the
@@ -541,7 +556,8 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   }
   __syncthreads();
   const int next_work = counts[0], far_count = counts[1];
-  const bool split = next_work == 0 && far_count > 0;
+  const bool stop = next_work == 0 && target_settled(in, threshold);
+  const bool split = next_work == 0 && far_count > 0 && !stop;
   const int new_threshold = split ? next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta)
                                   : threshold;
   if (split) {
@@ -572,7 +588,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   }
   const int near_now = in.load(F_NEAR_COUNT0 + next);  // the split's pushes
   const int far_now = in.load(F_FAR_COUNT0 + (split ? sel ^ 1 : sel));
-  const bool done = near_now == 0 && far_now == 0 && next_work == 0;
+  const bool done = stop || (near_now == 0 && far_now == 0 && next_work == 0);
   if (done) *in.field(F_DONE) = 1;
   if (!done && iteration + 1 >= max_iterations) {
     *in.field(F_ERROR) = 2;
@@ -636,6 +652,8 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     // near queue counted here) starts only after the barrier below, once every block has read them.
     int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
     int far_count = in.load(F_FAR_COUNT0 + sel);
+    // A settled target ends the solve as an empty far pile would (a variable more spills here).
+    if (next_work == 0 && target_settled(in, threshold)) far_count = 0;
     if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
     while (next_work == 0 && far_count > 0) {
       const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
@@ -652,6 +670,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       splits += 1;
       next_work = in.load(F_NEAR_COUNT0 + next);
       far_count = in.load(F_FAR_COUNT0 + sel);
+      if (next_work == 0 && target_settled(in, threshold)) far_count = 0;
       // Another split right away writes the buffer whose count the leader has just zeroed: wait
       // for it. Otherwise its next writer is a split after the next advance's barrier.
       if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
@@ -721,6 +740,7 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
   __syncthreads();
   int next_near = b.near_count[next];
   int far_now = b.far_count[b.sel];
+  if (next_near == 0 && target_settled(b.in, b.threshold)) far_now = 0;  // as in solve_grid
   // Every warp has read the counts before a split pushes into them (see finish). Without a
   // split no barrier: a warp already in the next iteration pushes into near_count[(iteration +
   // 2) % 3], not the one read here, and into far_count[sel], whose value matters only when
@@ -745,6 +765,7 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
     b.splits = splits + 1;
     next_near = b.near_count[next];
     far_now = b.far_count[b.sel];
+    if (next_near == 0 && target_settled(b.in, b.threshold)) far_now = 0;
     __syncthreads();  // the zeroing above before another split writes there
   }
   b.iteration += 1;

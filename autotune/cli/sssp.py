@@ -20,7 +20,7 @@ from autotune.graphs import CSRGraph
 from autotune.measure import DEFAULT_SAMPLE
 from autotune.reference import SolveResult
 
-GPU_ONLY_OPTIONS = ("config", "preset", "table", "save_dir", "verify")
+GPU_ONLY_OPTIONS = ("config", "preset", "table", "save_dir", "verify", "paths", "save_paths", "target")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,6 +63,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="GPU: use --table even if it was tuned on another GPU")
     parser.add_argument("--save", metavar="FILE.npy", type=Path, default=None,
                         help="write the distances as int64 .npy, -1 for unreachable")
+    parser.add_argument("--paths", action="store_const", const=True, default=None,
+                        help="GPU: also build each source's shortest-path tree (a predecessor per vertex), check it "
+                             "on the CPU and report what it costs over the distances alone")
+    parser.add_argument("--save-paths", metavar="FILE.npy", type=Path, default=None,
+                        help="with --paths and --source: write the tree as int64 .npy, -1 for the source and "
+                             "unreachable vertices")
+    parser.add_argument("--target", type=int, metavar="T", default=None,
+                        help="GPU: stop each solve once T's distance is final (delta stops early; other algorithms "
+                             "solve everything) and report the time against the full solve")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -87,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
         many_sources(args)  # mixed modes fail before the graph loads and the GPU opens
     inputs = [*(("--graph", spec) for spec in graph_specs(args)), ("--table", args.table), ("--config", args.config)]
-    check_outputs({"--save": args.save, "--save-dir": args.save_dir}, inputs)
+    check_outputs({"--save": args.save, "--save-dir": args.save_dir, "--save-paths": args.save_paths}, inputs)
     graph = load_one_graph(args)
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "

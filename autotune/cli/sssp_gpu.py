@@ -67,6 +67,9 @@ def many_sources(args: argparse.Namespace) -> bool:
         raise InputError("--save writes one source's distances; with --sources, --save-dir writes every source's")
     if not many and getattr(args, "verify", None) is not None:
         raise InputError("--verify applies to --sources and --save-dir")
+    if many and (getattr(args, "paths", None) or getattr(args, "target", None) is not None):
+        raise InputError("--paths and --target time one source at a time (--source, or the sample); "
+                         "drop --sources and --save-dir")
     return many
 
 
@@ -84,6 +87,10 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         table = Table.load(args.table)  # a bad table fails before the GPU is opened
     if many_sources(args):
         return _run_many(args, graph, config, table)
+    if any(getattr(args, name, None) is not None for name in ("paths", "save_paths", "target")):
+        from autotune.cli.sssp_queries import check_query_options
+
+        check_query_options(args, graph)
     with gpu_session(getattr(args, "device_index", 0) or 0) as device:
         if config is None:
             queries = 1 if args.source is not None else DEFAULT_SAMPLE
@@ -95,6 +102,10 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         else:
             sources = choose_sources(graph, DEFAULT_SAMPLE, seed=int(args.seed or 0))
         with open_solver(graph, config.algorithm) as solver:
+            if getattr(args, "paths", None) or getattr(args, "target", None) is not None:
+                from autotune.cli.sssp_queries import run_queries
+
+                return run_queries(args, graph, config, sources, solver, device_description(device))
             timer = CudaEventTimer(solver, sources, Protocol(len(sources)))
             measurement = timer.measure(config)
             if args.save and measurement.ok:

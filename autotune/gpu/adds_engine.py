@@ -79,6 +79,10 @@ class AddsSolver(Solver):
         self.fields = state_fields(self.algorithm.source_path.read_text())
         self._stream = self.cuda.Stream()
 
+    def device_distances(self):
+        """The work arrays begin with every instance's distances, a row each."""
+        return None if self._workspace is None else self._workspace.work
+
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
               deadline_ms: float | None = None) -> SolveResult:
         """Solve SSSP from `len(sources) == CK` sources at once (one launch: `deadline_ms` does

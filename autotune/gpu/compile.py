@@ -38,6 +38,17 @@ def compiled_module(algorithm: str, no_l1: bool):  # -> pycuda.compiler.SourceMo
                         include_dirs=[str(entry.source_path.parent), str(kernels_dir())])
 
 
+@cache
+def compiled_source(filename: str):  # -> pycuda.compiler.SourceModule
+    """Compile a shipped kernel file that belongs to no algorithm (`paths.cu`), once per process."""
+    from pycuda.compiler import SourceModule
+
+    from autotune.resources import kernels_dir
+
+    source = kernels_dir() / filename
+    return SourceModule(source.read_text(), options=[], no_extern_c=True, include_dirs=[str(kernels_dir())])
+
+
 def kernel_function(algorithm: str, function: str, cache_state: CacheState = CacheState.DEFAULT):
     """The compiled `function` of the build that `cache_state` and `algorithm` select."""
     return compiled_module(algorithm, cache_state is CacheState.NO_L1).get_function(function)

@@ -95,7 +95,7 @@ class Workspace(DeviceArrays):
     def sizes(n: int, capacity: int, fields: int, hub_capacity: int) -> dict[str, int]:
         """Bytes of each allocation (without hubs, `Algorithm.bytes_per_vertex` and
         `bytes_per_instance` sum them)."""
-        sizes = {"state": 4 * fields * capacity, "work": 4 * WORK_ARRAYS * n * capacity, "sources": 4 * capacity}
+        sizes = {"state": 4 * fields * capacity, "work": 4 * WORK_ARRAYS * n * capacity, "sources": 8 * capacity}
         if hub_capacity:
             sizes["hubs"] = 8 * 2 * hub_capacity * capacity
         return sizes
@@ -142,8 +142,17 @@ class DeltaSolver(Solver):
                                        f"blocks, more than one per SM ({profile.sm_count}): not every block is sure "
                                        "to be resident for the barrier")
 
+    def device_distances(self):
+        """The work arrays begin with every instance's distances, a row each (delta.cu's layout)."""
+        return None if self._workspace is None else self._workspace.work
+
+    def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
+        """`Solver.solve_to`: an instance stops at the first split its target's distance is below
+        the threshold (delta.cu, target_settled); Delta = inf never splits, so solves everything."""
+        return self.solve(config, sources, targets=targets)
+
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
-              deadline_ms: float | None = None) -> SolveResult:
+              deadline_ms: float | None = None, targets: Sequence[int] | None = None) -> SolveResult:
         """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.
 
         With `profile`, CUDA events surround every launch and `kernel_ms` sums their times per
@@ -170,7 +179,8 @@ class DeltaSolver(Solver):
                 lambda w: w.fits(ck, hub_capacity),
                 lambda: Workspace(self.graph.n_vertices, ck, self.fields["N_FIELDS"], hub_capacity))
             launches = self._launches(config, workspace, loop, blocks, delta, warp, np.int32(hub_threshold))
-        cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
+        ends = [-1] * ck if targets is None else list(targets)
+        cuda.memcpy_htod(workspace.sources, np.asarray([*sources, *ends], dtype=np.int32))  # init reads both
         stream = self._stream
         launch = Launcher(self, profile)
         done_row = int(workspace.state) + 4 * self.fields["F_DONE"] * ck

@@ -358,6 +358,19 @@ class Solver:
               deadline_ms: float | None = None) -> SolveResult:
         raise NotImplementedError
 
+    def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
+        """A solve from `sources` (one per instance) that may stop once each instance's target
+        (`targets[k]`, or -1 for none) has its final distance: then only the targets' distances,
+        and those below them, are sure to be final. An engine without an early stop solves
+        everything, which answers the query too (what this default does)."""
+        return self.solve(config, sources)
+
+    def device_distances(self):  # -> a device pointer, or None
+        """Where the last solve's distances are in GPU memory as (CK, n) int32 rows, or None when
+        the engine keeps them otherwise (the shortest-path pass, `autotune.gpu.paths`, then copies
+        the returned distances up)."""
+        return None
+
 
 def raise_instance_errors(errors: np.ndarray, messages: Mapping[int, str]) -> None:
     """WrongResult naming the first instance whose error flag (`errors`, one per instance) is set,

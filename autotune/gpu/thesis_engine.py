@@ -112,6 +112,10 @@ class ThesisSolver(Solver):
             groups.append((stream, first, count, launches))
         return groups
 
+    def device_distances(self):
+        """The workspace's `dist` holds every instance's distances, a row each."""
+        return None if self._workspace is None else self._workspace.dist
+
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
               deadline_ms: float | None = None) -> SolveResult:
         """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.

@@ -1,0 +1,79 @@
+"""Shortest-path trees without a GPU: the CPU's check (`reference.paths.tree_error`) accepts the
+trees scipy builds and refuses every way a tree can be wrong; the zero-weight arcs the GPU's
+closure walks; `sssp --paths/--save-paths/--target` refuse bad combinations in one line."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autotune.cli import main
+from autotune.graphs import build_csr, load_graph
+from autotune.gpu.paths import zero_weight_arcs
+from autotune.reference.cache import INF, ReferenceCache
+from autotune.reference.paths import tree_error
+
+
+def scipy_tree(graph, source):
+    """scipy's own predecessors (its Dijkstra's tree), -1 for none."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from autotune.reference.oracle import _scipy_graph
+
+    _distances, predecessors = dijkstra(_scipy_graph(graph), directed=True, indices=source, return_predecessors=True)
+    return np.where(predecessors < 0, -1, predecessors)
+
+
+@pytest.fixture
+def zeros():
+    # 0 -> 1 (0) -> 2 (5), a zero-weight cycle 2 <-> 3, 1 -> 3 (9), 4 -> 0 (7); 5 isolated
+    tails, heads, weights = np.array([0, 1, 2, 3, 4, 1]), np.array([1, 2, 3, 2, 0, 3]), np.array([0, 5, 0, 0, 7, 9])
+    return build_csr("zeros", 6, tails, heads, weights)
+
+
+@pytest.mark.parametrize("name", ["rmat10", "random500-d4"])
+def test_scipys_trees_pass(name):
+    graph = load_graph(name)
+    for source in (0, 7, 99):
+        distances = ReferenceCache(None).distances(graph, [source])[source]
+        assert tree_error(graph, distances, scipy_tree(graph, source), source, INF) is None
+
+
+def test_a_tree_through_zero_weights_passes_and_a_zero_weight_cycle_fails(zeros):
+    distances = ReferenceCache(None).distances(zeros, [0])[0]  # 0 0 5 5 INF INF
+    assert tree_error(zeros, distances, np.array([-1, 0, 1, 2, -1, -1]), 0, INF) is None
+    cycle = np.array([-1, 0, 3, 2, -1, -1])  # 2 and 3 each other's predecessor: both arcs tight
+    assert "never reach the source" in tree_error(zeros, distances, cycle, 0, INF)
+
+
+@pytest.mark.parametrize(("parents", "message"), [
+    ([-1, 0, 1, -1, -1, -1], "vertex 3: reachable, but without a predecessor"),
+    ([-1, 0, 1, 2, 0, -1], "vertex 4: unreachable, yet has the predecessor 0"),
+    ([1, 0, 1, 2, -1, -1], "vertex 0: the source, yet has the predecessor 1"),
+    ([-1, 0, 1, 1, -1, -1], "vertex 3: its predecessor 1 reaches it by no tight arc"),  # 1 -> 3 weighs 9, not 5
+    ([-1, 0, 0, 2, -1, -1], "vertex 2: its predecessor 0 reaches it by no tight arc"),  # no arc 0 -> 2
+    ([-1, 0, 1, 9, -1, -1], "vertex 3: predecessor 9 is not a vertex"),
+])
+def test_every_way_a_tree_can_be_wrong_is_named(zeros, parents, message):
+    distances = ReferenceCache(None).distances(zeros, [0])[0]
+    assert message in tree_error(zeros, distances, np.array(parents), 0, INF)
+
+
+def test_zero_weight_arcs_leave_out_self_loops(zeros):
+    assert zero_weight_arcs(zeros.row_offsets, zeros.columns, zeros.weights).tolist() == [[0, 1], [2, 3], [3, 2]]
+    loop = build_csr("loop", 2, np.array([0, 0]), np.array([0, 1]), np.array([0, 3]))
+    assert zero_weight_arcs(loop.row_offsets, loop.columns, loop.weights).shape == (0, 2)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--cpu", "--paths"], "--paths applies to GPU solves"),
+    (["--cpu", "--target", "3"], "--target applies to GPU solves"),
+    (["--sources", "8", "--paths"], "--paths and --target time one source at a time"),
+    (["--save-dir", "d", "--target", "2"], "--paths and --target time one source at a time"),
+    (["--save-paths", "t.npy", "--source", "1"], "--save-paths writes the tree that --paths builds"),
+    (["--paths", "--save-paths", "t.npy"], "--save-paths writes one source's tree; give --source"),
+    (["--target", "64"], "--target: 64 is not a vertex of random64-d2 (0..63)"),
+])
+def test_bad_query_options_are_one_line_before_any_gpu_work(argv, message, capsys):
+    assert main(["sssp", "--graph", "random64-d2", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
