@@ -11,9 +11,18 @@
 // next near queue (the poster's relaxed settlement, a frontier Bellman-Ford). The algorithm is
 // label-correcting: any threshold schedule gives exact distances.
 //
-// A source-target query stops early: when an iteration leaves the near queue empty, every vertex
-// below T has its final distance (its shortest path runs through vertices below T, all relaxed by
-// then), so an instance whose target is below T stops there instead of splitting.
+// Source-target queries: this source compiled with -DTARGETED=1 (a build of its own, so that
+// plain solves carry none of it) stops an instance once its target's distance is final:
+//   * at a split: when an iteration leaves the near queue empty, every vertex below T has its
+//     final distance (its shortest paths run through vertices below T, all relaxed by then);
+//   * solve_block and the host loop, at the end of an iteration without a split or hub chunks:
+//     every vertex it pushed got at least the smallest distance among those it expanded (weights
+//     are non-negative), and the far pile's at least far_min; when the target's distance is at
+//     most both, nothing waiting can lower it. The tiles record the smallest distance they expand,
+//     one atomic per warp (F_QUEUE_MIN, by iteration % 3). solve_block keeps the target's
+//     distance in shared memory (every push to the target lowers it) and asks every
+//     TARGET_CHECK_EVERY iterations, a barrier each time. solve_grid's blocks could not agree on
+//     the answer without one more barrier per iteration, so it stops at splits only.
 //
 // Duplicates are suppressed with stamps: a vertex enters a near queue at most once per phase
 // (near_stamp holds the phase's tag) and the far pile at most once per split generation
@@ -66,6 +75,9 @@ enum {
   F_BARRIER_GEN,
   F_BLOCKS_DONE,    // host mode: blocks of `finish` done (the last one does the bookkeeping)
   F_TARGET,         // the vertex whose distance ends the solve once final, or -1 (a full solve)
+  F_QUEUE_MIN0,     // TARGETED: smallest distance the iteration's tiles expanded, by iteration % 3
+  F_QUEUE_MIN1,
+  F_QUEUE_MIN2,
   F_NEAR_COUNT0,    // the next four by iteration % 3: the queue iteration i reads is at i % 3,
   F_HUB_COUNT0 = F_NEAR_COUNT0 + 3,  // the one it writes at (i + 1) % 3; (i + 2) % 3 is zeroed
   F_TILE_NEXT0 = F_HUB_COUNT0 + 3,   // tiles handed out in iteration i
@@ -157,6 +169,11 @@ struct Push {
   unsigned *near_bits;  // solve_block's shared bitmaps of the queue and pile pushed into (or null:
   unsigned *far_bits;   // the stamps above)
   bool direct;  // relax with the atomic alone, without reading dist first (small frontiers: latency)
+#if TARGETED
+  int *queue_min;    // where the tiles put the smallest distance they expand
+  int target;        // solve_block: the target, whose distance every push to it lowers in
+  int *target_dist;  // shared memory too (-1: not tracked)
+#endif
 };
 
 // Whether u is new to the queue or pile: its bit set now, or its stamp changed to the tag.
@@ -173,6 +190,9 @@ __device__ __forceinline__ void unmark(unsigned *bits, int u) {
 }
 
 __device__ __forceinline__ void push(const Push &p, int u, int nd) {
+#if TARGETED
+  if (u == p.target) atomicMin(p.target_dist, nd);
+#endif
   if (nd < p.threshold) {
     if (first_push(p.near_bits, p.near_stamp, p.near_tag, u)) {
       const int at = aggregated_add(p.near_count);
@@ -293,6 +313,10 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
     end = row_offsets[vertex + 1];
   }
   int scanned = 0;
+#if TARGETED
+  const int least = __reduce_min_sync(0xffffffffu, item < count ? d : INF);
+  if ((threadIdx.x & 31) == 0 && least < INF) atomicMin(p.queue_min, least);
+#endif
 
   if (block_threshold > 0 && hubs.out != nullptr) {
     // Hubs: chunks of block_threshold edges, for every block of the instance next iteration.
@@ -430,6 +454,11 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.near_bits = nullptr;
   p.far_bits = nullptr;
   p.direct = false;
+#if TARGETED
+  p.queue_min = in.field(F_QUEUE_MIN0 + iteration % 3);
+  p.target = -1;
+  p.target_dist = nullptr;
+#endif
   return p;
 }
 
@@ -458,7 +487,7 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
       int value = 0;
       if (f == F_THRESHOLD) value = delta;
       if (f == F_NEAR_COUNT0) value = 1;
-      if (f == F_FAR_MIN0 || f == F_FAR_MIN1) value = INF;
+      if (f == F_FAR_MIN0 || f == F_FAR_MIN1 || f == F_QUEUE_MIN0 || f == F_QUEUE_MIN1 || f == F_QUEUE_MIN2) value = INF;
       if (f == F_TARGET) value = sources[ck + blockIdx.y];
       *in.field(f) = value;
     }
@@ -531,8 +560,27 @@ extern "C" __global__ void __maxnreg__(64) advance(int n, int ck, const int *RES
 // empty at threshold T. Every thread of the instance reads the same answer: no distance changes
 // between an advance's end and the next advance.
 __device__ __forceinline__ bool target_settled(const Instance &in, int threshold) {
+#if TARGETED
   const int target = in.load(F_TARGET);
   return target >= 0 && __ldcg(&in.dist[target]) < threshold;
+#else
+  return false;
+#endif
+}
+
+// target_settled for solve_grid, whose blocks keep the target in shared memory.
+__device__ __forceinline__ bool grid_target_settled(const Instance &in, const int &target, int threshold) {
+#if TARGETED
+  return target >= 0 && __ldcg(&in.dist[target]) < threshold;
+#else
+  return false;
+#endif
+}
+
+// Whether nothing waiting (its smallest distance `waiting`) can lower the target's distance.
+__device__ __forceinline__ bool target_final(const Instance &in, int waiting) {
+  const int target = in.load(F_TARGET);
+  return target >= 0 && __ldcg(&in.dist[target]) <= waiting;
 }
 
 // The end of an iteration: split the far pile when the advance left no work, then (the last
@@ -578,6 +626,9 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   *in.field(F_HUB_COUNT0 + later) = 0;
   *in.field(F_TILE_NEXT0 + later) = 0;
   *in.field(F_CHUNK_NEXT0 + later) = 0;
+#if TARGETED
+  *in.field(F_QUEUE_MIN0 + later) = INF;
+#endif
   *in.field(F_ITERATIONS) = iteration + 1;
   if (split) {
     *in.field(F_SPLITS) = splits + 1;
@@ -588,7 +639,13 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   }
   const int near_now = in.load(F_NEAR_COUNT0 + next);  // the split's pushes
   const int far_now = in.load(F_FAR_COUNT0 + (split ? sel ^ 1 : sel));
-  const bool done = stop || (near_now == 0 && far_now == 0 && next_work == 0);
+#if TARGETED
+  const bool final_now = !split && in.load(F_HUB_COUNT0 + next) == 0 && in.load(F_HUB_COUNT0 + iteration % 3) == 0 &&
+                         target_final(in, min(in.load(F_QUEUE_MIN0 + iteration % 3), in.load(F_FAR_MIN0 + (splits & 1))));
+#else
+  const bool final_now = false;
+#endif
+  const bool done = stop || final_now || (near_now == 0 && far_now == 0 && next_work == 0);
   if (done) *in.field(F_DONE) = 1;
   if (!done && iteration + 1 >= max_iterations) {
     *in.field(F_ERROR) = 2;
@@ -636,6 +693,13 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
   int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
   const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+#if TARGETED
+  __shared__ int grid_target;  // in shared memory: in a register, the loop below spills
+  if (threadIdx.x == 0) grid_target = in.load(F_TARGET);
+  __syncthreads();
+#else
+  const int grid_target = -1;
+#endif
   while (true) {
     if (leader) {  // counters of iteration - 1: read before the last barrier, next written after the next
       const int later = (iteration + 2) % 3;
@@ -643,6 +707,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       *in.field(F_HUB_COUNT0 + later) = 0;
       *in.field(F_TILE_NEXT0 + later) = 0;
       *in.field(F_CHUNK_NEXT0 + later) = 0;
+#if TARGETED
+      *in.field(F_QUEUE_MIN0 + later) = INF;
+#endif
     }
     scanned += advance_shared_work<false>(in, hub_capacity, iteration, splits, sel, threshold, row_offsets, columns, weights,
                                    warp_threshold, block_threshold, scratch);
@@ -653,7 +720,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
     int far_count = in.load(F_FAR_COUNT0 + sel);
     // A settled target ends the solve as an empty far pile would (a variable more spills here).
-    if (next_work == 0 && target_settled(in, threshold)) far_count = 0;
+    if (next_work == 0 && grid_target_settled(in, grid_target, threshold)) far_count = 0;
     if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
     while (next_work == 0 && far_count > 0) {
       const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
@@ -670,7 +737,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       splits += 1;
       next_work = in.load(F_NEAR_COUNT0 + next);
       far_count = in.load(F_FAR_COUNT0 + sel);
-      if (next_work == 0 && target_settled(in, threshold)) far_count = 0;
+      if (next_work == 0 && grid_target_settled(in, grid_target, threshold)) far_count = 0;
       // Another split right away writes the buffer whose count the leader has just zeroed: wait
       // for it. Otherwise its next writer is a split after the next advance's barrier.
       if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
@@ -701,6 +768,12 @@ struct BlockSolve {
   int *scratch, *shared_queue0, *shared_queue1;
   unsigned *bits;  // near queue of parity q: bits + q x words; far pile of buffer b: bits + (2 + b) x words
   int *near_count, *far_count, *far_min;  // shared: by iteration % 3, by buffer, by splits % 2
+#if TARGETED
+  int *queue_min;    // shared, by iteration % 3
+  int *stop;         // shared, by iteration % 2: thread 0's answer to whether the target is final
+  int target;        // the target (or -1) and, in shared memory, its distance
+  int *target_dist;
+#endif
   int iteration, splits, sel, threshold, scanned;
   int now, next;  // iteration % 3 and (iteration + 1) % 3
 
@@ -715,6 +788,19 @@ struct BlockSolve {
   }
 };
 
+// TARGETED solve_block checks whether its target is final every this many iterations (each check
+// is a barrier); the stop comes at most this many iterations late.
+#define TARGET_CHECK_EVERY 4
+
+// target_settled for solve_block, on the target's distance it keeps in shared memory.
+__device__ __forceinline__ bool block_target_settled(const BlockSolve &b, int threshold) {
+#if TARGETED
+  return b.target >= 0 && *b.target_dist < threshold;
+#else
+  return false;
+#endif
+}
+
 // One iteration of solve_block, whose parity (iteration % 2) is PARITY: the queues and bitmaps it
 // reads and writes are known at compile time (solve_block alternates the two). Returns whether
 // another iteration follows.
@@ -722,13 +808,24 @@ template <int PARITY>
 __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
   const int now = b.now, next = b.next, later = 3 - now - next;
   const int count = b.near_count[now];
+#if TARGETED
+  const int splits_before = b.splits;
+#endif
   if (threadIdx.x == 0) b.near_count[later] = 0;
+#if TARGETED
+  if (threadIdx.x == 0) b.queue_min[later] = INF;
+#endif
   const Queue out = b.queue<PARITY ^ 1>(false);
   Push p = make_push(b.in, out, &b.near_count[next], b.iteration, b.splits, b.sel, b.threshold, false);
   p.far_count = &b.far_count[b.sel];
   p.far_min = &b.far_min[b.splits & 1];
   p.near_bits = b.bitmap(PARITY ^ 1);
   p.far_bits = b.bitmap(2 + b.sel);
+#if TARGETED
+  p.queue_min = &b.queue_min[now];
+  p.target = b.target;
+  p.target_dist = b.target_dist;
+#endif
   // A frontier of one tile waits on the latency of each relaxation, not on the atomics'
   // throughput: skip the read that filters hopeless ones before the atomicMin.
   p.direct = count <= (int)blockDim.x;
@@ -740,7 +837,7 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
   __syncthreads();
   int next_near = b.near_count[next];
   int far_now = b.far_count[b.sel];
-  if (next_near == 0 && target_settled(b.in, b.threshold)) far_now = 0;  // as in solve_grid
+  if (next_near == 0 && block_target_settled(b, b.threshold)) far_now = 0;  // as in solve_grid
   // Every warp has read the counts before a split pushes into them (see finish). Without a
   // split no barrier: a warp already in the next iteration pushes into near_count[(iteration +
   // 2) % 3], not the one read here, and into far_count[sel], whose value matters only when
@@ -754,6 +851,10 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
     q.far_min = &b.far_min[(splits + 1) & 1];
     q.near_bits = b.bitmap(PARITY ^ 1);
     q.far_bits = b.bitmap(2 + (sel ^ 1));
+#if TARGETED
+    q.target = b.target;
+    q.target_dist = b.target_dist;
+#endif
     split_range(q, b.in.far(sel), far_now, 0, 1, b.in.dist, b.threshold, b.bitmap(2 + sel));
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -765,9 +866,17 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
     b.splits = splits + 1;
     next_near = b.near_count[next];
     far_now = b.far_count[b.sel];
-    if (next_near == 0 && target_settled(b.in, b.threshold)) far_now = 0;
+    if (next_near == 0 && block_target_settled(b, b.threshold)) far_now = 0;
     __syncthreads();  // the zeroing above before another split writes there
   }
+#if TARGETED
+  if (b.target >= 0 && b.iteration % TARGET_CHECK_EVERY == 0) {  // the same branch in every thread
+    if (threadIdx.x == 0)
+      b.stop[PARITY] = b.splits == splits_before && *b.target_dist <= min(b.queue_min[now], b.far_min[b.splits & 1]);
+    __syncthreads();  // every warp has the answer; the next check writes the other slot
+    if (b.stop[PARITY]) far_now = next_near = 0;
+  }
+#endif
   b.iteration += 1;
   b.now = next;
   b.next = later;
@@ -791,6 +900,13 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
   __shared__ int near_count[3], far_count[2], far_min[2];
   BlockSolve b;
   b.in = instance_of(n, ck, state, work, nullptr, 0);
+#if TARGETED
+  __shared__ int queue_min[3], stop[2], target_dist;
+  b.queue_min = queue_min;
+  b.stop = stop;
+  b.target = b.in.load(F_TARGET);
+  b.target_dist = &target_dist;
+#endif
   b.row_offsets = row_offsets;
   b.columns = columns;
   b.weights = weights;
@@ -817,6 +933,10 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
     near_count[1] = near_count[2] = 0;
     far_count[0] = far_count[1] = 0;
     far_min[0] = far_min[1] = INF;
+#if TARGETED
+    queue_min[0] = queue_min[1] = queue_min[2] = INF;
+    target_dist = __ldcg(&b.in.dist[max(b.target, 0)]);  // 0 when it is the source, else INF
+#endif
     b.shared_queue0[0] = __ldcg(&b.in.near(0)[0]);  // the source
   }
   __syncthreads();

@@ -8,7 +8,9 @@
 // vertices at the same distance joined by zero-weight arcs both ways would pick each other. So:
 //   1. `tight_parents`: a warp per vertex u scans u's arcs and gives every v it reaches by a tight
 //      arc of positive weight the parent u (plain stores: any of the racing values is a valid
-//      parent, and the pass ends before anything reads them).
+//      parent, and the pass ends before anything reads them). A vertex of `hub_degree` arcs or
+//      more is left to `tight_chunks`, where blocks take its arcs a chunk each (one warp would
+//      hold the pass up on a skewed graph: rmat17's tree cost 43% of its solve that way).
 //   2. `zero_closure` (only for graphs with zero-weight arcs): one block per instance walks the
 //      graph's zero-weight arcs u -> v (given as a list) again and again; v, still without a
 //      parent, takes u once u has one (or is the source) and dist[u] == dist[v]. The parent is
@@ -27,7 +29,19 @@ extern "C" __global__ void clear_parents(int n, int *parents) {
   for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) row[v] = NO_PARENT;
 }
 
-extern "C" __global__ void tight_parents(int n, const int *__restrict__ row_offsets,
+// Arcs begin, begin + step, ... below end of u (at distance du) that are tight and of positive
+// weight make u their head's parent.
+__device__ __forceinline__ void tight_arcs(int u, int du, int begin, int end, int step,
+                                           const int *__restrict__ columns, const int *__restrict__ weights,
+                                           const int *__restrict__ dist, int *parents) {
+  for (int e = begin; e < end; e += step) {
+    const int w = weights[e];
+    const int v = columns[e];
+    if (w > 0 && (long long)du + w == (long long)dist[v]) parents[v] = u;
+  }
+}
+
+extern "C" __global__ void tight_parents(int n, int hub_degree, const int *__restrict__ row_offsets,
                                          const int *__restrict__ columns, const int *__restrict__ weights,
                                          const int *__restrict__ dist_rows, int *parents_rows) {
   const int *dist = dist_rows + (size_t)blockIdx.y * n;
@@ -36,13 +50,26 @@ extern "C" __global__ void tight_parents(int n, const int *__restrict__ row_offs
   const int warps = gridDim.x * (blockDim.x >> 5);
   for (int u = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); u < n; u += warps) {
     const int du = dist[u];
+    const int begin = row_offsets[u], end = row_offsets[u + 1];
+    if (du == INF || end - begin >= hub_degree) continue;
+    tight_arcs(u, du, begin + lane, end, 32, columns, weights, dist, parents);
+  }
+}
+
+// `chunks`: (vertex, first arc) of every chunk of `chunk_arcs` arcs of the vertices of at least
+// `hub_degree` arcs; a block takes a chunk at a time.
+extern "C" __global__ void tight_chunks(int n, int n_chunks, int chunk_arcs, const int2 *__restrict__ chunks,
+                                        const int *__restrict__ row_offsets, const int *__restrict__ columns,
+                                        const int *__restrict__ weights, const int *__restrict__ dist_rows,
+                                        int *parents_rows) {
+  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+  int *parents = parents_rows + (size_t)blockIdx.y * n;
+  for (int c = blockIdx.x; c < n_chunks; c += gridDim.x) {
+    const int2 chunk = chunks[c];
+    const int du = dist[chunk.x];
     if (du == INF) continue;
-    const int end = row_offsets[u + 1];
-    for (int e = row_offsets[u] + lane; e < end; e += 32) {
-      const int w = weights[e];
-      const int v = columns[e];
-      if (w > 0 && (long long)du + w == (long long)dist[v]) parents[v] = u;
-    }
+    const int end = min(row_offsets[chunk.x + 1], chunk.y + chunk_arcs);
+    tight_arcs(chunk.x, du, chunk.y + threadIdx.x, end, blockDim.x, columns, weights, dist, parents);
   }
 }
 

@@ -8,7 +8,7 @@ import pytest
 
 from autotune.cli import main
 from autotune.graphs import build_csr, load_graph
-from autotune.gpu.paths import zero_weight_arcs
+from autotune.gpu.paths import hub_chunks, zero_weight_arcs
 from autotune.reference.cache import INF, ReferenceCache
 from autotune.reference.paths import tree_error
 
@@ -62,6 +62,14 @@ def test_zero_weight_arcs_leave_out_self_loops(zeros):
     assert zero_weight_arcs(zeros.row_offsets, zeros.columns, zeros.weights).tolist() == [[0, 1], [2, 3], [3, 2]]
     loop = build_csr("loop", 2, np.array([0, 0]), np.array([0, 1]), np.array([0, 3]))
     assert zero_weight_arcs(loop.row_offsets, loop.columns, loop.weights).shape == (0, 2)
+
+
+def test_hub_chunks_cover_every_arc_of_every_hub_once():
+    graph = load_graph("rmat10")
+    chunks = hub_chunks(graph.row_offsets, hub_degree=40, chunk_arcs=16)
+    covered = np.concatenate([np.arange(first, min(first + 16, graph.row_offsets[v + 1])) for v, first in chunks])
+    hubs = np.flatnonzero(np.diff(graph.row_offsets) >= 40)
+    assert len(hubs) and sorted(covered) == [e for v in hubs for e in range(graph.row_offsets[v], graph.row_offsets[v + 1])]
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -91,7 +91,7 @@ class DeltaStepping(Algorithm):
     characterization_file = "delta.toml"
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
-    bytes_per_instance = 116  # 27 int fields of state, a source and a target (hub chunks, when used, come on top)
+    bytes_per_instance = 128  # 30 int fields of state, a source and a target (hub chunks, when used, come on top)
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         """`advance` launches as the host loop's advance or a persistent solve; `split` as finish."""

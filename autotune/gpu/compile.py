@@ -23,8 +23,9 @@ CARVEOUT_PERCENT = {
 
 
 @cache
-def compiled_module(algorithm: str, no_l1: bool):  # -> pycuda.compiler.SourceModule
-    """Compile (or fetch from PyCUDA's disk cache) one build; cached for the process.
+def compiled_module(algorithm: str, no_l1: bool, targeted: bool = False):  # -> pycuda.compiler.SourceModule
+    """Compile (or fetch from PyCUDA's disk cache) one build; cached for the process. `targeted`:
+    the build of source-target queries (-DTARGETED=1; kernels/delta.cu).
 
     Requires a current CUDA context (`device.gpu_session`).
     """
@@ -34,7 +35,8 @@ def compiled_module(algorithm: str, no_l1: bool):  # -> pycuda.compiler.SourceMo
 
     entry = algorithms.get(algorithm)
     # the shipped kernels' headers (`#include "frontier.cuh"`), also for a source outside kernels/
-    return SourceModule(entry.source_path.read_text(), options=entry.compile_options(no_l1), no_extern_c=True,
+    options = entry.compile_options(no_l1) + (["-DTARGETED=1"] if targeted else [])
+    return SourceModule(entry.source_path.read_text(), options=options, no_extern_c=True,
                         include_dirs=[str(entry.source_path.parent), str(kernels_dir())])
 
 
@@ -49,19 +51,21 @@ def compiled_source(filename: str):  # -> pycuda.compiler.SourceModule
     return SourceModule(source.read_text(), options=[], no_extern_c=True, include_dirs=[str(kernels_dir())])
 
 
-def kernel_function(algorithm: str, function: str, cache_state: CacheState = CacheState.DEFAULT):
-    """The compiled `function` of the build that `cache_state` and `algorithm` select."""
-    return compiled_module(algorithm, cache_state is CacheState.NO_L1).get_function(function)
+def kernel_function(algorithm: str, function: str, cache_state: CacheState = CacheState.DEFAULT,
+                    targeted: bool = False):
+    """The compiled `function` of the build that `cache_state`, `algorithm` and `targeted` select."""
+    return compiled_module(algorithm, cache_state is CacheState.NO_L1, targeted).get_function(function)
 
 
-def launchable(algorithm: str, function: str, launch: KernelLaunch, kernel: str | None = None):
+def launchable(algorithm: str, function: str, launch: KernelLaunch, kernel: str | None = None,
+               targeted: bool = False):
     """The compiled function for a kernel launch, its cache preference applied.
 
     Raises:
         LaunchRejected: the block is larger than the compiled function allows.
     """
     cuda = driver()
-    compiled = kernel_function(algorithm, function, launch.cache)
+    compiled = kernel_function(algorithm, function, launch.cache, targeted)
     limit = compiled.get_attribute(cuda.function_attribute.MAX_THREADS_PER_BLOCK)
     if launch.block_size > limit:
         raise LaunchRejected(

@@ -147,8 +147,8 @@ class DeltaSolver(Solver):
         return None if self._workspace is None else self._workspace.work
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
-        """`Solver.solve_to`: an instance stops at the first split its target's distance is below
-        the threshold (delta.cu, target_settled); Delta = inf never splits, so solves everything."""
+        """`Solver.solve_to` with delta.cu's TARGETED build: an instance stops once nothing waiting
+        can lower its target's distance (the source's header says when each loop mode checks)."""
         return self.solve(config, sources, targets=targets)
 
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
@@ -178,7 +178,8 @@ class DeltaSolver(Solver):
             workspace = self.workspace(
                 lambda w: w.fits(ck, hub_capacity),
                 lambda: Workspace(self.graph.n_vertices, ck, self.fields["N_FIELDS"], hub_capacity))
-            launches = self._launches(config, workspace, loop, blocks, delta, warp, np.int32(hub_threshold))
+            launches = self._launches(config, workspace, loop, blocks, delta, warp, np.int32(hub_threshold),
+                                      targets is not None)
         ends = [-1] * ck if targets is None else list(targets)
         cuda.memcpy_htod(workspace.sources, np.asarray([*sources, *ends], dtype=np.int32))  # init reads both
         stream = self._stream
@@ -211,7 +212,7 @@ class DeltaSolver(Solver):
         )
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
-                  hub_threshold) -> dict[str, PackedLaunch]:
+                  hub_threshold, targeted: bool) -> dict[str, PackedLaunch]:
         algorithm = self.algorithm.name
         n, ck = np.int32(self.graph.n_vertices), np.int32(config.concurrent_kernels)
         g, w = self.device_graph, workspace
@@ -224,7 +225,7 @@ class DeltaSolver(Solver):
                                     "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])}
         scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
         if loop == PERSISTENT and blocks == 1:
-            function = launchable(algorithm, "solve_block", advance, "advance")
+            function = launchable(algorithm, "solve_block", advance, "advance", targeted)
             shared = scratch + 8 * QUEUE_CAPACITY
             static = function.get_attribute(self.cuda.function_attribute.SHARED_SIZE_BYTES)
             profile = self.device_profile
@@ -238,19 +239,19 @@ class DeltaSolver(Solver):
                                           hub_threshold, max_iterations, np.int32(QUEUE_CAPACITY), np.int32(words))],
                                         shared)
         elif loop == PERSISTENT:
-            function = launchable(algorithm, "solve_grid", advance, "advance")
+            function = launchable(algorithm, "solve_grid", advance, "advance", targeted)
             self._check_resident(function, advance, blocks, int(ck))
             out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                           hub_capacity, delta, warp, hub_threshold, max_iterations)], scratch)
         else:
             split = config.kernel("split")
-            out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance), (blocks, int(ck)),
+            out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance, targeted=targeted), (blocks, int(ck)),
                                           advance.block_size, "iiPPPPPPiii",
                                           [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                             hub_capacity, warp, hub_threshold)], scratch)
             # one block per instance: its blocks must agree on whether to split (delta.cu, finish)
-            out["finish"] = PackedLaunch(launchable(algorithm, "finish", split, "split"), (1, int(ck)),
+            out["finish"] = PackedLaunch(launchable(algorithm, "finish", split, "split", targeted), (1, int(ck)),
                                          split.block_size, "iiPPii", [(n, ck, w.state, w.work, delta, max_iterations)])
         return out
 

@@ -19,6 +19,9 @@ from autotune.gpu.engine import INIT_BLOCK, PackedLaunch, Solver, check_memory, 
 SOURCE = "paths.cu"
 SCAN_BLOCK = 256  # tight_parents: a warp per vertex
 SCAN_GRID_LIMIT = 4096  # its blocks per instance (the warps stride over the vertices)
+HUB_DEGREE = 1024  # arcs from which a vertex's arcs are cut into chunks (tight_chunks)
+CHUNK_ARCS = 1024  # arcs of a chunk; a block of SCAN_BLOCK threads takes one at a time
+CHUNK_GRID_LIMIT = 1024  # tight_chunks' blocks per instance
 CLOSURE_BLOCK = 1024  # zero_closure: one block per instance
 NO_PARENT = -1
 
@@ -30,6 +33,20 @@ class TreeResult:
 
     parents: np.ndarray
     elapsed_ms: float
+
+
+def hub_chunks(row_offsets: np.ndarray, hub_degree: int = HUB_DEGREE, chunk_arcs: int = CHUNK_ARCS) -> np.ndarray:
+    """(vertex, first arc) of every chunk of `chunk_arcs` arcs of the vertices of at least
+    `hub_degree` arcs, int32 (k, 2).
+
+    Example:
+        >>> hub_chunks(np.array([0, 2, 7, 8]), hub_degree=4, chunk_arcs=3).tolist()
+        [[1, 2], [1, 5]]
+    """
+    degrees = np.diff(row_offsets)
+    chunks = [(v, first) for v in np.flatnonzero(degrees >= hub_degree)
+              for first in range(int(row_offsets[v]), int(row_offsets[v + 1]), chunk_arcs)]
+    return np.array(chunks, dtype=np.int32).reshape(-1, 2)
 
 
 def zero_weight_arcs(row_offsets: np.ndarray, columns: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -46,9 +63,10 @@ def zero_weight_arcs(row_offsets: np.ndarray, columns: np.ndarray, weights: np.n
 
 class PathTrees:
     """Builds shortest-path trees of `solver`'s graph after its solves (module docstring); the GPU
-    memory it takes is released with `close` or on leaving a `with` block."""
+    memory it takes is released with `close` or on leaving a `with` block. `hub_degree`: arcs from
+    which a vertex's arcs are taken by blocks in chunks rather than by one warp."""
 
-    def __init__(self, solver: Solver) -> None:
+    def __init__(self, solver: Solver, hub_degree: int = HUB_DEGREE) -> None:
         self.solver = solver
         self.cuda = solver.cuda
         graph = solver.graph
@@ -57,12 +75,14 @@ class PathTrees:
         self._clear = module.get_function("clear_parents")
         self._scan = module.get_function("tight_parents")
         self._closure = module.get_function("zero_closure")
+        self._chunk_scan = module.get_function("tight_chunks")
+        self._graph_arrays: list = []  # the zero-weight arcs and the hubs' chunks, for the graph's life
         arcs = zero_weight_arcs(graph.row_offsets, graph.columns, graph.weights)
-        self.zero_arcs = len(arcs)
-        self._arcs = None
-        if self.zero_arcs:
-            self._arcs = self.cuda.mem_alloc(arcs.nbytes)
-            self.cuda.memcpy_htod(self._arcs, arcs)
+        self.hub_degree = hub_degree
+        chunks = hub_chunks(graph.row_offsets, hub_degree)
+        self.zero_arcs, self.chunks = len(arcs), len(chunks)
+        self._arcs = self._upload(arcs) if self.zero_arcs else None
+        self._chunks = self._upload(chunks) if self.chunks else None
         self._rows: list = []  # parents, sources and (if needed) distances of up to `_capacity` instances
         self._capacity = 0
         self._parents = self._sources = self._distances = None
@@ -76,9 +96,16 @@ class PathTrees:
 
     def close(self) -> None:
         self._free_rows()
-        if self._arcs is not None:
-            self._arcs.free()
-            self._arcs = None
+        for allocation in self._graph_arrays:
+            allocation.free()
+        self._graph_arrays.clear()
+        self._arcs = self._chunks = None
+
+    def _upload(self, array: np.ndarray):
+        allocation = self.cuda.mem_alloc(array.nbytes)
+        self._graph_arrays.append(allocation)
+        self.cuda.memcpy_htod(allocation, np.ascontiguousarray(array))
+        return allocation
 
     def _free_rows(self) -> None:
         for allocation in self._rows:
@@ -125,8 +152,13 @@ class PathTrees:
         g = self.solver.device_graph
         scan_grid = min(SCAN_GRID_LIMIT, -(-self.n // (SCAN_BLOCK // 32)) or 1)
         out = [PackedLaunch(self._clear, (init_blocks(self.n), ck), INIT_BLOCK, "iP", [(n, self._parents)]),
-               PackedLaunch(self._scan, (scan_grid, ck), SCAN_BLOCK, "iPPPPP",
-                            [(n, g.row_offsets, g.columns, g.weights, distances, self._parents)])]
+               PackedLaunch(self._scan, (scan_grid, ck), SCAN_BLOCK, "iiPPPPP",
+                            [(n, np.int32(self.hub_degree), g.row_offsets, g.columns, g.weights, distances,
+                              self._parents)])]
+        if self._chunks is not None:
+            out.append(PackedLaunch(self._chunk_scan, (min(CHUNK_GRID_LIMIT, self.chunks), ck), SCAN_BLOCK, "iiiPPPPPP",
+                                    [(n, np.int32(self.chunks), np.int32(CHUNK_ARCS), self._chunks, g.row_offsets,
+                                      g.columns, g.weights, distances, self._parents)]))
         if self._arcs is not None:
             out.append(PackedLaunch(self._closure, (1, ck), CLOSURE_BLOCK, "iiPPPP",
                                     [(n, np.int32(self.zero_arcs), self._arcs, self._sources, distances,
@@ -134,4 +166,4 @@ class PathTrees:
         return out
 
 
-__all__ = ["NO_PARENT", "PathTrees", "TreeResult", "zero_weight_arcs"]
+__all__ = ["NO_PARENT", "PathTrees", "TreeResult", "hub_chunks", "zero_weight_arcs"]

@@ -36,7 +36,7 @@ def test_instances_that_fit_leave_the_graph_and_a_tenth_of_the_memory():
     memory = 10 * 2**30
     fit = delta.instances_that_fit(1_000_000, 4_000_000, memory)
     graph = 4 * 1_000_001 + 8 * 4_000_000
-    per_instance = 28 * 1_000_000 + 116
+    per_instance = 28 * 1_000_000 + 128
     assert fit * per_instance + graph <= MEMORY_SHARE * memory < (fit + 1) * per_instance + graph
     assert delta.instances_that_fit(10**9, 10**9, 2**30) == 0
 
