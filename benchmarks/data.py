@@ -42,6 +42,16 @@ def gpu_file(gpu_name: str) -> str:
     return next((short for short in ("h100", "h200") if short in name), name)
 
 
+def shipped_table(gpu_name: str, given: Path | None = None) -> Path:
+    """The table a GPU suite looks configurations up in: `given`, else `tables/<gpu>.json`."""
+    return given or ROOT / "tables" / f"{gpu_file(gpu_name)}.json"
+
+
+def shown(path: Path) -> str:
+    """A path as results files name it: relative to the repository when inside it."""
+    return str(Path(path).relative_to(ROOT)) if Path(path).is_relative_to(ROOT) else str(path)
+
+
 def path(gpu: str, name: str) -> Path:
     return DATA_DIR / gpu / name
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import ROOT, Results, command_line, commit, host, now
+from benchmarks.results import Results, command_line, commit, host, now
 
 SAMPLE = 32
 
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> Results:
     rows = []
     with gpu_session(0) as device:
         gpu = device_description(device)
-        table_path = args.table or ROOT / "tables" / f"{data.gpu_file(str(gpu['name']))}.json"
+        table_path = data.shipped_table(str(gpu["name"]), args.table)
         table = Table.load(table_path)
         protocol = Protocol(sample=SAMPLE, min_repetitions=args.repetitions, max_repetitions=args.repetitions)
         for name in [g for g in args.graphs.split(",") if g]:
@@ -85,8 +85,7 @@ def run(args: argparse.Namespace) -> Results:
                                                     for r in rows),
                "worst_one_query_vs_scipy": min((r["one_query_vs_scipy"] for r in ok), default=None),
                "peers": "Gunrock: not installed on the lent machine, not measured"}
-    return Results("kernels", {**gpu, "table": str(Path(table_path).relative_to(ROOT)) if Path(table_path).is_relative_to(ROOT)
-                               else str(table_path)}, command_line(), commit(), now(), host(),
+    return Results("kernels", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                    {"graphs": args.graphs, "repetitions": args.repetitions, "cpu_sources": args.cpu_sources,
                     "sample": SAMPLE}, tuple(rows), summary)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import ROOT, Results, command_line, commit, host, now
+from benchmarks.results import Results, command_line, commit, host, now
 
 ROAD_NETWORKS = ("usa-roads.gr.gz", "rome99.gr.gz")
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> Results:
     rows = []
     with gpu_session(0) as device:
         gpu = device_description(device)
-        table_path = args.query_table or ROOT / "tables" / f"{data.gpu_file(str(gpu['name']))}.json"
+        table_path = data.shipped_table(str(gpu["name"]), args.query_table)
         table = Table.load(table_path)
         for name in [g for g in args.query_graphs.split(",") if g]:
             graph = load_spec(data.spec(name), 0, None)
@@ -73,9 +73,7 @@ def run(args: argparse.Namespace) -> Results:
                "worst_tree_share": max((r["paths"]["share"] for r in rows), default=None),
                "road_target_speedups": {r["graph"]: r["target"]["speedup"] for r in rows if r["road_network"]},
                "targets": "tree share <= 0.30 on every graph; road networks' target speed-up >= 2x"}
-    return Results("queries", {**gpu, "table": str(Path(table_path).relative_to(ROOT))
-                               if Path(table_path).is_relative_to(ROOT) else str(table_path)},
-                   command_line(), commit(), now(), host(),
+    return Results("queries", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                    {"graphs": args.query_graphs, "sources": args.query_sources,
                     "repetitions": args.query_repetitions}, tuple(rows), summary)
 

@@ -162,7 +162,6 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
 def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> None:
     """Solve once more from `source` and save the GPU's distances (verified) as int64, -1 unreachable."""
     from autotune.gpu.device import INF
-    from autotune.reference.distance_range import may_pass
 
     result = solver.solve(config.replace(concurrent_kernels=1), [source])
     distances = result.distances[0]

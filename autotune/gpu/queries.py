@@ -13,6 +13,7 @@ A solve whose distances differ from the CPU's, or a tree that is not one, raises
 """
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -43,7 +44,7 @@ class TreeCost:
         return self.tree_ms / self.solve_ms
 
     def to_json(self) -> dict[str, float | int]:
-        return {"source": self.source, "solve_ms": self.solve_ms, "tree_ms": self.tree_ms, "share": self.share}
+        return {**dataclasses.asdict(self), "share": self.share}
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,7 @@ class TargetCost:
         return self.full_ms / self.target_ms
 
     def to_json(self) -> dict[str, float | int]:
-        return {"source": self.source, "target": self.target, "distance": self.distance, "full_ms": self.full_ms,
-                "target_ms": self.target_ms, "speedup": self.speedup}
+        return {**dataclasses.asdict(self), "speedup": self.speedup}
 
 
 def _one_source(config: LaunchConfig) -> LaunchConfig:
