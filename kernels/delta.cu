@@ -48,7 +48,9 @@
 //               keeps its counters and the head of its near queue in shared memory; `solve_grid`
 //               gives each instance gridDim.x blocks that meet at a barrier. The host refuses a
 //               grid whose blocks could not all be resident at once, and the barrier gives up after
-//               BARRIER_TIMEOUT_CYCLES (setting the instance's error flag), so no grid can hang.
+//               BARRIER_TIMEOUT_CYCLES (setting the instance's error flag), so no grid can hang;
+//   shared:     `solve_shared` is solve_block with the graph and the instance's distances copied
+//               into shared memory first (small graphs: the host refuses one that does not fit).
 //
 // The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT in
 // frontier.cuh, which kernels/lanes.cu shares).
@@ -267,6 +269,13 @@ __device__ __forceinline__ void relax_strided(const Push &p, int *dist, const in
     });
 }
 
+// A distance read: past L1 from global memory (other blocks' atomics land in L2), plainly from
+// shared memory (solve_shared keeps its instance's distances there).
+template <bool SHARED>
+__device__ __forceinline__ int load_dist(const int *p) {
+  if constexpr (SHARED) return *p; else return __ldcg(p);
+}
+
 // Where a tile's large vertices go: expanded in place (hub_out null), or cut into chunks.
 struct Hubs {
   int2 *out;
@@ -292,7 +301,7 @@ __device__ __forceinline__ int inclusive_sum_one_barrier(int value, int *warp_su
 // Expand one tile: entries [tile, tile + blockDim.x) of `queue` (count entries). Dynamic shared
 // memory: 3 * blockDim.x ints from `scratch`. Every thread of the block calls it. Returns the
 // edges this thread counted as scanned. U: edges relaxed at once by a thread.
-template <int U>
+template <int U, bool SHARED = false>
 __device__ int advance_tile(const Push &p, const Queue &queue, int count, int tile,
                             const int *RESTRICT row_offsets, const int *RESTRICT columns,
                             const int *RESTRICT weights, int *dist, int warp_threshold,
@@ -308,7 +317,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   if (item < count) {
     vertex = queue.get(item);
     if (queue.bits != nullptr) unmark(queue.bits, vertex);  // before iteration + 1 pushes with it
-    d = __ldcg(&dist[vertex]);
+    d = load_dist<SHARED>(&dist[vertex]);
     begin = row_offsets[vertex];
     end = row_offsets[vertex + 1];
   }
@@ -422,12 +431,13 @@ __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_
 
 // Split the far pile (count entries) into the next near queue and the other far buffer; this
 // block is `block` of `n_blocks`. `pile_bits`: the pile's bitmap, cleared as it is read (or null).
+template <bool SHARED = false>
 __device__ void split_range(const Push &p, const int *pile, int count, int block, int n_blocks,
                             int *dist, int old_threshold, unsigned *pile_bits = nullptr) {
   for (int i = block * blockDim.x + threadIdx.x; i < count; i += n_blocks * blockDim.x) {
     const int u = __ldcg(&pile[i]);
     if (pile_bits != nullptr) unmark(pile_bits, u);
-    const int d = __ldcg(&dist[u]);
+    const int d = load_dist<SHARED>(&dist[u]);
     if (d < old_threshold) continue;  // an earlier near queue took it
     push(p, u, d);                    // below the new threshold: near; otherwise kept
   }
@@ -804,7 +814,7 @@ __device__ __forceinline__ bool block_target_settled(const BlockSolve &b, int th
 // One iteration of solve_block, whose parity (iteration % 2) is PARITY: the queues and bitmaps it
 // reads and writes are known at compile time (solve_block alternates the two). Returns whether
 // another iteration follows.
-template <int PARITY>
+template <int PARITY, bool SHARED>
 __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
   const int now = b.now, next = b.next, later = 3 - now - next;
   const int count = b.near_count[now];
@@ -832,7 +842,7 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
   const Queue queue = b.queue<PARITY>(true);
   const Hubs no_hubs = {nullptr, nullptr, 0, nullptr};
   for (int tile = 0; tile < count; tile += blockDim.x)
-    b.scanned += advance_tile<BLOCK_UNROLL>(p, queue, count, tile, b.row_offsets, b.columns, b.weights, b.in.dist,
+    b.scanned += advance_tile<BLOCK_UNROLL, SHARED>(p, queue, count, tile, b.row_offsets, b.columns, b.weights, b.in.dist,
                                             b.warp_threshold, b.block_threshold, no_hubs, b.scratch);
   __syncthreads();
   int next_near = b.near_count[next];
@@ -855,7 +865,7 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
     q.target = b.target;
     q.target_dist = b.target_dist;
 #endif
-    split_range(q, b.in.far(sel), far_now, 0, 1, b.in.dist, b.threshold, b.bitmap(2 + sel));
+    split_range<SHARED>(q, b.in.far(sel), far_now, 0, 1, b.in.dist, b.threshold, b.bitmap(2 + sel));
     __syncthreads();
     if (threadIdx.x == 0) {
       b.far_count[sel] = 0;
@@ -891,15 +901,21 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
 // The whole solve, one block per instance: counters in shared memory, and the first
 // `queue_capacity` entries of each near queue too; with `bitmap_words` > 0 (at least (n + 31) / 32),
 // the duplicate stamps as four shared bitmaps (near queues and far piles, by parity). Dynamic
-// shared memory: 3 * blockDim.x + 2 * queue_capacity + 4 * bitmap_words ints.
-extern "C" __global__ void __maxnreg__(56) solve_block(
+// shared memory: 3 * blockDim.x + 2 * queue_capacity + 4 * bitmap_words ints, and with SHARED
+// (solve_shared) the graph and the instance's distances after them: n + 1 + 2 m + n ints, read
+// in at the start and the distances written back at the end, so that no step of the solve waits
+// on global memory but the queues past their shared heads and the far piles.
+template <bool SHARED>
+__device__ __forceinline__ void block_solve(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
     int block_threshold, int max_iterations, int queue_capacity, int bitmap_words) {
-  extern __shared__ int scratch[];
+  extern __shared__ int block_scratch[];  // (solve_grid's `scratch`: another name, the same memory)
+  int *scratch = block_scratch;
   __shared__ int near_count[3], far_count[2], far_min[2];
   BlockSolve b;
   b.in = instance_of(n, ck, state, work, nullptr, 0);
+  int *const global_dist = b.in.dist;
 #if TARGETED
   __shared__ int queue_min[3], stop[2], target_dist;
   b.queue_min = queue_min;
@@ -920,6 +936,22 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
   b.shared_queue0 = scratch + 3 * blockDim.x;
   b.shared_queue1 = b.shared_queue0 + queue_capacity;
   b.bits = reinterpret_cast<unsigned *>(b.shared_queue1 + queue_capacity);
+  if constexpr (SHARED) {
+    const int m = row_offsets[n];
+    int *graph = reinterpret_cast<int *>(b.bits + 4 * bitmap_words);
+    int *shared_offsets = graph, *shared_columns = graph + n + 1, *shared_weights = shared_columns + m;
+    int *shared_dist = shared_weights + m;
+    for (int i = threadIdx.x; i <= n; i += blockDim.x) shared_offsets[i] = row_offsets[i];
+    for (int i = threadIdx.x; i < m; i += blockDim.x) {
+      shared_columns[i] = columns[i];
+      shared_weights[i] = weights[i];
+    }
+    for (int v = threadIdx.x; v < n; v += blockDim.x) shared_dist[v] = __ldcg(&global_dist[v]);
+    b.row_offsets = shared_offsets;
+    b.columns = shared_columns;
+    b.weights = shared_weights;
+    b.in.dist = shared_dist;
+  }
   b.near_count = near_count;
   b.far_count = far_count;
   b.far_min = far_min;
@@ -935,14 +967,18 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
     far_min[0] = far_min[1] = INF;
 #if TARGETED
     queue_min[0] = queue_min[1] = queue_min[2] = INF;
-    target_dist = __ldcg(&b.in.dist[max(b.target, 0)]);  // 0 when it is the source, else INF
+    target_dist = __ldcg(&global_dist[max(b.target, 0)]);  // 0 when it is the source, else INF
 #endif
     b.shared_queue0[0] = __ldcg(&b.in.near(0)[0]);  // the source
   }
   __syncthreads();
-  while (block_iteration<0>(b) && block_iteration<1>(b)) {
+  while (block_iteration<0, SHARED>(b) && block_iteration<1, SHARED>(b)) {
   }
   Instance in = b.in;
+  if constexpr (SHARED) {
+    __syncthreads();
+    for (int v = threadIdx.x; v < n; v += blockDim.x) global_dist[v] = in.dist[v];
+  }
   if (b.scanned) atomicAdd(in.field(F_RELAXED), b.scanned);
   if (threadIdx.x == 0) {
     *in.field(F_ITERATIONS) = b.iteration;
@@ -950,4 +986,23 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
     *in.field(F_THRESHOLD) = b.threshold;
     *in.field(F_DONE) = 1;
   }
+}
+
+extern "C" __global__ void __maxnreg__(56) solve_block(
+    int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
+    const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
+    int block_threshold, int max_iterations, int queue_capacity, int bitmap_words) {
+  block_solve<false>(n, ck, row_offsets, columns, weights, state, work, delta, warp_threshold, block_threshold,
+                     max_iterations, queue_capacity, bitmap_words);
+}
+
+// solve_block with the graph and the distances in shared memory (loop mode `shared`: graphs of a
+// few thousand vertices; the host refuses a graph that does not fit). It takes most of an SM's
+// shared memory, so an SM holds one such block: 64 registers a thread fit 1,024 threads.
+extern "C" __global__ void __maxnreg__(64) solve_shared(
+    int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
+    const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
+    int block_threshold, int max_iterations, int queue_capacity, int bitmap_words) {
+  block_solve<true>(n, ck, row_offsets, columns, weights, state, work, delta, warp_threshold, block_threshold,
+                    max_iterations, queue_capacity, bitmap_words);
 }

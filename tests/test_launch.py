@@ -112,7 +112,7 @@ def test_a_persistent_delta_solve_is_one_launch_so_split_takes_advance_s():
     "params, message",
     [
         ({"delta": 0}, "delta must be an integer >= 1 or 'inf'"),
-        ({"loop": "device"}, "loop must be 'host' or 'persistent'"),
+        ({"loop": "device"}, "loop must be 'host', 'persistent' or 'shared'"),
         ({"block_threshold": 8}, "block_threshold must be an integer >= 32 or 'off'"),
         ({"width": 3}, "delta has no parameter"),
     ],

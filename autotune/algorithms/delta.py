@@ -9,7 +9,7 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping
 
 from autotune.algorithms.base import Algorithm
-from autotune.algorithms.parameters import Parameter, choice
+from autotune.algorithms.parameters import Parameter
 from autotune.launch import LaunchConfig, ParamValue
 
 if TYPE_CHECKING:
@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 
 INFINITE = "inf"
 OFF = "off"
-HOST, PERSISTENT = "host", "persistent"
+HOST, PERSISTENT, SHARED = "host", "persistent", "shared"
 MIN_BLOCK_THRESHOLD = 32
 DELTA_SPAN = 16  # the largest finite Delta tried: the largest weight times this, in powers of two
+# Shared memory for the graph in loop mode shared, at most: Hopper's 227 KiB a block less
+# solve_block's arrays at 1,024 threads (12 bytes a thread and two queue heads of 2,048 entries).
+MAX_SHARED_GRAPH_BYTES = 232_448 - 12 * 1024 - 8 * 2048
 
 
 def delta_values(features: Any) -> tuple[ParamValue, ...]:
@@ -63,6 +66,32 @@ def threshold_argument(value: ParamValue, max_degree: int | None = None) -> int:
     return int(value)
 
 
+def shared_graph_bytes(n_vertices: int, n_edges: int) -> int:
+    """Shared memory the `shared` loop mode takes for the graph (offsets, columns, weights) and an
+    instance's distances, on top of what solve_block takes (delta.cu, block_solve).
+
+    Example:
+        >>> shared_graph_bytes(3353, 8859)  # rome99
+        97700
+    """
+    return 4 * (2 * n_vertices + 1 + 2 * n_edges)
+
+
+def loop_values(features: Any) -> tuple[ParamValue, ...]:
+    """The loop modes a sweep tries on a graph: `shared` only where the graph and its distances
+    fit in the most shared memory a GPU gives one block (`MAX_SHARED_GRAPH_BYTES`; the engine
+    refuses what does not fit on the GPU at hand).
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> loop_values(SimpleNamespace(n_vertices=3353, n_edges=8859)), loop_values(SimpleNamespace(n_vertices=87575, n_edges=242982))
+        (('host', 'persistent', 'shared'), ('host', 'persistent'))
+    """
+    n, m = getattr(features, "n_vertices", None), getattr(features, "n_edges", None)
+    fits = n is not None and m is not None and shared_graph_bytes(n, m) <= MAX_SHARED_GRAPH_BYTES
+    return (HOST, PERSISTENT, SHARED) if fits else (HOST, PERSISTENT)
+
+
 def delta_argument(value: ParamValue) -> int:
     """Delta as the kernels take it: INT32_MAX for `inf`."""
     return 0x7FFFFFFF if value == INFINITE else int(value)
@@ -75,8 +104,11 @@ class DeltaStepping(Algorithm):
     parameters = (
         Parameter("delta", "bucket width; inf: relaxed settlement (frontier Bellman-Ford)", INFINITE,
                   names=(INFINITE,), graph_values=delta_values, values=(INFINITE,)),
-        choice("loop", "host: a launch per phase, termination read asynchronously; persistent: one "
-               "launch runs the whole solve", (HOST, PERSISTENT), PERSISTENT),
+        Parameter("loop", "host: a launch per phase, termination read asynchronously; persistent: one "
+                  "launch runs the whole solve; shared: one launch, one block per instance holding the graph and "
+                  "the distances in shared memory (graphs of a few thousand vertices)", PERSISTENT,
+                  values=(HOST, PERSISTENT, SHARED), names=(HOST, PERSISTENT, SHARED), integers=False,
+                  graph_values=loop_values),
         Parameter("blocks", "blocks per SSSP instance (persistent with more than 1: a barrier between "
                   "phases, every block resident)", 1, values=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512)),
         Parameter("warp_threshold", "a vertex of at least this many edges is expanded by a warp",
@@ -95,27 +127,32 @@ class DeltaStepping(Algorithm):
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         """`advance` launches as the host loop's advance or a persistent solve; `split` as finish."""
-        return {"advance": ("advance", "solve_block", "solve_grid"), "split": ("finish",)}
+        return {"advance": ("advance", "solve_block", "solve_grid", "solve_shared"), "split": ("finish",)}
 
     def canonical(self, config: LaunchConfig) -> LaunchConfig:
-        """A persistent solve is one kernel launched as `advance`: `split` is advance's launch."""
-        if config.param("loop") == PERSISTENT and config.kernel("split") != config.kernel("advance"):
+        """A persistent or shared solve is one kernel launched as `advance`: `split` is advance's
+        launch; a shared solve has one block per instance."""
+        loop = config.param("loop")
+        if loop == SHARED and config.param("blocks") != 1:
+            config = config.replace(blocks=1)
+        if loop in (PERSISTENT, SHARED) and config.kernel("split") != config.kernel("advance"):
             return config.replace(split=config.kernel("advance"))
         return config
 
     def latency_design(self, space: Any) -> list[LaunchConfig]:
         """One query: one persistent block of the largest size, and a grid of 128 blocks (the shapes
-        that won one query on road networks and on power-law graphs, docs/notes/kernels.md), each
-        with relaxed settlement (INF), the middle of the graph's Delta domain and warp bins off,
-        within the space's values."""
+        that won one query on road networks and on power-law graphs, docs/notes/kernels.md), and
+        one block holding the graph in shared memory where the space has that loop mode (small
+        graphs), each with relaxed settlement (INF), the middle of the graph's Delta domain and
+        warp bins off, within the space's values."""
         values = dict(space.params)
         deltas = list(values["delta"])
         finite = [d for d in deltas if d != INFINITE]
         block = max(space.uniform_block_sizes)
         design = []
-        for blocks in (1, 128):
+        for loop, blocks in ((PERSISTENT, 1), (PERSISTENT, 128), (SHARED, 1)):
             for delta in dict.fromkeys([INFINITE, finite[len(finite) // 2] if finite else INFINITE]):
-                params = {"loop": PERSISTENT, "blocks": blocks, "delta": delta, "warp_threshold": OFF}
+                params = {"loop": loop, "blocks": blocks, "delta": delta, "warp_threshold": OFF}
                 params = {k: v for k, v in params.items() if v in values[k]}
                 design.append(self.uniform(block, space.caches[0], 1, 1, params))
         return [c for c in dict.fromkeys(design) if space.contains(c)]

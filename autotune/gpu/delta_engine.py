@@ -13,6 +13,9 @@ batched solves in one of its loop modes.
   allows more on some sizes, but on the H100 a grid of two 512-thread blocks per SM, which it
   allowed, timed out at the barrier (docs/notes/kernels.md). The kernel's barrier gives
   up after a few seconds all the same, so no grid hangs the GPU.
+* `shared`: `solve_shared`, solve_block with the graph and the instance's distances copied into
+  the block's shared memory (`shared_graph_bytes`): refused (INVALID) when they do not fit beside
+  the block's own arrays.
 
 Every solve's iterations, splits and scanned edges are read back per instance; an instance that
 reports an error (a barrier timeout, the iteration cap, a queue overflow) makes the solve WRONG.
@@ -24,7 +27,14 @@ from typing import Sequence
 
 import numpy as np
 
-from autotune.algorithms.delta import HOST, PERSISTENT, delta_argument, threshold_argument
+from autotune.algorithms.delta import (
+    HOST,
+    PERSISTENT,
+    SHARED,
+    delta_argument,
+    shared_graph_bytes,
+    threshold_argument,
+)
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
@@ -188,7 +198,7 @@ class DeltaSolver(Solver):
         with self.launch_errors(config), timed_span(self, stream, deadline_ms) as span:
             launch("other", launches["init"], stream)
             finished = True
-            if loop == PERSISTENT:
+            if loop in (PERSISTENT, SHARED):
                 launch("advance", launches["solve"], stream)
             else:
                 steps = (("advance", launches["advance"]), ("split", launches["finish"]))
@@ -224,14 +234,20 @@ class DeltaSolver(Solver):
                                     (init_blocks(int(n)), int(ck)), INIT_BLOCK,
                                     "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])}
         scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
-        if loop == PERSISTENT and blocks == 1:
-            function = launchable(algorithm, "solve_block", advance, "advance", targeted)
+        if loop == SHARED or (loop == PERSISTENT and blocks == 1):
+            function = launchable(algorithm, "solve_shared" if loop == SHARED else "solve_block", advance, "advance",
+                                  targeted)
+            graph_bytes = shared_graph_bytes(self.graph.n_vertices, self.graph.n_edges) if loop == SHARED else 0
             shared = scratch + 8 * QUEUE_CAPACITY
             static = function.get_attribute(self.cuda.function_attribute.SHARED_SIZE_BYTES)
             profile = self.device_profile
-            words = bitmap_words(int(n), int(ck), profile.sm_count,
-                                 profile.max_shared_memory_per_block - static - shared)
-            shared += 16 * words
+            free_bytes = profile.max_shared_memory_per_block - static - shared - graph_bytes
+            if free_bytes < 0:
+                raise LaunchRejected(None, f"loop shared: the graph and its distances take {graph_bytes:,} bytes of "
+                                           f"shared memory; a block of {advance.block_size} threads has "
+                                           f"{free_bytes + graph_bytes:,} left")
+            words = bitmap_words(int(n), int(ck), profile.sm_count, free_bytes)
+            shared += 16 * words + graph_bytes
             # a block of more than 48 KiB of shared memory opts in (bitmap_words keeps it within the limit)
             function.set_attribute(self.cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, max(shared, 49152 - static))
             out["solve"] = PackedLaunch(function, (1, int(ck)), advance.block_size, "iiPPPPPiiiiii",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from autotune.algorithms.delta import INFINITE, OFF, delta_values
@@ -90,6 +91,36 @@ def test_a_grid_that_cannot_be_resident_is_refused_before_it_runs(session, graph
     assert after.status is Status.OK
 
 
+SHARED = {"loop": "shared", "blocks": 1}
+
+
+@pytest.mark.parametrize("name", ["rome99.gr.gz", "rmat10"])
+def test_the_graph_in_shared_memory_gives_the_same_distances(session, graphs, name):
+    graph = graphs(name)
+    deltas = deltas_of(graph)
+    configs = [config(ck, block=block, delta=d, warp_threshold=warp, block_threshold=hub, **SHARED)
+               for ck, block in ((1, 1024), (4, 256)) for d in (deltas[0], deltas[len(deltas) // 2], INFINITE)
+               for warp, hub in ((32, 256), (OFF, OFF))]
+    assert_all_ok(measure(graph, configs, sample=8))
+
+
+def test_the_shared_loop_with_zero_weights_unreachable_vertices_and_one_vertex(session):
+    from autotune.graphs import build_csr
+
+    tails, heads, weights = np.array([0, 1, 2, 3, 4, 1]), np.array([1, 2, 3, 2, 0, 3]), np.array([0, 5, 0, 0, 7, 9])
+    zeros = build_csr("zeros", 6, tails, heads, weights)
+    assert_all_ok(measure(zeros, [config(6, delta=d, **SHARED) for d in (1, 4, INFINITE)], sample=6))
+    single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
+    assert_all_ok(measure(single, [config(1, delta=d, **SHARED) for d in (1, INFINITE)], sample=1))
+
+
+def test_a_graph_too_large_for_shared_memory_is_refused_before_it_runs(session, graphs):
+    refused, after = measure(graphs("usa-roads.gr.gz"), [config(1, delta=2048, **SHARED), config(1, delta=2048, **BLOCK)],
+                             sample=2)
+    assert refused.status is Status.INVALID and "shared memory" in refused.reason
+    assert after.status is Status.OK
+
+
 def test_an_instance_that_reports_an_error_is_wrong_and_the_process_stays_usable(session, graphs, monkeypatch):
     from autotune.gpu import CudaEventTimer, open_solver
 
@@ -98,7 +129,7 @@ def test_an_instance_that_reports_an_error_is_wrong_and_the_process_stays_usable
     with open_solver(graph, "delta") as solver:
         timer = CudaEventTimer(solver, choose_sources(graph, 2, seed=1), protocol)
         monkeypatch.setattr(solver, "max_iterations", lambda: 3)  # far fewer than any solve needs
-        capped = [timer.measure(config(2, delta=8, **loop)) for loop in (BLOCK, GRID, HOST)]
+        capped = [timer.measure(config(2, delta=8, **loop)) for loop in (BLOCK, GRID, HOST, SHARED)]
         monkeypatch.undo()
         fine = timer.measure(config(2, delta=8, **BLOCK))
     for measurement in capped:

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.gpu
 HOST = {"loop": "host", "blocks": 16}
 BLOCK = {"loop": "persistent", "blocks": 1}
 GRID = {"loop": "persistent", "blocks": 4}
+SHARED = {"loop": "shared", "blocks": 1}
 
 
 def zeros_graph():
@@ -35,6 +36,8 @@ def zeros_graph():
 
 
 def configs_of(algorithm: str, ck: int) -> list[LaunchConfig]:
+    if algorithm == "delta_shared":
+        return [solves.config("delta", ck, 256, 256, "default", delta=64, **SHARED)]
     entry = algorithms.get(algorithm)
     if algorithm in ("delta", "delta_lanes"):
         return [solves.config(algorithm, ck, 256, 256, "default", delta=64, **loop)
@@ -50,7 +53,8 @@ def assert_trees(graph, algorithm: str, ck: int, hub_degree: int = 1024) -> None
     sources = list(choose_sources(graph, ck, seed=3))
     sources = (sources * ck)[:ck]
     expected = ReferenceCache(None).distances(graph, sources)
-    with open_solver(graph, algorithm) as solver, PathTrees(solver, hub_degree) as trees:
+    engine = "delta" if algorithm == "delta_shared" else algorithm
+    with open_solver(graph, engine) as solver, PathTrees(solver, hub_degree) as trees:
         for config in configs_of(algorithm, ck):
             result = solver.solve(config, sources)
             tree = trees.build(sources, result.distances)
@@ -67,13 +71,17 @@ def test_the_tree_after_every_algorithm_is_a_shortest_path_tree(session, graphs,
     assert_trees(graphs(name), algorithm, ck)
 
 
+def test_the_tree_after_a_solve_in_shared_memory(session, graphs):
+    assert_trees(graphs("rome99.gr.gz"), "delta_shared", 4)
+
+
 @pytest.mark.parametrize("hub_degree", [2, 32])
 def test_trees_whose_hubs_blocks_take_in_chunks(session, graphs, hub_degree):
     assert_trees(graphs("rmat12"), "delta", 4, hub_degree)
     assert_trees(graphs("Email-Enron.txt.gz"), "delta", 2, hub_degree)
 
 
-@pytest.mark.parametrize("algorithm", ["delta", "delta_lanes"])
+@pytest.mark.parametrize("algorithm", ["delta", "delta_shared", "delta_lanes"])
 def test_trees_with_zero_weight_cycles_unreachable_vertices_and_one_vertex(session, algorithm):
     ck = 32 if algorithm == "delta_lanes" else 6
     assert_trees(zeros_graph(), algorithm, ck)
@@ -92,9 +100,11 @@ def targets_solved(graph, config, sources, targets):
         return full, early.iterations.copy()
 
 
-@pytest.mark.parametrize("loop", [BLOCK, GRID, HOST], ids=["block", "grid", "host"])
+@pytest.mark.parametrize("loop", [BLOCK, GRID, HOST, SHARED], ids=["block", "grid", "host", "shared"])
 @pytest.mark.parametrize("name", ["usa-roads.gr.gz", "rome99.gr.gz", "rmat12", "delaunay_n16.mtx.gz"])
 def test_the_early_stop_gives_the_targets_distance(session, graphs, loop, name):
+    if loop is SHARED and name not in ("rome99.gr.gz",):
+        pytest.skip("the graph does not fit in shared memory")
     graph = graphs(name)
     sources = list(choose_sources(graph, 8, seed=5))
     targets = list(choose_sources(graph, 8, seed=6))
@@ -117,7 +127,7 @@ def test_targets_with_zero_weights_unreachable_the_source_itself_and_infinite_de
     graph = zeros_graph()
     sources, targets = [0, 0, 4, 5, 1, 2], [3, 4, 3, 0, 1, 5]  # 0 does not reach 4, 5 reaches nothing
     for delta in (1, 4, INFINITE):
-        for loop in (BLOCK, GRID, HOST):
+        for loop in (BLOCK, GRID, HOST, SHARED):
             targets_solved(graph, solves.config("delta", 6, 64, 64, "default", delta=delta, **loop), sources, targets)
 
 

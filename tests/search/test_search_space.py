@@ -8,6 +8,7 @@ from optuna.distributions import IntDistribution
 
 from autotune.algorithms import get
 from autotune.errors import InputError
+from autotune.model import GraphFeatures
 from autotune.search import SearchSpace
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
@@ -130,11 +131,25 @@ def test_delta_s_domain_comes_from_the_graph_s_weights_and_the_options_narrow_it
 
 
 @settings(max_examples=50, deadline=None)
-@given(delta=st.sampled_from([1, 64, 1024, "inf"]), loop=st.sampled_from(["host", "persistent"]),
+@given(delta=st.sampled_from([1, 64, 1024, "inf"]), loop=st.sampled_from(["host", "persistent", "shared"]),
        blocks=st.sampled_from([1, 8, 128]), advance=st.sampled_from([64, 512]), split=st.sampled_from([128, 1024]))
 def test_delta_params_round_trip_in_canonical_form(delta, loop, blocks, advance, split):
     space = SearchSpace.from_options("delta", params=["delta=1,64,1024,inf"])
     config = get("delta").validate(LaunchConfig.of(4, "delta", {"delta": delta, "loop": loop, "blocks": blocks},
                                                    advance=KernelLaunch(advance), split=KernelLaunch(split)))
     assert space.from_params(space.to_params(config)) == config
-    assert (config.split == config.advance) == (loop == "persistent" or advance == split)
+    assert (config.split == config.advance) == (loop in ("persistent", "shared") or advance == split)
+    assert config.param("blocks") == (1 if loop == "shared" else blocks)
+
+
+def test_the_shared_loop_is_searched_only_on_graphs_that_fit_in_shared_memory():
+    from autotune.search.strategies import initial_design
+
+    small = GraphFeatures("rome-like", 3353, 8859, max_degree=8, mean_weight=100, min_positive_weight=1, max_weight=9000)
+    large = GraphFeatures("roads", 87575, 242982, max_degree=9, mean_weight=100, min_positive_weight=1, max_weight=2467)
+    assert SearchSpace.from_options("delta", graph=small).param_values("loop") == ("host", "persistent", "shared")
+    assert SearchSpace.from_options("delta", graph=large).param_values("loop") == ("host", "persistent")
+    design = initial_design(SearchSpace.from_options("delta", ck="1", graph=small))
+    assert any(c.param("loop") == "shared" and c.param("blocks") == 1 for c in design)
+    assert not any(c.param("loop") == "shared" for c in initial_design(SearchSpace.from_options("delta", ck="1",
+                                                                                                 graph=large)))
