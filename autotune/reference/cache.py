@@ -15,6 +15,7 @@ Example:
 """
 from __future__ import annotations
 
+import gc
 import io
 import multiprocessing
 import os
@@ -55,6 +56,12 @@ def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
     else:
         _graph_for_workers = graph
         chunks = [sources[i::workers] for i in range(workers)]
+        # Garbage the parent leaves (a PyCUDA stream or event in a reference cycle) would be
+        # collected in a child, whose CUDA calls then kill it (a BrokenProcessPool after the GPU
+        # tests of `sssp --paths`): collect it here, and freeze what is left out of the children's
+        # collections.
+        gc.collect()
+        gc.freeze()
         try:
             with warnings.catch_warnings():
                 # A process with a CUDA context has the driver's threads, and Python warns at fork();
@@ -63,6 +70,7 @@ def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
                 with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
                     results = list(pool.map(_solve_chunk, chunks))
         finally:
+            gc.unfreeze()
             _graph_for_workers = None
         by_source = {s: row for chunk, result in zip(chunks, results) for s, row in zip(chunk, result)}
         rows = [by_source[s] for s in sources]
