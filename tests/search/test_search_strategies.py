@@ -301,5 +301,6 @@ def test_a_search_of_one_query_starts_from_the_algorithm_s_own_shapes_for_it():
     design = initial_design(latency)
     assert design[: len(get("delta").latency_design(latency))] == get("delta").latency_design(latency)
     assert {c.param("blocks") for c in design[:4]} == {1, 128} and all(c.concurrent_kernels == 1 for c in design)
+    assert design[0].param("blocks") == 128  # measured first: one block on a large graph is the slow shape
     batches = SearchSpace.from_options("delta", graph=graph)
     assert not any(c.param("blocks") == 128 for c in initial_design(batches))  # batches: the plain design
