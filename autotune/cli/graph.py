@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from autotune.cli.options import add_graph_options, load_one_graph
 from autotune.graphs import CSRGraph
@@ -13,35 +14,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Inspect the graphs specs name.")
     commands = parser.add_subparsers(dest="graph_command", metavar="SUBCOMMAND", required=True)
     info = commands.add_parser(
-        "info", help="print a graph's size and degrees",
-        description="Print a graph's name, vertices, edges, mean and max out-degree and the "
-                    "number of vertices without out-edges. Generated graphs are cached.",
+        "info", help="print a graph's size, degrees, weights and depth",
+        description="Print a graph's name, vertices, edges, mean and max out-degree, the number of "
+                    "vertices without out-edges, and its shape: the skew of its degrees, the spread of its "
+                    "weights and its depth (breadth-first levels from a few sampled sources, with the share "
+                    "of the graph they reach). Generated graphs are cached.",
     )
     add_graph_options(info, positional=True)
     info.add_argument("--json", action="store_true",
                       help="print JSON with keys name, vertices, edges, mean_degree, max_degree, "
-                           "sinks, sha256")
+                           "sinks, sha256 and shape (degree_cv, degree_ratio, weight_cv, zero_weights, hop_depth, "
+                           "reach, sources)")
     info.set_defaults(run=run_info)
 
 
-def render_info(info: dict[str, object]) -> str:
-    """The text `graph info` prints for `CSRGraph.info()`."""
-    vertices = int(info["vertices"])  # type: ignore[call-overload]
-    sinks = int(info["sinks"])  # type: ignore[call-overload]
+def render_info(info: dict[str, Any]) -> str:
+    """The text `graph info` prints for `CSRGraph.info()` and, under `shape`, `GraphShape.to_json()`."""
+    vertices = int(info["vertices"])
+    sinks = int(info["sinks"])
     share = f" ({100 * sinks / vertices:.1f}%)" if vertices else ""
-    return "\n".join([
+    lines = [
         f"{info['name']}",
         f"  vertices          {vertices:,}",
-        f"  edges             {int(info['edges']):,}",  # type: ignore[call-overload]
-        f"  mean out-degree   {float(info['mean_degree']):.2f}",  # type: ignore[arg-type]
-        f"  max out-degree    {int(info['max_degree']):,}",  # type: ignore[call-overload]
+        f"  edges             {int(info['edges']):,}",
+        f"  mean out-degree   {float(info['mean_degree']):.2f}",
+        f"  max out-degree    {int(info['max_degree']):,}",
         f"  no out-edges      {sinks:,}{share}",
-        f"  sha256            {info['sha256']}",
-    ])
+    ]
+    shape = info.get("shape")
+    if shape:
+        ratio = f", max / mean {shape['degree_ratio']:.1f}" if shape["degree_ratio"] is not None else ""
+        lines.append(f"  degree skew       cv {shape['degree_cv']:.2f}{ratio}")
+        if shape["weight_cv"] is not None:
+            lines.append(f"  weights           cv {shape['weight_cv']:.2f}, {100 * shape['zero_weights']:.1f}% zero")
+        if shape["hop_depth"] is not None:
+            lines.append(f"  depth             {shape['hop_depth']:,} levels (median from {len(shape['sources'])} "
+                         f"sampled sources, which reach {100 * shape['reach']:.1f}% of the graph)")
+    lines.append(f"  sha256            {info['sha256']}")
+    return "\n".join(lines)
 
 
 def run_info(args: argparse.Namespace) -> int:
+    from autotune.model.shape import graph_shape
+
     graph: CSRGraph = load_one_graph(args)
-    info = graph.info()
+    info: dict[str, Any] = {**graph.info(), "shape": graph_shape(graph).to_json()}
     print(json.dumps(info, indent=2) if args.json else render_info(info))
     return 0
