@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from autotune.errors import AutotuneError, InputError
+from autotune.errors import AutotuneError, InputError, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.launch import LaunchConfig
 from autotune.reference.cache import INF, ReferenceCache
@@ -63,7 +63,7 @@ def run_queries(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig,
                                  "target_ms": statistics.median(c.target_ms for c in costs_t),
                                  "speedup": statistics.median(c.speedup for c in costs_t),
                                  "verified": len(costs_t), "per_source": [c.to_json() for c in costs_t]}
-    except AutotuneError as error:
+    except WrongResult as error:
         raise AutotuneError(f"wrong: {error}") from None
     if args.json:
         print(json.dumps(summary, indent=2))
