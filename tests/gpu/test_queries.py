@@ -1,7 +1,7 @@
 """Shortest-path trees and source-target stops on the GPU (`pytest -m gpu`): the tree pass after
 every algorithm (on the distances each leaves in GPU memory, or copied up for delta_lanes) is a
 shortest-path tree by the CPU's check, with zero-weight cycles, unreachable vertices and a graph of
-one vertex; delta's early stop gives the target's exact distance in all three loop modes, for every
+one vertex; delta's early stop gives the target's exact distance in every loop mode, for every
 instance of a batch, and stops sooner than the full solve; `sssp --paths --target` does both."""
 from __future__ import annotations
 
