@@ -13,7 +13,7 @@ import contextlib
 import tempfile
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, Sequence
 
 from autotune.search.records import Record, read_records, write_records
 
@@ -40,6 +40,21 @@ def gpu_file(gpu_name: str) -> str:
 
     name = slug(gpu_name)
     return next((short for short in ("h100", "h200") if short in name), name)
+
+
+def suite_graphs(names: str | Sequence[str], sample: int) -> Iterator[tuple[str, Any, tuple[int, ...], dict]]:
+    """Each graph of `names` (comma-separated, or a list) loaded as the GPU suites load it, with
+    its sample of `sample` sources (`choose_sources`, seed 0) and their scipy distances: (name,
+    graph, sources, expected)."""
+    from autotune.cli.options import load_spec
+    from autotune.measure import choose_sources
+    from autotune.reference.cache import ReferenceCache
+
+    for name in (names.split(",") if isinstance(names, str) else names):
+        if name:
+            graph = load_spec(spec(name), 0, None)
+            sources = choose_sources(graph, sample, 0)
+            yield name, graph, sources, ReferenceCache(None).distances(graph, sources)
 
 
 def shipped_table(gpu_name: str, given: Path | None = None) -> Path:

@@ -49,11 +49,9 @@ def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> Results:
-    from autotune.cli.options import load_spec
     from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
     from autotune.lookup import Table
-    from autotune.measure import Protocol, choose_sources
-    from autotune.reference.cache import ReferenceCache
+    from autotune.measure import Protocol
 
     rows = []
     with gpu_session(0) as device:
@@ -61,10 +59,7 @@ def run(args: argparse.Namespace) -> Results:
         table_path = data.shipped_table(str(gpu["name"]), args.table)
         table = Table.load(table_path)
         protocol = Protocol(sample=SAMPLE, min_repetitions=args.repetitions, max_repetitions=args.repetitions)
-        for name in [g for g in args.graphs.split(",") if g]:
-            graph = load_spec(data.spec(name), 0, None)
-            sample = choose_sources(graph, SAMPLE, 0)
-            expected = ReferenceCache(None).distances(graph, sample)
+        for name, graph, sample, expected in data.suite_graphs(args.graphs, SAMPLE):
             cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
             row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
                                    "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu}

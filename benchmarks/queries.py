@@ -34,22 +34,16 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Results:
-    from autotune.cli.options import load_spec
     from autotune.gpu import device_description, gpu_session, open_solver
     from autotune.gpu.queries import random_pairs, target_costs, tree_costs
     from autotune.lookup import Table
-    from autotune.measure import choose_sources
-    from autotune.reference.cache import ReferenceCache
 
     rows = []
     with gpu_session(0) as device:
         gpu = device_description(device)
         table_path = data.shipped_table(str(gpu["name"]), args.query_table)
         table = Table.load(table_path)
-        for name in [g for g in args.query_graphs.split(",") if g]:
-            graph = load_spec(data.spec(name), 0, None)
-            sources = choose_sources(graph, args.query_sources, 0)
-            expected = ReferenceCache(None).distances(graph, sources)
+        for name, graph, sources, expected in data.suite_graphs(args.query_graphs, args.query_sources):
             config = table.lookup(graph, queries=1, device=gpu).config
             with open_solver(graph, config.algorithm) as solver:
                 trees, _ = tree_costs(solver, config, sources, expected, args.query_repetitions)

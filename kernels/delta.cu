@@ -566,20 +566,20 @@ extern "C" __global__ void __maxnreg__(64) advance(int n, int ck, const int *RES
   if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
 }
 
-// Whether the instance's target (if it has one) has its final distance once the near queue is
-// empty at threshold T. Every thread of the instance reads the same answer: no distance changes
-// between an advance's end and the next advance.
-__device__ __forceinline__ bool target_settled(const Instance &in, int threshold) {
+// The instance's target, or -1 for none (always, in a plain build).
+__device__ __forceinline__ int instance_target(const Instance &in) {
 #if TARGETED
-  const int target = in.load(F_TARGET);
-  return target >= 0 && __ldcg(&in.dist[target]) < threshold;
+  return in.load(F_TARGET);
 #else
-  return false;
+  return -1;
 #endif
 }
 
-// target_settled for solve_grid, whose blocks keep the target in shared memory.
-__device__ __forceinline__ bool grid_target_settled(const Instance &in, const int &target, int threshold) {
+// Whether the instance's target (-1: none) has its final distance once the near queue is empty at
+// threshold T (false in a plain build). Every thread of the instance reads the same answer: no
+// distance changes between an advance's end and the next advance. By reference, so that
+// solve_grid's blocks can keep the target in shared memory (in a register, its loop spills).
+__device__ __forceinline__ bool target_settled(const Instance &in, const int &target, int threshold) {
 #if TARGETED
   return target >= 0 && __ldcg(&in.dist[target]) < threshold;
 #else
@@ -589,7 +589,7 @@ __device__ __forceinline__ bool grid_target_settled(const Instance &in, const in
 
 // Whether nothing waiting (its smallest distance `waiting`) can lower the target's distance.
 __device__ __forceinline__ bool target_final(const Instance &in, int waiting) {
-  const int target = in.load(F_TARGET);
+  const int target = instance_target(in);
   return target >= 0 && __ldcg(&in.dist[target]) <= waiting;
 }
 
@@ -614,7 +614,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   }
   __syncthreads();
   const int next_work = counts[0], far_count = counts[1];
-  const bool stop = next_work == 0 && target_settled(in, threshold);
+  const bool stop = next_work == 0 && target_settled(in, instance_target(in), threshold);
   const bool split = next_work == 0 && far_count > 0 && !stop;
   const int new_threshold = split ? next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta)
                                   : threshold;
@@ -704,7 +704,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
   const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
 #if TARGETED
-  __shared__ int grid_target;  // in shared memory: in a register, the loop below spills
+  __shared__ int grid_target;  // in shared memory (target_settled)
   if (threadIdx.x == 0) grid_target = in.load(F_TARGET);
   __syncthreads();
 #else
@@ -730,7 +730,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
     int far_count = in.load(F_FAR_COUNT0 + sel);
     // A settled target ends the solve as an empty far pile would (a variable more spills here).
-    if (next_work == 0 && grid_target_settled(in, grid_target, threshold)) far_count = 0;
+    if (next_work == 0 && target_settled(in, grid_target, threshold)) far_count = 0;
     if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
     while (next_work == 0 && far_count > 0) {
       const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
@@ -747,7 +747,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       splits += 1;
       next_work = in.load(F_NEAR_COUNT0 + next);
       far_count = in.load(F_FAR_COUNT0 + sel);
-      if (next_work == 0 && grid_target_settled(in, grid_target, threshold)) far_count = 0;
+      if (next_work == 0 && target_settled(in, grid_target, threshold)) far_count = 0;
       // Another split right away writes the buffer whose count the leader has just zeroed: wait
       // for it. Otherwise its next writer is a split after the next advance's barrier.
       if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;

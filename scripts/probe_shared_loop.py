@@ -11,20 +11,15 @@ import sys
 
 from benchmarks import data
 from benchmarks.kernels import scipy_ms
-from autotune.cli.options import load_spec
 from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
 from autotune.launch import KernelLaunch
 from autotune.lookup import Table
-from autotune.measure import Protocol, choose_sources
-from autotune.reference.cache import ReferenceCache
+from autotune.measure import Protocol
 
 with gpu_session(0) as device:
     gpu = device_description(device)
     table = Table.load("tables/h100.json")
-    for name in sys.argv[1:]:
-        graph = load_spec(data.spec(name), 0, None)
-        sample = choose_sources(graph, 32, 0)
-        expected = ReferenceCache(None).distances(graph, sample)
+    for name, graph, sample, expected in data.suite_graphs(sys.argv[1:], 32):
         cpu = statistics.median(scipy_ms(graph, list(sample[:8])))
         tuned = table.lookup(graph, queries=1, device=gpu).config
         if tuned.algorithm != "delta":

@@ -8,20 +8,14 @@ import statistics
 import sys
 
 from benchmarks import data
-from autotune.cli.options import load_spec
 from autotune.gpu import device_description, gpu_session, open_solver
 from autotune.gpu.queries import random_pairs, target_costs
 from autotune.lookup import Table
-from autotune.measure import choose_sources
-from autotune.reference.cache import ReferenceCache
 
 with gpu_session(0) as device:
     gpu = device_description(device)
     table = Table.load("tables/h100.json")
-    for name in sys.argv[1:]:
-        graph = load_spec(data.spec(name), 0, None)
-        sources = choose_sources(graph, 32, 0)
-        expected = ReferenceCache(None).distances(graph, sources)
+    for name, graph, _sources, expected in data.suite_graphs(sys.argv[1:], 32):
         config = table.lookup(graph, queries=1, device=gpu).config
         pairs = random_pairs(expected, seed=0)
         d0 = config.params["delta"]

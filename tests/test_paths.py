@@ -59,9 +59,9 @@ def test_every_way_a_tree_can_be_wrong_is_named(zeros, parents, message):
 
 
 def test_zero_weight_arcs_leave_out_self_loops(zeros):
-    assert zero_weight_arcs(zeros.row_offsets, zeros.columns, zeros.weights).tolist() == [[0, 1], [2, 3], [3, 2]]
+    assert zero_weight_arcs(zeros).tolist() == [[0, 1], [2, 3], [3, 2]]
     loop = build_csr("loop", 2, np.array([0, 0]), np.array([0, 1]), np.array([0, 3]))
-    assert zero_weight_arcs(loop.row_offsets, loop.columns, loop.weights).shape == (0, 2)
+    assert zero_weight_arcs(loop).shape == (0, 2)
 
 
 def test_hub_chunks_cover_every_arc_of_every_hub_once():
@@ -77,6 +77,7 @@ def test_hub_chunks_cover_every_arc_of_every_hub_once():
     (["--cpu", "--target", "3"], "--target applies to GPU solves"),
     (["--sources", "8", "--paths"], "--paths and --target time one source at a time"),
     (["--save-dir", "d", "--target", "2"], "--paths and --target time one source at a time"),
+    (["--sources", "4", "--save-paths", "t.npy"], "--paths and --target time one source at a time"),
     (["--save-paths", "t.npy", "--source", "1"], "--save-paths writes the tree that --paths builds"),
     (["--paths", "--save-paths", "t.npy"], "--save-paths writes one source's tree; give --source"),
     (["--target", "64"], "--target: 64 is not a vertex of random64-d2 (0..63)"),

@@ -54,6 +54,11 @@ def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: 
     return match.config
 
 
+def asks_queries(args: argparse.Namespace) -> bool:
+    """Whether the options ask for a shortest-path tree or a source-target stop (`sssp_queries`)."""
+    return any(getattr(args, name, None) is not None for name in ("paths", "save_paths", "target"))
+
+
 def many_sources(args: argparse.Namespace) -> bool:
     """Whether the options ask for the many-source mode (--sources, --save-dir), checked.
 
@@ -67,7 +72,7 @@ def many_sources(args: argparse.Namespace) -> bool:
         raise InputError("--save writes one source's distances; with --sources, --save-dir writes every source's")
     if not many and getattr(args, "verify", None) is not None:
         raise InputError("--verify applies to --sources and --save-dir")
-    if many and (getattr(args, "paths", None) or getattr(args, "target", None) is not None):
+    if many and asks_queries(args):
         raise InputError("--paths and --target time one source at a time (--source, or the sample); "
                          "drop --sources and --save-dir")
     return many
@@ -87,7 +92,7 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         table = Table.load(args.table)  # a bad table fails before the GPU is opened
     if many_sources(args):
         return _run_many(args, graph, config, table)
-    if any(getattr(args, name, None) is not None for name in ("paths", "save_paths", "target")):
+    if asks_queries(args):
         from autotune.cli.sssp_queries import check_query_options
 
         check_query_options(args, graph)
@@ -102,7 +107,7 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
         else:
             sources = choose_sources(graph, DEFAULT_SAMPLE, seed=int(args.seed or 0))
         with open_solver(graph, config.algorithm) as solver:
-            if getattr(args, "paths", None) or getattr(args, "target", None) is not None:
+            if asks_queries(args):
                 from autotune.cli.sssp_queries import run_queries
 
                 return run_queries(args, graph, config, sources, solver, device_description(device))

@@ -134,14 +134,8 @@ class AddsSolver(Solver):
         cuda.memcpy_dtoh(state, workspace.state)
         errors = state[:, self.fields["F_ERROR"], 0]
         raise_instance_errors(errors, ERRORS)
-        return SolveResult(
-            elapsed_ms=span.elapsed_ms,
-            wall_ms=span.wall_ms,
-            launch_ms=launch.host_s * 1e3,
-            distances=distances,
-            iterations=state[:, self.fields["F_ADVANCES"], 0] + 1,  # the buckets the window visited
-            kernel_ms=launch.kernel_ms(),
-        )
+        iterations = state[:, self.fields["F_ADVANCES"], 0] + 1  # the buckets the window visited
+        return SolveResult.timed(span, launch, distances, iterations, launch.kernel_ms())
 
 
 __all__ = ["AddsSolver", "hub_ring_size", "ints_per_instance"]

@@ -6,6 +6,7 @@ Only the modules of this package import PyCUDA, and only when called.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 from autotune import algorithms
 from autotune.errors import LaunchRejected
@@ -29,26 +30,26 @@ def compiled_module(algorithm: str, no_l1: bool, targeted: bool = False):  # -> 
 
     Requires a current CUDA context (`device.gpu_session`).
     """
-    from pycuda.compiler import SourceModule
-
-    from autotune.resources import kernels_dir
-
     entry = algorithms.get(algorithm)
-    # the shipped kernels' headers (`#include "frontier.cuh"`), also for a source outside kernels/
-    options = entry.compile_options(no_l1) + (["-DTARGETED=1"] if targeted else [])
-    return SourceModule(entry.source_path.read_text(), options=options, no_extern_c=True,
-                        include_dirs=[str(entry.source_path.parent), str(kernels_dir())])
+    return _build(entry.source_path, entry.compile_options(no_l1) + (["-DTARGETED=1"] if targeted else []))
 
 
 @cache
 def compiled_source(filename: str):  # -> pycuda.compiler.SourceModule
     """Compile a shipped kernel file that belongs to no algorithm (`paths.cu`), once per process."""
+    from autotune.resources import kernels_dir
+
+    return _build(kernels_dir() / filename, [])
+
+
+def _build(source: Path, options: list[str]):  # -> pycuda.compiler.SourceModule
     from pycuda.compiler import SourceModule
 
     from autotune.resources import kernels_dir
 
-    source = kernels_dir() / filename
-    return SourceModule(source.read_text(), options=[], no_extern_c=True, include_dirs=[str(kernels_dir())])
+    # the shipped kernels' headers (`#include "frontier.cuh"`), also for a source outside kernels/
+    return SourceModule(source.read_text(), options=options, no_extern_c=True,
+                        include_dirs=[str(source.parent), str(kernels_dir())])
 
 
 def kernel_function(algorithm: str, function: str, cache_state: CacheState = CacheState.DEFAULT,

@@ -212,14 +212,7 @@ class DeltaSolver(Solver):
         cuda.memcpy_dtoh(state, workspace.state)  # field f of instance k at f x CK + k
         errors = state[self.fields["F_ERROR"]]
         raise_instance_errors(errors, ERRORS)
-        return SolveResult(
-            elapsed_ms=span.elapsed_ms,
-            wall_ms=span.wall_ms,
-            launch_ms=launch.host_s * 1e3,
-            distances=distances,
-            iterations=state[self.fields["F_ITERATIONS"]].copy(),
-            kernel_ms=kernel_ms,
-        )
+        return SolveResult.timed(span, launch, distances, state[self.fields["F_ITERATIONS"]].copy(), kernel_ms)
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
                   hub_threshold, targeted: bool) -> dict[str, PackedLaunch]:

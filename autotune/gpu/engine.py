@@ -55,6 +55,12 @@ class SolveResult:
     iterations: np.ndarray  # per instance
     kernel_ms: dict[str, float] = field(default_factory=dict)  # summed over instances (profiled solves)
 
+    @classmethod
+    def timed(cls, span: Span, launch: Launcher, distances: np.ndarray, iterations: np.ndarray,
+              kernel_ms: dict[str, float]) -> SolveResult:
+        """A solve's result, timed by its closed `span` and the host time its `launch` took."""
+        return cls(span.elapsed_ms, span.wall_ms, launch.host_s * 1e3, distances, iterations, kernel_ms)
+
 
 class GraphOnDevice:
     """The CSR arrays in GPU memory, for the life of the object (and any arrays an engine adds)."""

@@ -101,14 +101,8 @@ class LanesSolver(Solver):
             g = int(np.flatnonzero(errors)[0])
             raise WrongResult(f"group {g} (instances {g * LANES} to {min(ck, (g + 1) * LANES) - 1}): "
                               f"{ERRORS.get(int(errors[g]), f'error {int(errors[g])}')}")
-        return SolveResult(
-            elapsed_ms=span.elapsed_ms,
-            wall_ms=span.wall_ms,
-            launch_ms=launch.host_s * 1e3,
-            distances=self._distances(workspace, ck, groups),
-            iterations=np.repeat(state[self.fields["F_ITERATIONS"]], LANES)[:ck],
-            kernel_ms=kernel_ms,
-        )
+        iterations = np.repeat(state[self.fields["F_ITERATIONS"]], LANES)[:ck]
+        return SolveResult.timed(span, launch, self._distances(workspace, ck, groups), iterations, kernel_ms)
 
     def _distances(self, workspace: Workspace, ck: int, groups: int) -> np.ndarray:
         """One row per instance: each group's distances (32 lanes a vertex) unpacked on the GPU

@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
+from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import compiled_source
 from autotune.gpu.engine import INIT_BLOCK, PackedLaunch, Solver, check_memory, init_blocks, timed_span
 
@@ -49,16 +50,16 @@ def hub_chunks(row_offsets: np.ndarray, hub_degree: int = HUB_DEGREE, chunk_arcs
     return np.array(chunks, dtype=np.int32).reshape(-1, 2)
 
 
-def zero_weight_arcs(row_offsets: np.ndarray, columns: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """The (u, v) pairs of the arcs of weight 0, int32 (k, 2), self-loops left out.
+def zero_weight_arcs(graph: CSRGraph) -> np.ndarray:
+    """The (u, v) pairs of the graph's arcs of weight 0, int32 (k, 2), self-loops left out.
 
     Example:
-        >>> zero_weight_arcs(np.array([0, 2, 3, 3]), np.array([1, 2, 1]), np.array([0, 5, 0])).tolist()
+        >>> g = CSRGraph("g", np.array([0, 2, 3, 3]), np.array([1, 2, 1]), np.array([0, 5, 0]))
+        >>> zero_weight_arcs(g).tolist()
         [[0, 1]]
     """
-    rows = np.repeat(np.arange(len(row_offsets) - 1, dtype=np.int32), np.diff(row_offsets))
-    zero = (weights == 0) & (rows != columns)
-    return np.stack([rows[zero], columns[zero].astype(np.int32)], axis=1).astype(np.int32)
+    zero = (graph.weights == 0) & (graph.tails != graph.columns)
+    return np.stack([graph.tails[zero], graph.columns[zero]], axis=1).astype(np.int32)
 
 
 class PathTrees:
@@ -77,7 +78,7 @@ class PathTrees:
         self._closure = module.get_function("zero_closure")
         self._chunk_scan = module.get_function("tight_chunks")
         self._graph_arrays: list = []  # the zero-weight arcs and the hubs' chunks, for the graph's life
-        arcs = zero_weight_arcs(graph.row_offsets, graph.columns, graph.weights)
+        arcs = zero_weight_arcs(graph)
         self.hub_degree = hub_degree
         chunks = hub_chunks(graph.row_offsets, hub_degree)
         self.zero_arcs, self.chunks = len(arcs), len(chunks)

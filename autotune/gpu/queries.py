@@ -24,6 +24,7 @@ from autotune.errors import WrongResult
 from autotune.gpu.device import INF
 from autotune.gpu.engine import Solver
 from autotune.gpu.paths import PathTrees
+from autotune.gpu.timer import distance_error
 from autotune.launch import LaunchConfig
 from autotune.reference.paths import tree_error
 
@@ -72,11 +73,9 @@ def _one_source(config: LaunchConfig) -> LaunchConfig:
 
 def _checked_distances(result, source: int, expected: np.ndarray) -> np.ndarray:
     distances = result.distances[0]
-    differ = np.flatnonzero(distances != expected)
-    if len(differ):
-        v = int(differ[0])
-        raise WrongResult(f"source {source}: {len(differ)} distances differ from the CPU reference "
-                          f"(vertex {v}: GPU {int(distances[v])}, CPU {int(expected[v])})")
+    error = distance_error(source, distances, expected)
+    if error:
+        raise WrongResult(error)
     return distances
 
 

@@ -199,11 +199,4 @@ class ThesisSolver(Solver):
         driver.memcpy_dtoh(distances, workspace.dist)
         iterations = np.empty(workspace.capacity, dtype=np.int32)
         driver.memcpy_dtoh(iterations, workspace.iterations)
-        return SolveResult(
-            elapsed_ms=span.elapsed_ms,
-            wall_ms=span.wall_ms,
-            launch_ms=launch.host_s * 1e3,
-            distances=distances,
-            iterations=iterations[:ck].copy(),
-            kernel_ms=kernel_ms,
-        )
+        return SolveResult.timed(span, launch, distances, iterations[:ck].copy(), kernel_ms)

@@ -14,6 +14,17 @@ from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batche
 from autotune.reference.cache import ReferenceCache
 
 
+def distance_error(source: int, got: np.ndarray, expected: np.ndarray) -> str | None:
+    """Why the GPU's distances `got` from `source` are wrong against the CPU's `expected` (how many
+    differ, and the first), or None when they agree."""
+    differ = np.flatnonzero(got != expected)
+    if not len(differ):
+        return None
+    v = int(differ[0])
+    return (f"source {source}: {len(differ)} distances differ from the CPU reference "
+            f"(vertex {v}: GPU {int(got[v])}, CPU {int(expected[v])})")
+
+
 class CudaEventTimer:
     """Measures launch configurations of one algorithm on one graph (any engine's `Solver`), by
     the protocol of `autotune.measure`: a warm-up batch (stopped at `limit_ms` when given), timed
@@ -42,14 +53,8 @@ class CudaEventTimer:
             (references or ReferenceCache(None)).distances(self.graph, self.sample)
 
     def _wrong_instances(self, sources: Sequence[int], distances: np.ndarray) -> str | None:
-        for k, source in enumerate(sources):
-            expected = self.expected[source]
-            differ = np.flatnonzero(distances[k] != expected)
-            if len(differ):
-                v = int(differ[0])
-                return (f"source {source}: {len(differ)} distances differ from the CPU reference "
-                        f"(vertex {v}: GPU {int(distances[k][v])}, CPU {int(expected[v])})")
-        return None
+        return next((error for k, source in enumerate(sources)
+                     if (error := distance_error(source, distances[k], self.expected[source]))), None)
 
     def _batch(self, config: LaunchConfig, sources: list[int], profile: bool = False, deadline_ms: float | None = None):
         result = self.solver.solve(config, sources, profile=profile, deadline_ms=deadline_ms)

@@ -56,6 +56,11 @@ class CSRGraph:
         return int(np.count_nonzero(self.out_degrees == 0))
 
     @cached_property
+    def tails(self) -> np.ndarray:
+        """The tail of every arc, in the arcs' order (int32, length m)."""
+        return np.repeat(np.arange(self.n_vertices, dtype=np.int32), np.diff(self.row_offsets))
+
+    @cached_property
     def sha256(self) -> str:
         """Digest of the arrays (not the name): equal graphs have equal digests on any machine."""
         digest = hashlib.sha256()

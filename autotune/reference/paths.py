@@ -40,7 +40,7 @@ def tree_error(graph: CSRGraph, distances: np.ndarray, parents: np.ndarray, sour
     bad = np.flatnonzero(has_parent & ((parents < 0) | (parents >= n)))
     if len(bad):
         return f"vertex {int(bad[0])}: predecessor {int(parents[bad[0]])} is not a vertex"
-    tails = np.repeat(np.arange(n), np.diff(graph.row_offsets))
+    tails = graph.tails
     heads = graph.columns.astype(np.int64)
     tight = (parents[heads] == tails) & reached[tails] & \
         (distances[np.minimum(tails, n - 1)] + graph.weights == distances[heads])
