@@ -37,6 +37,8 @@ SUITES = {suite.name: suite for suite in (
     Suite("model", "benchmarks.model", 0, "the fitted models checked leaving each graph out, priced from records"),
     Suite("lookup", "benchmarks.lookup", 0, "Table.lookup checked leaving each graph out, priced from records"),
     Suite("fleet", "benchmarks.fleet", 2, "the same sweep on one GPU and on all of them: the speed-up"),
+    Suite("answers", "benchmarks.answers", 1, "what the shipped table hands K sources at once against a sweep "
+          "dedicated to that K (K = 1, 16, 1,024)"),
     Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
           "distances alone"),
 )}

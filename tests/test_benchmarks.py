@@ -75,3 +75,27 @@ def test_the_committed_results_name_their_command_gpu_commit_and_date():
         for found in results.newest(suite):
             assert found.command.startswith("python3 -m benchmarks run") and found.gpu_name and found.commit
             assert found.date[:4].isdigit() and json.dumps(found.to_json())
+
+
+def test_the_answers_suite_times_the_table_s_answer_for_k_against_a_dedicated_sweep(fake_gpu, tmp_path, monkeypatch):
+    from benchmarks import answers
+
+    table = tmp_path / "t.json"
+    assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--trials", "12", "--ck", "1,2,4,16",
+                 "--repetitions", "2", "--storage", "memory", "-o", str(table), "-q"]) == 0
+    swept = []
+    monkeypatch.setattr(answers, "sweep_process", lambda argv: (swept.append(argv) or main(
+        [*argv, "--algorithm", "crauser", "--trials", "6", "--storage", "memory"]), ""))
+    args = argparse.Namespace(answer_graphs="rmat8", answer_queries="1,16", answer_table=table, answer_rounds=2, answer_budget=20.0,
+                              results=tmp_path / "results")
+    found = answers.run(args)
+    assert [argv[-2:] for argv in swept] == [["--objective", "latency"], ["--ck", "16"]]
+    one, sixteen = found.measurements
+    assert (one["queries"], sixteen["queries"]) == (1, 16)
+    assert one["answer"]["concurrent_kernels"] == 1 and sixteen["answer"]["concurrent_kernels"] <= 16
+    assert not one["default"] and one["source"] in ("curve", "best", "derived")
+    assert one["dedicated"]["config"]["concurrent_kernels"] == 1 and sixteen["dedicated"]["config"]["concurrent_kernels"] == 16
+    assert all(r["slowdown"] > -1 for r in found.measurements) and found.summary["pairs"] == 2
+    assert (tmp_path / "results" / "fake-h100-test" / "answers.json").is_file()
+    text = "\n".join(answers.render([found]))
+    assert "| rmat8 | 16 |" in text and "Within 15%" in text

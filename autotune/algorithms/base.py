@@ -206,6 +206,12 @@ class Algorithm:
             candidates.append(self.canonical(LaunchConfig(1, launches, self.name, self.default_params())))
         return tuple(dict.fromkeys(candidates))
 
+    def bridge_candidates(self, config: LaunchConfig, concurrent_kernels: int) -> list[LaunchConfig]:
+        """What a queries curve measures for a CK the search left without a point, from the fastest
+        point at a neighbouring CK (`search.plan.bridges`): by default that point with CK set to it;
+        an algorithm whose instances can spread over more of the GPU adds the shapes that do."""
+        return [config.replace(concurrent_kernels=concurrent_kernels)]
+
     def latency_design(self, space: Any) -> list[LaunchConfig]:
         """First trials of a search of one query (a space of CK 1 only; `space` a `SearchSpace`):
         the launch shapes that serve one query, which the model's rules (tuned for batches) do not

@@ -23,6 +23,7 @@ INFINITE = "inf"
 OFF = "off"
 HOST, PERSISTENT, SHARED = "host", "persistent", "shared"
 MIN_BLOCK_THRESHOLD = 32
+GRID_BLOCKS = 128  # the blocks a one-query grid launches (latency_design), shared out over CK instances when bridged
 DELTA_SPAN = 16  # the largest finite Delta tried: the largest weight times this, in powers of two
 # Shared memory for the graph in loop mode shared, at most: Hopper's 227 KiB a block less
 # solve_block's arrays at 1,024 threads (12 bytes a thread and two queue heads of 2,048 entries).
@@ -139,6 +140,24 @@ class DeltaStepping(Algorithm):
             return config.replace(split=config.kernel("advance"))
         return config
 
+    def bridge_candidates(self, config: LaunchConfig, concurrent_kernels: int) -> list[LaunchConfig]:
+        """A neighbour's point with CK set, and, where its CK instances would launch fewer than
+        `GRID_BLOCKS` blocks in all, the same point persistent with `GRID_BLOCKS` / CK blocks per
+        instance: a few SSSPs at once spread over the GPU, as one query's grid does (rmat17 at
+        CK 16: one block per instance, the batch end's shape, leaves 116 of 132 SMs idle).
+
+        Example:
+            >>> config = DELTA.default_config().replace(concurrent_kernels=32)
+            >>> [(c.concurrent_kernels, c.param("blocks"), c.param("loop")) for c in DELTA.bridge_candidates(config, 16)]
+            [(16, 1, 'persistent'), (16, 8, 'persistent')]
+        """
+        plain = config.replace(concurrent_kernels=concurrent_kernels)
+        blocks = max(1, GRID_BLOCKS // concurrent_kernels)
+        if blocks <= int(config.param("blocks", 1)):
+            return [plain]
+        loop = HOST if config.param("loop") == HOST else PERSISTENT
+        return [plain, plain.replace(blocks=1 << (blocks.bit_length() - 1), loop=loop)]
+
     def latency_design(self, space: Any) -> list[LaunchConfig]:
         """One query: one block holding the graph in shared memory where the space has that loop
         mode (small graphs), a grid of 128 blocks and one persistent block of the largest size (the
@@ -153,7 +172,7 @@ class DeltaStepping(Algorithm):
         finite = [d for d in deltas if d != INFINITE]
         block = max(space.uniform_block_sizes)
         design = []
-        for loop, blocks in ((SHARED, 1), (PERSISTENT, 128), (PERSISTENT, 1)):
+        for loop, blocks in ((SHARED, 1), (PERSISTENT, GRID_BLOCKS), (PERSISTENT, 1)):
             if loop not in values["loop"]:
                 continue
             for delta in dict.fromkeys([INFINITE, finite[len(finite) // 2] if finite else INFINITE]):

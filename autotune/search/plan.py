@@ -8,7 +8,8 @@ each power-of-two number of concurrent SSSPs from 1 to the largest that pays. It
 searched by studies of their own (the batch end: every CK; the latency end: CK 1, where the grid or
 block per instance, Δ and the thresholds differ), and each CK in between that the search left
 without a verified point is *bridged*: the fastest verified configurations at the nearest CK below
-and above, with CK set to it, are measured (`bridges`). Where a point is still missing, a lookup
+and above, with CK set to it, are measured, with the shapes the algorithm adds (Δ-stepping: its
+instances spread over a grid, as one query's are; `bridges`). Where a point is still missing, a lookup
 derives it from the nearest tuned point and says so (`autotune.lookup`).
 """
 from __future__ import annotations
@@ -130,7 +131,8 @@ def tuned(results: Mapping[str, ConfigResult], space: SearchSpace, specials: Spe
 def bridges(points: Iterable[ConfigResult], space: SearchSpace, skip: Iterable[int] = ()) -> list[LaunchConfig]:
     """Configurations to measure for the CK values of the space up to the best point's CK that have
     no verified point (`points`: tuned, fastest first), except `skip`: the fastest point at the
-    nearest CK below and above, with CK set to the missing value (canonical, inside the space)."""
+    nearest CK below and above, with CK set to the missing value, and the shapes the algorithm adds
+    (`Algorithm.bridge_candidates`; canonical, inside the space)."""
     points = list(points)
     if not points:
         return []
@@ -146,7 +148,8 @@ def bridges(points: Iterable[ConfigResult], space: SearchSpace, skip: Iterable[i
         below = [c for c in measured if c < ck]
         above = [c for c in measured if c > ck]
         for near in ([below[-1]] if below else []) + ([above[0]] if above else []):
-            candidate = space.entry.canonical(best_at[near].replace(concurrent_kernels=ck))
-            if space.contains(candidate) and candidate not in out:
-                out.append(candidate)
+            for candidate in space.entry.bridge_candidates(best_at[near], ck):
+                candidate = space.entry.canonical(candidate)
+                if space.contains(candidate) and candidate not in out:
+                    out.append(candidate)
     return out

@@ -1,0 +1,209 @@
+"""Suite `answers` (one GPU): what the shipped table hands a program that solves K sources at once
+(`autotune sssp --table T --sources K`, whose configuration is `config_from_table`, i.e.
+`Table.lookup(graph, queries=K)`), against the best of a sweep dedicated to that K alone, for
+K = 1, 16 and 1,024 (issue 27).
+
+Per graph and K:
+- the dedicated sweep, in a process of its own: `autotune sweep --graph G --objective latency`
+  for K = 1, `--objective throughput --ck K` otherwise, with `--budget` `--answer-budget` seconds
+  (start-up included; the default sweep has 55 s for the whole curve, 110 s on rmat20); its best
+  configuration and wall time.
+- the table's answer: the configuration `sssp --table` launches for K sources, where it comes from
+  (the match's `source`: a measured curve point, or derived) and whether it is the algorithm's
+  default (a reference, which a lookup must never hand out).
+- both timed in this process as the sweep times them: the sweep's `CudaEventTimer`, ms per SSSP
+  over the same 32 sources in batches of each configuration's CK (a batch larger than the sample
+  cycles through it), alternated for `--answer-rounds` rounds, each a warm-up and the protocol's
+  repetitions; every solve's distances are checked against scipy's. The answer's slowdown is its
+  median over the rounds against the dedicated best's, minus one.
+
+Target: within 15% of the dedicated best for every graph and K, and never the default.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from benchmarks import data
+from benchmarks.results import Results, command_line, commit, host, newest, now, write
+
+WITHIN = 0.15
+SAMPLE = 32
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--answer-graphs", default=",".join(data.REAL + ("rmat17", "rmat20")),
+                        help="suite answers: its graphs (comma-separated)")
+    parser.add_argument("--answer-queries", default="1,16,1024",
+                        help="suite answers: the numbers of sources at once (default 1,16,1024)")
+    parser.add_argument("--answer-table", type=Path, default=None,
+                        help="suite answers: the tuned table (default tables/<gpu>.json)")
+    parser.add_argument("--answer-budget", type=float, default=30.0,
+                        help="suite answers: seconds each dedicated sweep may take (default 30)")
+    parser.add_argument("--answer-rounds", type=int, default=3,
+                        help="suite answers: alternated timings of the two configurations (default 3)")
+
+
+def dedicated_options(queries: int, budget_s: float) -> list[str]:
+    """The sweep of one number of sources at once: one query's latency, else CK fixed at K."""
+    end = ["--objective", "latency"] if queries == 1 else ["--objective", "throughput", "--ck", str(queries)]
+    return ["--budget", f"{budget_s:g}", *end]
+
+
+def sweep_process(argv: list[str]) -> tuple[int, str]:
+    """`autotune ARGV` in a process of its own: its exit status and the end of its stderr."""
+    done = subprocess.run([sys.executable, "-m", "autotune", *argv], capture_output=True, text=True)
+    return done.returncode, done.stderr.strip()[-500:]
+
+
+def dedicated_sweep(spec: str, queries: int, budget_s: float, scratch: Path) -> dict[str, Any]:
+    """The dedicated sweep's best (its configuration and the sweep's ms per SSSP) and wall time."""
+    out = scratch / f"dedicated-{queries}.json"
+    start = time.perf_counter()
+    status, err = sweep_process(["sweep", "--graph", spec, "-o", str(out), "-q", *dedicated_options(queries, budget_s)])
+    found: dict[str, Any] = {"options": dedicated_options(queries, budget_s), "status": status, "wall_s": time.perf_counter() - start}
+    if not out.exists():
+        return {**found, "error": err}
+    best = json.loads(out.read_text())["entries"][0]["best"]
+    return {**found, "config": best["config"], "sweep_ms": best["ms_per_sssp"]}
+
+
+def table_answer(table: Any, table_path: Path, graph: Any, gpu: dict[str, Any], queries: int) -> tuple[Any, str]:
+    """What `sssp --table T --sources K` launches (its own `config_from_table`), and the match's source."""
+    from autotune.cli.sssp_gpu import config_from_table
+
+    args = argparse.Namespace(table=str(table_path), json=True, allow_other_device=False)
+    config = config_from_table(args, table, graph, gpu, queries)
+    return config, table.lookup(graph, device=gpu, queries=queries).source
+
+
+def paired_ms(solver: Any, configs: Sequence[Any], sources: Sequence[int], expected: dict, rounds: int) -> list[dict]:
+    """Each configuration's median ms per SSSP over `rounds` alternated measurements (None: it failed)."""
+    from autotune.gpu import CudaEventTimer
+    from autotune.measure import Protocol
+
+    timer = CudaEventTimer(solver, sources, Protocol(len(sources), min_repetitions=3, max_repetitions=5),
+                           expected=expected)
+    times: list[list[float]] = [[] for _ in configs]
+    failures: list[str | None] = [None for _ in configs]
+    for _ in range(rounds):
+        for i, config in enumerate(configs):
+            if failures[i] is None:
+                measured = timer.measure(config)
+                if measured.ok:
+                    times[i].append(measured.ms_per_sssp)
+                else:
+                    failures[i] = f"{measured.status}: {measured.reason}"
+    return [{"ms_per_sssp": statistics.median(t) if t and f is None else None, "rounds": t, "failure": f}
+            for t, f in zip(times, failures)]
+
+
+def graph_rows(name: str, table: Any, table_path: Path, queries: Sequence[int], args: argparse.Namespace
+               ) -> list[dict[str, Any]]:
+    from autotune import algorithms
+    from autotune.gpu import device_description, gpu_session, open_solver
+
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        sweeps = {k: dedicated_sweep(data.spec(name), k, args.answer_budget, Path(scratch)) for k in queries}
+    for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
+        with gpu_session(0) as device:
+            gpu = device_description(device)
+            for k in queries:
+                sweep = sweeps[k]
+                answer, source = table_answer(table, table_path, graph, gpu, k)
+                row: dict[str, Any] = {"graph": name, "queries": k, "answer": answer.to_json(), "source": source,
+                                       "default": answer == algorithms.get(answer.algorithm).default_config(),
+                                       "dedicated": sweep}
+                if "config" in sweep:
+                    best = algorithms.config_from_json(sweep["config"], "dedicated sweep")
+                    measured = {}
+                    for algorithm in dict.fromkeys((answer.algorithm, best.algorithm)):
+                        chosen = [c for c in (answer, best) if c.algorithm == algorithm]
+                        with open_solver(graph, algorithm) as solver:
+                            for config, timing in zip(chosen, paired_ms(solver, chosen, sources, expected, args.answer_rounds)):
+                                measured[config] = timing
+                    row |= {"answer_timing": measured[answer], "dedicated_timing": measured[best]}
+                    a, d = measured[answer]["ms_per_sssp"], measured[best]["ms_per_sssp"]
+                    row["slowdown"] = None if a is None or d is None else a / d - 1.0
+                rows.append(row)
+                print(f"answers: {name} K={k}: table {row['answer_timing']['ms_per_sssp'] if 'answer_timing' in row else '-'}"
+                      f" ms/SSSP ({source}), dedicated {row.get('dedicated_timing', {}).get('ms_per_sssp')} "
+                      f"(sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}", flush=True)
+    return rows
+
+
+def run(args: argparse.Namespace) -> Results:
+    """Graph by graph; the results file is written after each, so a run cut short keeps what it
+    measured, and graphs measured by an earlier run keep their rows."""
+    from autotune.gpu import device_description, gpu_session
+    from autotune.lookup import Table
+
+    with gpu_session(0) as device:
+        gpu = device_description(device)
+    table_path = data.shipped_table(str(gpu["name"]), args.answer_table)
+    table = Table.load(table_path)
+    queries = [int(k) for k in args.answer_queries.split(",") if k]
+    rows: list[dict[str, Any]] = []
+    found = None
+    for name in [g for g in args.answer_graphs.split(",") if g]:
+        rows += graph_rows(name, table, table_path, queries, args)
+        found = results_of(args, rows, gpu, table_path)
+        write(found, args.results)
+    return found or results_of(args, rows, gpu, table_path)
+
+
+def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], table_path: Path) -> Results:
+    measured = {(r["graph"], r["queries"]) for r in rows}
+    kept = [row for earlier in newest("answers", args.results) if earlier.gpu_name == gpu.get("name")
+            for row in earlier.measurements if (row["graph"], row["queries"]) not in measured]
+    for row in rows:
+        row.setdefault("commit", commit())
+        row.setdefault("date", now())
+    rows = sorted([*rows, *kept], key=lambda r: (r["graph"], r["queries"]))
+    timed = [r for r in rows if r.get("slowdown") is not None]
+    summary = {"pairs": len(rows), "timed": len(timed),
+               "within_15": sum(r["slowdown"] <= WITHIN for r in timed),
+               "worst": max((r["slowdown"] for r in timed), default=None),
+               "defaults": sum(bool(r["default"]) for r in rows),
+               "met": len(timed) == len(rows) and all(r["slowdown"] <= WITHIN and not r["default"] for r in timed),
+               "target": "every graph and K within 15% of the dedicated sweep's best, never the default"}
+    return Results("answers", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
+                   {"graphs": args.answer_graphs, "queries": args.answer_queries, "rounds": args.answer_rounds,
+                    "budget_s": args.answer_budget},
+                   tuple(rows), summary)
+
+
+def _ms(timing: dict | None) -> str:
+    if not timing:
+        return "-"
+    return f"{timing['ms_per_sssp']:.4g}" if timing.get("ms_per_sssp") is not None else f"failed ({timing['failure']})"
+
+
+def render(found: Sequence[Results]) -> list[str]:
+    lines = []
+    for results in found:
+        s = results.summary
+        lines += [f"{results.gpu_name}: the configuration `autotune sssp --table {results.gpu.get('table')} --sources K` "
+                  f"launches against the best of a sweep for K alone of at most {results.parameters['budget_s']:g} s "
+                  f"(`python3 -m benchmarks run answers`; each row "
+                  f"names its commit, the last {results.date[:10]}), both timed in one process on the same "
+                  f"{SAMPLE} sources in batches of each one's CK, {results.parameters['rounds']} alternated rounds, every distance "
+                  f"checked. Within 15%: **{s['within_15']} of {s['pairs']}**; the default handed out: "
+                  f"{s['defaults']}.", "",
+                  "| graph | K | table (ms per SSSP) | from | dedicated (ms per SSSP) | slowdown | dedicated sweep (s) | commit |",
+                  "|---|---:|---:|---|---:|---:|---:|---|"]
+        for r in results.measurements:
+            slow = "-" if r.get("slowdown") is None else f"{100 * r['slowdown']:+.0f}%"
+            lines.append(f"| {r['graph']} | {r['queries']} | {_ms(r.get('answer_timing'))} | "
+                         f"{r['source']}{' (default!)' if r['default'] else ''} | {_ms(r.get('dedicated_timing'))} | "
+                         f"{slow} | {r['dedicated']['wall_s']:.1f} | {r['commit']} |")
+        lines.append("")
+    return lines
