@@ -213,9 +213,9 @@ class Algorithm:
         return [config.replace(concurrent_kernels=concurrent_kernels)]
 
     def latency_design(self, space: Any) -> list[LaunchConfig]:
-        """First trials of a search of one query (a space of CK 1 only; `space` a `SearchSpace`):
-        the launch shapes that serve one query, which the model's rules (tuned for batches) do not
-        predict. None by default."""
+        """First trials of a search of one query or a few at once (a space of CK at most
+        `search.space.FEW_QUERIES`; `space` a `SearchSpace`): the launch shapes that serve them,
+        which the model's rules (tuned for batches) do not predict. None by default."""
         return []
 
     def lanes_choices(self) -> tuple[int, ...]:

@@ -159,26 +159,30 @@ class DeltaStepping(Algorithm):
         return [plain, plain.replace(blocks=1 << (blocks.bit_length() - 1), loop=loop)]
 
     def latency_design(self, space: Any) -> list[LaunchConfig]:
-        """One query: one block holding the graph in shared memory where the space has that loop
-        mode (small graphs), a grid of 128 blocks and one persistent block of the largest size (the
-        shapes that won one query on small graphs, power-law graphs and road networks,
-        docs/notes/kernels.md), each with relaxed settlement (INF), the middle of the graph's Delta
-        domain and warp bins off, within the space's values. In that order: the first measured has
-        no incumbent to be pruned against, and one block on a large graph is the slow one (rmat20:
-        115 ms against the grid's 2.4 ms, 21 s of a sweep's budget measured whole when it came
-        first)."""
+        """One query, or a few at once (each CK of the space, at most `FEW_QUERIES`): one block
+        holding the graph in shared memory where the space has that loop mode (small graphs), the
+        grid of `GRID_BLOCKS` blocks shared out over the CK instances, and, for one query, one
+        persistent block of the largest size (the shapes that won one query on small graphs,
+        power-law graphs and road networks, docs/notes/kernels.md), each with relaxed settlement
+        (INF), the middle of the graph's Delta domain and warp bins off, within the space's values.
+        In that order: the first measured has no incumbent to be pruned against, and one block on a
+        large graph is the slow one (rmat20: 115 ms against the grid's 2.4 ms, 21 s of a sweep's
+        budget measured whole when it came first)."""
         values = dict(space.params)
         deltas = list(values["delta"])
         finite = [d for d in deltas if d != INFINITE]
         block = max(space.uniform_block_sizes)
         design = []
-        for loop, blocks in ((SHARED, 1), (PERSISTENT, GRID_BLOCKS), (PERSISTENT, 1)):
-            if loop not in values["loop"]:
-                continue
-            for delta in dict.fromkeys([INFINITE, finite[len(finite) // 2] if finite else INFINITE]):
-                params = {"loop": loop, "blocks": blocks, "delta": delta, "warp_threshold": OFF}
-                params = {k: v for k, v in params.items() if v in values[k]}
-                design.append(self.uniform(block, space.caches[0], 1, 1, params))
+        for ck in space.concurrent_kernels:
+            grid = max(1, GRID_BLOCKS // ck)
+            shapes = ((SHARED, 1), (PERSISTENT, 1 << (grid.bit_length() - 1))) + (((PERSISTENT, 1),) if ck == 1 else ())
+            for loop, blocks in shapes:
+                if loop not in values["loop"]:
+                    continue
+                for delta in dict.fromkeys([INFINITE, finite[len(finite) // 2] if finite else INFINITE]):
+                    params = {"loop": loop, "blocks": blocks, "delta": delta, "warp_threshold": OFF}
+                    params = {k: v for k, v in params.items() if v in values[k]}
+                    design.append(self.uniform(block, space.caches[0], ck, 1, params))
         return [c for c in dict.fromkeys(design) if space.contains(c)]
 
     def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:

@@ -82,8 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "recorded prediction)")
     search.add_argument("--objective", choices=OBJECTIVES, default="curve",
                         help="curve (default): the queries curve, the best for every power-of-two number of SSSPs "
-                        "at once, its batch end and its one-query end (CK 1) each searched, the CK values between "
-                        "bridged; throughput: the least time per SSSP at any CK; latency: the least time one query "
+                        "at once, its batch end, its one-query end (CK 1) and its middle (CK 2-16) each searched, the "
+                        "CK values between bridged; throughput: the least time per SSSP at any CK; latency: the least time one query "
                         "waits (CK 1); pareto: both at once through Optuna's multi-objective sampling (time per SSSP "
                         "and time per batch; no pruning), the entry's x-pareto listing the front. Every table keeps "
                         "the best per CK measured (its curve)")
@@ -212,12 +212,14 @@ def budget_s(request: Request, jobs: list[Job]) -> float | None:
 def order_for_auto(jobs: list[Job]) -> list[Job]:
     """Each graph's studies in the order a sweep tunes them: by the registry's `auto_rank` (the
     work-efficient algorithms first, both ends of their curve, so that their bests prune the others'
-    hopeless trials and a budget reaches them first), each rank's batch end before its latency end."""
+    hopeless trials and a budget reaches them first), each rank's batch end, then its latency end,
+    then the curve's middle."""
     rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
     graphs: dict[str, int] = {}
     for job in jobs:
         graphs.setdefault(job.graph.key, len(graphs))
-    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm][0], j.objective == "latency",
+    ends = {"throughput": 0, "latency": 1, "few": 2}
+    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm][0], ends.get(j.objective, 0),
                                        rank[j.algorithm][1]))
 
 

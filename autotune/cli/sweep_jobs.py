@@ -16,7 +16,7 @@ from autotune.search import specials as sp
 from autotune.search.records import Record, read_records
 from autotune.search.replay import ReplayTimer, recorded_space
 from autotune.search.results import GraphInfo
-from autotune.search.space import SearchSpace
+from autotune.search.space import FEW_QUERIES, SearchSpace
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class SpaceOptions:
     lanes: str | None = None
     params: tuple[str, ...] = ()
     max_ck: int | None = None
+    min_ck: int = 1
 
     def space(self, algorithm: str, graph: GraphInfo | None, records: Sequence[Record] | None = None) -> SearchSpace:
         """The space of one algorithm on one graph; a replay defaults each option to what its
@@ -43,7 +44,8 @@ class SpaceOptions:
             params += [text for text in covered["params"] if text.partition("=")[0] not in named]
         features = sp.features(graph) if graph is not None and graph.n_vertices > 0 else None
         space = SearchSpace.from_options(algorithm, params=params, graph=features, **given)
-        return space if self.max_ck is None else at_most_ck(space, self.max_ck)
+        space = space if self.max_ck is None else at_most_ck(space, self.max_ck)
+        return space if self.min_ck <= 1 else at_least_ck(space, self.min_ck)
 
 
 class BeyondCK(InputError):
@@ -64,6 +66,18 @@ def at_most_ck(space: SearchSpace, max_ck: int) -> SearchSpace:
     return dataclasses.replace(space, concurrent_kernels=kept)
 
 
+def at_least_ck(space: SearchSpace, min_ck: int) -> SearchSpace:
+    """The space without its CK values below `min_ck` (the queries curve's middle: 2).
+
+    Raises:
+        BeyondCK: no CK value of the space is that large.
+    """
+    kept = tuple(ck for ck in space.concurrent_kernels if ck >= min_ck)
+    if not kept:
+        raise BeyondCK(f"the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) are all below {min_ck}")
+    return dataclasses.replace(space, concurrent_kernels=kept)
+
+
 @dataclass(frozen=True)
 class Job:
     """One graph and algorithm to sweep.
@@ -75,7 +89,7 @@ class Job:
         specials: prediction, default, baseline candidates.
         timer: a context manager giving its timer.
         source: how a worker of a multi-GPU run finds it: a --graph spec, or the records' graph key.
-        objective: the end of the queries curve it searches (throughput or latency), or the sweep's
+        objective: the end of the queries curve it searches (throughput, latency or few), or the sweep's
             objective.
         settings: what its study changes of the sweep's `SweepSettings` (the curve's ends: bridging,
             pruning the references).
@@ -94,9 +108,11 @@ class Job:
 @dataclass(frozen=True)
 class End:
     """One study of an algorithm on a graph: the objective it measures and its space's options.
-    The queries curve (`objective` curve) has two: the batch end (every CK, CK values below its
-    best bridged) and the latency end (CK 1, searched on its own, its references pruned like any
-    trial: a table reports the batch end's)."""
+    The queries curve (`objective` curve) has three: the batch end (`throughput`: every CK, the
+    CK values below its best that no other end searches bridged), the latency end (`latency`:
+    CK 1, searched on its own) and the middle (`few`: CK 2 to `FEW_QUERIES`, searched from the
+    algorithm's shapes for a few queries, its own CK values bridged); the latency end and the
+    middle prune their references like any trial (a table reports the batch end's)."""
 
     objective: str
     options: SpaceOptions
@@ -105,7 +121,9 @@ class End:
 
 def ends(options: SpaceOptions, objective: str) -> tuple[End, ...]:
     if objective == "curve":
-        return End("throughput", options, curve=True), End("latency", dataclasses.replace(options, max_ck=1), curve=True)
+        return (End("throughput", options, curve=True), End("latency", dataclasses.replace(options, max_ck=1), curve=True),
+                End("few", dataclasses.replace(options, min_ck=2, max_ck=min(FEW_QUERIES, options.max_ck or FEW_QUERIES)),
+                    curve=True))
     return (End(objective, options),)
 
 
@@ -132,14 +150,16 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
                       specials_of: Callable[[SearchSpace], sp.Specials], timer: Callable[[], ContextManager[Timer]],
                       source: str) -> list[Job]:
     """The jobs of one algorithm on one graph: one per end, the batch end bridging every CK below
-    its best but those the latency end searches."""
-    searched = tuple(sorted({ck for end, space in spaces if end.objective == "latency"
+    its best but those the other ends search."""
+    searched = tuple(sorted({ck for end, space in spaces if end.curve and end.objective != "throughput"
                              for ck in space.concurrent_kernels}))
 
     def settings(end: End) -> dict[str, Any]:
         if not end.curve:
             return {}
-        return {"prune_references": True} if end.objective == "latency" else {"bridge": True, "searched_elsewhere": searched}
+        if end.objective == "throughput":
+            return {"bridge": True, "searched_elsewhere": searched}
+        return {"prune_references": True, "bridge": end.objective == "few"}
 
     return [Job(graph, algorithm, space, specials_of(space), timer(), source, end.objective, settings(end))
             for end, space in spaces]

@@ -64,7 +64,7 @@ class RunGraph:
     source: str  # the --graph spec (GPU) or the records' graph key (replay)
     space: SearchSpace
     specials: Specials
-    objective: str = "throughput"  # the end of the queries curve it searches (throughput or latency)
+    objective: str = "throughput"  # the end of the queries curve it searches (throughput, latency or few)
     settings: Mapping[str, Any] = field(default_factory=dict)  # what its study changes of the run's SweepSettings
 
     def to_json(self) -> dict[str, Any]:

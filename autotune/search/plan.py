@@ -4,9 +4,10 @@ configurations are references (never a curve point, a best or a lookup's answer)
 values a sweep bridges from its neighbours.
 
 The queries curve (the default objective, `autotune sweep`): per graph, the best configuration for
-each power-of-two number of concurrent SSSPs from 1 to the largest that pays. Its two ends are
-searched by studies of their own (the batch end: every CK; the latency end: CK 1, where the grid or
-block per instance, Δ and the thresholds differ), and each CK in between that the search left
+each power-of-two number of concurrent SSSPs from 1 to the largest that pays. Its two ends and its
+middle are searched by studies of their own (the batch end: every CK; the latency end: CK 1, where
+the grid or block per instance, Δ and the thresholds differ; the middle: CK 2 to 16, a few queries
+spread over the GPU, `cli.sweep_jobs.ends`), and each CK in between that the search left
 without a verified point is *bridged*: the fastest verified configurations at the nearest CK below
 and above, with CK set to it, are measured, with the shapes the algorithm adds (Δ-stepping: its
 instances spread over a grid, as one query's are; `bridges`). Where a point is still missing, a lookup
@@ -40,9 +41,10 @@ class SweepSettings:
             takes no more repetitions (with `prune`).
         bridge: after the search, measure a point for every CK up to the best's that has none
             (`bridges`), except the CK values in `searched_elsewhere` (another study searches them).
-        searched_elsewhere: CK values another study of the graph searches (the latency end).
-        prune_references: prune the specials like any trial (the curve's latency end: a table
-            reports the batch end's specials, so the latency end's are not measured whole).
+        searched_elsewhere: CK values another study of the graph searches (the latency end and the
+            middle).
+        prune_references: prune the specials like any trial (the curve's latency end and middle: a
+            table reports the batch end's specials, so theirs are not measured whole).
     """
 
     finalists: int = 3

@@ -43,6 +43,7 @@ from autotune.search.options import join, parse_block_sizes, parse_caches, parse
 ALL_CACHES = tuple(CacheState)
 DEFAULT_BLOCK_SIZES = tuple(range(WARP_SIZE, MAX_BLOCK_SIZE + 1, WARP_SIZE))
 MAX_GRID_POINTS = 20_000  # an exhaustive grid larger than this is refused: narrow the space
+FEW_QUERIES = 16  # the most SSSPs at once of the queries curve's middle (a study of CK 2 to 16)
 
 # Parameter names of the uniform grid besides the algorithm's own; none is a name of the joint
 # space, so a study may hold both kinds of trials (Optuna keeps one distribution per name).
@@ -158,6 +159,14 @@ class SearchSpace:
     def one_query(self) -> bool:
         """Whether the space runs one SSSP at a time (CK 1 alone: a search of one query's latency)."""
         return max(self.concurrent_kernels) == 1
+
+    @property
+    def few_queries(self) -> bool:
+        """Whether the space is one query's (CK 1 alone) or a few queries' (CK 2 to `FEW_QUERIES`
+        alone: the queries curve's middle, or a sweep for K of them): searched from the algorithm's
+        own shapes for them (`Algorithm.latency_design`) before the batch-minded specials."""
+        low, high = min(self.concurrent_kernels), max(self.concurrent_kernels)
+        return high == 1 or (low >= 2 and high <= FEW_QUERIES)
 
     def param_values(self, name: str) -> tuple[Any, ...]:
         return dict(self.params)[name]

@@ -191,7 +191,7 @@ class Bayes(Strategy):
 
     def first_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
         specials_inside, design = super().first_trials(space, specials), initial_design(space)
-        if space.one_query:  # its own shapes first, then the batch-minded specials
+        if space.few_queries:  # its own shapes first, then the batch-minded specials
             design, specials_inside = specials_inside, design
         return list(dict.fromkeys(specials_inside + design))
 
@@ -267,7 +267,7 @@ def initial_design(space: SearchSpace) -> list[LaunchConfig]:
         changes = {k: KernelLaunch(block, cache, lanes_value) for k in entry.lanes_kernels}
         design.append(base.replace(concurrent_kernels=largest, **changes))
     design = [entry.canonical(c) for c in design]
-    if space.one_query:  # the algorithm's own shapes for one query first
+    if space.few_queries:  # the algorithm's own shapes for one query or a few first
         design = [*entry.latency_design(space), *design]
     return [config for config in dict.fromkeys(design) if space.contains(config)]
 

@@ -144,7 +144,7 @@ def test_the_gpu_path_sweeps_each_graph_and_writes_table_and_records(tmp_path, f
     table = _valid_table(table_path)
     assert [e["graph"]["name"] for e in table["entries"]] == ["rmat8", "random200-d4"]
     assert table["device"]["name"] == "Fake H100 (test)" and table["device"]["cuda_version"] == "12.4"
-    assert len(fake_gpu) == 4 and all(len(t.calls) > 0 for t in fake_gpu)  # per graph: the curve's two ends
+    assert len(fake_gpu) == 6 and all(len(t.calls) > 0 for t in fake_gpu)  # per graph: the curve's three ends
     records = read_records(table_path.with_name("table.records.jsonl"))
     assert len(records) == sum(len(t.calls) for t in fake_gpu)
     assert {r.graph.name for r in records} == {"rmat8", "random200-d4"}

@@ -304,3 +304,21 @@ def test_a_search_of_one_query_starts_from_the_algorithm_s_own_shapes_for_it():
     assert design[0].param("blocks") == 128  # measured first: one block on a large graph is the slow shape
     batches = SearchSpace.from_options("delta", graph=graph)
     assert not any(c.param("blocks") == 128 for c in initial_design(batches))  # batches: the plain design
+
+
+def test_a_search_of_a_few_queries_starts_from_their_instances_spread_over_a_grid():
+    from autotune.search.strategies import initial_design
+
+    graph = GraphFeatures_for_design()
+    few = SearchSpace.from_options("delta", ck="2,4,8,16", graph=graph)
+    assert few.few_queries and not SearchSpace.from_options("delta", ck="1,2,4", graph=graph).few_queries
+    design = initial_design(few)
+    spread = [(c.concurrent_kernels, c.param("blocks")) for c in design if c.param("warp_threshold") == "off"]
+    assert {(2, 64), (4, 32), (8, 16), (16, 8)} <= set(spread)
+    assert all(c.concurrent_kernels * c.param("blocks") <= 128 for c in design)
+
+
+def GraphFeatures_for_design():
+    from autotune.model import GraphFeatures
+
+    return GraphFeatures("g", 100_000, 300_000, max_degree=10, mean_weight=50, min_positive_weight=1, max_weight=100)
