@@ -19,11 +19,13 @@ from autotune.search.trials import Evaluation
 
 
 def probed(plan: Any) -> list[LaunchConfig]:
-    """The baseline candidates a sweep of `plan` (a `GraphPlan`) probes: none without pruning."""
+    """The baseline candidates a sweep of `plan` (a `GraphPlan`) probes: none without pruning, and
+    none outside the space where the references are pruned (`sweep.GraphSweep.prepare`)."""
     if not plan.settings.prune:
         return []
     roles = plan.specials.roles()
-    return [c for c in plan.specials.baseline_candidates if roles.get(c.key()) == ("baseline_candidate",)]
+    return [c for c in plan.specials.baseline_candidates if roles.get(c.key()) == ("baseline_candidate",)
+            and (plan.space.contains(c) or not plan.settings.prune_references)]
 
 
 def warm_up_time(evaluation: Evaluation) -> float | None:

@@ -116,3 +116,21 @@ def test_probes_count_in_the_trial_budget_as_the_candidates_did(small_space, run
                               settings=SweepSettings(prune=prune))
         sampled[prune] = sum(1 for t in handle.study.trials if task_of(t) is None)
     assert sampled[True] == sampled[False] > 0
+
+
+def test_a_study_that_prunes_its_references_never_measures_those_outside_its_space(small_space, run_sweep):
+    """The queries curve's middle (CK 2 to 16) measures no default or baseline candidate of CK 1:
+    the batch end reports them, and the first measured would have no incumbent to be pruned against."""
+    import dataclasses
+
+    middle = dataclasses.replace(small_space, concurrent_kernels=(2, 4))
+    specials = default_specials()
+    specials = dataclasses.replace(specials, prediction=specials.prediction.replace(concurrent_kernels=2))
+    timer = ScriptedTimer()
+    result, _ = run_sweep(timer, middle, Bayes(trials=8, seed=0), specials=specials,
+                          settings=SweepSettings(prune=True, prune_references=True))
+    assert timer.calls and all(config.concurrent_kernels in (2, 4) for config, _limit, _profile in timer.calls)
+    assert all(e.phase != "fixed" for e in result.log) and result.best is not None
+    batch, _ = run_sweep(ScriptedTimer(), middle, Bayes(trials=8, seed=0), specials=specials,
+                         settings=SweepSettings(prune=True))
+    assert any(e.phase == "fixed" for e in batch.log)  # without: measured as references
