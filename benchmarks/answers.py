@@ -5,9 +5,9 @@ K = 1, 16 and 1,024 (issue 27).
 
 Per graph and K:
 - the dedicated sweep, in a process of its own: `autotune sweep --graph G --objective latency`
-  for K = 1, `--objective throughput --ck K` otherwise, with `--budget` `--answer-budget` seconds
-  (start-up included; the default sweep has 55 s for the whole curve, 110 s on rmat20); its best
-  configuration and wall time.
+  for K = 1, `--objective throughput --ck K` otherwise, each with the wall-time budget the default
+  sweep has for the whole curve (`--answer-budget auto`: 55 s up to about 4M edges, 110 s above;
+  most end sooner, their trials done); its best configuration and wall time.
 - the table's answer: the configuration `sssp --table` launches for K sources, where it comes from
   (the match's `source`: a measured curve point, or derived) and whether it is the algorithm's
   default (a reference, which a lookup must never hand out).
@@ -45,8 +45,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="suite answers: the numbers of sources at once (default 1,16,1024)")
     parser.add_argument("--answer-table", type=Path, default=None,
                         help="suite answers: the tuned table (default tables/<gpu>.json)")
-    parser.add_argument("--answer-budget", type=float, default=30.0,
-                        help="suite answers: seconds each dedicated sweep may take (default 30)")
+    parser.add_argument("--answer-budget", default="auto",
+                        help="suite answers: seconds each dedicated sweep may take (default auto: the default "
+                        "sweep's budget for the graph, 55 s or 110 s)")
     parser.add_argument("--answer-rounds", type=int, default=3,
                         help="suite answers: alternated timings of the two configurations (default 3)")
 
@@ -55,6 +56,13 @@ def dedicated_options(queries: int, budget_s: float) -> list[str]:
     """The sweep of one number of sources at once: one query's latency, else CK fixed at K."""
     end = ["--objective", "latency"] if queries == 1 else ["--objective", "throughput", "--ck", str(queries)]
     return ["--budget", f"{budget_s:g}", *end]
+
+
+def budget_s(given: str, edges: int) -> float:
+    """`--answer-budget`: seconds, or auto (the default sweep's budget for a graph of `edges` arcs)."""
+    from autotune.search.plan import default_budget_s
+
+    return default_budget_s(edges) if given == "auto" else float(given)
 
 
 def sweep_process(argv: list[str]) -> tuple[int, str]:
@@ -72,6 +80,8 @@ def dedicated_sweep(spec: str, queries: int, budget_s: float, scratch: Path) -> 
     if not out.exists():
         return {**found, "error": err}
     best = json.loads(out.read_text())["entries"][0]["best"]
+    if best is None:
+        return {**found, "error": "no configuration verified within the budget"}
     return {**found, "config": best["config"], "sweep_ms": best["ms_per_sssp"]}
 
 
@@ -111,9 +121,10 @@ def graph_rows(name: str, table: Any, table_path: Path, queries: Sequence[int], 
     from autotune.gpu import device_description, gpu_session, open_solver
 
     rows = []
-    with tempfile.TemporaryDirectory() as scratch:
-        sweeps = {k: dedicated_sweep(data.spec(name), k, args.answer_budget, Path(scratch)) for k in queries}
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
+        seconds = budget_s(str(args.answer_budget), graph.n_edges)
+        with tempfile.TemporaryDirectory() as scratch:
+            sweeps = {k: dedicated_sweep(data.spec(name), k, seconds, Path(scratch)) for k in queries}
         with gpu_session(0) as device:
             gpu = device_description(device)
             for k in queries:
@@ -177,7 +188,7 @@ def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[s
                "target": "every graph and K within 15% of the dedicated sweep's best, never the default"}
     return Results("answers", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                    {"graphs": args.answer_graphs, "queries": args.answer_queries, "rounds": args.answer_rounds,
-                    "budget_s": args.answer_budget},
+                    "budget": str(args.answer_budget)},
                    tuple(rows), summary)
 
 
@@ -192,8 +203,9 @@ def render(found: Sequence[Results]) -> list[str]:
     for results in found:
         s = results.summary
         lines += [f"{results.gpu_name}: the configuration `autotune sssp --table {results.gpu.get('table')} --sources K` "
-                  f"launches against the best of a sweep for K alone of at most {results.parameters['budget_s']:g} s "
-                  f"(`python3 -m benchmarks run answers`; each row "
+                  f"launches against the best of a sweep for K alone (`--budget` "
+                  f"{results.parameters.get('budget', 'auto')}: the default sweep's budget for the graph; "
+                  f"`python3 -m benchmarks run answers`; each row "
                   f"names its commit, the last {results.date[:10]}), both timed in one process on the same "
                   f"{SAMPLE} sources in batches of each one's CK, {results.parameters['rounds']} alternated rounds, every distance "
                   f"checked. Within 15%: **{s['within_15']} of {s['pairs']}**; the default handed out: "

@@ -86,7 +86,7 @@ def test_the_answers_suite_times_the_table_s_answer_for_k_against_a_dedicated_sw
     swept = []
     monkeypatch.setattr(answers, "sweep_process", lambda argv: (swept.append(argv) or main(
         [*argv, "--algorithm", "crauser", "--trials", "6", "--storage", "memory"]), ""))
-    args = argparse.Namespace(answer_graphs="rmat8", answer_queries="1,16", answer_table=table, answer_rounds=2, answer_budget=20.0,
+    args = argparse.Namespace(answer_graphs="rmat8", answer_queries="1,16", answer_table=table, answer_rounds=2, answer_budget="20",
                               results=tmp_path / "results")
     found = answers.run(args)
     assert [argv[-2:] for argv in swept] == [["--objective", "latency"], ["--ck", "16"]]
