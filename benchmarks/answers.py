@@ -198,24 +198,29 @@ def _ms(timing: dict | None) -> str:
     return f"{timing['ms_per_sssp']:.4g}" if timing.get("ms_per_sssp") is not None else f"failed ({timing['failure']})"
 
 
+def _budget(dedicated: dict) -> str:
+    options = dedicated.get("options", [])
+    return options[options.index("--budget") + 1] if "--budget" in options else "-"
+
+
 def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
         s = results.summary
         lines += [f"{results.gpu_name}: the configuration `autotune sssp --table {results.gpu.get('table')} --sources K` "
-                  f"launches against the best of a sweep for K alone (`--budget` "
-                  f"{results.parameters.get('budget', 'auto')}: the default sweep's budget for the graph; "
-                  f"`python3 -m benchmarks run answers`; each row "
+                  f"launches against the best of a sweep for K alone (`python3 -m "
+                  f"benchmarks run answers`; each row "
                   f"names its commit, the last {results.date[:10]}), both timed in one process on the same "
                   f"{SAMPLE} sources in batches of each one's CK, {results.parameters['rounds']} alternated rounds, every distance "
                   f"checked. Within 15%: **{s['within_15']} of {s['pairs']}**; the default handed out: "
                   f"{s['defaults']}.", "",
-                  "| graph | K | table (ms per SSSP) | from | dedicated (ms per SSSP) | slowdown | dedicated sweep (s) | commit |",
+                  "| graph | K | table (ms per SSSP) | from | dedicated (ms per SSSP) | slowdown | dedicated sweep (s, of its budget) "
+                  "| commit |",
                   "|---|---:|---:|---|---:|---:|---:|---|"]
         for r in results.measurements:
             slow = "-" if r.get("slowdown") is None else f"{100 * r['slowdown']:+.0f}%"
             lines.append(f"| {r['graph']} | {r['queries']} | {_ms(r.get('answer_timing'))} | "
                          f"{r['source']}{' (default!)' if r['default'] else ''} | {_ms(r.get('dedicated_timing'))} | "
-                         f"{slow} | {r['dedicated']['wall_s']:.1f} | {r['commit']} |")
+                         f"{slow} | {r['dedicated']['wall_s']:.1f} of {_budget(r['dedicated'])} | {r['commit']} |")
         lines.append("")
     return lines
