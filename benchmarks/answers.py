@@ -13,8 +13,8 @@ Per graph and K:
   default (a reference, which a lookup must never hand out).
 - both timed in this process as the sweep times them: the sweep's `CudaEventTimer`, ms per SSSP
   over the same 32 sources in batches of each configuration's CK (a batch larger than the sample
-  cycles through it), alternated for `--answer-rounds` rounds, each a warm-up and the protocol's
-  repetitions; every solve's distances are checked against scipy's. The answer's slowdown is its
+  cycles through it), alternated for `--answer-rounds` rounds where both are of one algorithm (else
+  one algorithm's rounds after the other's), each a warm-up and the protocol's repetitions; every solve's distances are checked against scipy's. The answer's slowdown is its
   median over the rounds against the dedicated best's, minus one.
 
 Target: within 15% of the dedicated best for every graph and K, and never the default.
@@ -208,11 +208,10 @@ def render(found: Sequence[Results]) -> list[str]:
     for results in found:
         s = results.summary
         lines += [f"{results.gpu_name}: the configuration `autotune sssp --table {results.gpu.get('table')} --sources K` "
-                  f"launches against the best of a sweep for K alone (`python3 -m "
-                  f"benchmarks run answers`; each row "
-                  f"names its commit, the last {results.date[:10]}), both timed in one process on the same "
-                  f"{SAMPLE} sources in batches of each one's CK, {results.parameters['rounds']} alternated rounds, every distance "
-                  f"checked. Within 15%: **{s['within_15']} of {s['pairs']}**; the default handed out: "
+                  "launches against the best of a sweep for K alone (`python3 -m benchmarks run answers`; each row "
+                  f"names its commit, the last {results.date[:10]}), both timed in one process on the same {SAMPLE} "
+                  f"sources in batches of each one's CK, {results.parameters['rounds']} alternated rounds, every "
+                  f"distance checked. Within 15%: **{s['within_15']} of {s['pairs']}**; the default handed out: "
                   f"{s['defaults']}.", "",
                   "| graph | K | table (ms per SSSP) | from | dedicated (ms per SSSP) | slowdown | dedicated sweep (s, of its budget) "
                   "| commit |",
