@@ -14,8 +14,9 @@ Per graph and K:
 - both timed in this process as the sweep times them: the sweep's `CudaEventTimer`, ms per SSSP
   over the same 32 sources in batches of each configuration's CK (a batch larger than the sample
   cycles through it), alternated for `--answer-rounds` rounds where both are of one algorithm (else
-  one algorithm's rounds after the other's), each a warm-up and the protocol's repetitions; every solve's distances are checked against scipy's. The answer's slowdown is its
-  median over the rounds against the dedicated best's, minus one.
+  one algorithm's rounds after the other's), each a warm-up and the protocol's repetitions; every
+  solve's distances are checked against scipy's. The answer's slowdown is its median over the
+  rounds against the dedicated best's, minus one.
 
 Target: within 15% of the dedicated best for every graph and K, and never the default.
 """
@@ -76,7 +77,8 @@ def dedicated_sweep(spec: str, queries: int, budget_s: float, scratch: Path) -> 
     out = scratch / f"dedicated-{queries}.json"
     start = time.perf_counter()
     status, err = sweep_process(["sweep", "--graph", spec, "-o", str(out), "-q", *dedicated_options(queries, budget_s)])
-    found: dict[str, Any] = {"options": dedicated_options(queries, budget_s), "status": status, "wall_s": time.perf_counter() - start}
+    found: dict[str, Any] = {"options": dedicated_options(queries, budget_s), "status": status,
+                             "wall_s": time.perf_counter() - start}
     if not out.exists():
         return {**found, "error": err}
     best = json.loads(out.read_text())["entries"][0]["best"]
@@ -139,15 +141,15 @@ def graph_rows(name: str, table: Any, table_path: Path, queries: Sequence[int], 
                     for algorithm in dict.fromkeys((answer.algorithm, best.algorithm)):
                         chosen = [c for c in (answer, best) if c.algorithm == algorithm]
                         with open_solver(graph, algorithm) as solver:
-                            for config, timing in zip(chosen, paired_ms(solver, chosen, sources, expected, args.answer_rounds)):
-                                measured[config] = timing
+                            timings = paired_ms(solver, chosen, sources, expected, args.answer_rounds)
+                        measured |= dict(zip(chosen, timings))
                     row |= {"answer_timing": measured[answer], "dedicated_timing": measured[best]}
                     a, d = measured[answer]["ms_per_sssp"], measured[best]["ms_per_sssp"]
                     row["slowdown"] = None if a is None or d is None else a / d - 1.0
                 rows.append(row)
-                print(f"answers: {name} K={k}: table {row['answer_timing']['ms_per_sssp'] if 'answer_timing' in row else '-'}"
-                      f" ms/SSSP ({source}), dedicated {row.get('dedicated_timing', {}).get('ms_per_sssp')} "
-                      f"(sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}", flush=True)
+                print(f"answers: {name} K={k}: table {_ms(row.get('answer_timing'))} ms/SSSP ({source}), dedicated "
+                      f"{_ms(row.get('dedicated_timing'))} (sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}",
+                      flush=True)
     return rows
 
 

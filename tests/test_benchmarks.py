@@ -86,15 +86,16 @@ def test_the_answers_suite_times_the_table_s_answer_for_k_against_a_dedicated_sw
     swept = []
     monkeypatch.setattr(answers, "sweep_process", lambda argv: (swept.append(argv) or main(
         [*argv, "--algorithm", "crauser", "--trials", "6", "--storage", "memory"]), ""))
-    args = argparse.Namespace(answer_graphs="rmat8", answer_queries="1,16", answer_table=table, answer_rounds=2, answer_budget="20",
-                              results=tmp_path / "results")
+    args = argparse.Namespace(answer_graphs="rmat8", answer_queries="1,16", answer_table=table, answer_rounds=2,
+                              answer_budget="20", results=tmp_path / "results")
     found = answers.run(args)
     assert [argv[-2:] for argv in swept] == [["--objective", "latency"], ["--ck", "16"]]
     one, sixteen = found.measurements
     assert (one["queries"], sixteen["queries"]) == (1, 16)
     assert one["answer"]["concurrent_kernels"] == 1 and sixteen["answer"]["concurrent_kernels"] <= 16
     assert not one["default"] and one["source"] in ("curve", "best", "derived")
-    assert one["dedicated"]["config"]["concurrent_kernels"] == 1 and sixteen["dedicated"]["config"]["concurrent_kernels"] == 16
+    assert one["dedicated"]["config"]["concurrent_kernels"] == 1
+    assert sixteen["dedicated"]["config"]["concurrent_kernels"] == 16
     assert all(r["slowdown"] > -1 for r in found.measurements) and found.summary["pairs"] == 2
     assert (tmp_path / "results" / "fake-h100-test" / "answers.json").is_file()
     text = "\n".join(answers.render([found]))

@@ -148,7 +148,8 @@ class DeltaStepping(Algorithm):
 
         Example:
             >>> config = DELTA.default_config().replace(concurrent_kernels=32)
-            >>> [(c.concurrent_kernels, c.param("blocks"), c.param("loop")) for c in DELTA.bridge_candidates(config, 16)]
+            >>> [(c.concurrent_kernels, c.param("blocks"), c.param("loop"))
+            ...  for c in DELTA.bridge_candidates(config, 16)]
             [(16, 1, 'persistent'), (16, 8, 'persistent')]
         """
         plain = config.replace(concurrent_kernels=concurrent_kernels)

@@ -82,11 +82,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "recorded prediction)")
     search.add_argument("--objective", choices=OBJECTIVES, default="curve",
                         help="curve (default): the queries curve, the best for every power-of-two number of SSSPs "
-                        "at once, its batch end, its one-query end (CK 1) and its middle (CK 2-16) each searched, the "
-                        "CK values between bridged; throughput: the least time per SSSP at any CK; latency: the least time one query "
-                        "waits (CK 1); pareto: both at once through Optuna's multi-objective sampling (time per SSSP "
-                        "and time per batch; no pruning), the entry's x-pareto listing the front. Every table keeps "
-                        "the best per CK measured (its curve)")
+                        "at once, its batch end, its one-query end (CK 1) and its middle (CK 2-16) each searched, "
+                        "the CK values between bridged; throughput: the least time per SSSP at any CK; latency: the "
+                        "least time one query waits (CK 1); pareto: both at once through Optuna's multi-objective "
+                        "sampling (time per SSSP and time per batch; no pruning), the entry's x-pareto listing the "
+                        "front. Every table keeps the best per CK measured (its curve)")
     search.add_argument("--queries", type=int, metavar="K", default=None,
                         help="the least time per SSSP with at most K sources solved at once (CK <= K)")
     search.add_argument("--lanes", metavar="LIST", default=None,

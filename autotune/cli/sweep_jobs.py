@@ -74,7 +74,8 @@ def at_least_ck(space: SearchSpace, min_ck: int) -> SearchSpace:
     """
     kept = tuple(ck for ck in space.concurrent_kernels if ck >= min_ck)
     if not kept:
-        raise BeyondCK(f"the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) are all below {min_ck}")
+        values = ", ".join(map(str, space.concurrent_kernels))
+        raise BeyondCK(f"the space's CK values ({values}) are all below {min_ck}")
     return dataclasses.replace(space, concurrent_kernels=kept)
 
 
@@ -121,9 +122,9 @@ class End:
 
 def ends(options: SpaceOptions, objective: str) -> tuple[End, ...]:
     if objective == "curve":
-        return (End("throughput", options, curve=True), End("latency", dataclasses.replace(options, max_ck=1), curve=True),
-                End("few", dataclasses.replace(options, min_ck=2, max_ck=min(FEW_QUERIES, options.max_ck or FEW_QUERIES)),
-                    curve=True))
+        few = dataclasses.replace(options, min_ck=2, max_ck=min(FEW_QUERIES, options.max_ck or FEW_QUERIES))
+        latency = dataclasses.replace(options, max_ck=1)
+        return End("throughput", options, curve=True), End("latency", latency, curve=True), End("few", few, curve=True)
     return (End(objective, options),)
 
 

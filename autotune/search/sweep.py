@@ -131,9 +131,9 @@ class GraphSweep:
         specials = [c for c in plan.specials.ordered() if c not in probes]
         for config in specials:
             # outside the space: measured whole (a reference, or the prediction), except the
-            # references where they are pruned (the curve's latency end and middle: the batch end reports them, and the
-            # first measured has no incumbent to be pruned against; the default at CK 1 was 45 s
-            # of GPU Crauser in the middle's budget on usa-roads)
+            # references where they are pruned (the curve's latency end and middle: the batch end
+            # reports them, and the first measured has no incumbent to be pruned against; the
+            # default at CK 1 was 45 s of GPU Crauser in the middle's budget on usa-roads)
             if not plan.space.contains(config) and (config == plan.specials.prediction
                                                     or not plan.settings.prune_references):
                 self.trials.enqueue(config, "fixed")
