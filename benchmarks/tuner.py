@@ -3,8 +3,8 @@ exhaustive H100 sweeps (no GPU).
 
 For each graph, the exhaustive sweep's records are replayed (`--objective throughput`: one study,
 the search this suite judges; the default queries curve runs three, and their evaluations would
-count against the share) twice: with `--strategy exhaustive`
-(the reference: the optimum of the space they cover, and its evaluations) and, per sampler seed,
+count against the share) twice: with `--strategy exhaustive` (the reference: the optimum of the
+space they cover, and its evaluations) and, per sampler seed,
 with `--strategy bayes --trials N` (answers from the records; a joint configuration the records
 lack is composed from the uniform runs, `autotune/search/replay.py`). Reported per run: the gap of
 the search's best to the optimum, its evaluations as a share of the exhaustive ones, and the
