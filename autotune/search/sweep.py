@@ -7,7 +7,9 @@ Stages of a graph's study (its `stage` attribute):
 1. `search`: the specials (the model's prediction, the default, the baseline candidates) and the
    strategy's first trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the
    rest of its budget. With pruning on, the baseline candidates are probes (`trials`' docstring),
-   and once the rest is done the slowest of them is enqueued to be measured whole.
+   and once the rest is done the slowest of them is enqueued to be measured whole. A search that
+   samples then measures its best's neighbours along the block size (phase `refine`,
+   `plan.block_neighbours`).
 2. `curve` (the queries curve, `plan.SweepSettings.bridge`): every CK up to the best's that the
    search left without a verified point is bridged from its neighbours (`plan.bridges`), measured
    as a warm-up and one repetition, never pruned.
@@ -48,7 +50,7 @@ from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.baseline import probed, slowest, to_measure_whole
 from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
-from autotune.search.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
+from autotune.search.plan import Budget, GraphPlan, SweepSettings, block_neighbours, bridges, tuned
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
 from autotune.search.trials import ATTR_UNUSED, CATCH, PROBE, RelativePruner, Trials, phase_of, task_of
@@ -240,8 +242,12 @@ class GraphSweep:
         if stage == SEARCH:
             if not up and self._enqueue_baseline():
                 return True
+            points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
+            if points and self.plan.strategy.samples and not up:  # the best's neighbours along the block size
+                for config in block_neighbours(points[0].config, self.plan.space):
+                    if not self.trials.measured(config):
+                        self.trials.enqueue(config, "refine")
             if settings.bridge and not self.budget.run_over():
-                points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
                 for config in bridges(points, self.plan.space, settings.searched_elsewhere):
                     if not self.trials.measured(config):
                         self.trials.enqueue(config, "curve")

@@ -58,7 +58,7 @@ ATTRS = st.ATTR_BOOKKEEPING  # the one user attribute holding a trial's bookkeep
 ATTR_TASK = "autotune:task"  # an enqueued trial's task: {"config", "phase", ["round"]}
 ATTR_WORKER = "autotune:worker"  # {"host", "pid"} of the process that measures the trial
 ATTR_UNUSED = "autotune:unused"  # a trial the sampler opened after the budget was spent: not measured
-PHASES = ("fixed", "probe", "search", "curve", "compose", "remeasure")
+PHASES = ("fixed", "probe", "search", "refine", "curve", "compose", "remeasure")
 PROBE = "probe"
 DEFAULT_PRUNE_FACTOR = 1.5
 DEFAULT_CONTENDER_FACTOR = 1.1
@@ -70,7 +70,7 @@ class Evaluation:
 
     Args:
         measurement: what the timer returned.
-        phase: fixed, search, compose or remeasure.
+        phase: one of `PHASES` (`search.records.Record` says what each is).
         trial: the Optuna trial number.
         timestamp: ISO 8601 UTC time the measurement finished.
         wall_s: seconds the `measure` call took.

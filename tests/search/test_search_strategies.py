@@ -322,3 +322,17 @@ def GraphFeatures_for_design():
     from autotune.model import GraphFeatures
 
     return GraphFeatures("g", 100_000, 300_000, max_degree=10, mean_weight=50, min_positive_weight=1, max_weight=100)
+
+
+def test_a_bayesian_search_measures_its_best_s_neighbours_along_the_block_size(small_space, run_sweep):
+    from autotune.search.plan import block_neighbours
+
+    result, _ = run_sweep(SyntheticTimer(), small_space, Bayes(trials=10, seed=0))
+    searched = [e for e in result.log if e.phase == "search" and e.measurement.ok]
+    assert any(e.phase == "refine" for e in result.log)
+    measured = {e.config.key() for e in result.log}
+    best_of_sampling = min((e for e in searched[:10]), key=lambda e: e.measurement.ms_per_sssp).config
+    neighbours = block_neighbours(best_of_sampling, small_space)
+    assert neighbours and all(c.key() in measured for c in neighbours)
+    sizes = {launch.block_size for c in neighbours for launch in c.kernels.values()}
+    assert sizes <= set(small_space.block_sizes)
