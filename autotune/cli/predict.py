@@ -1,5 +1,6 @@
 """`autotune predict --graph SPEC [--graph SPEC ...] --device NAME|FILE|auto [--characterization
-FILE] [-o TABLE.json] [--explain] [--json]`: the model's launch configurations, without a GPU.
+FILE] [--queries K] [-o TABLE.json] [--explain] [--json]`: the model's launch configurations,
+without a GPU (for K sources at once: `autotune.model.queries`).
 
 Prints a table (and, with `--explain`, per kernel the classes, the occupancy table and the rule
 that chose each value) and writes the JSON table of docs/tables.md with `-o`.
@@ -18,6 +19,7 @@ from autotune.cli.options import add_graph_options, graph_options, graph_specs, 
 from autotune.model.characterization import Characterization, load_characterization
 from autotune.model.device import DeviceProfile, load_device
 from autotune.model.features import GraphFeatures
+from autotune.model.queries import capped, for_queries, queries_ck
 from autotune.model.occupancy import UNLIMITED
 from autotune.tables import build_table, device_section, make_entry, write_table
 
@@ -47,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(characterizations/fitted-*.toml, fitted on sweep records: autotune model fit), a fitted "
                         "model's file, or auto (default): fitted for compute capability 7.0 and later where the "
                         "algorithm has one, else the thesis's")
+    parser.add_argument("--queries", type=int, metavar="K", default=None,
+                        help="the configuration for K sources solved at once: CK at most K (default: the model's "
+                        "batch, as many at once as pay)")
     parser.add_argument("--output", "-o", metavar="TABLE.json", default=None, help="write the JSON table here")
     parser.add_argument("--explain", action="store_true", help="show the classes, occupancy and rule behind every value")
     parser.add_argument("--json", action="store_true", help="print the JSON table instead of the text table")
@@ -92,6 +97,8 @@ def command_line(args: argparse.Namespace) -> str:
         words += ["--algorithm", args.algorithm]
     if args.model != "auto":
         words += ["--model", args.model]
+    if args.queries is not None:
+        words += ["--queries", str(args.queries)]
     return shlex.join(words)
 
 
@@ -103,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         check_replaceable(args.output, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
     device = load_device(args.device)
     entry = algorithms.get(args.algorithm)
+    if args.queries is not None:
+        queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load
     characterization = load_characterization(args.characterization) if args.characterization else entry.characterization
     features = load_features(args)
     from autotune.model.fitted import resolve_model
@@ -112,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if fitted is not None:
         return run_fitted(args, device, features, fitted)
     predictions = [entry.predict(graph, device, characterization) for graph in features]
+    if args.queries is not None:
+        predictions = [for_queries(p, entry, args.queries) for p in predictions]
     command = command_line(args)
     table = prediction_table(
         predictions, device, characterization, args.algorithm, command, seed=graph_options(args).seed
@@ -142,6 +153,9 @@ def run_fitted(args: argparse.Namespace, device: DeviceProfile, features: Sequen
     for graph in features:
         config, decisions = model.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
                                            "degree_cv": graph.degree_cv}, device=device)
+        if args.queries is not None:
+            config, decisions = capped(config, decisions, queries_ck(algorithms.get(model.algorithm), args.queries),
+                                       args.queries)
         rules = {d.parameter: d.rule for d in decisions}
         entries.append(make_entry(classify(graph, device).to_json(), predicted={"config": config.to_json(), "rules": rules}))
         lines.append(f"{graph.name}: {config}  (fitted model)")

@@ -174,3 +174,32 @@ def test_devices_json(capsys):
     assert [row["name"] for row in rows] == list(shipped_device_names())
     fermi = next(row for row in rows if row["name"] == "fermi-gf100")
     assert fermi["max_resident_threads"] == 23040
+
+
+def test_predict_for_k_sources_at_once_caps_ck_and_says_so(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "--model", "thesis", "--queries", "1",
+                 "--explain", "-o", str(out)]) == 0  # the thesis's rules give it CK 4
+    text = capsys.readouterr().out
+    assert "solve: concurrent_kernels = 1  [4.6.4 (capped)]" in text and "for 1 source at once" in text
+    table = _valid(read_table(out))
+    assert table["entries"][0]["predicted"]["config"]["concurrent_kernels"] == 1
+    assert table["entries"][0]["predicted"]["rules"]["concurrent_kernels"] == "4.6.4 (capped)"
+    assert table["command"].endswith("--queries 1")
+    assert main(["predict", "--graph", "rmat12", "--device", "hopper-h100", "--queries", "3", "--json"]) == 0
+    fitted = json.loads(capsys.readouterr().out)["entries"][0]["predicted"]
+    assert fitted["config"]["concurrent_kernels"] <= 2
+    assert main(["predict", "--graph", "rmat12", "--device", "hopper-h100", "--algorithm", "delta", "--queries", "4096",
+                 "--json"]) == 0
+    batch = json.loads(capsys.readouterr().out)["entries"][0]["predicted"]
+    assert "capped" not in batch["rules"]["concurrent_kernels"]  # the model's own CK is within 4096
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--queries", "0"], "autotune: --queries: expected a number of sources of at least 1, found 0"),
+    (["--algorithm", "delta_lanes", "--queries", "16"], "autotune: --queries 16: delta_lanes solves 32 sources at once"),
+])
+def test_predict_refuses_a_number_of_sources_in_one_line(argv, message, capsys):
+    assert main(["predict", "--graph", "rmat12", "--device", "hopper-h100", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1

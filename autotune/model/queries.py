@@ -1,0 +1,55 @@
+"""A model's prediction for K sources solved at once (`autotune predict --queries K`).
+
+The models predict for batches: as many concurrent SSSPs as pay. For K sources at once the
+prediction is the same configuration at the largest of the algorithm's CK values of at most K,
+the rule behind CK saying so: the configuration a sweep for K (`sweep --queries K`, or the queries
+curve's latency end for K = 1) measures first (`search.specials.within_ck`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+from autotune.errors import InputError
+from autotune.launch import LaunchConfig
+from autotune.model.rules import Decision
+
+CK = "concurrent_kernels"
+
+
+def queries_ck(algorithm: Any, queries: int) -> int:
+    """The largest CK of `algorithm` (a registered `Algorithm`) with at most `queries` SSSPs at once.
+
+    Raises:
+        InputError: the algorithm solves more sources than that at once at least (delta_lanes: 32).
+
+    Example:
+        >>> from autotune import algorithms
+        >>> queries_ck(algorithms.get("delta"), 100), queries_ck(algorithms.get("delta"), 1)
+        (64, 1)
+    """
+    if queries < 1:
+        raise InputError(f"--queries: expected a number of sources of at least 1, found {queries}")
+    allowed = [ck for ck in algorithm.concurrent_kernels if ck <= queries]
+    if not allowed:
+        raise InputError(f"--queries {queries}: {algorithm.name} solves {min(algorithm.concurrent_kernels)} sources "
+                         "at once at least; give more, or another --algorithm")
+    return max(allowed)
+
+
+def capped(config: LaunchConfig, decisions: Sequence[Decision], ck: int, queries: int
+           ) -> tuple[LaunchConfig, tuple[Decision, ...]]:
+    """`config` with CK at most `ck`, and the decisions with the CK rule saying so (unchanged when
+    the model's CK is already that small)."""
+    if config.concurrent_kernels <= ck:
+        return config, tuple(decisions)
+    note = f"; capped at {ck}, the largest CK for {queries} source{'s' if queries != 1 else ''} at once"
+    changed = tuple(Decision(d.parameter, ck, d.rule + " (capped)", d.reason + note) if d.parameter == CK else d
+                    for d in decisions)
+    return config.replace(concurrent_kernels=ck), changed
+
+
+def for_queries(prediction: Any, algorithm: Any, queries: int) -> Any:
+    """A rules model's prediction (a frozen dataclass with `config` and `decisions`) for K sources."""
+    config, decisions = capped(prediction.config, prediction.decisions, queries_ck(algorithm, queries), queries)
+    return dataclasses.replace(prediction, config=config, decisions=decisions)
