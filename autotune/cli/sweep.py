@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import time
 from contextlib import ExitStack
+from typing import Any
 
 from autotune import algorithms
 from autotune.cli import sweep_fleet
@@ -32,6 +33,7 @@ from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
 from autotune.search.interrupts import stop_on_sigterm
 from autotune.search.plan import default_budget_s
 from autotune.search.results import GraphResult
+from autotune.search.resume import cut_short, reopen
 from autotune.search.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
 from autotune.search.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
@@ -174,21 +176,37 @@ def run(args: argparse.Namespace) -> int:
         budget = Budget(None if (seconds := budget_s(request, jobs)) is None else started + seconds)
         rank = {a.name: a.auto_rank for a in algorithms.all_algorithms()}
         weights = [2.0 if rank[job.algorithm] == 0 else 1.0 for job in ordered]  # the work-efficient get more
+        handles: list[Any] = []
+
+        def tune(index: int, weights_left: float) -> GraphResult:
+            job = ordered[index]
+            plan = GraphPlan(job.graph, job.space, request.strategy, job.specials,
+                             dataclasses.replace(request.settings, **job.settings))
+            key = (job.graph.key, job.objective)
+            budget.share(weights[index], weights_left)
+            with job.timer as timer:
+                result = sweep_graph(timer, plan, handles[index], device, progress,
+                                     best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget)
+            if result.best is not None:
+                best_by_graph[key] = min(best_by_graph.get(key, result.best.ms_per_sssp), result.best.ms_per_sssp)
+            return result
+
         try:
             for index, job in enumerate(ordered):
-                handle = request.open_study(storage, storage_url, job, device)
-                plan = GraphPlan(job.graph, job.space, request.strategy, job.specials,
-                                 dataclasses.replace(request.settings, **job.settings))
-                key = (job.graph.key, job.objective)
-                budget.share(weights[index], sum(weights[index:]))
-                with job.timer as timer:
-                    result = sweep_graph(timer, plan, handle, device, progress,
-                                         best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget)
-                if result.best is not None:
-                    best_by_graph[key] = min(best_by_graph.get(key, result.best.ms_per_sssp), result.best.ms_per_sssp)
-                results.append(result)
+                handles.append(request.open_study(storage, storage_url, job, device))
+                results.append(tune(index, sum(weights[index:])))
                 written = write_outputs(results, device, outputs)
-                if result.partial:
+                if results[-1].partial:
+                    interrupted = True
+                    break
+            # the time the studies left unused: those whose slice cut their search short search on
+            again = [] if interrupted else [i for i, handle in enumerate(handles) if cut_short(handle)]
+            for turn, index in enumerate(again):
+                if budget.run_over() or not reopen(handles[index]):
+                    continue
+                results[index] = tune(index, sum(weights[i] for i in again[turn:]))
+                written = write_outputs(results, device, outputs)
+                if results[index].partial:
                     interrupted = True
                     break
         except KeyboardInterrupt:

@@ -162,8 +162,24 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
             return {"bridge": True, "searched_elsewhere": searched}
         return {"prune_references": True, "bridge": end.objective == "few"}
 
-    return [Job(graph, algorithm, space, specials_of(space), timer(), source, end.objective, settings(end))
+    return [Job(graph, algorithm, space, specials_of(space), Reentrant(timer), source, end.objective, settings(end))
             for end, space in spaces]
+
+
+class Reentrant:
+    """A context manager that opens a fresh one of `factory`'s each time it is entered (a study the
+    budget cut short is tuned again once the others are done, `search.resume`)."""
+
+    def __init__(self, factory: Callable[[], ContextManager[Timer]]) -> None:
+        self.factory = factory
+        self._open: list[ContextManager[Timer]] = []
+
+    def __enter__(self) -> Timer:
+        self._open.append(self.factory())
+        return self._open[-1].__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._open.pop().__exit__(*exc)
 
 
 def replay_records(path: str, algorithm: str) -> list[Record]:

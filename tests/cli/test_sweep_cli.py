@@ -263,3 +263,32 @@ def test_the_default_sweep_tunes_both_ends_of_the_queries_curve(tmp_path):
     assert cks[0] == 1 and cks == sorted(cks)
     references = [entry[k]["config"] for k in ("default", "baseline") if k in entry]
     assert all(p["config"] not in references or p["config"]["concurrent_kernels"] > 1 for p in entry["curve"])
+
+
+def test_time_the_studies_leave_over_goes_back_to_a_search_its_slice_cut_short(tmp_path, monkeypatch):
+    """The batch end's slice is made 0.3 s: its search stops early, the other studies take their
+    trials in less than their slices, and the batch end then searches on (`search.resume`)."""
+    import autotune.cli.sweep as sweep_cli
+    from autotune.search.plan import Budget
+
+    def sweep(out):
+        shares = []
+
+        class FirstSliceShort(Budget):
+            def share(self, weight, weights_left):
+                super().share(weight, weights_left)
+                shares.append(weight)
+                if len(shares) == 1:
+                    self.slice_end = self.clock() + 0.3
+
+        monkeypatch.setattr(sweep_cli, "Budget", FirstSliceShort)
+        assert main(["sweep", "--replay", str(RECORDS), "--replay-delay-ms", "20", "--budget", "60", "--trials", "30",
+                     "-q", "-o", str(out)]) == 0
+        return _valid_table(out)["entries"][0], len(shares)
+
+    resumed, slices = sweep(tmp_path / "resumed.json")
+    monkeypatch.setattr(sweep_cli, "cut_short", lambda handle: False)
+    alone, slices_alone = sweep(tmp_path / "alone.json")
+    assert "search" in resumed["x-sweep"]["protocol"]["cut_by_budget"]
+    assert slices == slices_alone + 1  # the three studies, then the batch end again
+    assert resumed["x-sweep"]["trials"] > alone["x-sweep"]["trials"] and resumed["evaluations"] > alone["evaluations"]

@@ -1,0 +1,46 @@
+"""A study whose budget slice cut its search short searches on with time the others left over."""
+from __future__ import annotations
+
+from autotune.search import GraphPlan, StudyKey, SweepSettings, open_storage, open_study, sweep_graph
+from autotune.search.plan import Budget
+from autotune.search.resume import cut_short, reopen
+from autotune.search.strategies import Bayes
+from autotune.search.synthetic import SyntheticTimer
+
+from conftest import default_specials
+
+
+class Ticks:
+    """A clock that moves one second per reading."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_a_study_cut_short_is_reopened_and_searches_on(small_space, device, graph):
+    storage, url = open_storage("memory")
+    strategy = Bayes(trials=30, seed=0)
+    key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, small_space.digest(), {"repetitions": 3})
+    handle = open_study(storage, url, key, strategy.sampler(small_space), resume=False)
+    plan = GraphPlan(graph, small_space, strategy, default_specials(), SweepSettings())
+    ticks = Ticks()
+    budget = Budget(run_end=10_000.0, clock=ticks)
+    budget.slice_end = 12.0  # a few trials' worth of readings
+    first = sweep_graph(SyntheticTimer(), plan, handle, device, budget=budget)
+    assert "search" in first.protocol["cut_by_budget"] and cut_short(handle)
+    searched = first.trials
+
+    assert reopen(handle) and not reopen(handle)  # once: it is back in its search
+    budget.share(1.0, 1.0)
+    again = sweep_graph(SyntheticTimer(), plan, handle, device, budget=budget)
+    assert again.trials > searched and not cut_short(handle)
+    assert again.best.ms_per_sssp <= first.best.ms_per_sssp
+
+
+def test_a_study_that_took_its_trials_is_not_cut_short(small_space, run_sweep):
+    _, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=8, seed=0))
+    assert not cut_short(handle) and not reopen(handle)
