@@ -1,5 +1,5 @@
 """Suite `answers` (one GPU): what the shipped table hands a program that solves K sources at once
-(`autotune sssp --table T --sources K`, whose configuration is `config_from_table`, i.e.
+(`autotune sssp --table T --sources K`, whose configuration is `config_from_table`'s
 `Table.lookup(graph, queries=K)`), against the best of a sweep dedicated to that K alone, for
 K = 1, 16 and 1,024 (issue 27).
 
@@ -87,13 +87,10 @@ def dedicated_sweep(spec: str, queries: int, budget_s: float, scratch: Path) -> 
     return {**found, "config": best["config"], "sweep_ms": best["ms_per_sssp"]}
 
 
-def table_answer(table: Any, table_path: Path, graph: Any, gpu: dict[str, Any], queries: int) -> tuple[Any, str]:
-    """What `sssp --table T --sources K` launches (its own `config_from_table`), and the match's source."""
-    from autotune.cli.sssp_gpu import config_from_table
-
-    args = argparse.Namespace(table=str(table_path), json=True, allow_other_device=False)
-    config = config_from_table(args, table, graph, gpu, queries)
-    return config, table.lookup(graph, device=gpu, queries=queries).source
+def table_answer(table: Any, graph: Any, gpu: dict[str, Any], queries: int) -> Any:
+    """The match `sssp --table T --sources K` launches (`config_from_table`'s lookup: this GPU's
+    entries only, K at once)."""
+    return table.lookup(graph, device=gpu, allow_other_device=False, queries=queries)
 
 
 def paired_ms(solver: Any, configs: Sequence[Any], sources: Sequence[int], expected: dict, rounds: int) -> list[dict]:
@@ -117,8 +114,7 @@ def paired_ms(solver: Any, configs: Sequence[Any], sources: Sequence[int], expec
             for t, f in zip(times, failures)]
 
 
-def graph_rows(name: str, table: Any, table_path: Path, queries: Sequence[int], args: argparse.Namespace
-               ) -> list[dict[str, Any]]:
+def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Namespace) -> list[dict[str, Any]]:
     from autotune import algorithms
     from autotune.gpu import device_description, gpu_session, open_solver
 
@@ -131,7 +127,8 @@ def graph_rows(name: str, table: Any, table_path: Path, queries: Sequence[int], 
             gpu = device_description(device)
             for k in queries:
                 sweep = sweeps[k]
-                answer, source = table_answer(table, table_path, graph, gpu, k)
+                match = table_answer(table, graph, gpu, k)
+                answer, source = match.config, match.source
                 row: dict[str, Any] = {"graph": name, "queries": k, "answer": answer.to_json(), "source": source,
                                        "default": answer == algorithms.get(answer.algorithm).default_config(),
                                        "dedicated": sweep}
@@ -157,17 +154,15 @@ def run(args: argparse.Namespace) -> Results:
     """Graph by graph; the results file is written after each, so a run cut short keeps what it
     measured, and graphs measured by an earlier run keep their rows."""
     from autotune.gpu import device_description, gpu_session
-    from autotune.lookup import Table
 
     with gpu_session(0) as device:
         gpu = device_description(device)
-    table_path = data.shipped_table(str(gpu["name"]), args.answer_table)
-    table = Table.load(table_path)
+    table_path, table = data.load_shipped_table(gpu, args.answer_table)
     queries = [int(k) for k in args.answer_queries.split(",") if k]
     rows: list[dict[str, Any]] = []
     found = None
     for name in [g for g in args.answer_graphs.split(",") if g]:
-        rows += graph_rows(name, table, table_path, queries, args)
+        rows += graph_rows(name, table, queries, args)
         found = results_of(args, rows, gpu, table_path)
         write(found, args.results)
     return found or results_of(args, rows, gpu, table_path)

@@ -6,6 +6,10 @@
 - `crauser-table.json.gz`: those sweeps merged into one table (graph features, x-top lists).
 - `delta-grid.jsonl.gz`: the verified batched and model-grid measurements of Δ-stepping on the
   H100 (2026-11-23) that `characterizations/delta.toml`'s [model] constants are the fit of.
+- `usa-roads-curve-{delta,auto}-5b78775.records.jsonl.gz`: every record of two default sweeps of
+  usa-roads at commit 5b78775 (H100, 2026-11-26; `autotune sweep --graph tests/data/usa-roads.gr.gz
+  [--algorithm delta] --records R`), the evidence docs/sweep.md quotes for the curve's middle: 8
+  blocks per instance at CK 16, and GPU Crauser's default measured whole (45 s) by the middle.
 """
 from __future__ import annotations
 
@@ -60,6 +64,14 @@ def suite_graphs(names: str | Sequence[str], sample: int) -> Iterator[tuple[str,
 def shipped_table(gpu_name: str, given: Path | None = None) -> Path:
     """The table a GPU suite looks configurations up in: `given`, else `tables/<gpu>.json`."""
     return given or ROOT / "tables" / f"{gpu_file(gpu_name)}.json"
+
+
+def load_shipped_table(gpu: dict[str, Any], given: Path | None = None) -> tuple[Path, Any]:
+    """`shipped_table` for the GPU a suite runs on (`gpu.device_description`), and the loaded `Table`."""
+    from autotune.lookup import Table
+
+    path = shipped_table(str(gpu["name"]), given)
+    return path, Table.load(path)
 
 
 def shown(path: Path) -> str:

@@ -50,14 +50,12 @@ def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:
 
 def run(args: argparse.Namespace) -> Results:
     from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
-    from autotune.lookup import Table
     from autotune.measure import Protocol
 
     rows = []
     with gpu_session(0) as device:
         gpu = device_description(device)
-        table_path = data.shipped_table(str(gpu["name"]), args.table)
-        table = Table.load(table_path)
+        table_path, table = data.load_shipped_table(gpu, args.table)
         protocol = Protocol(sample=SAMPLE, min_repetitions=args.repetitions, max_repetitions=args.repetitions)
         for name, graph, sample, expected in data.suite_graphs(args.graphs, SAMPLE):
             cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))

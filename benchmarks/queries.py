@@ -36,13 +36,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> Results:
     from autotune.gpu import device_description, gpu_session, open_solver
     from autotune.gpu.queries import random_pairs, target_costs, tree_costs
-    from autotune.lookup import Table
 
     rows = []
     with gpu_session(0) as device:
         gpu = device_description(device)
-        table_path = data.shipped_table(str(gpu["name"]), args.query_table)
-        table = Table.load(table_path)
+        table_path, table = data.load_shipped_table(gpu, args.query_table)
         for name, graph, sources, expected in data.suite_graphs(args.query_graphs, args.query_sources):
             config = table.lookup(graph, queries=1, device=gpu).config
             with open_solver(graph, config.algorithm) as solver:

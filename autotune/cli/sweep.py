@@ -20,7 +20,7 @@ import argparse
 import dataclasses
 import time
 from contextlib import ExitStack
-from typing import Any
+from typing import Any, Iterator
 
 from autotune import algorithms
 from autotune.cli import sweep_fleet
@@ -191,22 +191,26 @@ def run(args: argparse.Namespace) -> int:
                 best_by_graph[key] = min(best_by_graph.get(key, result.best.ms_per_sssp), result.best.ms_per_sssp)
             return result
 
-        try:
+        def turns() -> Iterator[tuple[int, float]]:
+            """Each study in turn (its index and the weights of the turns left), then, with the time
+            they left unused, those whose slice cut their search short (`search.resume`)."""
             for index, job in enumerate(ordered):
                 handles.append(request.open_study(storage, storage_url, job, device))
-                results.append(tune(index, sum(weights[index:])))
-                written = write_outputs(results, device, outputs)
-                if results[-1].partial:
-                    interrupted = True
-                    break
-            # the time the studies left unused: those whose slice cut their search short search on
-            again = [] if interrupted else [i for i, handle in enumerate(handles) if cut_short(handle)]
+                yield index, sum(weights[index:])
+            again = [i for i, handle in enumerate(handles) if cut_short(handle)]
             for turn, index in enumerate(again):
-                if budget.run_over() or not reopen(handles[index]):
-                    continue
-                results[index] = tune(index, sum(weights[i] for i in again[turn:]))
+                if not budget.run_over() and reopen(handles[index]):
+                    yield index, sum(weights[i] for i in again[turn:])
+
+        try:
+            for index, weights_left in turns():
+                result = tune(index, weights_left)
+                if index < len(results):
+                    results[index] = result
+                else:
+                    results.append(result)
                 written = write_outputs(results, device, outputs)
-                if results[index].partial:
+                if result.partial:
                     interrupted = True
                     break
         except KeyboardInterrupt:

@@ -309,7 +309,7 @@ def test_a_search_of_one_query_starts_from_the_algorithm_s_own_shapes_for_it():
 def test_a_search_of_a_few_queries_starts_from_their_instances_spread_over_a_grid():
     from autotune.search.strategies import initial_design
 
-    graph = GraphFeatures_for_design()
+    graph = _design_graph()
     few = SearchSpace.from_options("delta", ck="2,4,8,16", graph=graph)
     assert few.few_queries and not SearchSpace.from_options("delta", ck="1,2,4", graph=graph).few_queries
     design = initial_design(few)
@@ -318,7 +318,7 @@ def test_a_search_of_a_few_queries_starts_from_their_instances_spread_over_a_gri
     assert all(c.concurrent_kernels * c.param("blocks") <= 128 for c in design)
 
 
-def GraphFeatures_for_design():
+def _design_graph():
     from autotune.model import GraphFeatures
 
     return GraphFeatures("g", 100_000, 300_000, max_degree=10, mean_weight=50, min_positive_weight=1, max_weight=100)
