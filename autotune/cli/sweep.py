@@ -25,7 +25,7 @@ from typing import Any, Iterator
 from autotune import algorithms
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
-from autotune.cli.sweep_jobs import Job
+from autotune.cli.sweep_jobs import Job, order_for_auto
 from autotune.cli.sweep_output import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
 from autotune.errors import InputError
@@ -229,20 +229,6 @@ def budget_s(request: Request, jobs: list[Job]) -> float | None:
         return None
     graphs = {job.graph.key: job.graph.n_edges for job in jobs}
     return sum(default_budget_s(edges) for edges in graphs.values())
-
-
-def order_for_auto(jobs: list[Job]) -> list[Job]:
-    """Each graph's studies in the order a sweep tunes them: by the registry's `auto_rank` (the
-    work-efficient algorithms first, both ends of their curve, so that their bests prune the others'
-    hopeless trials and a budget reaches them first), each rank's batch end, then its latency end,
-    then the curve's middle."""
-    rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
-    graphs: dict[str, int] = {}
-    for job in jobs:
-        graphs.setdefault(job.graph.key, len(graphs))
-    ends = {"throughput": 0, "latency": 1, "few": 2}
-    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm][0], ends.get(j.objective, 0),
-                                       rank[j.algorithm][1]))
 
 
 __all__ = ["INTERRUPTED", "register", "run"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterator
 
 from autotune.cli.options import load_spec, reference_cache
-from autotune.cli.sweep_jobs import cuda_timer, replay_records, replay_timer
+from autotune.cli.sweep_jobs import cuda_timer, order_for_auto, replay_records, replay_timer
 from autotune.cli.sweep_output import INTERRUPTED, checked_outputs, default_output, report_outcome, write_outputs
 from autotune.cli.sweep_request import Request, check_jobs
 from autotune.errors import InputError
@@ -180,7 +180,7 @@ def _create_or_join(storage: Any, shown: str, name: str, request: Request, devic
     if name in fleet.run_names(storage):
         return fleet.Run.open(storage, shown, name), True
     graphs = []
-    for job in jobs:
+    for job in order_for_auto(jobs):  # as one process: the work-efficient first, their bests prune the others
         handle = request.open_study(storage, shown, job, device)
         graphs.append(fleet.RunGraph(job.graph, job.algorithm, handle.name, job.source, job.space, job.specials,
                                      job.objective, dict(job.settings)))

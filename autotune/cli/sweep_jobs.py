@@ -346,3 +346,17 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
 def protocol_json(protocol: Protocol, replay: bool, settings: Mapping[str, Any]) -> dict[str, Any]:
     """How each configuration is measured (part of a study's name: only the same protocol resumes)."""
     return {"timer": "replay" if replay else "cuda-events", **protocol.to_json(), **settings}
+
+
+def order_for_auto(jobs: list[Job]) -> list[Job]:
+    """Each graph's studies in the order a sweep tunes them: by the registry's `auto_rank` (the
+    work-efficient algorithms first, both ends of their curve, so that their bests prune the others'
+    hopeless trials and a budget reaches them first), each rank's batch end, then its latency end,
+    then the curve's middle."""
+    rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
+    graphs: dict[str, int] = {}
+    for job in jobs:
+        graphs.setdefault(job.graph.key, len(graphs))
+    ends = {"throughput": 0, "latency": 1, "few": 2}
+    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm][0], ends.get(j.objective, 0),
+                                       rank[j.algorithm][1]))

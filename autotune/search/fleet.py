@@ -33,6 +33,7 @@ from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 import optuna
 from optuna.storages import BaseStorage, JournalStorage, fail_stale_trials
+from optuna.trial import TrialState
 
 from autotune.errors import InputError
 from autotune.measure import Timer
@@ -210,10 +211,28 @@ class Run:
         return StudyHandle(study, self.storage, self.storage_url, resumed=False)
 
     def sweep(self, graph: RunGraph, timer: Timer | None = None, worker: str = "", workers: int = 1) -> GraphSweep:
-        """The `GraphSweep` of one graph of the run (a worker's sampler seeded with its id)."""
+        """The `GraphSweep` of one graph of the run (a worker's sampler seeded with its id), pruned
+        against the best of its siblings (`best_elsewhere`)."""
         offset = sum(worker.encode()) if worker else 0
         sampler = self.plan.strategy.sampler(graph.space, offset, workers)
-        return GraphSweep(self.plan.graph_plan(graph), self.handle(graph, sampler), timer)
+        return GraphSweep(self.plan.graph_plan(graph), self.handle(graph, sampler), timer,
+                          best_elsewhere=self.best_elsewhere(graph))
+
+    def best_elsewhere(self, graph: RunGraph) -> Callable[[], float | None] | None:
+        """The best time per SSSP measured so far by the run's other studies of the same graph and
+        end of the curve (an auto sweep's other algorithms): what a one-process sweep prunes a
+        study's trials against and abandons a hopeless algorithm by. None where it has none."""
+        siblings = [self.storage.get_study_id_from_name(g.study) for g in self.plan.graphs
+                    if g.study != graph.study and g.info.key == graph.info.key and g.objective == graph.objective]
+        if not siblings:
+            return None
+
+        def best() -> float | None:
+            return min((t.values[0] for study_id in siblings
+                        for t in self.storage.get_all_trials(study_id, deepcopy=False, states=(TrialState.COMPLETE,))
+                        if t.values), default=None)
+
+        return best
 
     def sweeps(self, worker: str = "", workers: int = 1) -> list[GraphSweep]:
         """A `GraphSweep`, without a timer, per graph of the run."""

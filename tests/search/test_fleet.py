@@ -132,6 +132,31 @@ def test_a_dead_worker_s_trial_taken_again_is_not_taken_for_dead(tmp_path):
     assert [t.state for t in sweep.study.trials] == [TrialState.FAIL, TrialState.RUNNING]
 
 
+def test_a_study_is_pruned_against_its_siblings_best_as_in_one_process(tmp_path):
+    """The run's other studies of the same graph and end of the curve (an auto sweep's other
+    algorithms) give a study the best to prune against and to abandon a hopeless algorithm by; a
+    study of another graph or another end does not."""
+    import dataclasses
+
+    storage, shown = open_storage(str(tmp_path / "s.journal"))
+    plan = _plan(Exhaustive(), graphs=2)
+    first, other_graph = plan.graphs
+    sibling = dataclasses.replace(first, algorithm="martin", study="study-sibling")
+    latency = dataclasses.replace(first, study="study-latency", objective="latency")
+    plan = dataclasses.replace(plan, graphs=(first, other_graph, sibling, latency))
+    for graph in plan.graphs:
+        optuna.create_study(storage=storage, study_name=graph.study)
+    run = Run.create(storage, shown, plan)
+    assert run.best_elsewhere(first)() is None  # nothing measured yet
+    for study, values in (("study-sibling", (5.0, 2.0)), ("study-latency", (0.5,)), ("study-1", (0.1,))):
+        opened = optuna.load_study(study_name=study, storage=storage)
+        for value in values:
+            opened.add_trial(optuna.trial.create_trial(value=value))
+    assert run.best_elsewhere(first)() == 2.0 and run.best_elsewhere(sibling)() is None
+    assert run.best_elsewhere(other_graph) is None  # no sibling at all
+    assert run.sweep(first).best_elsewhere() == 2.0
+
+
 def test_devices_are_parsed_and_checked():
     assert parse_devices("0,2", replay=False) == (0, 2)
     assert parse_devices(" 1 ", replay=True) == (1,)
