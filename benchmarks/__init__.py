@@ -3,6 +3,7 @@
     python3 -m benchmarks list
     python3 -m benchmarks run SUITE... [--results DIR] [the suites' options]
     python3 -m benchmarks render [--check]
+    python3 -m benchmarks graphs [--offline]    # the real-graph suite (docs/real-graphs.md)
 
 A suite is a module with `add_options(parser)`, `run(args) -> Results` and `render(results) ->
 markdown lines`; it measures (or, for a CPU suite, computes from committed records) and returns one

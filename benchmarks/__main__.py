@@ -1,4 +1,4 @@
-"""`python3 -m benchmarks list | run SUITE... | render [--check]` (see `benchmarks/__init__.py`)."""
+"""`python3 -m benchmarks list | run SUITE... | render [--check] | graphs` (see `benchmarks/__init__.py`)."""
 from __future__ import annotations
 
 import argparse
@@ -23,10 +23,17 @@ def parser() -> argparse.ArgumentParser:
     render = commands.add_parser("render", help="write the documents' tables from the newest results")
     render.add_argument("--check", action="store_true", help="write nothing; exit 1 when a document differs")
     render.add_argument("--results", type=Path, default=RESULTS_DIR)
+    commands.add_parser("graphs", add_help=False, help="fetch and convert the real-graph suite (python3 -m benchmarks "
+                        "graphs --help)")
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["graphs"]:
+        from benchmarks import realgraphs
+
+        return realgraphs.main(argv[1:])
     args = parser().parse_args(argv)
     if args.command == "list":
         for suite in SUITES.values():

@@ -27,15 +27,30 @@ ROOT = Path(__file__).resolve().parents[1]
 GRAPH_DIR = ROOT / "tests" / "data"
 
 # The suite's graphs: the generated classes of the thesis's study and real graphs of five classes
-# (road network, FEM mesh, geometric, e-mail, road network of a city), all in the repository.
+# (road network, FEM mesh, geometric, e-mail, road network of a city), all in the repository; and
+# the real-graph suite of issue 28 (`real_suite()`, fetched by `python3 -m benchmarks graphs`).
 GENERATED = ("random24k-d2", "random24k-d20", "random24k-d200", "random49k-d2", "random49k-d20", "random49k-d200",
              "random98k-d2", "random98k-d20", "random98k-d200", "rmat17", "rmat18", "rmat19", "rmat20")
 REAL = ("usa-roads.gr.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "Email-Enron.txt.gz", "rome99.gr.gz")
 
 
+def real_suite() -> tuple[str, ...]:
+    """The names of the real-graph suite (`benchmarks/realgraphs.toml`; `python3 -m benchmarks graphs`
+    fetches and converts them)."""
+    from benchmarks.realgraphs import suite
+
+    return tuple(graph.name for graph in suite())
+
+
 def spec(name: str) -> str:
-    """The --graph spec of a suite graph: a file of tests/data, or a generator spec."""
-    return str(GRAPH_DIR / name) if (GRAPH_DIR / name).is_file() else name
+    """The --graph spec of a suite graph: a file of tests/data, a converted graph of the real-graph
+    suite (benchmarks/graphs/NAME.csr.npz), or a generator spec."""
+    from benchmarks.realgraphs import GRAPHS_DIR
+
+    if (GRAPH_DIR / name).is_file():
+        return str(GRAPH_DIR / name)
+    converted = GRAPHS_DIR / f"{name}.csr.npz"
+    return str(converted) if name in real_suite() else name
 
 
 def gpu_file(gpu_name: str) -> str:
