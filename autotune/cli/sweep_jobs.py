@@ -261,6 +261,17 @@ def fitted_model(option: str, algorithm: str, profile: Any, required: bool) -> A
         return None
 
 
+def recorded_graph_features(graph: GraphInfo, load: Callable[[str], Any]) -> GraphInfo:
+    """A recorded graph with the features its records lack (the degree skew), from the graph itself
+    where it can be had (a generator spec, a file) and is the one recorded (same sha256); else as
+    recorded."""
+    try:
+        loaded = sp.graph_info(load(graph.name), seed=graph.seed, weights=graph.weights)
+    except InputError:
+        return graph
+    return loaded if not graph.sha256 or loaded.sha256 == graph.sha256 else graph
+
+
 def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorithm: str, options: SpaceOptions,
                 device_spec: str | None, load: Callable[[str], Any], delay_s: float = 0.0, model: str = "auto",
                 pace: float = 0.0, objective: str = "throughput") -> tuple[dict[str, Any], list[Job], list[str]]:
@@ -284,6 +295,8 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
         graph = group[0].graph
         if graph.n_vertices < 1:  # records that do not say (engine benchmark): load it
             graph = sp.graph_info(load(graph.name), seed=graph.seed, weights=graph.weights)
+        elif model != "auto" and graph.degree_cv is None:  # older records: the fitted rules read the degree skew
+            graph = recorded_graph_features(graph, load)
         graph = sp.classify_graph(graph, profile)
         for entry in algorithms.resolve(algorithm):
             mine = [r for r in group if r.algorithm == entry.name]

@@ -26,3 +26,25 @@ def test_an_algorithm_without_small_ck_values_has_the_batch_end_alone():
     assert [end.objective for end, _ in spaces] == ["throughput"]
     assert [end.objective for end, _ in end_spaces(SpaceOptions(ck="1,32,64"), "curve", "delta", _graph())] == [
         "throughput", "latency"]
+
+
+def test_a_replay_of_records_without_the_degree_skew_gets_it_from_the_graph_itself():
+    """Older records name the graph without its degree skew, which the fitted rules read (rmat17:
+    relax lanes 4 from `predict`, 1 from a replay that lacked it); the replay takes it from the
+    graph where that is the graph recorded (same sha256)."""
+    from autotune.cli.options import load_spec
+    from autotune.cli.sweep_jobs import recorded_graph_features
+    from autotune.errors import InputError
+    from autotune.search.results import GraphInfo
+
+    graph = load_spec("rmat10", 0, None)
+    recorded = GraphInfo("rmat10", graph.sha256, graph.n_vertices, graph.n_edges, seed=0)
+    assert recorded.degree_cv is None
+    assert recorded_graph_features(recorded, lambda name: load_spec(name, 0, None)).degree_cv > 1.0
+    other = GraphInfo("rmat10", "0" * 64, graph.n_vertices, graph.n_edges, seed=0)  # another graph of that name
+    assert recorded_graph_features(other, lambda name: load_spec(name, 0, None)) is other
+
+    def missing(name: str):
+        raise InputError(f"{name}: no such file")
+
+    assert recorded_graph_features(recorded, missing) is recorded
