@@ -26,6 +26,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      "autotune table merge --graph-features")
     fit.add_argument("--output", "-o", metavar="FILE.toml", required=True)
     fit.set_defaults(run=run_fit)
+    choice = commands.add_parser(
+        "fit-choice", help="fit which algorithm predict --algorithm auto picks, on a tuned table",
+        description="Fit the choice model (autotune/model/choice.py): a small decision tree over the graph's features "
+        "and the number of sources at once, on the winners of every curve point of a table of default sweeps "
+        "(tables/h100.json); `autotune predict --algorithm auto` reads it.")
+    choice.add_argument("table", metavar="TABLE.json", help="a table of `autotune sweep`'s queries curve")
+    choice.add_argument("--output", "-o", metavar="FILE.toml", required=True)
+    choice.set_defaults(run=run_fit_choice)
 
 
 def record_files(inputs: list[str]) -> list[Path]:
@@ -71,4 +79,17 @@ def run_fit(args: argparse.Namespace) -> int:
     worst = max(model.fit_slowdown.values())
     print(f"wrote {args.output}: {model.algorithm} on {model.device.get('name')}, {len(timers)} graphs; on its own graphs "
           f"within {100 * worst:.1f}% of each best (python3 -m benchmarks run model checks it leaving each graph out)")
+    return 0
+
+
+def run_fit_choice(args: argparse.Namespace) -> int:
+    from autotune.files import atomic_write, check_outputs
+    from autotune.model.choice import fit_table
+
+    check_outputs({"--output": args.output}, [("a table", args.table)])
+    model = fit_table(args.table)
+    atomic_write(args.output, model.to_toml(), "the choice model")
+    on = model.fitted_on
+    print(f"wrote {args.output}: {len(model.nodes)} nodes, fitted on {on['graphs']} graphs of {args.table} "
+          f"({on['device']}); it names the winner of {on['agreeing']} of its {on['samples']} curve points")
     return 0

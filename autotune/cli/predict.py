@@ -14,6 +14,7 @@ import sys
 from typing import Any, Sequence
 
 from autotune import algorithms
+from autotune.errors import InputError
 from autotune.files import check_outputs, check_replaceable, is_json_with
 from autotune.cli.options import add_graph_options, graph_options, graph_specs, load_graphs
 from autotune.model.characterization import Characterization, load_characterization
@@ -42,8 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--characterization", metavar="FILE", default=None,
         help="kernel characterization TOML (default: the algorithm's shipped one in characterizations/)",
     )
-    parser.add_argument("--algorithm", choices=algorithms.names(), default="crauser",
-                        help="the algorithm whose model predicts (default crauser)")
+    parser.add_argument("--algorithm", choices=(*algorithms.names(), algorithms.AUTO), default="crauser",
+                        help="the algorithm whose model predicts (default crauser), or auto: the choice model picks "
+                        "one per graph (autotune model fit-choice), whose model then predicts")
     parser.add_argument("--model", metavar="thesis|fitted|auto|FILE", default="auto",
                         help="whose rules: the thesis's (chapter 4), the shipped fitted model "
                         "(characterizations/fitted-*.toml, fitted on sweep records: autotune model fit), a fitted "
@@ -109,6 +111,12 @@ def run(args: argparse.Namespace) -> int:
                                                   ("--characterization", args.characterization)])
         check_replaceable(args.output, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
     device = load_device(args.device)
+    if args.algorithm == algorithms.AUTO:
+        from autotune.cli.predict_auto import run_auto
+
+        if args.queries is not None and args.queries < 1:
+            raise InputError(f"--queries: expected a number of sources of at least 1, found {args.queries}")
+        return run_auto(args, device, load_features(args), command_line(args))
     entry = algorithms.get(args.algorithm)
     if args.queries is not None:
         queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load

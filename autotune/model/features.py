@@ -179,6 +179,8 @@ class GraphClasses:
             data["max_degree"] = self.features.max_degree
         if self.features.sha256 is not None:
             data["sha256"] = self.features.sha256
+        if self.features.degree_cv is not None:
+            data["degree_cv"] = self.features.degree_cv
         return data
 
 

@@ -1,0 +1,86 @@
+"""`autotune predict --algorithm auto [--queries K]`: which algorithm to run (the choice model,
+`autotune.model.choice`) and that algorithm's predicted configuration for K sources at once (its
+fitted model where one is shipped for the GPU, else its rules), `--explain` naming the tests of
+the choice tree and the rule behind every value."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, Sequence
+
+from autotune import algorithms
+from autotune.errors import InputError
+from autotune.model.device import DeviceProfile
+from autotune.model.features import GraphFeatures, classify
+from autotune.model.queries import capped, for_queries, queries_ck
+from autotune.tables import build_table, device_section, make_entry, write_table
+
+BATCH = 1024  # K when --queries is not given: the batch end of the queries curve
+
+
+def servable(name: str, queries: int) -> str:
+    """`name`, or where it cannot solve `queries` sources at once (delta_lanes under 32) the first
+    algorithm of `auto`'s order that can."""
+    if any(ck <= queries for ck in algorithms.get(name).concurrent_kernels):
+        return name
+    ranked = sorted(algorithms.resolve(algorithms.AUTO), key=lambda a: a.auto_rank)
+    return next(a.name for a in ranked if any(ck <= queries for ck in a.concurrent_kernels))
+
+
+def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_option: str,
+              queries: int | None) -> tuple[Any, list[Any]]:
+    """One algorithm's configuration and decisions for a graph (for K sources when given)."""
+    from autotune.model.fitted import resolve_model
+
+    entry = algorithms.get(name)
+    fitted = resolve_model(model_option, name, device)
+    if fitted is not None:
+        config, decisions = fitted.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
+                                            "degree_cv": graph.degree_cv}, device=device)
+        if queries is not None:
+            config, decisions = capped(config, decisions, queries_ck(entry, queries), queries)
+        return config, list(decisions)
+    prediction = entry.predict(graph, device, entry.characterization)
+    if queries is not None:
+        prediction = for_queries(prediction, entry, queries)
+    kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
+    return prediction.config, [*kernels, *prediction.decisions]
+
+
+def run_auto(args: argparse.Namespace, device: DeviceProfile, features: Sequence[GraphFeatures], command: str) -> int:
+    from autotune.model.choice import graph_features, shipped_choice
+
+    if args.model not in ("auto", "thesis") or args.characterization:
+        raise InputError("--algorithm auto: each algorithm predicts with its own model; give --model auto or thesis, "
+                         "and no --characterization")
+    chooser = shipped_choice(device)
+    if chooser is None:
+        raise InputError(f"--algorithm auto: no choice model is fitted for {device.name} (CC {device.compute_capability}, "
+                         f"{device.sm_count} SMs); fit one: autotune model fit-choice TABLE -o "
+                         "characterizations/choice-NAME.toml, or name an --algorithm")
+    queries = args.queries if args.queries is not None else BATCH
+    origin = f"choice tree fitted on {chooser.fitted_on.get('graphs')} graphs of {chooser.fitted_on.get('table')}"
+    lines = [f"Predicted algorithm and launch configuration for {queries} source{'s' if queries != 1 else ''} at once "
+             f"on {device.name} (cc {device.compute_capability}, {device.sm_count} SMs): the {origin}"]
+    entries = []
+    for graph in features:
+        chosen, path = chooser.predict(graph_features(graph.n_vertices, graph.mean_degree, graph.degree_cv), queries)
+        name = servable(chosen, queries)
+        config, decisions = predicted(name, graph, device, args.model, args.queries)
+        reason = " and ".join(path) or "the tree's one leaf"
+        if name != chosen:
+            reason += f"; {chosen} solves at least {min(algorithms.get(chosen).concurrent_kernels)} at once"
+        rules = {"algorithm": f"{origin}: {reason}", **{d.parameter: d.rule for d in decisions}}
+        entries.append(make_entry(classify(graph, device).to_json(), predicted={"config": config.to_json(), "rules": rules}))
+        lines.append(f"{graph.name}: {config}")
+        if args.explain:
+            lines.append(f"  algorithm = {name}  [{origin}] {reason}")
+            lines += [f"  {d.parameter} = {getattr(d.value, 'value', d.value)}  [{d.rule}] {d.reason}" for d in decisions]
+    table = build_table(device_section(device), entries, algorithms.AUTO, command=command)
+    if args.output:
+        write_table(args.output, table)
+    print(json.dumps(table, indent=2) if args.json else "\n".join(lines + ([f"wrote {args.output}"] if args.output else [])))
+    return 0
+
+
+__all__ = ["run_auto", "servable"]

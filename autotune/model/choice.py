@@ -1,0 +1,216 @@
+"""Which algorithm to run for K sources at once, from a graph's features alone: the `auto` of
+`autotune predict --algorithm auto`.
+
+A small decision tree over the graph's features and K, fitted on the winners a tuned table
+measured (`autotune model fit-choice TABLE -o FILE`: every graph of the table, and for K = 1, 2,
+4, ... up to its largest CK the algorithm of its fastest curve point with CK <= K, the point
+`Table.lookup(queries=K)` hands out). The tree is grown greedily (each split the one that lowers
+the samples' Gini impurity most, at a midpoint between two neighbouring values), at most
+`MAX_DEPTH` deep, no leaf under `MIN_LEAF` samples; it is stored as TOML with the table it came
+from, so that `--explain` names every threshold and its origin.
+
+Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `log2_queries`.
+
+Example::
+
+    >>> model = fit([({"log2_vertices": 10, "mean_degree": 2, "degree_cv": 0.1}, 1, "delta"),
+    ...              ({"log2_vertices": 10, "mean_degree": 200, "degree_cv": 0.1}, 1, "crauser")] * 2, {})
+    >>> model.predict({"log2_vertices": 12, "mean_degree": 150, "degree_cv": 0.2}, 1)[0]
+    'crauser'
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from autotune.errors import InputError
+from autotune.files import read_toml
+
+FORMAT = "autotune.choice-model/1"
+FEATURES = ("log2_vertices", "mean_degree", "degree_cv", "log2_queries")
+MAX_DEPTH = 3
+MIN_LEAF = 2
+
+Sample = tuple[Mapping[str, float], int, str]  # a graph's features, K, the winning algorithm
+
+
+@dataclass(frozen=True)
+class Node:
+    """A split (`feature` < `threshold`: `low`, else `high`, indexes of nodes) or a leaf (`algorithm`)."""
+
+    samples: int
+    feature: str | None = None
+    threshold: float = 0.0
+    low: int = -1
+    high: int = -1
+    algorithm: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.algorithm is not None:
+            return {"samples": self.samples, "algorithm": self.algorithm}
+        return {"samples": self.samples, "feature": self.feature, "threshold": self.threshold, "low": self.low,
+                "high": self.high}
+
+
+@dataclass(frozen=True)
+class ChoiceModel:
+    """The fitted tree (`nodes[0]` its root) and where it came from."""
+
+    nodes: tuple[Node, ...]
+    fitted_on: Mapping[str, Any]
+
+    def predict(self, graph: Mapping[str, float], queries: int) -> tuple[str, list[str]]:
+        """The algorithm for `queries` sources at once on a graph of these features, and the path
+        of tests that chose it (for `--explain`)."""
+        values = {**graph, "log2_queries": math.log2(max(queries, 1))}
+        node, path = self.nodes[0], []
+        while node.algorithm is None:
+            value = float(values[str(node.feature)])
+            below = value < node.threshold
+            path.append(f"{node.feature} {value:.3g} {'<' if below else '>='} {node.threshold:.3g}")
+            node = self.nodes[node.low if below else node.high]
+        return node.algorithm, path
+
+    def to_toml(self) -> str:
+        lines = [f'format = "{FORMAT}"']
+        lines += [f"{key} = {_toml_value(value)}" for key, value in self.fitted_on.items()]
+        for node in self.nodes:
+            lines += ["", "[[node]]"] + [f"{key} = {_toml_value(value)}" for key, value in node.to_json().items()]
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> ChoiceModel:
+        data = read_toml(path)
+        if data.get("format") != FORMAT:
+            raise InputError(f"{path}: not a choice model ({FORMAT}); fit one with autotune model fit-choice")
+        try:
+            nodes = tuple(Node(**node) for node in data["node"])
+            fitted_on = {k: v for k, v in data.items() if k not in ("format", "node")}
+            model = cls(nodes, fitted_on)
+            _check(model, str(path))
+        except (KeyError, TypeError, ValueError) as error:
+            raise InputError(f"{path}: a malformed choice model ({error})") from None
+        return model
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _check(model: ChoiceModel, where: str) -> None:
+    """Every split names a known feature and nodes after itself (so a walk ends)."""
+    for index, node in enumerate(model.nodes):
+        if node.algorithm is None and (node.feature not in FEATURES or not index < node.low < len(model.nodes)
+                                       or not index < node.high < len(model.nodes)):
+            raise ValueError(f"node {index} of {where} is neither a leaf nor a split of a known feature")
+
+
+def graph_features(vertices: int, mean_degree: float, degree_cv: float | None) -> dict[str, float]:
+    return {"log2_vertices": math.log2(max(vertices, 1)), "mean_degree": float(mean_degree),
+            "degree_cv": float(degree_cv or 0.0)}
+
+
+def table_samples(table: Mapping[str, Any]) -> list[Sample]:
+    """The samples a table gives: per entry with a curve, per power-of-two K up to its largest CK,
+    the algorithm of its fastest curve point with CK <= K."""
+    samples = []
+    for entry in table.get("entries", ()):
+        curve = [p for p in entry.get("curve") or () if p.get("ms_per_sssp") is not None]
+        if not curve:
+            continue
+        graph = entry["graph"]
+        features = graph_features(graph["vertices"], graph.get("mean_degree") or graph["edges"] / graph["vertices"],
+                                  graph.get("degree_cv"))
+        largest = max(p["config"]["concurrent_kernels"] for p in curve)
+        for k in (2**i for i in range(int(math.log2(largest)) + 1)):
+            best = min((p for p in curve if p["config"]["concurrent_kernels"] <= k), key=lambda p: p["ms_per_sssp"],
+                       default=None)
+            if best is not None:
+                samples.append((features, k, best["config"]["algorithm"]))
+    return samples
+
+
+def _gini(labels: Sequence[str]) -> float:
+    counts = Counter(labels)
+    return 1.0 - sum((c / len(labels)) ** 2 for c in counts.values()) if labels else 0.0
+
+
+def _rows(samples: Sequence[Sample]) -> list[tuple[dict[str, float], str]]:
+    return [({**features, "log2_queries": math.log2(k)}, winner) for features, k, winner in samples]
+
+
+def _best_split(rows: list[tuple[dict[str, float], str]]) -> tuple[str, float] | None:
+    """The (feature, threshold) lowering the weighted Gini impurity most, None if none does."""
+    labels = [label for _, label in rows]
+    best, found = _gini(labels) * len(rows) - 1e-12, None
+    for feature in FEATURES:
+        values = sorted({row[feature] for row, _ in rows})
+        for low, high in zip(values, values[1:]):
+            threshold = (low + high) / 2.0
+            below = [label for row, label in rows if row[feature] < threshold]
+            above = [label for row, label in rows if row[feature] >= threshold]
+            if len(below) < MIN_LEAF or len(above) < MIN_LEAF:
+                continue
+            impurity = _gini(below) * len(below) + _gini(above) * len(above)
+            if impurity < best:
+                best, found = impurity, (feature, threshold)
+    return found
+
+
+def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any]) -> ChoiceModel:
+    """Grow the tree on `samples` (greedy, Gini, `MAX_DEPTH`, `MIN_LEAF`)."""
+    if not samples:
+        raise InputError("fit-choice: no measured curve points to fit on (a table of `autotune sweep`'s default curve)")
+    nodes: list[Node | None] = []
+
+    def grow(rows: list[tuple[dict[str, float], str]], depth: int) -> int:
+        index = len(nodes)
+        nodes.append(None)
+        labels = [label for _, label in rows]
+        split = _best_split(rows) if depth < MAX_DEPTH and len(set(labels)) > 1 else None
+        if split is None:
+            winner = sorted(Counter(labels).items(), key=lambda item: (-item[1], item[0]))[0][0]
+            nodes[index] = Node(len(rows), algorithm=winner)
+            return index
+        feature, threshold = split
+        low = grow([r for r in rows if r[0][feature] < threshold], depth + 1)
+        high = grow([r for r in rows if r[0][feature] >= threshold], depth + 1)
+        nodes[index] = Node(len(rows), feature, threshold, low, high)
+        return index
+
+    grow(_rows(samples), 0)
+    model = ChoiceModel(tuple(n for n in nodes if n is not None), dict(fitted_on))
+    right = sum(model.predict(features, k)[0] == winner for features, k, winner in samples)
+    return ChoiceModel(model.nodes, {**fitted_on, "samples": len(samples), "agreeing": right})
+
+
+def fit_table(path: str | Path) -> ChoiceModel:
+    """The tree fitted on a table file (its digest, GPU and graphs recorded)."""
+    from autotune.files import read_json
+
+    table = read_json(path)
+    device = table.get("device") or {}
+    graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
+    return fit(table_samples(table), {"table": str(path), "table_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+                                      "device": str(device.get("name", "")),
+                                      "compute_capability": str(device.get("compute_capability", "")),
+                                      "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs)})
+
+
+def shipped_choice(device: Any) -> ChoiceModel | None:
+    """The shipped choice model fitted on this GPU's kind (compute capability and SMs), if any."""
+    folder = Path(__file__).resolve().parents[2] / "characterizations"
+    for path in sorted(folder.glob("choice-*.toml")):
+        model = ChoiceModel.from_toml(path)
+        if (model.fitted_on.get("compute_capability"), model.fitted_on.get("sm_count")) == (
+                str(device.compute_capability), int(device.sm_count)):
+            return model
+    return None

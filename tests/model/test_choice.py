@@ -1,0 +1,102 @@
+"""The choice model (`autotune.model.choice`): its samples from a table, the tree it grows, its
+TOML, and `autotune predict --algorithm auto` / `autotune model fit-choice` with it."""
+from __future__ import annotations
+
+import math
+
+import jsonschema
+import pytest
+
+from autotune.cli import main
+from autotune.errors import InputError
+from autotune.model.choice import ChoiceModel, fit, fit_table, table_samples
+from autotune.tables import read_table, schema
+
+
+def _point(algorithm: str, ck: int, ms: float) -> dict:
+    return {"config": {"algorithm": algorithm, "concurrent_kernels": ck}, "ms_per_sssp": ms}
+
+
+def _entry(name: str, vertices: int, mean_degree: float, curve: list[dict]) -> dict:
+    return {"graph": {"name": name, "vertices": vertices, "edges": int(vertices * mean_degree),
+                      "mean_degree": mean_degree, "degree_cv": 0.5}, "curve": curve}
+
+
+# dense graphs: crauser for one query, delta for batches; sparse ones: delta throughout
+TABLE = {"device": {"name": "GPU X", "compute_capability": "9.0", "sm_count": 132}, "entries": [
+    _entry(f"dense{i}", 10_000 * (i + 1), 200.0, [_point("crauser", 1, 1.0), _point("delta", 4, 0.9),
+                                                  _point("delta", 16, 0.2)]) for i in range(3)] + [
+    _entry(f"sparse{i}", 10_000 * (i + 1), 3.0, [_point("delta", 1, 1.0), _point("crauser", 16, 3.0)])
+    for i in range(3)]}
+
+
+def test_a_table_gives_the_winner_of_each_power_of_two_as_lookup_would():
+    samples = table_samples(TABLE)
+    dense = [(k, winner) for features, k, winner in samples if features["mean_degree"] == 200.0][:5]
+    assert dense == [(1, "crauser"), (2, "crauser"), (4, "delta"), (8, "delta"), (16, "delta")]
+    sparse = {winner for features, _, winner in samples if features["mean_degree"] == 3.0}
+    assert sparse == {"delta"}  # crauser's CK 16 point is slower than delta's CK 1: never the answer
+    assert math.isclose(samples[0][0]["log2_vertices"], math.log2(10_000))
+
+
+def test_the_tree_separates_what_the_table_measured_and_survives_its_toml(tmp_path):
+    model = fit(table_samples(TABLE), {"table": "t.json", "compute_capability": "9.0", "sm_count": 132})
+    assert model.fitted_on["agreeing"] == model.fitted_on["samples"] == 30
+    algorithm, path = model.predict({"log2_vertices": 15.0, "mean_degree": 150.0, "degree_cv": 0.1}, 1)
+    assert algorithm == "crauser" and any(p.startswith("mean_degree 150 >=") for p in path)
+    assert model.predict({"log2_vertices": 15.0, "mean_degree": 150.0, "degree_cv": 0.1}, 64)[0] == "delta"
+    assert model.predict({"log2_vertices": 15.0, "mean_degree": 2.0, "degree_cv": 0.1}, 1)[0] == "delta"
+    (tmp_path / "m.toml").write_text(model.to_toml())
+    again = ChoiceModel.from_toml(tmp_path / "m.toml")
+    assert again.nodes == model.nodes and again.fitted_on == model.fitted_on
+
+
+def test_a_malformed_or_foreign_model_file_is_one_line(tmp_path):
+    (tmp_path / "other.toml").write_text('format = "something/1"\n')
+    with pytest.raises(InputError, match="not a choice model"):
+        ChoiceModel.from_toml(tmp_path / "other.toml")
+    (tmp_path / "loop.toml").write_text('format = "autotune.choice-model/1"\n[[node]]\nsamples = 2\nfeature = '
+                                        '"mean_degree"\nthreshold = 1.0\nlow = 0\nhigh = 0\n')
+    with pytest.raises(InputError, match="malformed choice model"):
+        ChoiceModel.from_toml(tmp_path / "loop.toml")
+    with pytest.raises(InputError, match="no measured curve points"):
+        fit([], {})
+
+
+def test_fit_choice_writes_the_model_the_shipped_one_is(tmp_path, capsys):
+    out = tmp_path / "choice.toml"
+    assert main(["model", "fit-choice", "tables/h100.json", "-o", str(out)]) == 0
+    assert "fitted on 18 graphs of tables/h100.json" in capsys.readouterr().out
+    shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
+    assert ChoiceModel.from_toml(out).nodes == shipped.nodes == fit_table("tables/h100.json").nodes
+
+
+@pytest.mark.parametrize("queries", [1, 16, 1024])
+def test_predict_auto_names_an_algorithm_per_graph_and_why(tmp_path, capsys, monkeypatch, queries):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "t.json"
+    assert main(["predict", "--graph", "rmat12", "--graph", "random3000-d200", "--device", "hopper-h100",
+                 "--algorithm", "auto", "--queries", str(queries), "--explain", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "algorithm = " in text and "[choice tree fitted on 18 graphs of tables/h100.json]" in text
+    table = read_table(out)
+    jsonschema.Draft202012Validator(schema()).validate(table)
+    assert table["algorithm"] == "auto"
+    for entry in table["entries"]:
+        config = entry["predicted"]["config"]
+        assert config["concurrent_kernels"] <= queries
+        assert entry["predicted"]["rules"]["algorithm"].startswith("choice tree fitted on 18 graphs")
+    shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
+    for entry in table["entries"]:
+        graph = entry["graph"]
+        features = {"log2_vertices": math.log2(graph["vertices"]), "mean_degree": graph["mean_degree"],
+                    "degree_cv": graph["degree_cv"]}
+        assert entry["predicted"]["config"]["algorithm"] == shipped.predict(features, queries)[0]
+
+
+def test_predict_auto_refuses_a_gpu_without_a_choice_model_and_a_per_algorithm_model(capsys):
+    assert main(["predict", "--graph", "rmat8", "--device", "kepler-gk104", "--algorithm", "auto"]) == 2
+    assert "no choice model is fitted for" in capsys.readouterr().err
+    assert main(["predict", "--graph", "rmat8", "--device", "hopper-h100", "--algorithm", "auto", "--model",
+                 "fitted"]) == 2
+    assert "give --model auto or thesis" in capsys.readouterr().err
