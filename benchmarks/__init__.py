@@ -37,6 +37,8 @@ SUITES = {suite.name: suite for suite in (
           "within 3% of the optimum"),
     Suite("model", "benchmarks.model", 0, "the fitted models checked leaving each graph out, priced from records"),
     Suite("lookup", "benchmarks.lookup", 0, "Table.lookup checked leaving each graph out, priced from records"),
+    Suite("choice", "benchmarks.choice", 0, "which algorithm predict --algorithm auto picks, each class of graphs "
+          "left out, against the shipped table's winners"),
     Suite("fleet", "benchmarks.fleet", 2, "the same sweep on one GPU and on all of them: the speed-up"),
     Suite("answers", "benchmarks.answers", 1, "what the shipped table hands K sources at once against a sweep "
           "dedicated to that K (K = 1, 16, 1,024)"),

@@ -34,6 +34,24 @@ GENERATED = ("random24k-d2", "random24k-d20", "random24k-d200", "random49k-d2", 
 REAL = ("usa-roads.gr.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "Email-Enron.txt.gz", "rome99.gr.gz")
 
 
+REAL_CLASSES = {"usa-roads.gr.gz": "road", "rome99.gr.gz": "road", "delaunay_n16.mtx.gz": "mesh",
+                "rgg_n_2_15_s0.graph.gz": "geometric", "Email-Enron.txt.gz": "social"}
+
+
+def graph_class(name: str) -> str:
+    """The class a suite graph belongs to (what a leave-one-class-out check leaves out together):
+    the real graphs' (REAL_CLASSES, the real-graph suite's `kind`), `rmat` and `random` for the
+    generated ones."""
+    from benchmarks.realgraphs import suite
+
+    if name in REAL_CLASSES:
+        return REAL_CLASSES[name]
+    kinds = {graph.name: graph.kind for graph in suite()}
+    if name in kinds:
+        return kinds[name]
+    return "rmat" if name.startswith("rmat") else "random" if name.startswith("random") else "other"
+
+
 def real_suite() -> tuple[str, ...]:
     """The names of the real-graph suite (`benchmarks/realgraphs.toml`; `python3 -m benchmarks graphs`
     fetches and converts them)."""

@@ -36,7 +36,7 @@ def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(tmp_pa
     assert copy.read_text() == shipped.read_text()
 
 
-@pytest.mark.parametrize("suite", ["model", "lookup", "tuner"])
+@pytest.mark.parametrize("suite", ["model", "lookup", "tuner", "choice"])
 def test_a_cpu_suite_s_committed_results_are_what_it_computes(suite):
     from benchmarks import SUITES, results
 

@@ -1,0 +1,110 @@
+"""Suite `choice` (no GPU): the choice model of `autotune predict --algorithm auto` checked leaving
+each class of graphs out, on the shipped table (`tables/h100.json`).
+
+For every class of the table's graphs (`data.graph_class`: road, mesh, geometric, social, rmat,
+random, and the real-graph suite's classes once swept), the tree is fitted on the other classes'
+curve winners (`autotune.model.choice.table_samples`) and picks, for each graph of the class and
+K = 1, 16 and 1,024 sources at once, the algorithm to run; that is compared with the algorithm of
+the point `Table.lookup(queries=K)` hands out (the fastest curve point with CK <= K). A wrong pick
+is priced at the batch end only (K = 1,024: the table's best of each algorithm, `by_algorithm`; an
+algorithm the sweep abandoned as hopeless has no price there and counts as far behind); below it a
+table holds the winner's time alone, so a wrong pick is counted, not priced.
+
+Target (issue 28): the predicted algorithm is the winner or within 15% of it on every graph.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Sequence
+
+from benchmarks import data
+from benchmarks.results import Results, command_line, commit, host, now
+
+WITHIN = 0.15
+QUERIES = (1, 16, 1024)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--choice-table", default="tables/h100.json", help="suite choice: the table (default "
+                        "tables/h100.json)")
+
+
+def winner(entry: dict[str, Any], queries: int) -> dict[str, Any] | None:
+    """The curve point `Table.lookup(queries=K)` hands out: the fastest with CK <= K."""
+    points = [p for p in entry.get("curve") or () if p["config"]["concurrent_kernels"] <= queries]
+    return min(points, key=lambda p: p["ms_per_sssp"], default=None)
+
+
+def class_rows(entries: list[dict[str, Any]], left_out: str) -> list[dict[str, Any]]:
+    from autotune.cli.predict_auto import servable
+    from autotune.model.choice import fit, graph_features, table_samples
+
+    others = [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]
+    model = fit(table_samples({"entries": others}), {})
+    rows = []
+    for entry in entries:
+        graph = entry["graph"]
+        if data.graph_class(graph["name"]) != left_out:
+            continue
+        features = graph_features(graph["vertices"], graph.get("mean_degree") or graph["edges"] / graph["vertices"],
+                                  graph.get("degree_cv"))
+        for k in QUERIES:
+            best = winner(entry, k)
+            if best is None:
+                continue
+            chosen = servable(model.predict(features, k)[0], k)
+            measured = best["config"]["algorithm"]
+            slowdown = 0.0 if chosen == measured else None
+            if chosen != measured and k == max(QUERIES):
+                theirs = (entry.get("by_algorithm") or {}).get(chosen)
+                slowdown = theirs["ms_per_sssp"] / best["ms_per_sssp"] - 1 if theirs else float("inf")
+            rows.append({"graph": graph["name"], "class": left_out, "queries": k, "winner": measured,
+                         "winner_ms": best["ms_per_sssp"], "predicted": chosen,
+                         "slowdown": None if slowdown is None else (slowdown if slowdown != float("inf") else "abandoned")})
+    return rows
+
+
+def run(args: argparse.Namespace) -> Results:
+    from autotune.files import read_json
+
+    path = getattr(args, "choice_table", None) or "tables/h100.json"
+    table = read_json(data.ROOT / path)
+    entries = [e for e in table["entries"] if e.get("curve")]
+    classes = sorted({data.graph_class(e["graph"]["name"]) for e in entries})
+    rows = [row for left_out in classes for row in class_rows(entries, left_out)]
+    by_k = {}
+    for k in QUERIES:
+        mine = [r for r in rows if r["queries"] == k]
+        by_k[str(k)] = {"pairs": len(mine), "right": sum(r["predicted"] == r["winner"] for r in mine),
+                        "priced_within_15": sum(isinstance(r["slowdown"], float) and r["slowdown"] <= WITHIN
+                                                for r in mine)}
+    met = all(isinstance(r["slowdown"], float) and r["slowdown"] <= WITHIN for r in rows)
+    return Results("choice", {"name": data.RECORDS_GPU["name"]}, command_line(), commit(), now(), host(),
+                   {"table": path}, tuple(rows),
+                   {"classes": classes, "by_queries": by_k, "met": met,
+                    "target": "the predicted algorithm the winner or within 15% of it on every graph"})
+
+
+def _slowdown(row: dict[str, Any]) -> str:
+    value = row["slowdown"]
+    if value is None:
+        return "not priced"
+    return "abandoned (far behind)" if value == "abandoned" else f"{100 * value:+.0f}%"
+
+
+def render(found: Sequence[Results]) -> list[str]:
+    lines = []
+    for results in found:
+        s = results.summary
+        counts = "; ".join(f"K = {k}: {v['right']} of {v['pairs']}" for k, v in s["by_queries"].items())
+        lines += [f"{results.gpu_name}, `{results.parameters['table']}` (`{results.command}`, {results.date[:10]}, "
+                  f"commit {results.commit}): each class of {', '.join(s['classes'])} left out of the fit in turn. "
+                  f"The winner picked: {counts}. Target (the winner or within 15% on every graph): "
+                  f"**{'met' if s['met'] else 'not met'}**.", "",
+                  "| graph | class | K | winner | picked | its slowdown |", "|---|---|---:|---|---|---:|"]
+        for r in results.measurements:
+            if r["predicted"] != r["winner"]:
+                lines.append(f"| {r['graph']} | {r['class']} | {r['queries']} | {r['winner']} | {r['predicted']} | "
+                             f"{_slowdown(r)} |")
+        lines += ["", "(Rows where the pick is the winner are in the results file.)", ""]
+    return lines
