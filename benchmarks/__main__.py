@@ -47,8 +47,14 @@ def main(argv: list[str] | None = None) -> int:
         for path in changed:
             print(f"{'differs' if args.check else 'wrote'} {path}")
         return 1 if args.check and changed else 0
+    from benchmarks.realgraphs import SuiteError
+
     for name in dict.fromkeys(args.suites):
-        results = importlib.import_module(SUITES[name].module).run(args)
+        try:
+            results = importlib.import_module(SUITES[name].module).run(args)
+        except SuiteError as error:  # a real-graph suite graph not fetched: python3 -m benchmarks graphs
+            print(f"benchmarks run {name}: {error}; fetch it with python3 -m benchmarks graphs", file=sys.stderr)
+            return 2
         print(f"{name}: wrote {write(results, args.results)}", flush=True)
     return 0
 

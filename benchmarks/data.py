@@ -62,13 +62,23 @@ def real_suite() -> tuple[str, ...]:
 
 def spec(name: str) -> str:
     """The --graph spec of a suite graph: a file of tests/data, a converted graph of the real-graph
-    suite (benchmarks/graphs/NAME.csr.npz), or a generator spec."""
-    from benchmarks.realgraphs import GRAPHS_DIR
+    suite (benchmarks/graphs/NAME.csr.npz, converted on first use from the source kept in
+    benchmarks/graphs/sources, never fetched here: `python3 -m benchmarks graphs` fetches), or a
+    generator spec.
+
+    Raises:
+        realgraphs.SuiteError: a graph of the real-graph suite whose source is not kept.
+    """
+    from benchmarks import realgraphs
 
     if (GRAPH_DIR / name).is_file():
         return str(GRAPH_DIR / name)
-    converted = GRAPHS_DIR / f"{name}.csr.npz"
-    return str(converted) if name in real_suite() else name
+    graph = next((g for g in realgraphs.suite() if g.name == name), None)
+    if graph is None:
+        return name
+    if not realgraphs.prepared(graph):
+        realgraphs.convert(graph, realgraphs.source(graph, realgraphs.GRAPHS_DIR / "sources", None, offline=True))
+    return str(graph.csr_path())
 
 
 def gpu_file(gpu_name: str) -> str:

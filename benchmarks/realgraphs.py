@@ -65,8 +65,8 @@ class RealGraph:
     def source_name(self) -> str:
         return Path(self.path).name
 
-    def csr_path(self, directory: Path = GRAPHS_DIR) -> Path:
-        return directory / f"{self.name}.csr.npz"
+    def csr_path(self, directory: Path | None = None) -> Path:
+        return (directory or GRAPHS_DIR) / f"{self.name}.csr.npz"
 
 
 def suite(manifest: Path = MANIFEST) -> list[RealGraph]:
@@ -141,7 +141,7 @@ def arcs_of(graph: RealGraph, data: bytes) -> tuple[int, np.ndarray, np.ndarray]
     raise SuiteError(f"{graph.name}: unknown format {graph.format!r} in {MANIFEST.name}")
 
 
-def convert(graph: RealGraph, data: bytes, directory: Path = GRAPHS_DIR) -> Path:
+def convert(graph: RealGraph, data: bytes, directory: Path | None = None) -> Path:
     """Write the graph's `.csr.npz` (weights 1..100, seed 0) after checking its counts."""
     from autotune.graphs.build import build_csr
     from autotune.graphs.csr_file import save_csr
@@ -152,12 +152,13 @@ def convert(graph: RealGraph, data: bytes, directory: Path = GRAPHS_DIR) -> Path
         raise SuiteError(f"{graph.name}: converted to {csr.n_vertices} vertices and {csr.n_edges} arcs, the manifest "
                          f"says {graph.vertices} and {graph.arcs}")
     meta = {"source": graph.url, "sha256": graph.sha256, "class": graph.kind, "weights": "1-100", "seed": 0}
+    directory = directory or GRAPHS_DIR
     directory.mkdir(parents=True, exist_ok=True)
     save_csr(csr, graph.csr_path(directory), json.dumps(meta))
     return graph.csr_path(directory)
 
 
-def prepared(graph: RealGraph, directory: Path = GRAPHS_DIR) -> bool:
+def prepared(graph: RealGraph, directory: Path | None = None) -> bool:
     """Whether the graph's `.csr.npz` is there and made from the manifest's source."""
     from autotune.errors import InputError
     from autotune.graphs.csr_file import read_meta

@@ -29,7 +29,18 @@ def test_the_suite_has_fifteen_graphs_of_six_classes_or_more_none_reserved():
         text = f"{g.name} {g.path} {g.about} {g.repo}".lower()
         assert not any(reserved in text for reserved in RESERVED), g.name
     assert set(data.real_suite()) == {g.name for g in graphs}
-    assert data.spec("road-NY").endswith("benchmarks/graphs/road-NY.csr.npz") and data.spec("rmat17") == "rmat17"
+    assert data.spec("rmat17") == "rmat17"
+
+
+def test_a_suite_graph_is_converted_from_its_kept_source_on_first_use_and_never_fetched(tmp_path, monkeypatch):
+    graph = _graph("edges", EDGES, False, 3, 2, name="kept")
+    monkeypatch.setattr(realgraphs, "suite", lambda manifest=None: [graph])
+    monkeypatch.setattr(realgraphs, "GRAPHS_DIR", tmp_path)
+    with pytest.raises(SuiteError, match="--offline forbids fetching"):
+        data.spec("kept")
+    (tmp_path / "sources").mkdir()
+    (tmp_path / "sources" / "kept.src").write_bytes(EDGES)
+    assert data.spec("kept") == str(tmp_path / "kept.csr.npz") and realgraphs.prepared(graph, tmp_path)
 
 
 def test_the_docs_list_the_suite_as_the_manifest_has_it():
