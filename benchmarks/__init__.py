@@ -39,6 +39,8 @@ SUITES = {suite.name: suite for suite in (
     Suite("lookup", "benchmarks.lookup", 0, "Table.lookup checked leaving each graph out, priced from records"),
     Suite("choice", "benchmarks.choice", 0, "which algorithm predict --algorithm auto picks, each class of graphs "
           "left out, against the shipped table's winners"),
+    Suite("predict", "benchmarks.predict", 0, "how long predict --algorithm auto takes on a graph of 1M vertices "
+          "and 31M arcs, on one CPU core"),
     Suite("fleet", "benchmarks.fleet", 2, "the same sweep on one GPU and on all of them: the speed-up"),
     Suite("answers", "benchmarks.answers", 1, "what the shipped table hands K sources at once against a sweep "
           "dedicated to that K (K = 1, 16, 1,024)"),
