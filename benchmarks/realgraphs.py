@@ -1,4 +1,4 @@
-"""The real-graph suite (issue 28): public graphs of seven classes, fetched from the repositories
+"""The real-graph suite (issue 28): public graphs of eight classes, fetched from the repositories
 that hold them at a pinned commit, checked against their sha256 and converted to `.csr.npz` files
 the suites read (`benchmarks/graphs/NAME.csr.npz`, not in git).
 
@@ -46,7 +46,7 @@ class RealGraph:
     """One graph of the suite, as `realgraphs.toml` describes it."""
 
     name: str
-    kind: str  # its class: road, web, social, collaboration, p2p, mesh, geometric
+    kind: str  # its class: road, web, social, collaboration, citation, p2p, mesh, geometric
     about: str
     repo: str
     commit: str
