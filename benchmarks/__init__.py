@@ -44,6 +44,8 @@ SUITES = {suite.name: suite for suite in (
     Suite("fleet", "benchmarks.fleet", 2, "the same sweep on one GPU and on all of them: the speed-up"),
     Suite("answers", "benchmarks.answers", 1, "what the shipped table hands K sources at once against a sweep "
           "dedicated to that K (K = 1, 16, 1,024)"),
+    Suite("classout", "benchmarks.classout", 1, "predict --algorithm auto, each graph's class left out of the choice "
+          "fit, timed against the table's best (K = 1 and 1,024)"),
     Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
           "distances alone"),
 )}

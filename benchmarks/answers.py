@@ -114,9 +114,24 @@ def paired_ms(solver: Any, configs: Sequence[Any], sources: Sequence[int], expec
             for t, f in zip(times, failures)]
 
 
+def timed_against(graph: Any, config: Any, reference: Any, sources: Sequence[int], expected: dict,
+                  rounds: int) -> tuple[dict, dict, float | None]:
+    """`config` and `reference` timed in this process (`paired_ms`, each algorithm's solver opened
+    once): their timings, and the slowdown of `config` against `reference` (None if one failed)."""
+    from autotune.gpu import open_solver
+
+    measured: dict[Any, dict] = {}
+    for algorithm in dict.fromkeys((config.algorithm, reference.algorithm)):
+        chosen = list(dict.fromkeys(c for c in (config, reference) if c.algorithm == algorithm))
+        with open_solver(graph, algorithm) as solver:
+            measured |= dict(zip(chosen, paired_ms(solver, chosen, sources, expected, rounds)))
+    a, d = measured[config]["ms_per_sssp"], measured[reference]["ms_per_sssp"]
+    return measured[config], measured[reference], None if a is None or d is None else a / d - 1.0
+
+
 def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Namespace) -> list[dict[str, Any]]:
     from autotune import algorithms
-    from autotune.gpu import device_description, gpu_session, open_solver
+    from autotune.gpu import device_description, gpu_session
 
     rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
@@ -134,15 +149,8 @@ def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Nam
                                        "dedicated": sweep}
                 if "config" in sweep:
                     best = algorithms.config_from_json(sweep["config"], "dedicated sweep")
-                    measured = {}
-                    for algorithm in dict.fromkeys((answer.algorithm, best.algorithm)):
-                        chosen = [c for c in (answer, best) if c.algorithm == algorithm]
-                        with open_solver(graph, algorithm) as solver:
-                            timings = paired_ms(solver, chosen, sources, expected, args.answer_rounds)
-                        measured |= dict(zip(chosen, timings))
-                    row |= {"answer_timing": measured[answer], "dedicated_timing": measured[best]}
-                    a, d = measured[answer]["ms_per_sssp"], measured[best]["ms_per_sssp"]
-                    row["slowdown"] = None if a is None or d is None else a / d - 1.0
+                    timed, against, slowdown = timed_against(graph, answer, best, sources, expected, args.answer_rounds)
+                    row |= {"answer_timing": timed, "dedicated_timing": against, "slowdown": slowdown}
                 rows.append(row)
                 print(f"answers: {name} K={k}: table {_ms(row.get('answer_timing'))} ms/SSSP ({source}), dedicated "
                       f"{_ms(row.get('dedicated_timing'))} (sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}",

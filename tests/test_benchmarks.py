@@ -100,3 +100,25 @@ def test_the_answers_suite_times_the_table_s_answer_for_k_against_a_dedicated_sw
     assert (tmp_path / "results" / "fake-h100-test" / "answers.json").is_file()
     text = "\n".join(answers.render([found]))
     assert "| rmat8 | 16 |" in text and "Within 15%" in text
+
+
+def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_left_out(fake_gpu, tmp_path):
+    from benchmarks import classout
+
+    table = tmp_path / "t.json"
+    assert main(["sweep", "--graph", "rmat8", "--graph", "random2000-d4", "--algorithm", "crauser", "--trials", "8",
+                 "--ck", "1,2,4,16", "--repetitions", "2", "--storage", "memory", "-o", str(table), "-q"]) == 0
+    args = argparse.Namespace(classout_graphs="rmat8,random2000-d4", classout_table=table, classout_rounds=2,
+                              results=tmp_path / "results")
+    found = classout.run(args)
+    assert [(r["graph"], r["class"], r["queries"]) for r in found.measurements] == [
+        ("rmat8", "rmat", 1), ("rmat8", "rmat", 1024), ("random2000-d4", "random", 1), ("random2000-d4", "random", 1024)]
+    for row in found.measurements:
+        assert row["predicted"]["concurrent_kernels"] <= row["queries"] and row["slowdown"] > -1
+        assert row["best"]["algorithm"] == "crauser"  # the table's answer: what its sweep measured
+    assert found.summary["1"]["graphs"] == 2 and (tmp_path / "results" / "fake-h100-test" / "classout.json").is_file()
+    text = "\n".join(classout.render([found]))
+    assert "| rmat8 | rmat | 1 |" in text and "K = 1024:" in text
+    alone = classout.graph_rows("rmat8", [e for e in json.loads(table.read_text())["entries"]
+                                          if e["graph"]["name"] == "rmat8"], None, {"name": "Fake H100"}, 1)
+    assert alone == [{"graph": "rmat8", "class": "rmat", "error": "the table holds no other class to fit the choice on"}]
