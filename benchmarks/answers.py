@@ -152,8 +152,8 @@ def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Nam
                     timed, against, slowdown = timed_against(graph, answer, best, sources, expected, args.answer_rounds)
                     row |= {"answer_timing": timed, "dedicated_timing": against, "slowdown": slowdown}
                 rows.append(row)
-                print(f"answers: {name} K={k}: table {_ms(row.get('answer_timing'))} ms/SSSP ({source}), dedicated "
-                      f"{_ms(row.get('dedicated_timing'))} (sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}",
+                print(f"answers: {name} K={k}: table {ms_text(row.get('answer_timing'))} ms/SSSP ({source}), dedicated "
+                      f"{ms_text(row.get('dedicated_timing'))} (sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}",
                       flush=True)
     return rows
 
@@ -197,7 +197,7 @@ def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[s
                    tuple(rows), summary)
 
 
-def _ms(timing: dict | None) -> str:
+def ms_text(timing: dict | None) -> str:
     if not timing:
         return "-"
     return f"{timing['ms_per_sssp']:.4g}" if timing.get("ms_per_sssp") is not None else f"failed ({timing['failure']})"
@@ -223,8 +223,8 @@ def render(found: Sequence[Results]) -> list[str]:
                   "|---|---:|---:|---|---:|---:|---:|---|"]
         for r in results.measurements:
             slow = "-" if r.get("slowdown") is None else f"{100 * r['slowdown']:+.0f}%"
-            lines.append(f"| {r['graph']} | {r['queries']} | {_ms(r.get('answer_timing'))} | "
-                         f"{r['source']}{' (default!)' if r['default'] else ''} | {_ms(r.get('dedicated_timing'))} | "
+            lines.append(f"| {r['graph']} | {r['queries']} | {ms_text(r.get('answer_timing'))} | "
+                         f"{r['source']}{' (default!)' if r['default'] else ''} | {ms_text(r.get('dedicated_timing'))} | "
                          f"{slow} | {r['dedicated']['wall_s']:.1f} of {_budget(r['dedicated'])} | {r['commit']} |")
         lines.append("")
     return lines

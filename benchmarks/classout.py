@@ -19,7 +19,7 @@ import argparse
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.answers import _ms, timed_against
+from benchmarks.answers import ms_text, timed_against
 from benchmarks.results import Results, command_line, commit, host, now, write
 
 SAMPLE = 32
@@ -64,8 +64,8 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
             rows.append({"graph": name, "class": left_out, "queries": k, "predicted": config.to_json(),
                          "best": best.to_json(), "predicted_timing": timing, "best_timing": against,
                          "slowdown": slowdown})
-            print(f"classout: {name} ({left_out} left out) K={k}: predicted {config.algorithm} {_ms(timing)} ms/SSSP, "
-                  f"table {best.algorithm} {_ms(against)}, slowdown {slowdown}", flush=True)
+            print(f"classout: {name} ({left_out} left out) K={k}: predicted {config.algorithm} {ms_text(timing)} ms/SSSP, "
+                  f"table {best.algorithm} {ms_text(against)}, slowdown {slowdown}", flush=True)
     return rows
 
 
@@ -120,6 +120,6 @@ def render(found: Sequence[Results]) -> list[str]:
                 continue
             slow = "-" if r["slowdown"] is None else f"{100 * r['slowdown']:+.0f}%"
             lines.append(f"| {r['graph']} | {r['class']} | {r['queries']} | {r['predicted']['algorithm']} | "
-                         f"{_ms(r['predicted_timing'])} | {r['best']['algorithm']} | {_ms(r['best_timing'])} | {slow} |")
+                         f"{ms_text(r['predicted_timing'])} | {r['best']['algorithm']} | {ms_text(r['best_timing'])} | {slow} |")
         lines.append("")
     return lines

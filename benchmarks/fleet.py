@@ -8,8 +8,9 @@ Target (issue 27): the default (auto) sweep at least 1.8x faster on two GPUs tha
 search every trial (`--budget none`): a budget would bound the one-GPU run's wall time, not its
 work. `--fleet-option` narrows both runs alike (e.g. `--fleet-option=--trials --fleet-option=20`).
 Until commit 444d422 a multi-GPU run did not prune an algorithm against the others' bests: it
-searched GPU Crauser's and Martin's studies whole and did not finish in 330 s where one process
-took about a minute (2026-11-26).
+searched GPU Crauser's and Martín's studies whole, and on rmat17 and usa-roads (`--trials 20`, two
+H100s, 2026-11-26) had not finished in the 400-odd seconds of the call left after the one-GPU run's
+64.5 s.
 """
 from __future__ import annotations
 

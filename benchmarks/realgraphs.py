@@ -26,6 +26,7 @@ import sys
 import tomllib
 import urllib.request
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -69,10 +70,12 @@ class RealGraph:
         return (directory or GRAPHS_DIR) / f"{self.name}.csr.npz"
 
 
-def suite(manifest: Path = MANIFEST) -> list[RealGraph]:
+@cache
+def suite(manifest: Path = MANIFEST) -> tuple[RealGraph, ...]:
+    """The graphs `manifest` lists (read once per process)."""
     with open(manifest, "rb") as file:
         data = tomllib.load(file)
-    return [RealGraph(name=name, **fields) for name, fields in data["graph"].items()]
+    return tuple(RealGraph(name=name, **fields) for name, fields in data["graph"].items())
 
 
 def source(graph: RealGraph, sources: Path, given: Path | None, offline: bool) -> bytes:

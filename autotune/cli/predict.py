@@ -20,7 +20,7 @@ from autotune.cli.options import add_graph_options, graph_options, graph_specs, 
 from autotune.model.characterization import Characterization, load_characterization
 from autotune.model.device import DeviceProfile, load_device
 from autotune.model.features import GraphFeatures
-from autotune.model.queries import capped, for_queries, queries_ck
+from autotune.model.queries import for_queries, queries_ck
 from autotune.model.occupancy import UNLIMITED
 from autotune.tables import build_table, device_section, make_entry, write_table
 
@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
 def run_fitted(args: argparse.Namespace, device: DeviceProfile, features: Sequence[GraphFeatures], model: Any) -> int:
     """The fitted model's configurations (autotune/model/fitted.py), `--explain` giving the rule and
     constant behind each value."""
+    from autotune.cli.predict_auto import fitted_prediction
     from autotune.model.features import classify
 
     fitted_on = (str(model.device.get("compute_capability")), str(model.device.get("sm_count")))
@@ -159,11 +160,7 @@ def run_fitted(args: argparse.Namespace, device: DeviceProfile, features: Sequen
              f"fitted model of {model.algorithm} (fitted on {model.device.get('name')}; --model thesis for the "
              "thesis's rules)"]
     for graph in features:
-        config, decisions = model.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
-                                           "degree_cv": graph.degree_cv}, device=device)
-        if args.queries is not None:
-            config, decisions = capped(config, decisions, queries_ck(algorithms.get(model.algorithm), args.queries),
-                                       args.queries)
+        config, decisions = fitted_prediction(model, graph, device, args.queries)
         rules = {d.parameter: d.rule for d in decisions}
         entries.append(make_entry(classify(graph, device).to_json(), predicted={"config": config.to_json(), "rules": rules}))
         lines.append(f"{graph.name}: {config}  (fitted model)")

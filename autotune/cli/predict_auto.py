@@ -27,19 +27,26 @@ def servable(name: str, queries: int) -> str:
     return next(a.name for a in ranked if any(ck <= queries for ck in a.concurrent_kernels))
 
 
+def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, queries: int | None
+                      ) -> tuple[Any, list[Any]]:
+    """A fitted model's configuration and decisions for a graph (for K sources when given)."""
+    config, decisions = model.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
+                                       "degree_cv": graph.degree_cv}, device=device)
+    if queries is not None:
+        config, decisions = capped(config, decisions, queries_ck(algorithms.get(model.algorithm), queries), queries)
+    return config, list(decisions)
+
+
 def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_option: str,
               queries: int | None) -> tuple[Any, list[Any]]:
-    """One algorithm's configuration and decisions for a graph (for K sources when given)."""
+    """One algorithm's configuration and decisions for a graph (for K sources when given): its
+    fitted model where `model_option` resolves to one, else its rules."""
     from autotune.model.fitted import resolve_model
 
     entry = algorithms.get(name)
     fitted = resolve_model(model_option, name, device)
     if fitted is not None:
-        config, decisions = fitted.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
-                                            "degree_cv": graph.degree_cv}, device=device)
-        if queries is not None:
-            config, decisions = capped(config, decisions, queries_ck(entry, queries), queries)
-        return config, list(decisions)
+        return fitted_prediction(fitted, graph, device, queries)
     prediction = entry.predict(graph, device, entry.characterization)
     if queries is not None:
         prediction = for_queries(prediction, entry, queries)
@@ -83,4 +90,4 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, features: Sequence
     return 0
 
 
-__all__ = ["run_auto", "servable"]
+__all__ = ["fitted_prediction", "predicted", "run_auto", "servable"]

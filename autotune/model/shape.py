@@ -15,6 +15,7 @@ import numpy as np
 
 from autotune.graphs.csr import CSRGraph
 from autotune.measure import choose_sources
+from autotune.model.features import graph_statistics
 
 DEPTH_SOURCES = 4  # sources the depth is sampled from
 
@@ -78,7 +79,7 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
         hop_depth = int(np.median(levels.max(axis=1)))
         reach = float(np.mean((levels >= 0).sum(axis=1) / graph.n_vertices))
     return GraphShape(
-        degree_cv=float(degrees.std() / mean_degree) if mean_degree else 0.0,
+        degree_cv=graph_statistics(graph)["degree_cv"],
         degree_ratio=float(degrees.max() / mean_degree) if mean_degree else None,
         weight_cv=float(weights.std() / weights.mean()) if graph.n_edges and weights.mean() else None,
         zero_weights=float(np.mean(weights == 0)) if graph.n_edges else None,

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autotune.search.sweep import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH
-from autotune.search.trials import phase_of, task_of
+from autotune.search.sweep import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
 
 
 def cut_short(handle: Any) -> bool:
@@ -20,9 +19,7 @@ def cut_short(handle: Any) -> bool:
     attrs = handle.study.user_attrs
     if attrs.get(ATTR_STAGE) != DONE or SEARCH not in (attrs.get(ATTR_CUT) or []) or attrs.get(ATTR_ABANDONED):
         return False
-    sampled = sum(1 for t in handle.study.get_trials(deepcopy=False)
-                  if t.state.is_finished() and phase_of(t) == "search" and task_of(t) is None)
-    return sampled < int(attrs.get(ATTR_SAMPLED, 0))
+    return sampled_trials(handle.study, finished_only=True) < int(attrs.get(ATTR_SAMPLED, 0))
 
 
 def reopen(handle: Any) -> bool:

@@ -79,6 +79,15 @@ class SweepProgress:
     def finish(self, partial: bool) -> None: ...
 
 
+def sampled_trials(study: Any, finished_only: bool = False) -> int:
+    """The search trials a study's sampler proposed, against `ATTR_SAMPLED` (a retried trial is not
+    a new one, an interrupted or unused one is replaced); `finished_only`: none in flight."""
+    states = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED) if finished_only else None
+    return sum(1 for t in study.get_trials(deepcopy=False, states=states)
+               if phase_of(t) == "search" and task_of(t) is None and "failed_trial" not in t.system_attrs
+               and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))
+
+
 class GraphSweep:
     """One graph's study and what measures it (see the module docstring).
 
@@ -132,10 +141,9 @@ class GraphSweep:
         probes = probed(plan)
         specials = [c for c in plan.specials.ordered() if c not in probes]
         for config in specials:
-            # outside the space: measured whole (a reference, or the prediction), except the
-            # references where they are pruned (the curve's latency end and middle: the batch end
-            # reports them, and the first measured has no incumbent to be pruned against; the
-            # default at CK 1 was 45 s of GPU Crauser in the middle's budget on usa-roads)
+            # outside the space: measured whole (a reference, or the prediction), but for references
+            # pruned (the curve's latency end and middle: the batch end reports them, and the first has
+            # no incumbent to be pruned against: GPU Crauser's default at CK 1, 45 s on usa-roads)
             if not plan.space.contains(config) and (config == plan.specials.prediction
                                                     or not plan.settings.prune_references):
                 self.trials.enqueue(config, "fixed")
@@ -171,17 +179,11 @@ class GraphSweep:
         return states.count(TrialState.WAITING), states.count(TrialState.RUNNING)
 
     def _sampled_left(self, counting_running: bool = True) -> int:
-        """Search trials the sampler may still propose: the budget less the sampled trials (a
-        retried trial is not a new one, an interrupted or unused one is replaced); the ones in
-        flight count as taken, unless `counting_running` is off (the trial asking is one)."""
+        """Search trials the sampler may still propose (`sampled_trials`); the ones in flight count
+        as taken, unless `counting_running` is off (the trial asking is one)."""
         if self.stage != SEARCH:
             return 0
-        budget = int(self._attr(ATTR_SAMPLED, 0))
-        states = None if counting_running else (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
-        sampled = sum(1 for t in self.study.get_trials(deepcopy=False, states=states)
-                      if phase_of(t) == "search" and task_of(t) is None and "failed_trial" not in t.system_attrs
-                      and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))
-        return max(0, budget - sampled)
+        return max(0, int(self._attr(ATTR_SAMPLED, 0)) - sampled_trials(self.study, finished_only=not counting_running))
 
     def hopeless(self) -> bool:
         """Whether this algorithm is abandoned (see the module's doc): decided once, kept in the study."""
