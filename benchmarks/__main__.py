@@ -1,4 +1,4 @@
-"""`python3 -m benchmarks list | run SUITE... | render [--check] | graphs` (see `benchmarks/__init__.py`)."""
+"""`python3 -m benchmarks list | run SUITE... | render [--check] | graphs | shapes` (see `benchmarks/__init__.py`)."""
 from __future__ import annotations
 
 import argparse
@@ -25,6 +25,8 @@ def parser() -> argparse.ArgumentParser:
     render.add_argument("--results", type=Path, default=RESULTS_DIR)
     commands.add_parser("graphs", add_help=False, help="fetch and convert the real-graph suite (python3 -m benchmarks "
                         "graphs --help)")
+    commands.add_parser("shapes", add_help=False, help="the shapes of a table's graphs, for fit-choice --shapes "
+                        "(python3 -m benchmarks shapes --help)")
     return top
 
 
@@ -34,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks import realgraphs
 
         return realgraphs.main(argv[1:])
+    if argv[:1] == ["shapes"]:
+        from benchmarks import shapes
+
+        return shapes.main(argv[1:])
     args = parser().parse_args(argv)
     if args.command == "list":
         for suite in SUITES.values():

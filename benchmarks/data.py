@@ -34,6 +34,8 @@ GENERATED = ("random24k-d2", "random24k-d20", "random24k-d200", "random49k-d2", 
 REAL = ("usa-roads.gr.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "Email-Enron.txt.gz", "rome99.gr.gz")
 
 
+CONVERTED = ".csr.npz"  # a real-graph suite graph's name in a table: its converted file's
+
 REAL_CLASSES = {"usa-roads.gr.gz": "road", "rome99.gr.gz": "road", "delaunay_n16.mtx.gz": "mesh",
                 "rgg_n_2_15_s0.graph.gz": "geometric", "Email-Enron.txt.gz": "social"}
 
@@ -44,6 +46,7 @@ def graph_class(name: str) -> str:
     generated ones."""
     from benchmarks.realgraphs import suite
 
+    name = name.removesuffix(CONVERTED)
     if name in REAL_CLASSES:
         return REAL_CLASSES[name]
     kinds = {graph.name: graph.kind for graph in suite()}
@@ -61,7 +64,7 @@ def real_suite() -> tuple[str, ...]:
 
 
 def spec(name: str) -> str:
-    """The --graph spec of a suite graph: a file of tests/data, a converted graph of the real-graph
+    """The --graph spec of a suite graph (its name, or a table's name for it: NAME.csr.npz): a file of tests/data, a converted graph of the real-graph
     suite (benchmarks/graphs/NAME.csr.npz, converted on first use from the source kept in
     benchmarks/graphs/sources, never fetched here: `python3 -m benchmarks graphs` fetches), or a
     generator spec.
@@ -71,6 +74,7 @@ def spec(name: str) -> str:
     """
     from benchmarks import realgraphs
 
+    name = name.removesuffix(CONVERTED)
     if (GRAPH_DIR / name).is_file():
         return str(GRAPH_DIR / name)
     graph = next((g for g in realgraphs.suite() if g.name == name), None)

@@ -18,13 +18,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print a graph's name, vertices, edges, mean and max out-degree, the number of "
                     "vertices without out-edges, and its shape: the skew of its degrees, the spread of its "
                     "weights and its depth (breadth-first levels from a few sampled sources, with the share "
-                    "of the graph they reach). Generated graphs are cached.",
+                    "of the graph they reach and the vertices a level). Generated graphs are cached.",
     )
     add_graph_options(info, positional=True)
     info.add_argument("--json", action="store_true",
                       help="print JSON with keys name, vertices, edges, mean_degree, max_degree, "
                            "sinks, sha256 and shape (degree_cv, degree_ratio, weight_cv, zero_weights, hop_depth, "
-                           "reach, sources)")
+                           "reach, level_width, sources)")
     info.set_defaults(run=run_info)
 
 
@@ -50,6 +50,7 @@ def render_info(info: dict[str, Any]) -> str:
         if shape["hop_depth"] is not None:
             lines.append(f"  depth             {shape['hop_depth']:,} levels (median from {len(shape['sources'])} "
                          f"sampled sources, which reach {100 * shape['reach']:.1f}% of the graph)")
+            lines.append(f"  level width       {shape['level_width']:,.0f} vertices a level (the widest source's)")
     lines.append(f"  sha256            {info['sha256']}")
     return "\n".join(lines)
 

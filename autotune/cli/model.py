@@ -30,8 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "fit-choice", help="fit which algorithm predict --algorithm auto picks, on a tuned table",
         description="Fit the choice model (autotune/model/choice.py): a small decision tree over the graph's features "
         "and the number of sources at once, on the winners of every curve point of a table of default sweeps "
-        "(tables/h100.json); `autotune predict --algorithm auto` reads it.")
+        "(tables/h100.json); `autotune predict --algorithm auto` reads it. With --shapes, also Delta-stepping's "
+        "one-query rules (autotune/model/delta_latency.py: a grid or one block, Delta, block size, bins) on the "
+        "table's one-query winners.")
     choice.add_argument("table", metavar="TABLE.json", help="a table of `autotune sweep`'s queries curve")
+    choice.add_argument("--shapes", metavar="SHAPES.json", default=None,
+                        help="the table's graphs' shapes (python3 -m benchmarks shapes: benchmarks/data/shapes.json)")
     choice.add_argument("--output", "-o", metavar="FILE.toml", required=True)
     choice.set_defaults(run=run_fit_choice)
 
@@ -86,10 +90,14 @@ def run_fit_choice(args: argparse.Namespace) -> int:
     from autotune.files import atomic_write, check_outputs
     from autotune.model.choice import fit_table
 
-    check_outputs({"--output": args.output}, [("a table", args.table)])
-    model = fit_table(args.table)
+    check_outputs({"--output": args.output}, [("a table", args.table)] + ([("shapes", args.shapes)] if args.shapes else []))
+    model = fit_table(args.table, args.shapes)
     atomic_write(args.output, model.to_toml(), "the choice model")
     on = model.fitted_on
     print(f"wrote {args.output}: {len(model.nodes)} nodes, fitted on {on['graphs']} graphs of {args.table} "
           f"({on['device']}); it names the winner of {on['agreeing']} of its {on['samples']} curve points")
+    if model.latency is not None:
+        rules = model.latency
+        print(f"  delta one query: one block below a level width of {rules.width_threshold:,.0f}, else "
+              f"{rules.grid_blocks} blocks; the shape of {rules.placed} of its {rules.samples} winners")
     return 0

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
         if args.queries is not None and args.queries < 1:
             raise InputError(f"--queries: expected a number of sources of at least 1, found {args.queries}")
-        return run_auto(args, device, load_features(args), command_line(args))
+        return run_auto(args, device, load_graphs(args), command_line(args))
     entry = algorithms.get(args.algorithm)
     if args.queries is not None:
         queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load

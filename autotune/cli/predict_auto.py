@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from autotune import algorithms
 from autotune.errors import InputError
+from autotune.graphs import CSRGraph
 from autotune.model.device import DeviceProfile
+from autotune.model.delta_latency import LatencyRules
 from autotune.model.features import GraphFeatures, classify
 from autotune.model.queries import capped, for_queries, queries_ck
 from autotune.tables import build_table, device_section, make_entry, write_table
@@ -38,9 +40,12 @@ def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, q
 
 
 def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_option: str,
-              queries: int | None) -> tuple[Any, list[Any]]:
+              queries: int | None, one_query: tuple[LatencyRules, Callable[[], float]] | None = None
+              ) -> tuple[Any, list[Any]]:
     """One algorithm's configuration and decisions for a graph (for K sources when given): its
-    fitted model where `model_option` resolves to one, else its rules."""
+    fitted model where `model_option` resolves to one, else its rules; for one query of
+    Delta-stepping, `one_query`'s rules (fitted ones, not with --model thesis) and the graph's
+    level width (a callable: the breadth-first searches are made only when needed)."""
     from autotune.model.fitted import resolve_model
 
     entry = algorithms.get(name)
@@ -51,11 +56,17 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     if queries is not None:
         prediction = for_queries(prediction, entry, queries)
     kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
-    return prediction.config, [*kernels, *prediction.decisions]
+    config, decisions = prediction.config, [*kernels, *prediction.decisions]
+    if queries == 1 and name == "delta" and one_query is not None and model_option != "thesis":
+        rules, level_width = one_query
+        config, applied = rules.apply(config, decisions, entry, graph, level_width())
+        decisions = list(applied)
+    return config, decisions
 
 
-def run_auto(args: argparse.Namespace, device: DeviceProfile, features: Sequence[GraphFeatures], command: str) -> int:
+def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[CSRGraph], command: str) -> int:
     from autotune.model.choice import graph_features, shipped_choice
+    from autotune.model.shape import graph_shape
 
     if args.model not in ("auto", "thesis") or args.characterization:
         raise InputError("--algorithm auto: each algorithm predicts with its own model; give --model auto or thesis, "
@@ -70,10 +81,12 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, features: Sequence
     lines = [f"Predicted algorithm and launch configuration for {queries} source{'s' if queries != 1 else ''} at once "
              f"on {device.name} (cc {device.compute_capability}, {device.sm_count} SMs): the {origin}"]
     entries = []
-    for graph in features:
+    for csr in graphs:
+        graph = GraphFeatures.from_graph(csr)
         chosen, path = chooser.predict(graph_features(graph.n_vertices, graph.mean_degree, graph.degree_cv), queries)
         name = servable(chosen, queries)
-        config, decisions = predicted(name, graph, device, args.model, args.queries)
+        one_query = None if chooser.latency is None else (chooser.latency, lambda: graph_shape(csr).level_width or 0.0)
+        config, decisions = predicted(name, graph, device, args.model, args.queries, one_query)
         reason = " and ".join(path) or "the tree's one leaf"
         if name != chosen:
             reason += f"; {chosen} solves at least {min(algorithms.get(chosen).concurrent_kernels)} at once"

@@ -11,6 +11,10 @@ from, so that `--explain` names every threshold and its origin.
 
 Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `log2_queries`.
 
+Fitted with `--shapes` (the graphs' shapes, `python3 -m benchmarks shapes`), the model also holds
+Delta-stepping's one-query rules (`autotune.model.delta_latency`, the TOML table
+`[delta_latency]`): which shape, grid or one block, and which Delta one query wants.
+
 Example::
 
     >>> model = fit([({"log2_vertices": 10, "mean_degree": 2, "degree_cv": 0.1}, 1, "delta"),
@@ -29,6 +33,9 @@ from typing import Any, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.files import read_toml
+from autotune.model.delta_latency import SECTION, LatencyRules
+from autotune.model.delta_latency import fit as fit_latency
+from autotune.model.delta_latency import table_samples as latency_samples
 
 FORMAT = "autotune.choice-model/1"
 FEATURES = ("log2_vertices", "mean_degree", "degree_cv", "log2_queries")
@@ -62,6 +69,7 @@ class ChoiceModel:
 
     nodes: tuple[Node, ...]
     fitted_on: Mapping[str, Any]
+    latency: LatencyRules | None = None  # Delta-stepping's one-query rules, where fitted
 
     def predict(self, graph: Mapping[str, float], queries: int) -> tuple[str, list[str]]:
         """The algorithm for `queries` sources at once on a graph of these features, and the path
@@ -80,6 +88,8 @@ class ChoiceModel:
         lines += [f"{key} = {_toml_value(value)}" for key, value in self.fitted_on.items()]
         for node in self.nodes:
             lines += ["", "[[node]]"] + [f"{key} = {_toml_value(value)}" for key, value in node.to_json().items()]
+        if self.latency is not None:
+            lines += ["", f"[{SECTION}]"] + [f"{key} = {_toml_value(value)}" for key, value in self.latency.to_json().items()]
         return "\n".join(lines) + "\n"
 
     @classmethod
@@ -89,8 +99,9 @@ class ChoiceModel:
             raise InputError(f"{path}: not a choice model ({FORMAT}); fit one with autotune model fit-choice")
         try:
             nodes = tuple(Node(**node) for node in data["node"])
-            fitted_on = {k: v for k, v in data.items() if k not in ("format", "node")}
-            model = cls(nodes, fitted_on)
+            fitted_on = {k: v for k, v in data.items() if k not in ("format", "node", SECTION)}
+            latency = LatencyRules.from_json(data[SECTION]) if SECTION in data else None
+            model = cls(nodes, fitted_on, latency)
             _check(model, str(path))
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f"{path}: a malformed choice model ({error})") from None
@@ -102,6 +113,8 @@ def _toml_value(value: Any) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {_toml_value(item)}" for key, item in value.items()) + " }"
     return repr(value)
 
 
@@ -165,8 +178,9 @@ def _best_split(rows: list[tuple[dict[str, float], str]]) -> tuple[str, float] |
     return found
 
 
-def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any]) -> ChoiceModel:
-    """Grow the tree on `samples` (greedy, Gini, `MAX_DEPTH`, `MIN_LEAF`)."""
+def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any], latency: LatencyRules | None = None) -> ChoiceModel:
+    """Grow the tree on `samples` (greedy, Gini, `MAX_DEPTH`, `MIN_LEAF`); `latency`, Delta-stepping's
+    one-query rules, goes with it."""
     if not samples:
         raise InputError("fit-choice: no measured curve points to fit on (a table of `autotune sweep`'s default curve)")
     nodes: list[Node | None] = []
@@ -189,20 +203,31 @@ def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any]) -> ChoiceModel:
     grow(_rows(samples), 0)
     model = ChoiceModel(tuple(n for n in nodes if n is not None), dict(fitted_on))
     right = sum(model.predict(features, k)[0] == winner for features, k, winner in samples)
-    return ChoiceModel(model.nodes, {**fitted_on, "samples": len(samples), "agreeing": right})
+    return ChoiceModel(model.nodes, {**fitted_on, "samples": len(samples), "agreeing": right}, latency)
 
 
-def fit_table(path: str | Path) -> ChoiceModel:
-    """The tree fitted on a table file (its digest, GPU and graphs recorded)."""
+def fit_table(path: str | Path, shapes: str | Path | None = None) -> ChoiceModel:
+    """The tree fitted on a table file (its digest, GPU and graphs recorded), with Delta-stepping's
+    one-query rules where `shapes` (a JSON file: `shapes`, graph name: `GraphShape.to_json()`)
+    gives the graphs' level widths."""
     from autotune.files import read_json
 
     table = read_json(path)
+    latency = None
+    if shapes is not None:
+        widths = {name: shape["level_width"] for name, shape in read_json(shapes)["shapes"].items()
+                  if shape.get("level_width") is not None}
+        found = latency_samples(table, widths)
+        if not found:
+            raise InputError(f"{shapes}: no graph of {path} whose one-query winner is delta has a level width there")
+        latency = fit_latency(found)
     device = table.get("device") or {}
     graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
     return fit(table_samples(table), {"table": str(path), "table_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
                                       "device": str(device.get("name", "")),
                                       "compute_capability": str(device.get("compute_capability", "")),
-                                      "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs)})
+                                      "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),
+                                      **({"shapes": str(shapes)} if shapes is not None else {})}, latency)
 
 
 def shipped_choice(device: Any) -> ChoiceModel | None:

@@ -3,8 +3,10 @@ are, how its weights spread, and how deep it is. Cheap on a CPU: the depth is sa
 largest breadth-first level reached from a few sources (scipy's unweighted shortest paths, in C).
 
 Depth is what one query pays for (near-far iterations and barriers grow with it: usa-roads needs
-about 220 levels, rmat17 about 10); skew is what the load-balancing bins are for; the spread of
-the weights bounds Delta's useful range. `autotune graph info` prints them.
+about 360 levels, rmat17 about 6), and the level width (the vertices a source reaches over its
+levels) is the work each iteration has to share out: one block per query where it is narrow, a
+grid where it is wide (`autotune.model.delta_latency`). Skew is what the load-balancing bins are
+for; the spread of the weights bounds Delta's useful range. `autotune graph info` prints them.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from autotune.graphs.csr import CSRGraph
 from autotune.measure import choose_sources
 from autotune.model.features import graph_statistics
 
-DEPTH_SOURCES = 4  # sources the depth is sampled from
+DEPTH_SOURCES = 8  # sources the depth is sampled from, at most
+REACHED_ENOUGH = 1.0  # ... searched in turn until at least 2 have together reached this many times the vertices
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,8 @@ class GraphShape:
         hop_depth: the median, over the sampled sources, of the deepest breadth-first level each
             reaches (hops, weights ignored).
         reach: the mean share of the vertices each sampled source reaches (itself included).
+        level_width: the widest, over the sampled sources, of the vertices a source reaches per
+            breadth-first level (reached / (deepest level + 1)).
         sources: the sampled sources.
     """
 
@@ -41,6 +46,7 @@ class GraphShape:
     zero_weights: float | None
     hop_depth: int | None
     reach: float | None
+    level_width: float | None
     sources: tuple[int, ...]
 
     def to_json(self) -> dict[str, Any]:
@@ -66,18 +72,50 @@ def hop_levels(graph: CSRGraph, sources: Sequence[int]) -> np.ndarray:
     return np.where(np.isinf(hops), -1, hops).astype(np.int64)
 
 
+def breadth_first_reach(graph: CSRGraph, source: int) -> tuple[int, int]:
+    """The deepest breadth-first level from `source` and the vertices it reaches (itself included);
+    scipy's breadth-first order, in C: the last vertex of the order is on the deepest level.
+
+    Example:
+        >>> from autotune.graphs import build_csr
+        >>> path = build_csr("path", 4, np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([5, 0, 7]))
+        >>> breadth_first_reach(path, 1)
+        (2, 3)
+    """
+    import scipy.sparse
+    from scipy.sparse.csgraph import breadth_first_order
+
+    n = graph.n_vertices
+    matrix = scipy.sparse.csr_array((np.ones(graph.n_edges, dtype=np.int8), graph.columns, graph.row_offsets),
+                                    shape=(n, n))
+    order, parents = breadth_first_order(matrix, source, directed=True, return_predecessors=True)
+    depth, vertex = 0, int(order[-1])
+    while vertex != source:
+        vertex, depth = int(parents[vertex]), depth + 1
+    return depth, len(order)
+
+
 def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) -> GraphShape:
-    """The shape of `graph`, its depth sampled from `samples` sources drawn with `seed` among the
-    vertices with out-edges (`measure.choose_sources`)."""
+    """The shape of `graph`, its depth sampled from sources drawn with `seed` among the vertices
+    with out-edges (`measure.choose_sources`), searched in turn until at least two have together
+    reached `REACHED_ENOUGH` times the graph's vertices, `samples` at most: a search costs what it
+    reaches, so a large graph whose sources reach it all is searched twice (0.9 s on rmat20), and
+    a directed one whose sources reach little (web-Stanford's) is sampled until some do."""
     degrees = graph.out_degrees
     mean_degree = float(degrees.mean()) if graph.n_vertices else 0.0
     weights = graph.weights.astype(np.float64)
     sources = choose_sources(graph, samples, seed) if graph.n_vertices else ()
-    hop_depth = reach = None
+    hop_depth = reach = level_width = None
     if sources:
-        levels = hop_levels(graph, sources)
-        hop_depth = int(np.median(levels.max(axis=1)))
-        reach = float(np.mean((levels >= 0).sum(axis=1) / graph.n_vertices))
+        searched = []
+        for source in sources:
+            searched.append(breadth_first_reach(graph, source))
+            if len(searched) >= 2 and sum(reached for _, reached in searched) >= REACHED_ENOUGH * graph.n_vertices:
+                break
+        sources = sources[: len(searched)]
+        hop_depth = int(np.median([depth for depth, _ in searched]))
+        reach = float(np.mean([reached for _, reached in searched]) / graph.n_vertices)
+        level_width = max(reached / (depth + 1) for depth, reached in searched)
     return GraphShape(
         degree_cv=graph_statistics(graph)["degree_cv"],
         degree_ratio=float(degrees.max() / mean_degree) if mean_degree else None,
@@ -85,8 +123,9 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
         zero_weights=float(np.mean(weights == 0)) if graph.n_edges else None,
         hop_depth=hop_depth,
         reach=reach,
+        level_width=level_width,
         sources=tuple(sources),
     )
 
 
-__all__ = ["DEPTH_SOURCES", "GraphShape", "graph_shape", "hop_levels"]
+__all__ = ["DEPTH_SOURCES", "REACHED_ENOUGH", "GraphShape", "breadth_first_reach", "graph_shape", "hop_levels"]

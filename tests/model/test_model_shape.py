@@ -23,6 +23,9 @@ def test_the_depth_of_a_path_is_how_far_its_sources_are_from_its_end():
     farthest = sorted(100 - s for s in shape.sources)
     assert shape.hop_depth == int(np.median(farthest))
     assert shape.reach == pytest.approx(np.mean([(101 - s) / 101 for s in shape.sources]))
+    reached = [101 - s for s in shape.sources]  # searched until two or more have reached the graph's size
+    assert len(reached) == 2 or sum(reached[:-1]) < 101 <= sum(reached)
+    assert shape.level_width == pytest.approx(max(r / (100 - s + 1) for r, s in zip(reached, shape.sources)))
 
 
 def test_two_components_halve_the_reach_and_levels_ignore_the_weights():
@@ -60,7 +63,7 @@ def test_graph_info_prints_the_shape(capsys, data_dir):
     assert main(["graph", "info", str(data_dir / "rome99.gr.gz"), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert set(info["shape"]) == {"degree_cv", "degree_ratio", "weight_cv", "zero_weights", "hop_depth", "reach",
-                                  "sources"}
+                                  "level_width", "sources"}
     assert info["shape"]["reach"] == 1.0 and info["shape"]["hop_depth"] > 10
     assert main(["graph", "info", str(data_dir / "rome99.gr.gz")]) == 0
     text = capsys.readouterr().out

@@ -1,0 +1,215 @@
+"""Delta-stepping's rules for one query (K = 1): one block per query or a grid, and the Delta, block
+size, bins and loop of each, fitted on the one-query winners of a tuned table.
+
+The batch rules (`autotune.model.delta_rules`) give every instance one block: many instances fill
+the GPU. One query has the GPU to itself, and what it wants depends on how much work each
+near-far iteration has to share out: the graph's level width (`autotune.model.shape`: the
+vertices a source reaches per breadth-first level). On the H100's table, one block won every graph
+whose width is below about 900 (roads, meshes, Delaunay and geometric graphs, small citation and
+p2p graphs), a grid of 16 to 128 blocks every wider one (social, web, R-MAT, random graphs), but
+one road network. Every value is fitted (`fit`), none is written here:
+
+1. Shape: one block when the level width is below `width_threshold`, the geometric midpoint of
+   the split of the samples' widths that misplaces the fewest winners; else `grid_blocks`, the
+   median of the grid winners' blocks.
+2. Delta: `delta_ratio` x mean weight / mean degree (the batch rule's Meyer-Sanders unit), the
+   ratio the median of that shape's winners (INF where the median winner is INF), rounded to the
+   nearest power of two of the graph's domain.
+3. Block size: the median of that shape's winners.
+4. Bins: the shape's most common warp and block thresholds (where the graph's domain has them).
+5. Loop: `shared` (the graph in one block's shared memory) for one block where the graph fits and
+   the winners that could use it mostly did; else persistent.
+
+Example::
+
+    >>> samples = [LatencySample(f"g{i}", width, 2.0, 50.0, {"blocks": blocks, "delta": delta,
+    ...            "loop": "persistent", "warp_threshold": "off", "block_threshold": 1024}, 1024, False)
+    ...            for i, (width, blocks, delta) in enumerate([(300, 1, 64), (500, 1, 128), (2000, 64, "inf"),
+    ...                                                       (9000, 128, "inf")])]
+    >>> rules = fit(samples)
+    >>> round(rules.width_threshold), rules.grid_blocks, rules.delta_ratio["block"]
+    (1000, 128, 3.84)
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping, Sequence
+
+from autotune.launch import KernelLaunch
+from autotune.model.rules import Decision
+
+SECTION = "delta_latency"  # the choice model's TOML table that holds these rules
+INF = "inf"
+SHAPES = ("block", "grid")
+
+
+@dataclass(frozen=True)
+class LatencySample:
+    """A graph's one-query winner (Delta-stepping) and the features its rules read."""
+
+    graph: str
+    level_width: float
+    mean_degree: float
+    mean_weight: float
+    params: Mapping[str, Any]
+    block_size: int
+    shared_fits: bool  # the graph fits loop mode shared
+
+    @property
+    def shape(self) -> str:
+        return "block" if int(self.params.get("blocks", 1)) == 1 else "grid"
+
+    def delta_ratio(self) -> float:
+        """The winner's Delta in the batch rule's unit, mean weight / mean degree (inf for INF)."""
+        delta = self.params.get("delta")
+        if delta == INF or not self.mean_weight:
+            return math.inf
+        return float(delta) / (self.mean_weight / max(self.mean_degree, 1e-9))
+
+
+@dataclass(frozen=True)
+class LatencyRules:
+    """The fitted constants of rules 1-5 (per shape where a dict)."""
+
+    width_threshold: float
+    grid_blocks: int
+    delta_ratio: Mapping[str, float]  # inf: INF
+    block_size: Mapping[str, int]
+    warp_threshold: Mapping[str, Any]
+    block_threshold: Mapping[str, Any]
+    shared_where_fits: bool
+    samples: int
+    placed: int  # samples whose shape rule 1 gives
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["delta_ratio"] = {k: (INF if math.isinf(v) else v) for k, v in self.delta_ratio.items()}
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LatencyRules:
+        ratios = {k: (math.inf if v == INF else float(v)) for k, v in data["delta_ratio"].items()}
+        return cls(**{**dict(data), "delta_ratio": ratios})
+
+    def shape_for(self, level_width: float) -> str:
+        return "block" if level_width < self.width_threshold else "grid"
+
+    def apply(self, config: Any, decisions: Sequence[Decision], algorithm: Any, graph: Any, level_width: float
+              ) -> tuple[Any, tuple[Decision, ...]]:
+        """`config` (the batch rules' configuration at CK 1) with rules 1-5's values, and the
+        decisions with theirs."""
+        from autotune.algorithms.delta import SHARED, loop_values
+        from autotune.model.delta_rules import nearest_power
+
+        shape = self.shape_for(level_width)
+        side = "<" if shape == "block" else ">="
+        why = f"level width {level_width:,.0f} {side} {self.width_threshold:,.0f} (fitted on {self.samples} one-query winners)"
+        blocks = 1 if shape == "block" else self.grid_blocks
+        ratio = self.delta_ratio[shape]
+        domain = algorithm.parameter("delta").domain(graph)
+        unit = graph.mean_weight / max(graph.mean_degree, 1e-9) if graph.mean_weight else 0.0
+        finite = not math.isinf(ratio) and unit and any(isinstance(v, int) for v in domain)
+        delta = nearest_power(ratio * unit, domain) if finite else INF if INF in domain else config.param("delta")
+        loop = SHARED if shape == "block" and self.shared_where_fits and SHARED in loop_values(graph) else "persistent"
+        params = {"blocks": blocks, "delta": delta, "loop": loop}
+        made = [Decision("blocks", blocks, "delta latency 1", why + (": one block" if blocks == 1 else
+                                                                     f": the grid winners' median, {blocks}")),
+                Decision("delta", delta, "delta latency 2", f"{shape} winners' median {ratio:.3g} x mean weight / d(G)"
+                         + (f" {unit:.3g}" if unit else "") + f": {delta}"),
+                Decision("loop", loop, "delta latency 5", "the graph fits one block's shared memory" if loop == SHARED
+                         else "persistent: one launch")]
+        for name, chosen in (("warp_threshold", self.warp_threshold), ("block_threshold", self.block_threshold)):
+            if chosen[shape] in algorithm.parameter(name).domain(graph):
+                params[name] = chosen[shape]
+                made.append(Decision(name, chosen[shape], "delta latency 4", f"the {shape} winners' most common"))
+        size = self.block_size[shape]
+        launches = {k: KernelLaunch(size, config.kernel(k).cache) for k in algorithm.kernels}
+        changed = config.replace(**params, **launches)
+        made.append(Decision("block_size", size, "delta latency 3", f"the {shape} winners' median"))
+        replaced = {d.parameter for d in made}
+        return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
+
+
+def _median_power(values: Sequence[int]) -> int:
+    return 1 << round(statistics.median(math.log2(v) for v in values))
+
+
+def _most_common(values: Sequence[Any]) -> Any:
+    return sorted(Counter(values).items(), key=lambda item: (-item[1], str(item[0])))[0][0]
+
+
+def _threshold(samples: Sequence[LatencySample]) -> tuple[float, int]:
+    """Rule 1's width threshold and the samples it places right."""
+    widths = sorted({s.level_width for s in samples})
+    best = (math.inf, len([s for s in samples if s.shape == "block"]))
+    for low, high in zip(widths, widths[1:]):
+        cut = math.sqrt(low * high)
+        placed = sum((s.level_width < cut) == (s.shape == "block") for s in samples)
+        if placed > best[1]:
+            best = (cut, placed)
+    return best
+
+
+def fit(samples: Sequence[LatencySample]) -> LatencyRules:
+    """Rules 1-5's constants from one-query winners (at least one of each shape, else the missing
+    shape takes the other's values)."""
+    if not samples:
+        raise ValueError("no one-query Delta-stepping winners to fit on")
+    threshold, placed = _threshold(samples)
+    by_shape = {shape: [s for s in samples if s.shape == shape] for shape in SHAPES}
+    for shape, other in (("block", "grid"), ("grid", "block")):
+        by_shape[shape] = by_shape[shape] or by_shape[other]
+    grids = [int(s.params["blocks"]) for s in by_shape["grid"] if s.shape == "grid"]
+    fits = [s for s in by_shape["block"] if s.shape == "block" and s.shared_fits]
+    return LatencyRules(
+        width_threshold=threshold,
+        grid_blocks=_median_power(grids) if grids else 128,
+        delta_ratio={shape: _median_ratio([s.delta_ratio() for s in group]) for shape, group in by_shape.items()},
+        block_size={shape: 32 * round(statistics.median(s.block_size for s in group) / 32)
+                    for shape, group in by_shape.items()},
+        warp_threshold={shape: _most_common([s.params.get("warp_threshold") for s in group])
+                        for shape, group in by_shape.items()},
+        block_threshold={shape: _most_common([s.params.get("block_threshold") for s in group])
+                         for shape, group in by_shape.items()},
+        shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
+        samples=len(samples), placed=placed)
+
+
+def _median_ratio(ratios: Sequence[float]) -> float:
+    """The median (the lower middle of an even count), INF counted as the largest."""
+    ordered = sorted(ratios)
+    middle = ordered[(len(ordered) - 1) // 2]
+    return middle if math.isinf(middle) else round(middle, 3)
+
+
+def table_samples(table: Mapping[str, Any], widths: Mapping[str, float]) -> list[LatencySample]:
+    """The one-query winners of a table's curves that are Delta-stepping's, for the graphs `widths`
+    (graph name: level width) knows."""
+    from autotune.algorithms.delta import SHARED, loop_values
+
+    samples = []
+    for entry in table.get("entries", ()):
+        graph = entry["graph"]
+        one = [p for p in entry.get("curve") or () if p["config"]["concurrent_kernels"] == 1
+               and p.get("ms_per_sssp") is not None]
+        if not one or one[0]["config"]["algorithm"] != "delta" or graph["name"] not in widths:
+            continue
+        config = one[0]["config"]
+        size = {"n_vertices": graph["vertices"], "n_edges": graph["edges"]}
+        samples.append(LatencySample(
+            graph["name"], float(widths[graph["name"]]), graph.get("mean_degree") or graph["edges"] / graph["vertices"],
+            float(graph.get("mean_weight") or 0.0), dict(config.get("params") or {}),
+            int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(_Sized(**size))))
+    return samples
+
+
+@dataclass(frozen=True)
+class _Sized:
+    n_vertices: int
+    n_edges: int
+
+
+__all__ = ["LatencyRules", "LatencySample", "SECTION", "fit", "table_samples"]

@@ -1,0 +1,83 @@
+"""Delta-stepping's one-query rules (autotune/model/delta_latency.py): fitted on winners, applied to
+a batch prediction, and carried by the choice model's TOML."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from autotune import algorithms
+from autotune.graphs import build_csr
+from autotune.model import GraphFeatures, load_device
+from autotune.model.choice import ChoiceModel, fit
+from autotune.model.delta_latency import LatencySample, fit as fit_latency, table_samples
+from autotune.model.shape import breadth_first_reach, graph_shape
+
+DELTA = algorithms.get("delta")
+
+
+def sample(name, width, blocks, delta="inf", size=1024, loop="persistent", fits=False):
+    return LatencySample(name, width, 4.0, 50.0, {"blocks": blocks, "delta": delta, "loop": loop,
+                                                  "warp_threshold": "off", "block_threshold": 1024}, size, fits)
+
+
+def winners():
+    return [sample("road", 300, 1, 64), sample("mesh", 200, 1, 32, loop="shared", fits=True),
+            sample("social", 3000, 64, "inf", 640), sample("rmat", 90000, 128, 1024, 768),
+            sample("web", 1500, 64, "inf", 704)]
+
+
+def test_fit_splits_the_shapes_by_level_width_between_the_nearest_winners():
+    rules = fit_latency(winners())
+    assert rules.width_threshold == pytest.approx(math.sqrt(300 * 1500))
+    assert rules.placed == rules.samples == 5
+    assert rules.grid_blocks == 64 and rules.block_size == {"block": 1024, "grid": 704}
+    assert rules.delta_ratio["block"] == pytest.approx(32 / 12.5) and math.isinf(rules.delta_ratio["grid"])
+    assert rules.shared_where_fits
+
+
+def test_a_misplaced_winner_is_counted_and_one_shape_alone_still_fits():
+    rules = fit_latency([*winners(), sample("odd-road", 250, 16, 2048, 736)])
+    assert rules.placed == 5 and rules.samples == 6
+    alone = fit_latency([sample("a", 10, 1, 64), sample("b", 20, 1, 128)])
+    assert alone.block_size["grid"] == alone.block_size["block"] and alone.grid_blocks == 128
+    with pytest.raises(ValueError):
+        fit_latency([])
+
+
+def test_apply_gives_one_block_below_the_threshold_and_the_grid_above():
+    rules = fit_latency(winners())
+    device = load_device("hopper-h100")
+    for width, blocks in ((100.0, 1), (50000.0, 64)):
+        graph = GraphFeatures("g", 100_000, 400_000, max_degree=40, mean_weight=50.0, max_weight=100)
+        batch = DELTA.predict(graph, device).config.replace(concurrent_kernels=1)
+        config, decisions = rules.apply(batch, (), DELTA, graph, width)
+        assert config.param("blocks") == blocks and config.concurrent_kernels == 1
+        assert {d.parameter for d in decisions} >= {"blocks", "delta", "loop", "block_size"}
+        assert config.kernel("advance").block_size == rules.block_size["block" if blocks == 1 else "grid"]
+    assert config.param("delta") == "inf"
+
+
+def test_the_rules_travel_in_the_choice_models_toml(tmp_path):
+    rules = fit_latency(winners())
+    model = fit([({"log2_vertices": 10, "mean_degree": 2, "degree_cv": 0.1}, 1, "delta")] * 2, {"graphs": 1}, rules)
+    (tmp_path / "c.toml").write_text(model.to_toml())
+    assert ChoiceModel.from_toml(tmp_path / "c.toml").latency == rules
+
+
+def test_table_samples_take_delta_one_query_winners_with_a_width():
+    point = {"config": {"algorithm": "delta", "concurrent_kernels": 1, "kernels": {"advance": {"block_size": 512}},
+                        "params": {"blocks": 64, "delta": 256}}, "ms_per_sssp": 1.0}
+    other = {**point, "config": {**point["config"], "algorithm": "crauser"}}
+    table = {"entries": [{"graph": {"name": n, "vertices": 1000, "edges": 4000, "mean_weight": 50.0}, "curve": [p]}
+                         for n, p in (("a", point), ("b", other), ("c", point))]}
+    found = table_samples(table, {"a": 2000.0, "b": 10.0})
+    assert [s.graph for s in found] == ["a"] and found[0].shape == "grid" and found[0].shared_fits
+
+
+def test_level_width_is_the_widest_sources_vertices_per_level():
+    path = build_csr("path", 4, np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([5, 0, 7]))
+    assert breadth_first_reach(path, 0) == (3, 4)
+    star = build_csr("star", 5, np.zeros(4, dtype=np.int32), np.arange(1, 5), np.ones(4, dtype=np.int32))
+    assert graph_shape(star).level_width == pytest.approx(5 / 2)
