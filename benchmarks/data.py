@@ -55,6 +55,11 @@ def graph_class(name: str) -> str:
     return "rmat" if name.startswith("rmat") else "random" if name.startswith("random") else "other"
 
 
+def is_real(name: str) -> bool:
+    """Whether a suite graph (its name, or a table's name for it) is a real graph, not generated."""
+    return name in REAL or name.removesuffix(CONVERTED) in real_suite()
+
+
 def real_suite() -> tuple[str, ...]:
     """The names of the real-graph suite (`benchmarks/realgraphs.toml`; `python3 -m benchmarks graphs`
     fetches and converts them)."""

@@ -12,29 +12,31 @@ one road network. Every value is fitted (`fit`), none is written here:
 1. Shape: one block when the level width is below `width_threshold`, the geometric midpoint of
    the split of the samples' widths that misplaces the fewest winners; else `grid_blocks`, the
    median of the grid winners' blocks.
-2. Delta: `delta_ratio` x mean weight / mean degree (the batch rule's Meyer-Sanders unit), the
-   ratio the median of that shape's winners (INF where the median winner is INF), rounded to the
-   nearest power of two of the graph's domain.
+2. Delta: `delta_ratio` x the batch rule's unit (mean weight / mean degree, with the batch
+   model's skew and weight-spread factors: `delta_rules.delta_target` at scale 1), the ratio the
+   median of that shape's winners (INF where the median winner is INF), rounded to the nearest
+   power of two of the graph's domain.
 3. Block size: the median of that shape's winners.
-4. Bins: the shape's most common warp and block thresholds (where the graph's domain has them).
+4. Bins: the median of the shape's warp and block thresholds, over the winners whose largest
+   degree reaches the bin's smallest threshold (elsewhere the bin is never used, and any value
+   won), a threshold above the largest degree counted as off.
 5. Loop: `shared` (the graph in one block's shared memory) for one block where the graph fits and
    the winners that could use it mostly did; else persistent.
 
 Example::
 
-    >>> samples = [LatencySample(f"g{i}", width, 2.0, 50.0, {"blocks": blocks, "delta": delta,
+    >>> samples = [LatencySample(f"g{i}", width, 25.0, 6, {"blocks": blocks, "delta": delta,
     ...            "loop": "persistent", "warp_threshold": "off", "block_threshold": 1024}, 1024, False)
     ...            for i, (width, blocks, delta) in enumerate([(300, 1, 64), (500, 1, 128), (2000, 64, "inf"),
     ...                                                       (9000, 128, "inf")])]
     >>> rules = fit(samples)
     >>> round(rules.width_threshold), rules.grid_blocks, rules.delta_ratio["block"]
-    (1000, 128, 3.84)
+    (1000, 64, 2.56)
 """
 from __future__ import annotations
 
 import math
 import statistics
-from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
@@ -52,8 +54,8 @@ class LatencySample:
 
     graph: str
     level_width: float
-    mean_degree: float
-    mean_weight: float
+    unit: float  # rule 2's unit of Delta for the graph (0: no weights)
+    max_degree: int
     params: Mapping[str, Any]
     block_size: int
     shared_fits: bool  # the graph fits loop mode shared
@@ -63,11 +65,9 @@ class LatencySample:
         return "block" if int(self.params.get("blocks", 1)) == 1 else "grid"
 
     def delta_ratio(self) -> float:
-        """The winner's Delta in the batch rule's unit, mean weight / mean degree (inf for INF)."""
+        """The winner's Delta in rule 2's unit (inf for INF)."""
         delta = self.params.get("delta")
-        if delta == INF or not self.mean_weight:
-            return math.inf
-        return float(delta) / (self.mean_weight / max(self.mean_degree, 1e-9))
+        return math.inf if delta == INF or not self.unit else float(delta) / self.unit
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,8 @@ class LatencyRules:
     warp_threshold: Mapping[str, Any]
     block_threshold: Mapping[str, Any]
     shared_where_fits: bool
+    unit_skew: float  # the batch model's constants rule 2's unit was taken with
+    unit_spread: float
     samples: int
     placed: int  # samples whose shape rule 1 gives
 
@@ -110,21 +112,23 @@ class LatencyRules:
         blocks = 1 if shape == "block" else self.grid_blocks
         ratio = self.delta_ratio[shape]
         domain = algorithm.parameter("delta").domain(graph)
-        unit = graph.mean_weight / max(graph.mean_degree, 1e-9) if graph.mean_weight else 0.0
+        unit = delta_unit(graph.mean_weight, graph.max_weight, graph.mean_degree, graph.degree_cv,
+                          self.unit_skew, self.unit_spread)
         finite = not math.isinf(ratio) and unit and any(isinstance(v, int) for v in domain)
         delta = nearest_power(ratio * unit, domain) if finite else INF if INF in domain else config.param("delta")
         loop = SHARED if shape == "block" and self.shared_where_fits and SHARED in loop_values(graph) else "persistent"
         params = {"blocks": blocks, "delta": delta, "loop": loop}
         made = [Decision("blocks", blocks, "delta latency 1", why + (": one block" if blocks == 1 else
                                                                      f": the grid winners' median, {blocks}")),
-                Decision("delta", delta, "delta latency 2", f"{shape} winners' median {ratio:.3g} x mean weight / d(G)"
-                         + (f" {unit:.3g}" if unit else "") + f": {delta}"),
+                Decision("delta", delta, "delta latency 2", f"{shape} winners' median {ratio:.3g} x the batch rule's "
+                         f"unit {unit:.3g}: {delta}"),
                 Decision("loop", loop, "delta latency 5", "the graph fits one block's shared memory" if loop == SHARED
                          else "persistent: one launch")]
         for name, chosen in (("warp_threshold", self.warp_threshold), ("block_threshold", self.block_threshold)):
             if chosen[shape] in algorithm.parameter(name).domain(graph):
                 params[name] = chosen[shape]
-                made.append(Decision(name, chosen[shape], "delta latency 4", f"the {shape} winners' most common"))
+                made.append(Decision(name, chosen[shape], "delta latency 4",
+                                     f"the median of the {shape} winners whose degrees reach the bin"))
         size = self.block_size[shape]
         launches = {k: KernelLaunch(size, config.kernel(k).cache) for k in algorithm.kernels}
         changed = config.replace(**params, **launches)
@@ -134,11 +138,37 @@ class LatencyRules:
 
 
 def _median_power(values: Sequence[int]) -> int:
-    return 1 << round(statistics.median(math.log2(v) for v in values))
+    return statistics.median_low(values)
 
 
-def _most_common(values: Sequence[Any]) -> Any:
-    return sorted(Counter(values).items(), key=lambda item: (-item[1], str(item[0])))[0][0]
+def delta_unit(mean_weight: float | None, max_weight: float | None, mean_degree: float, degree_cv: float | None,
+               skew: float, spread: float) -> float:
+    """Rule 2's unit of Delta: the batch rule's Delta at scale 1 (0 for a graph without weights)."""
+    from autotune.model.delta_rules import delta_target
+
+    return delta_target(1.0, skew, spread, mean_weight, max_weight, mean_degree, degree_cv) if mean_weight else 0.0
+
+
+def batch_constants() -> tuple[float, float]:
+    """The shipped batch model's skew and spread exponents (`characterizations/delta.toml`)."""
+    from autotune import algorithms
+    from autotune.model.delta_rules import constants_of
+
+    constants = constants_of(algorithms.get("delta").characterization)
+    return float(constants["delta_skew"]), float(constants["delta_spread"])
+
+
+def _bin(name: str, group: Sequence[LatencySample]) -> Any:
+    """Rule 4's threshold for one bin: the median (the lower middle) over the winners whose degrees
+    reach its smallest threshold, a threshold above a winner's largest degree counted as off."""
+    from autotune import algorithms
+
+    smallest = min(v for v in algorithms.get("delta").parameter(name).values if isinstance(v, int))
+    used = [s for s in group if s.max_degree >= smallest] or list(group)
+    values = sorted(v if isinstance(v, int) and v <= s.max_degree else math.inf
+                    for s in used for v in [s.params.get(name)])
+    middle = values[(len(values) - 1) // 2]
+    return "off" if math.isinf(middle) else int(middle)
 
 
 def _threshold(samples: Sequence[LatencySample]) -> tuple[float, int]:
@@ -153,9 +183,10 @@ def _threshold(samples: Sequence[LatencySample]) -> tuple[float, int]:
     return best
 
 
-def fit(samples: Sequence[LatencySample]) -> LatencyRules:
+def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = None) -> LatencyRules:
     """Rules 1-5's constants from one-query winners (at least one of each shape, else the missing
-    shape takes the other's values)."""
+    shape takes the other's values); `unit`: the skew and spread exponents the samples' units
+    were taken with (default: the shipped batch model's, as `table_samples` takes them)."""
     if not samples:
         raise ValueError("no one-query Delta-stepping winners to fit on")
     threshold, placed = _threshold(samples)
@@ -170,11 +201,10 @@ def fit(samples: Sequence[LatencySample]) -> LatencyRules:
         delta_ratio={shape: _median_ratio([s.delta_ratio() for s in group]) for shape, group in by_shape.items()},
         block_size={shape: 32 * round(statistics.median(s.block_size for s in group) / 32)
                     for shape, group in by_shape.items()},
-        warp_threshold={shape: _most_common([s.params.get("warp_threshold") for s in group])
-                        for shape, group in by_shape.items()},
-        block_threshold={shape: _most_common([s.params.get("block_threshold") for s in group])
-                         for shape, group in by_shape.items()},
+        warp_threshold={shape: _bin("warp_threshold", group) for shape, group in by_shape.items()},
+        block_threshold={shape: _bin("block_threshold", group) for shape, group in by_shape.items()},
         shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
+        unit_skew=(unit or batch_constants())[0], unit_spread=(unit or batch_constants())[1],
         samples=len(samples), placed=placed)
 
 
@@ -185,11 +215,13 @@ def _median_ratio(ratios: Sequence[float]) -> float:
     return middle if math.isinf(middle) else round(middle, 3)
 
 
-def table_samples(table: Mapping[str, Any], widths: Mapping[str, float]) -> list[LatencySample]:
+def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: tuple[float, float] | None = None
+                  ) -> list[LatencySample]:
     """The one-query winners of a table's curves that are Delta-stepping's, for the graphs `widths`
-    (graph name: level width) knows."""
+    (graph name: level width) knows; `unit` as `fit` takes it."""
     from autotune.algorithms.delta import SHARED, loop_values
 
+    skew, spread = unit or batch_constants()
     samples = []
     for entry in table.get("entries", ()):
         graph = entry["graph"]
@@ -200,8 +232,10 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float]) -> list
         config = one[0]["config"]
         size = {"n_vertices": graph["vertices"], "n_edges": graph["edges"]}
         samples.append(LatencySample(
-            graph["name"], float(widths[graph["name"]]), graph.get("mean_degree") or graph["edges"] / graph["vertices"],
-            float(graph.get("mean_weight") or 0.0), dict(config.get("params") or {}),
+            graph["name"], float(widths[graph["name"]]),
+            delta_unit(graph.get("mean_weight"), graph.get("max_weight"),
+                       graph.get("mean_degree") or graph["edges"] / graph["vertices"], graph.get("degree_cv"), skew, spread),
+            int(graph.get("max_degree") or 0), dict(config.get("params") or {}),
             int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(_Sized(**size))))
     return samples
 

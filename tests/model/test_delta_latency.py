@@ -17,9 +17,9 @@ from autotune.model.shape import breadth_first_reach, graph_shape
 DELTA = algorithms.get("delta")
 
 
-def sample(name, width, blocks, delta="inf", size=1024, loop="persistent", fits=False):
-    return LatencySample(name, width, 4.0, 50.0, {"blocks": blocks, "delta": delta, "loop": loop,
-                                                  "warp_threshold": "off", "block_threshold": 1024}, size, fits)
+def sample(name, width, blocks, delta="inf", size=1024, loop="persistent", fits=False, max_degree=2000, hub=1024):
+    return LatencySample(name, width, 12.5, max_degree, {"blocks": blocks, "delta": delta, "loop": loop,
+                                                         "warp_threshold": "off", "block_threshold": hub}, size, fits)
 
 
 def winners():
@@ -35,6 +35,15 @@ def test_fit_splits_the_shapes_by_level_width_between_the_nearest_winners():
     assert rules.grid_blocks == 64 and rules.block_size == {"block": 1024, "grid": 704}
     assert rules.delta_ratio["block"] == pytest.approx(32 / 12.5) and math.isinf(rules.delta_ratio["grid"])
     assert rules.shared_where_fits
+    assert rules.block_threshold == {"block": 1024, "grid": 1024} and rules.warp_threshold["grid"] == "off"
+
+
+def test_a_bin_is_fitted_on_the_winners_whose_degrees_reach_it():
+    hubs = [sample("a", 2000, 64, hub=256), sample("b", 3000, 64, hub=512), sample("c", 4000, 64, hub=256),
+            sample("flat", 5000, 64, hub=4096, max_degree=20), sample("flat2", 6000, 64, hub=4096, max_degree=20)]
+    assert fit_latency(hubs).block_threshold["grid"] == 256
+    above = [sample("a", 2000, 64, hub=4096, max_degree=300), sample("b", 3000, 64, hub=4096, max_degree=300)]
+    assert fit_latency(above).block_threshold["grid"] == "off"  # never used: a threshold above every degree
 
 
 def test_a_misplaced_winner_is_counted_and_one_shape_alone_still_fits():
@@ -50,7 +59,7 @@ def test_apply_gives_one_block_below_the_threshold_and_the_grid_above():
     rules = fit_latency(winners())
     device = load_device("hopper-h100")
     for width, blocks in ((100.0, 1), (50000.0, 64)):
-        graph = GraphFeatures("g", 100_000, 400_000, max_degree=40, mean_weight=50.0, max_weight=100)
+        graph = GraphFeatures("g", 100_000, 400_000, max_degree=4000, mean_weight=50.0, max_weight=100)
         batch = DELTA.predict(graph, device).config.replace(concurrent_kernels=1)
         config, decisions = rules.apply(batch, (), DELTA, graph, width)
         assert config.param("blocks") == blocks and config.concurrent_kernels == 1
@@ -70,10 +79,11 @@ def test_table_samples_take_delta_one_query_winners_with_a_width():
     point = {"config": {"algorithm": "delta", "concurrent_kernels": 1, "kernels": {"advance": {"block_size": 512}},
                         "params": {"blocks": 64, "delta": 256}}, "ms_per_sssp": 1.0}
     other = {**point, "config": {**point["config"], "algorithm": "crauser"}}
-    table = {"entries": [{"graph": {"name": n, "vertices": 1000, "edges": 4000, "mean_weight": 50.0}, "curve": [p]}
-                         for n, p in (("a", point), ("b", other), ("c", point))]}
-    found = table_samples(table, {"a": 2000.0, "b": 10.0})
+    table = {"entries": [{"graph": {"name": n, "vertices": 1000, "edges": 4000, "mean_weight": 50.0, "max_weight": 100,
+                                    "max_degree": 9}, "curve": [p]} for n, p in (("a", point), ("b", other), ("c", point))]}
+    found = table_samples(table, {"a": 2000.0, "b": 10.0}, unit=(0.0, 0.0))
     assert [s.graph for s in found] == ["a"] and found[0].shape == "grid" and found[0].shared_fits
+    assert found[0].unit == pytest.approx(12.5) and found[0].delta_ratio() == pytest.approx(256 / 12.5)
 
 
 def test_level_width_is_the_widest_sources_vertices_per_level():
