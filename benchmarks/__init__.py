@@ -46,6 +46,8 @@ SUITES = {suite.name: suite for suite in (
           "dedicated to that K (K = 1, 16, 1,024)"),
     Suite("classout", "benchmarks.classout", 1, "predict --algorithm auto, each graph's class left out of the choice "
           "fit, timed against the table's best (K = 1 and 1,024)"),
+    Suite("seeded", "benchmarks.seeded", 1, "a sweep of 15 trials seeded by the model against the long sweep's best "
+          "(issue 28)"),
     Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
           "distances alone"),
 )}

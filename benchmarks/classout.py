@@ -58,7 +58,8 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     if not samples:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
     widths = {g: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()}
-    latency = delta_latency.fit(delta_latency.table_samples(kept, widths))
+    winners = delta_latency.table_samples(kept, widths)
+    latency = delta_latency.fit(winners) if winners else None  # no Delta-stepping one-query winner: its batch rules
     model = fit(samples, {})
     profile = profile_of(str(gpu["name"]))
     rows = []
@@ -67,11 +68,12 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
         for k in QUERIES:
             chosen = servable(model.predict(graph_features(features.n_vertices, features.mean_degree,
                                                            features.degree_cv), k)[0], k)
-            config, _ = predicted(chosen, features, profile, "auto", k, (latency, lambda: graph_shape(graph).level_width))
+            config, _ = predicted(chosen, features, profile, "auto", k,
+                                  None if latency is None else (latency, lambda: graph_shape(graph).level_width))
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, config, best, sources, expected, rounds)
             rows.append({"graph": name, "class": left_out, "queries": k, "predicted": config.to_json(),
-                         "latency_rules": latency.to_json(),
+                         "latency_rules": None if latency is None else latency.to_json(),
                          "best": best.to_json(), "predicted_timing": timing, "best_timing": against,
                          "slowdown": slowdown})
             print(f"classout: {name} ({left_out} left out) K={k}: predicted {config.algorithm} {ms_text(timing)} ms/SSSP, "

@@ -122,3 +122,26 @@ def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_le
     alone = classout.graph_rows("rmat8", [e for e in json.loads(table.read_text())["entries"]
                                           if e["graph"]["name"] == "rmat8"], None, {"name": "Fake H100"}, 1)
     assert alone == [{"graph": "rmat8", "class": "rmat", "error": "the table holds no other class to fit the choice on"}]
+
+
+def test_the_seeded_suite_sweeps_the_picked_algorithm_briefly_and_times_its_best_against_the_table(
+        fake_gpu, tmp_path, monkeypatch):
+    from benchmarks import answers, seeded
+
+    table = tmp_path / "t.json"
+    assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--trials", "8", "--ck", "1,2,4,16",
+                 "--repetitions", "2", "--storage", "memory", "-o", str(table), "-q"]) == 0
+    swept = []
+    monkeypatch.setattr(answers, "sweep_process", lambda argv: (swept.append(argv) or main(  # the fake GPU: crauser only
+        [*argv[:-6], "--algorithm", "crauser", *argv[-4:-2], "--trials", "4", "--storage", "memory",
+         "--repetitions", "2"]), ""))
+    args = argparse.Namespace(seeded_graphs="rmat8", seeded_ends="latency", seeded_rounds=2, seeded_table=table,
+                              results=tmp_path / "res")
+    found = seeded.run(args)
+    assert [argv[argv.index("--objective") + 1] for argv in swept] == ["latency"]
+    (row,) = found.measurements
+    assert row["end"] == "latency" and row["evaluations"] >= 1 and row["best_found_at"] >= 1
+    assert row["best"]["concurrent_kernels"] == 1 and row["slowdown"] > -1
+    assert found.summary["latency"]["graphs"] == 1
+    text = "\n".join(seeded.render([found]))
+    assert "| rmat8 | latency |" in text and "latency: " in text

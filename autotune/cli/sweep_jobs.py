@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer, choose_sources
+from autotune.model.shape import graph_shape
 from autotune.search import specials as sp
 from autotune.search.records import Record, read_records
 from autotune.search.replay import ReplayTimer, recorded_space
@@ -346,12 +348,13 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
         references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed))
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
+        width = functools.cache(lambda g=graph: graph_shape(g).level_width or 0.0)  # searched once, if asked
         for entry in algorithms.resolve(algorithm):
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")
             spaces = end_spaces(options, objective, entry.name, info, None, algorithm != algorithms.AUTO)
             jobs += jobs_of_algorithm(
                 info, entry.name, spaces,
-                lambda space, e=entry.name, f=fitted: sp.model_specials(info, profile, e, f, space),
+                lambda space, e=entry.name, f=fitted, w=width: sp.model_specials(info, profile, e, f, space, w),
                 lambda g=graph, e=entry.name: cuda_timer(g, e, protocol, references), source)
     return jobs
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from autotune import algorithms
 from autotune.errors import InputError
@@ -30,12 +30,21 @@ class Specials:
         prediction: the model's predicted configuration (None without a model).
         prediction_details: the model's account of it (`Prediction.to_json()`: config, rules,
             classes), for the table's `predicted`.
+        leads: the prediction is the model's for this end of the curve (Delta-stepping's one-query
+            rules), not a batch prediction capped: the search measures it first (`first`).
     """
 
     default: LaunchConfig
     baseline_candidates: tuple[LaunchConfig, ...] = ()
     prediction: LaunchConfig | None = None
     prediction_details: Mapping[str, Any] | None = None
+    leads: bool = False
+
+    def first(self, trials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
+        """A strategy's first trials, the prediction moved to the front where it `leads`."""
+        if not self.leads or self.prediction not in trials:
+            return list(trials)
+        return [self.prediction, *(c for c in trials if c != self.prediction)]
 
     def ordered(self) -> list[LaunchConfig]:
         """Prediction, default, baseline candidates; each configuration once."""
@@ -57,6 +66,7 @@ class Specials:
             "baseline_candidates": [c.to_json() for c in self.baseline_candidates],
             "prediction": None if self.prediction is None else self.prediction.to_json(),
             "prediction_details": None if self.prediction_details is None else dict(self.prediction_details),
+            "leads": self.leads,
         }
 
     @classmethod
@@ -68,6 +78,7 @@ class Specials:
             baseline_candidates=tuple(read(c, f"{where}: baseline", algorithm) for c in data.get("baseline_candidates", ())),
             prediction=None if prediction is None else read(prediction, f"{where}: prediction", algorithm),
             prediction_details=data.get("prediction_details"),
+            leads=bool(data.get("leads", False)),
         )
 
 
@@ -117,10 +128,13 @@ def classify_graph(graph: GraphInfo, profile: Any | None) -> GraphInfo:
 
 
 def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crauser", fitted: Any = None,
-                   space: Any = None) -> Specials:
+                   space: Any = None, level_width: Callable[[], float] | None = None) -> Specials:
     """Prediction, default and baseline candidates of an algorithm from the model (the thesis's
     rules, or `fitted`, a `FittedModel`, which predicts within `space`'s values when given); without
-    a profile only the default (the table then lacks `predicted`, `model` and `baseline`).
+    a profile only the default (the table then lacks `predicted`, `model` and `baseline`). For the
+    curve's latency end (a space of CK 1 alone), Delta-stepping's prediction is its one-query
+    rules' where the GPU's shipped choice model has them (`one_query`), given the graph's
+    `level_width` (a callable: the breadth-first searches run only then), and it leads the search.
 
     Raises:
         InputError: the model cannot predict for this GPU (e.g. a kernel cannot launch).
@@ -133,7 +147,29 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crau
         return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
     prediction = entry.predict(features(graph), profile)
     config, details = within_ck(prediction.config, prediction.to_json(), space)
-    return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
+    latency = one_query(config, details, graph, profile, space, level_width)
+    return Specials(entry.default_config(), entry.baseline_candidates(profile), *(latency or (config, details)),
+                    leads=latency is not None)
+
+
+def one_query(config: LaunchConfig, details: dict[str, Any], graph: GraphInfo, profile: Any, space: Any,
+              level_width: Callable[[], float] | None) -> tuple[LaunchConfig, dict[str, Any]] | None:
+    """Delta-stepping's one-query prediction (`model_specials`), None where it does not apply or
+    falls outside `space`."""
+    if (config.algorithm != "delta" or level_width is None or space is None or not space.concurrent_kernels
+            or max(space.concurrent_kernels) != 1):
+        return None
+    from autotune.model.choice import shipped_choice
+
+    chooser = shipped_choice(profile)
+    if chooser is None or chooser.latency is None:
+        return None
+    entry = algorithms.get("delta")
+    changed, decisions = chooser.latency.apply(config, (), entry, features(graph), level_width())
+    if not space.contains(changed):
+        return None
+    rules = {**dict(details.get("rules") or {}), **{d.parameter: d.rule for d in decisions}}
+    return changed, {**details, "config": changed.to_json(), "rules": rules}
 
 
 def within_ck(config: LaunchConfig, details: dict[str, Any], space: Any = None) -> tuple[LaunchConfig, dict[str, Any]]:

@@ -147,7 +147,7 @@ class GraphSweep:
             if not plan.space.contains(config) and (config == plan.specials.prediction
                                                     or not plan.settings.prune_references):
                 self.trials.enqueue(config, "fixed")
-        first = plan.strategy.first_trials(plan.space, specials)
+        first = plan.specials.first(plan.strategy.first_trials(plan.space, specials))
         for config in first:
             self.trials.enqueue(config, "search")
         for config in probes:  # after the first trials: a probe needs a best to be judged against

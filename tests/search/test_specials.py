@@ -44,3 +44,23 @@ def test_a_latency_replay_caps_the_prediction_as_a_live_sweep_does():
     specials = sp.recorded_specials([], info, profile, "delta", space=latency)
     assert specials.prediction.concurrent_kernels == 1
     assert "capped at 1" in specials.prediction_details["rules"]["concurrent_kernels"]
+
+
+def test_the_latency_end_of_delta_leads_with_its_one_query_rules():
+    from autotune.model.choice import shipped_choice
+
+    profile = load_device("hopper-h100")
+    info, latency = _job((1,))
+    rules = shipped_choice(profile).latency
+    asked = []
+    for width, blocks in ((rules.width_threshold / 2, 1), (rules.width_threshold * 2, rules.grid_blocks)):
+        specials = sp.model_specials(info, profile, "delta", space=latency, level_width=lambda w=width: asked.append(w) or w)
+        assert specials.leads and specials.prediction.param("blocks") == blocks
+        assert specials.prediction_details["rules"]["blocks"] == "delta latency 1"
+        assert specials.first([specials.default, specials.prediction]) == [specials.prediction, specials.default]
+        assert sp.Specials.from_json(specials.to_json(), "delta").leads
+    assert len(asked) == 2
+    _, batch = _job((1, 1024))
+    specials = sp.model_specials(info, profile, "delta", space=batch, level_width=lambda: asked.append(0) or 0.0)
+    assert not specials.leads and len(asked) == 2  # a batch's space: no searches made, the batch rules'
+    assert specials.first([specials.default, specials.prediction]) == [specials.default, specials.prediction]
