@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import Results, command_line, commit, host, newest, now, write
+from benchmarks.results import Results, command_line, commit, graph_by_graph, host, newest, now
 
 WITHIN = 0.15
 SAMPLE = 32
@@ -167,13 +167,8 @@ def run(args: argparse.Namespace) -> Results:
         gpu = device_description(device)
     table_path, table = data.load_shipped_table(gpu, args.answer_table)
     queries = [int(k) for k in args.answer_queries.split(",") if k]
-    rows: list[dict[str, Any]] = []
-    found = None
-    for name in [g for g in args.answer_graphs.split(",") if g]:
-        rows += graph_rows(name, table, queries, args)
-        found = results_of(args, rows, gpu, table_path)
-        write(found, args.results)
-    return found or results_of(args, rows, gpu, table_path)
+    return graph_by_graph([g for g in args.answer_graphs.split(",") if g], lambda name: graph_rows(name, table, queries, args),
+                          lambda rows: results_of(args, rows, gpu, table_path), args.results)
 
 
 def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], table_path: Path) -> Results:

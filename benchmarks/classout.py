@@ -24,7 +24,7 @@ from autotune.files import read_json
 from benchmarks import data
 from benchmarks.answers import ms_text, timed_against
 from benchmarks.shapes import SHAPES_FILE
-from benchmarks.results import Results, command_line, commit, host, now, write
+from benchmarks.results import Results, command_line, commit, graph_by_graph, host, now
 
 SAMPLE = 32
 QUERIES = (1, 1024)
@@ -91,13 +91,8 @@ def run(args: argparse.Namespace) -> Results:
         entries = [e for e in read_json(path)["entries"] if e.get("curve")]
         names = [g for g in (args.classout_graphs.split(",") if args.classout_graphs else
                              [e["graph"]["name"] for e in entries]) if g]
-        rows: list[dict[str, Any]] = []
-        found = None
-        for name in names:
-            rows += graph_rows(name, entries, table, gpu, args.classout_rounds)
-            found = results_of(rows, gpu, path, args)
-            write(found, args.results)
-    return found or results_of(rows, gpu, path, args)
+        return graph_by_graph(names, lambda name: graph_rows(name, entries, table, gpu, args.classout_rounds),
+                              lambda rows: results_of(rows, gpu, path, args), args.results)
 
 
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from autotune.files import atomic_write, read_json, slug
 
@@ -116,3 +116,16 @@ def newest(suite: str, results_dir: Path = RESULTS_DIR) -> list[Results]:
         if isinstance(data, dict) and data.get("format") == FORMAT:
             found.append(Results.from_json(data))
     return found
+
+
+def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], list[dict[str, Any]]],
+                   results_of: Callable[[list[dict[str, Any]]], Results], results_dir: Path) -> Results:
+    """A suite's rows measured graph by graph, its results file written after each (a run cut short
+    keeps what it measured); the results of them all."""
+    rows: list[dict[str, Any]] = []
+    found = None
+    for name in names:
+        rows += rows_of(name)
+        found = results_of(rows)
+        write(found, results_dir)
+    return found or results_of(rows)

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from benchmarks import data
 from benchmarks.answers import ms_text, timed_against
-from benchmarks.results import Results, command_line, commit, host, newest, now, write
+from benchmarks.results import Results, command_line, commit, graph_by_graph, host, newest, now
 
 SAMPLE = 32
 TRIALS = 15
@@ -75,7 +75,7 @@ def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], 
             k = ENDS[end]
             algorithm = servable(chooser.predict(graph_features(features.n_vertices, features.mean_degree,
                                                                 features.degree_cv), k)[0], k)
-            row: dict[str, Any] = {"graph": name, "end": end, "queries": k, "algorithm": algorithm}
+            row: dict[str, Any] = {"graph": name, "end": end, "queries": k, "algorithm": algorithm, "commit": commit()}
             with tempfile.TemporaryDirectory() as scratch:
                 status, wall, out, records, err = short_sweep(data.spec(name), algorithm, end, Path(scratch))
                 if status != 0 or not out.exists():
@@ -103,19 +103,14 @@ def run(args: argparse.Namespace) -> Results:
     from autotune.gpu import device_description, gpu_session
 
     ends = [e for e in args.seeded_ends.split(",") if e]
-    rows: list[dict[str, Any]] = []
-    found = None
     with gpu_session(0) as device:
         gpu = device_description(device)
         path, table = data.load_shipped_table(gpu, args.seeded_table)
         names = [g for g in (args.seeded_graphs.split(",") if args.seeded_graphs else
                              [e["graph"]["name"] for e in read_json(path)["entries"] if data.is_real(e["graph"]["name"])])
                  if g]
-        for name in names:
-            rows += graph_rows(name, table, gpu, ends, args.seeded_rounds)
-            found = results_of(rows, gpu, path, args)
-            write(found, args.results)
-    return found or results_of(rows, gpu, path, args)
+        return graph_by_graph(names, lambda name: graph_rows(name, table, gpu, ends, args.seeded_rounds),
+                              lambda rows: results_of(rows, gpu, path, args), args.results)
 
 
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -147,8 +142,10 @@ def render(found: Sequence[Results]) -> list[str]:
         s = summarize(results.measurements)
         counts = "; ".join(f"{end}: {s[end]['reached']} of {s[end]['graphs']} ({'met' if s[end]['met'] else 'not met'})"
                            for end in ENDS if s[end]["graphs"])
-        lines += [f"{results.gpu_name}, against `{results.parameters['table']}` (`{results.command}`, "
-                  f"{results.date[:10]}, commit {results.commit}): within 3% of the long sweep's best with the best "
+        commits = ", ".join(dict.fromkeys(r.get("commit", results.commit) for r in results.measurements))
+        lines += [f"{results.gpu_name}, against `{results.parameters['table']}` (the last run: `{results.command}`, "
+                  f"{results.date[:10]}; an end run alone keeps the other end's rows; commits {commits}): within 3% "
+                  "of the long sweep's best with the best "
                   f"found within {TRIALS} evaluations: {counts}.", "",
                   "| graph | end | algorithm | evaluations | best found at | wall (s) | best (ms per SSSP) | "
                   "table's best | slowdown |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
