@@ -5,13 +5,13 @@ The batch rules (`autotune.model.delta_rules`) give every instance one block: ma
 the GPU. One query has the GPU to itself, and what it wants depends on how much work each
 near-far iteration has to share out: the graph's level width (`autotune.model.shape`: the
 vertices a source reaches per breadth-first level). On the H100's table, one block won every graph
-whose width is below about 900 (roads, meshes, Delaunay and geometric graphs, small citation and
+whose width is below about 800 (roads, meshes, Delaunay and geometric graphs, small citation and
 p2p graphs), a grid of 16 to 128 blocks every wider one (social, web, R-MAT, random graphs), but
 one road network. Every value is fitted (`fit`), none is written here:
 
 1. Shape: one block when the level width is below `width_threshold`, the geometric midpoint of
    the split of the samples' widths that misplaces the fewest winners; else `grid_blocks`, the
-   median of the grid winners' blocks.
+   median (the lower middle) of the grid winners' blocks.
 2. Delta: `delta_ratio` x the batch rule's unit (mean weight / mean degree, with the batch
    model's skew and weight-spread factors: `delta_rules.delta_target` at scale 1), the ratio the
    median of that shape's winners (INF where the median winner is INF), rounded to the nearest
@@ -137,10 +137,6 @@ class LatencyRules:
         return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
 
 
-def _median_power(values: Sequence[int]) -> int:
-    return statistics.median_low(values)
-
-
 def delta_unit(mean_weight: float | None, max_weight: float | None, mean_degree: float, degree_cv: float | None,
                skew: float, spread: float) -> float:
     """Rule 2's unit of Delta: the batch rule's Delta at scale 1 (0 for a graph without weights)."""
@@ -187,6 +183,8 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
     """Rules 1-5's constants from one-query winners (at least one of each shape, else the missing
     shape takes the other's values); `unit`: the skew and spread exponents the samples' units
     were taken with (default: the shipped batch model's, as `table_samples` takes them)."""
+    from autotune.algorithms.delta import GRID_BLOCKS
+
     if not samples:
         raise ValueError("no one-query Delta-stepping winners to fit on")
     threshold, placed = _threshold(samples)
@@ -197,7 +195,7 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
     fits = [s for s in by_shape["block"] if s.shape == "block" and s.shared_fits]
     return LatencyRules(
         width_threshold=threshold,
-        grid_blocks=_median_power(grids) if grids else 128,
+        grid_blocks=statistics.median_low(grids) if grids else GRID_BLOCKS,
         delta_ratio={shape: _median_ratio([s.delta_ratio() for s in group]) for shape, group in by_shape.items()},
         block_size={shape: 32 * round(statistics.median(s.block_size for s in group) / 32)
                     for shape, group in by_shape.items()},
