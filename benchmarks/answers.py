@@ -167,7 +167,8 @@ def run(args: argparse.Namespace) -> Results:
         gpu = device_description(device)
     table_path, table = data.load_shipped_table(gpu, args.answer_table)
     queries = [int(k) for k in args.answer_queries.split(",") if k]
-    return graph_by_graph([g for g in args.answer_graphs.split(",") if g], lambda name: graph_rows(name, table, queries, args),
+    return graph_by_graph([g for g in args.answer_graphs.split(",") if g],
+                          lambda name: graph_rows(name, table, queries, args),
                           lambda rows: results_of(args, rows, gpu, table_path), args.results)
 
 

@@ -69,10 +69,10 @@ def real_suite() -> tuple[str, ...]:
 
 
 def spec(name: str) -> str:
-    """The --graph spec of a suite graph (its name, or a table's name for it: NAME.csr.npz): a file of tests/data, a converted graph of the real-graph
-    suite (benchmarks/graphs/NAME.csr.npz, converted on first use from the source kept in
-    benchmarks/graphs/sources, never fetched here: `python3 -m benchmarks graphs` fetches), or a
-    generator spec.
+    """The --graph spec of a suite graph (its name, or a table's name for it: NAME.csr.npz): a
+    file of tests/data, a converted graph of the real-graph suite (benchmarks/graphs/NAME.csr.npz,
+    converted on first use from the source kept in benchmarks/graphs/sources, never fetched here:
+    `python3 -m benchmarks graphs` fetches), or a generator spec.
 
     Raises:
         realgraphs.SuiteError: a graph of the real-graph suite whose source is not kept.

@@ -85,7 +85,8 @@ def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], 
                 found = json.loads(out.read_text())["entries"][0]["best"]["config"]
             best = config_from_json(found, f"{name}: the short sweep's best")
             keys = [json.dumps(r["measurement"]["config"], sort_keys=True) for r in measured]
-            position = keys.index(json.dumps(found, sort_keys=True)) + 1 if json.dumps(found, sort_keys=True) in keys else None
+            key = json.dumps(found, sort_keys=True)
+            position = keys.index(key) + 1 if key in keys else None
             reference = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, best, reference, sources, expected, rounds)
             rows.append({**row, "wall_s": wall, "evaluations": len(measured), "best_found_at": position,

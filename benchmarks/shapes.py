@@ -18,6 +18,11 @@ SHAPES_FILE = data.DATA_DIR / "shapes.json"
 
 
 def shapes(table: Path) -> dict[str, Any]:
+    """Each graph's `GraphShape.to_json()`, by the table's name for it.
+
+    Raises:
+        ValueError: a graph loaded here is not the table's (its sha256 differs).
+    """
     from autotune.cli.options import load_spec
     from autotune.files import read_json
     from autotune.model.shape import graph_shape
@@ -27,7 +32,7 @@ def shapes(table: Path) -> dict[str, Any]:
         name = entry["graph"]["name"]
         graph = load_spec(data.spec(name), 0, None)
         if graph.sha256 != entry["graph"].get("sha256", graph.sha256):
-            raise SystemExit(f"benchmarks shapes: {name}: the graph loaded here is not the table's (sha256 differs)")
+            raise ValueError(f"{name}: the graph loaded here is not the table's (sha256 differs)")
         found[name] = graph_shape(graph).to_json()
         print(f"shapes: {name}: level width {found[name]['level_width']:.0f}", file=sys.stderr, flush=True)
     return found
@@ -38,7 +43,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--table", type=Path, default=ROOT / "tables" / "h100.json")
     parser.add_argument("-o", "--output", type=Path, default=SHAPES_FILE)
     args = parser.parse_args(argv)
-    found = shapes(args.table)
+    try:
+        found = shapes(args.table)
+    except ValueError as error:
+        print(f"benchmarks shapes: {error}", file=sys.stderr)
+        return 2
     args.output.write_text(json.dumps({"table": data.shown(args.table), "shapes": found}, indent=1, sort_keys=True) + "\n")
     print(f"wrote {args.output}")
     return 0

@@ -145,3 +145,18 @@ def test_the_seeded_suite_sweeps_the_picked_algorithm_briefly_and_times_its_best
     assert found.summary["latency"]["graphs"] == 1
     text = "\n".join(seeded.render([found]))
     assert "| rmat8 | latency |" in text and "latency: " in text
+
+
+def test_the_shapes_command_writes_each_table_graph_s_shape_and_refuses_another_graph(tmp_path, monkeypatch):
+    from benchmarks import shapes
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    table, out = tmp_path / "t.json", tmp_path / "shapes.json"
+    assert main(["predict", "--graph", "rmat8", "--device", "hopper-h100", "-o", str(table)]) == 0
+    assert shapes.main(["--table", str(table), "-o", str(out)]) == 0
+    written = json.loads(out.read_text())["shapes"]
+    assert set(written) == {"rmat8"} and written["rmat8"]["level_width"] > 1
+    other = json.loads(table.read_text())
+    other["entries"][0]["graph"]["sha256"] = "0" * 64
+    table.write_text(json.dumps(other))
+    assert shapes.main(["--table", str(table), "-o", str(out)]) == 2

@@ -90,7 +90,8 @@ def run_fit_choice(args: argparse.Namespace) -> int:
     from autotune.files import atomic_write, check_outputs
     from autotune.model.choice import fit_table
 
-    check_outputs({"--output": args.output}, [("a table", args.table)] + ([("shapes", args.shapes)] if args.shapes else []))
+    inputs = [("a table", args.table)] + ([("--shapes", args.shapes)] if args.shapes else [])
+    check_outputs({"--output": args.output}, inputs)
     model = fit_table(args.table, args.shapes)
     atomic_write(args.output, model.to_toml(), "the choice model")
     on = model.fitted_on
