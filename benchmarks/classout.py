@@ -18,6 +18,7 @@ on all, for K = 1 and for the batch end, separately.
 from __future__ import annotations
 
 import argparse
+import functools
 from typing import Any, Sequence
 
 from autotune.files import read_json
@@ -44,21 +45,26 @@ def profile_of(gpu_name: str) -> Any:
     return load_device(f"hopper-{data.gpu_file(gpu_name)}")
 
 
+@functools.cache
+def shape_widths() -> dict[str, float]:
+    """The level width of every graph of `benchmarks/data/shapes.json` (read once)."""
+    return {g: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()}
+
+
 def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[str, Any], rounds: int
                ) -> list[dict[str, Any]]:
     from autotune.cli.predict_auto import predicted, servable
     from autotune.model import delta_latency
     from autotune.model.choice import fit, graph_features, table_samples
     from autotune.model.features import GraphFeatures
-    from autotune.model.shape import graph_shape
+    from autotune.model.shape import level_width
 
     left_out = data.graph_class(name)
     kept = {"entries": [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]}
     samples = table_samples(kept)
     if not samples:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
-    widths = {g: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()}
-    winners = delta_latency.table_samples(kept, widths)
+    winners = delta_latency.table_samples(kept, shape_widths())
     latency = delta_latency.fit(winners) if winners else None  # no Delta-stepping one-query winner: its batch rules
     model = fit(samples, {})
     profile = profile_of(str(gpu["name"]))
@@ -69,7 +75,7 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
             chosen = servable(model.predict(graph_features(features.n_vertices, features.mean_degree,
                                                            features.degree_cv), k)[0], k)
             config, _ = predicted(chosen, features, profile, "auto", k,
-                                  None if latency is None else (latency, lambda: graph_shape(graph).level_width))
+                                  None if latency is None else (latency, lambda: level_width(graph)))
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, config, best, sources, expected, rounds)
             rows.append({"graph": name, "class": left_out, "queries": k, "predicted": config.to_json(),

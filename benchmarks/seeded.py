@@ -17,7 +17,6 @@ the real graphs.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import tempfile
 import time
@@ -54,14 +53,9 @@ def short_sweep(spec: str, algorithm: str, end: str, scratch: Path) -> tuple[int
     return status, time.perf_counter() - start, table, records, err
 
 
-def evaluations(records: Path) -> list[dict[str, Any]]:
-    opener = gzip.open if records.suffix == ".gz" else open
-    with opener(records, "rt") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
 def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], rounds: int) -> list[dict[str, Any]]:
     from autotune.algorithms import config_from_json
+    from autotune.search.records import read_records
     from autotune.cli.predict_auto import servable
     from autotune.model.choice import graph_features, shipped_choice
     from autotune.model.features import GraphFeatures
@@ -81,16 +75,14 @@ def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], 
                 if status != 0 or not out.exists():
                     rows.append({**row, "error": f"exit {status}: {err}", "wall_s": wall})
                     continue
-                measured = evaluations(records)
-                found = json.loads(out.read_text())["entries"][0]["best"]["config"]
-            best = config_from_json(found, f"{name}: the short sweep's best")
-            keys = [json.dumps(r["measurement"]["config"], sort_keys=True) for r in measured]
-            key = json.dumps(found, sort_keys=True)
-            position = keys.index(key) + 1 if key in keys else None
+                measured = read_records(records)
+                best = config_from_json(json.loads(out.read_text())["entries"][0]["best"]["config"],
+                                        f"{name}: the short sweep's best")
+            position = next((i for i, r in enumerate(measured, 1) if r.measurement.config == best), None)
             reference = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, best, reference, sources, expected, rounds)
             rows.append({**row, "wall_s": wall, "evaluations": len(measured), "best_found_at": position,
-                         "prediction_first": bool(measured) and "prediction" in measured[0].get("roles", ()),
+                         "prediction_first": bool(measured) and "prediction" in measured[0].roles,
                          "best": best.to_json(), "reference": reference.to_json(), "best_timing": timing,
                          "reference_timing": against, "slowdown": slowdown})
             print(f"seeded: {name} {end} ({algorithm}): best {ms_text(timing)} ms/SSSP against the table's "

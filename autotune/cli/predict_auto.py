@@ -58,15 +58,15 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
     config, decisions = prediction.config, [*kernels, *prediction.decisions]
     if queries == 1 and name == "delta" and one_query is not None and model_option != "thesis":
-        rules, level_width = one_query
-        config, applied = rules.apply(config, decisions, entry, graph, level_width())
+        rules, width = one_query
+        config, applied = rules.apply(config, decisions, entry, graph, width())
         decisions = list(applied)
     return config, decisions
 
 
 def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[CSRGraph], command: str) -> int:
     from autotune.model.choice import graph_features, shipped_choice
-    from autotune.model.shape import graph_shape
+    from autotune.model.shape import level_width
 
     if args.model not in ("auto", "thesis") or args.characterization:
         raise InputError("--algorithm auto: each algorithm predicts with its own model; give --model auto or thesis, "
@@ -85,7 +85,7 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[C
         graph = GraphFeatures.from_graph(csr)
         chosen, path = chooser.predict(graph_features(graph.n_vertices, graph.mean_degree, graph.degree_cv), queries)
         name = servable(chosen, queries)
-        one_query = None if chooser.latency is None else (chooser.latency, lambda: graph_shape(csr).level_width or 0.0)
+        one_query = None if chooser.latency is None else (chooser.latency, lambda: level_width(csr))
         config, decisions = predicted(name, graph, device, args.model, args.queries, one_query)
         reason = " and ".join(path) or "the tree's one leaf"
         if name != chosen:

@@ -13,7 +13,7 @@ from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer, choose_sources
-from autotune.model.shape import graph_shape
+from autotune.model.shape import level_width
 from autotune.search import specials as sp
 from autotune.search.records import Record, read_records
 from autotune.search.replay import ReplayTimer, recorded_space
@@ -348,7 +348,7 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
         references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed))
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
-        width = functools.cache(lambda g=graph: graph_shape(g).level_width or 0.0)  # searched once, if asked
+        width = functools.cache(lambda g=graph: level_width(g))  # searched once, if asked
         for entry in algorithms.resolve(algorithm):
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")
             spaces = end_spaces(options, objective, entry.name, info, None, algorithm != algorithms.AUTO)

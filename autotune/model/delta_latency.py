@@ -161,9 +161,8 @@ def _bin(name: str, group: Sequence[LatencySample]) -> Any:
 
     smallest = min(v for v in algorithms.get("delta").parameter(name).values if isinstance(v, int))
     used = [s for s in group if s.max_degree >= smallest] or list(group)
-    values = sorted(v if isinstance(v, int) and v <= s.max_degree else math.inf
-                    for s in used for v in [s.params.get(name)])
-    middle = values[(len(values) - 1) // 2]
+    middle = statistics.median_low([v if isinstance(v, int) and v <= s.max_degree else math.inf
+                                    for s in used for v in [s.params.get(name)]])
     return "off" if math.isinf(middle) else int(middle)
 
 
@@ -188,6 +187,7 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
     if not samples:
         raise ValueError("no one-query Delta-stepping winners to fit on")
     threshold, placed = _threshold(samples)
+    skew, spread = unit or batch_constants()
     by_shape = {shape: [s for s in samples if s.shape == shape] for shape in SHAPES}
     for shape, other in (("block", "grid"), ("grid", "block")):
         by_shape[shape] = by_shape[shape] or by_shape[other]
@@ -202,14 +202,13 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         warp_threshold={shape: _bin("warp_threshold", group) for shape, group in by_shape.items()},
         block_threshold={shape: _bin("block_threshold", group) for shape, group in by_shape.items()},
         shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
-        unit_skew=(unit or batch_constants())[0], unit_spread=(unit or batch_constants())[1],
+        unit_skew=skew, unit_spread=spread,
         samples=len(samples), placed=placed)
 
 
 def _median_ratio(ratios: Sequence[float]) -> float:
     """The median (the lower middle of an even count), INF counted as the largest."""
-    ordered = sorted(ratios)
-    middle = ordered[(len(ordered) - 1) // 2]
+    middle = statistics.median_low(ratios)
     return middle if math.isinf(middle) else round(middle, 3)
 
 
@@ -217,6 +216,8 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: t
                   ) -> list[LatencySample]:
     """The one-query winners of a table's curves that are Delta-stepping's, for the graphs `widths`
     (graph name: level width) knows; `unit` as `fit` takes it."""
+    from types import SimpleNamespace
+
     from autotune.algorithms.delta import SHARED, loop_values
 
     skew, spread = unit or batch_constants()
@@ -228,20 +229,13 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: t
         if not one or one[0]["config"]["algorithm"] != "delta" or graph["name"] not in widths:
             continue
         config = one[0]["config"]
-        size = {"n_vertices": graph["vertices"], "n_edges": graph["edges"]}
         samples.append(LatencySample(
             graph["name"], float(widths[graph["name"]]),
             delta_unit(graph.get("mean_weight"), graph.get("max_weight"),
                        graph.get("mean_degree") or graph["edges"] / graph["vertices"], graph.get("degree_cv"), skew, spread),
             int(graph.get("max_degree") or 0), dict(config.get("params") or {}),
-            int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(_Sized(**size))))
+            int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(SimpleNamespace(n_vertices=graph["vertices"], n_edges=graph["edges"]))))
     return samples
-
-
-@dataclass(frozen=True)
-class _Sized:
-    n_vertices: int
-    n_edges: int
 
 
 __all__ = ["LatencyRules", "LatencySample", "SECTION", "fit", "table_samples"]

@@ -3,7 +3,7 @@ are, how its weights spread, and how deep it is. Cheap on a CPU: the depth is sa
 largest breadth-first level reached from a few sources (scipy's unweighted shortest paths, in C).
 
 Depth is what one query pays for (near-far iterations and barriers grow with it: usa-roads needs
-about 360 levels, rmat17 about 6), and the level width (the vertices a source reaches over its
+368 levels from the source `benchmarks/data/shapes.json` sampled, rmat17 6), and the level width (the vertices a source reaches over its
 levels) is the work each iteration has to share out: one block per query where it is narrow, a
 grid where it is wide (`autotune.model.delta_latency`). Skew is what the load-balancing bins are
 for; the spread of the weights bounds Delta's useful range. `autotune graph info` prints them.
@@ -62,19 +62,26 @@ def hop_levels(graph: CSRGraph, sources: Sequence[int]) -> np.ndarray:
         >>> hop_levels(path, [1]).tolist()
         [[-1, 0, 1, 2]]
     """
-    import scipy.sparse
     from scipy.sparse.csgraph import shortest_path
 
-    n = graph.n_vertices
-    matrix = scipy.sparse.csr_array((np.ones(graph.n_edges), graph.columns, graph.row_offsets), shape=(n, n))
-    hops = shortest_path(matrix, method="D", directed=True, unweighted=True, indices=list(sources))
+    hops = shortest_path(adjacency(graph), method="D", directed=True, unweighted=True, indices=list(sources))
     hops = np.atleast_2d(hops)
     return np.where(np.isinf(hops), -1, hops).astype(np.int64)
 
 
-def breadth_first_reach(graph: CSRGraph, source: int) -> tuple[int, int]:
+def adjacency(graph: CSRGraph) -> Any:
+    """The graph's arcs as a scipy sparse matrix of ones (the searches ignore the weights)."""
+    import scipy.sparse
+
+    n = graph.n_vertices
+    return scipy.sparse.csr_array((np.ones(graph.n_edges, dtype=np.int8), graph.columns, graph.row_offsets),
+                                  shape=(n, n))
+
+
+def breadth_first_reach(graph: CSRGraph, source: int, matrix: Any = None) -> tuple[int, int]:
     """The deepest breadth-first level from `source` and the vertices it reaches (itself included);
     scipy's breadth-first order, in C: the last vertex of the order is on the deepest level.
+    `matrix`: the graph's `adjacency`, where the caller searches from several sources.
 
     Example:
         >>> from autotune.graphs import build_csr
@@ -82,12 +89,9 @@ def breadth_first_reach(graph: CSRGraph, source: int) -> tuple[int, int]:
         >>> breadth_first_reach(path, 1)
         (2, 3)
     """
-    import scipy.sparse
     from scipy.sparse.csgraph import breadth_first_order
 
-    n = graph.n_vertices
-    matrix = scipy.sparse.csr_array((np.ones(graph.n_edges, dtype=np.int8), graph.columns, graph.row_offsets),
-                                    shape=(n, n))
+    matrix = adjacency(graph) if matrix is None else matrix
     order, parents = breadth_first_order(matrix, source, directed=True, return_predecessors=True)
     depth, vertex = 0, int(order[-1])
     while vertex != source:
@@ -95,27 +99,45 @@ def breadth_first_reach(graph: CSRGraph, source: int) -> tuple[int, int]:
     return depth, len(order)
 
 
+def sampled_searches(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0
+                     ) -> tuple[tuple[int, ...], list[tuple[int, int]]]:
+    """Breadth-first searches from sources drawn with `seed` among the vertices with out-edges
+    (`measure.choose_sources`), in turn until they have together reached `REACHED_ENOUGH` of the
+    graph's vertices, `samples` at most: the sources searched and each one's (deepest level,
+    vertices reached). A search costs what it reaches, so a graph whose sources reach most of it is
+    searched once, and a directed one whose sources reach little (web-Stanford's) is sampled until
+    some do."""
+    sources = choose_sources(graph, samples, seed) if graph.n_vertices else ()
+    searched: list[tuple[int, int]] = []
+    matrix = adjacency(graph) if sources else None
+    for source in sources:
+        searched.append(breadth_first_reach(graph, source, matrix))
+        if sum(reached for _, reached in searched) >= REACHED_ENOUGH * graph.n_vertices:
+            break
+    return tuple(sources[: len(searched)]), searched
+
+
+def width_of(searched: Sequence[tuple[int, int]]) -> float | None:
+    """The level width of `sampled_searches`' results: the widest reached / (deepest level + 1)."""
+    return max((reached / (depth + 1) for depth, reached in searched), default=None)
+
+
+def level_width(graph: CSRGraph) -> float:
+    """The graph's level width alone (`GraphShape.level_width`; 0 for a graph without arcs): what
+    Delta-stepping's one-query rules read (`autotune.model.delta_latency`)."""
+    return width_of(sampled_searches(graph)[1]) or 0.0
+
+
 def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) -> GraphShape:
-    """The shape of `graph`, its depth sampled from sources drawn with `seed` among the vertices
-    with out-edges (`measure.choose_sources`), searched in turn until they have together reached
-    `REACHED_ENOUGH` of the graph's vertices, `samples` at most: a search costs what it reaches,
-    so a large graph whose sources reach most of it is searched once (0.45 s on rmat20), and a
-    directed one whose sources reach little (web-Stanford's) is sampled until some do."""
+    """The shape of `graph`, its depth, reach and level width from `sampled_searches`."""
     degrees = graph.out_degrees
     mean_degree = float(degrees.mean()) if graph.n_vertices else 0.0
     weights = graph.weights.astype(np.float64)
-    sources = choose_sources(graph, samples, seed) if graph.n_vertices else ()
-    hop_depth = reach = level_width = None
-    if sources:
-        searched = []
-        for source in sources:
-            searched.append(breadth_first_reach(graph, source))
-            if sum(reached for _, reached in searched) >= REACHED_ENOUGH * graph.n_vertices:
-                break
-        sources = sources[: len(searched)]
+    sources, searched = sampled_searches(graph, samples, seed)
+    hop_depth = reach = None
+    if searched:
         hop_depth = int(np.median([depth for depth, _ in searched]))
         reach = float(np.mean([reached for _, reached in searched]) / graph.n_vertices)
-        level_width = max(reached / (depth + 1) for depth, reached in searched)
     return GraphShape(
         degree_cv=graph_statistics(graph)["degree_cv"],
         degree_ratio=float(degrees.max() / mean_degree) if mean_degree else None,
@@ -123,9 +145,10 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
         zero_weights=float(np.mean(weights == 0)) if graph.n_edges else None,
         hop_depth=hop_depth,
         reach=reach,
-        level_width=level_width,
-        sources=tuple(sources),
+        level_width=width_of(searched),
+        sources=sources,
     )
 
 
-__all__ = ["DEPTH_SOURCES", "REACHED_ENOUGH", "GraphShape", "breadth_first_reach", "graph_shape", "hop_levels"]
+__all__ = ["DEPTH_SOURCES", "REACHED_ENOUGH", "GraphShape", "adjacency", "breadth_first_reach", "graph_shape", "hop_levels",
+           "level_width", "sampled_searches"]
