@@ -15,10 +15,9 @@ derives it from the nearest tuned point and says so (`autotune.lookup`).
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from autotune.launch import LaunchConfig
 from autotune.search.results import ConfigResult, GraphInfo, ranked
@@ -82,6 +81,15 @@ class GraphPlan:
     def algorithm(self) -> str:
         return self.space.algorithm
 
+    def neighbourhood(self) -> list[LaunchConfig]:
+        """The configurations around the prediction that the strategy measures right after it."""
+        return self.strategy.neighbourhood(self.space, self.specials.prediction)
+
+    def first_trials(self, specials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
+        """The search's first trials in order (`specials`: those measured in the search): the
+        strategy's, the prediction first where it leads or comes first, then its neighbourhood."""
+        return self.specials.first(self.strategy.first_trials(self.space, specials), self.neighbourhood())
+
 
 def default_budget_s(n_edges: int) -> float:
     """The wall time a default sweep of a graph takes at most (start-up included): 55 s up to
@@ -129,30 +137,6 @@ def tuned(results: Mapping[str, ConfigResult], space: SearchSpace, specials: Spe
     searched = {r.config.concurrent_kernels for r in results.values()
                 if r.config.key() not in left_out and space.contains(r.config)}
     return [r for r in inside if r.config.key() not in left_out or r.config.concurrent_kernels in searched]
-
-
-def block_neighbours(best: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:
-    """The best configuration with every kernel's block size halved, and doubled (canonical,
-    inside the space, each once): a Bayesian search samples the block size as one dimension among
-    many and often stops next to its best along it (rome99 at CK 1024: the curve's search ended at
-    256 threads, 0.00082 ms per SSSP, where a search of CK 1024 alone found 128, 0.00059 ms).
-
-    Example:
-        >>> from autotune import algorithms
-        >>> best = algorithms.get("delta").uniform(256, concurrent_kernels=1024)
-        >>> [c.kernel("advance").block_size for c in block_neighbours(best, SearchSpace("delta"))]
-        [128, 512]
-    """
-    out: list[LaunchConfig] = []
-    for scale in (0.5, 2.0):
-        sizes = {name: int(launch.block_size * scale) for name, launch in best.kernels.items()}
-        if any(size not in space.kernel_block_sizes(name) for name, size in sizes.items()):
-            continue
-        launches = {name: dataclasses.replace(launch, block_size=sizes[name]) for name, launch in best.kernels.items()}
-        candidate = space.entry.canonical(best.replace(**launches))
-        if candidate != best and candidate not in out and space.contains(candidate):
-            out.append(candidate)
-    return out
 
 
 def bridges(points: Iterable[ConfigResult], space: SearchSpace, skip: Iterable[int] = ()) -> list[LaunchConfig]:

@@ -45,7 +45,7 @@ class Record:
         measurement: the measurement itself.
         trial: the Optuna trial number, when it was one.
         phase: fixed (specials outside the space), probe (a baseline candidate's warm-up, `search.baseline`),
-            search, refine (the search's best's block-size neighbours, `search.plan.block_neighbours`),
+            search, refine (the search's best's block-size neighbours, `search.neighbours.block_neighbours`),
             curve (a bridged CK), compose or remeasure.
         roles: default, baseline_candidate, prediction: what the sweep measured it as.
         timestamp: ISO 8601 time of the measurement (UTC).

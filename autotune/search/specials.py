@@ -40,11 +40,13 @@ class Specials:
     prediction_details: Mapping[str, Any] | None = None
     leads: bool = False
 
-    def first(self, trials: Sequence[LaunchConfig]) -> list[LaunchConfig]:
-        """A strategy's first trials, the prediction moved to the front where it `leads`."""
-        if not self.leads or self.prediction not in trials:
-            return list(trials)
-        return [self.prediction, *(c for c in trials if c != self.prediction)]
+    def first(self, trials: Sequence[LaunchConfig], neighbours: Sequence[LaunchConfig] = ()) -> list[LaunchConfig]:
+        """A strategy's first trials, the prediction moved to the front where it `leads`, and where
+        it is then first, its `neighbours` (`search.neighbours.neighbourhood`) right after it."""
+        trials = list(trials)
+        if self.prediction not in trials or not (self.leads or trials[0] == self.prediction):
+            return trials
+        return list(dict.fromkeys([self.prediction, *neighbours, *trials]))
 
     def ordered(self) -> list[LaunchConfig]:
         """Prediction, default, baseline candidates; each configuration once."""

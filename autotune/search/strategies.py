@@ -25,6 +25,7 @@ from optuna.samplers import BaseSampler
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.measure import Measurement
+from autotune.search.neighbours import neighbourhood
 from autotune.search.space import MAX_GRID_POINTS, SearchSpace
 
 SAMPLERS = ("tpe", "gp", "cmaes", "random")
@@ -102,12 +103,18 @@ class Strategy:
         """Search trials the sampler proposes after the enqueued ones."""
         return 0
 
+    def neighbourhood(self, space: SearchSpace, prediction: LaunchConfig | None) -> list[LaunchConfig]:
+        """What is measured right after the prediction: nothing here (every strategy but a sampling
+        one measures its own list whole anyway)."""
+        return []
+
     def compositions(self, measurements: Mapping[str, Sequence[Measurement]], space: SearchSpace) -> list[LaunchConfig]:
         """Configurations to measure once the search is done (exhaustive: the composed ones)."""
         return []
 
-    def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> int:
-        first = self.first_trials(space, specials)
+    def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig],
+                       neighbours: Sequence[LaunchConfig] = ()) -> int:
+        first = list(dict.fromkeys([*self.first_trials(space, specials), *neighbours]))
         outside = sum(1 for c in specials if not space.contains(c))
         return outside + len(first) + self.sampled_trials(space, len(first)) + self.compose_count()
 
@@ -198,9 +205,15 @@ class Bayes(Strategy):
     def sampled_trials(self, space: SearchSpace, enqueued: int) -> int:
         return max(0, self.trials - enqueued)
 
-    def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig]) -> int:
+    def neighbourhood(self, space: SearchSpace, prediction: LaunchConfig | None) -> list[LaunchConfig]:
+        """The prediction's neighbours, block sizes first (`search.neighbours.neighbourhood`):
+        issue 28's seeded sweep searches them before the sampler proposes anything."""
+        return [] if prediction is None else neighbourhood(prediction, space)
+
+    def planned_trials(self, space: SearchSpace, specials: Sequence[LaunchConfig],
+                       neighbours: Sequence[LaunchConfig] = ()) -> int:
         outside = sum(1 for c in specials if not space.contains(c))
-        return outside + max(self.trials, len(self.first_trials(space, specials)))
+        return outside + max(self.trials, len(dict.fromkeys([*self.first_trials(space, specials), *neighbours])))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Strategy:

@@ -4,12 +4,12 @@ study is stored).
 
 Stages of a graph's study (its `stage` attribute):
 
-1. `search`: the specials (the model's prediction, the default, the baseline candidates) and the
-   strategy's first trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the
-   rest of its budget. With pruning on, the baseline candidates are probes (`trials`' docstring),
-   and once the rest is done the slowest of them is enqueued to be measured whole. A search that
-   samples then measures its best's neighbours along the block size (phase `refine`,
-   `plan.block_neighbours`).
+1. `search`: the specials (the model's prediction, for a sampling search followed by its
+   `neighbours.neighbourhood`, the default, the baseline candidates) and the strategy's first
+   trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the rest of its
+   budget. With pruning on, the baseline candidates are probes (`trials`' docstring), and once the
+   rest is done the slowest of them is enqueued to be measured whole. A search that samples then
+   measures its best's block-size neighbours (phase `refine`, `neighbours.block_neighbours`).
 2. `curve` (the queries curve, `plan.SweepSettings.bridge`): every CK up to the best's that the
    search left without a verified point is bridged from its neighbours (`plan.bridges`), measured
    as a warm-up and one repetition, never pruned.
@@ -50,7 +50,8 @@ from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.baseline import probed, slowest, to_measure_whole
 from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
-from autotune.search.plan import Budget, GraphPlan, SweepSettings, block_neighbours, bridges, tuned
+from autotune.search.neighbours import block_neighbours
+from autotune.search.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
 from autotune.search.trials import ATTR_UNUSED, CATCH, PROBE, RelativePruner, Trials, phase_of, task_of
@@ -147,7 +148,7 @@ class GraphSweep:
             if not plan.space.contains(config) and (config == plan.specials.prediction
                                                     or not plan.settings.prune_references):
                 self.trials.enqueue(config, "fixed")
-        first = plan.specials.first(plan.strategy.first_trials(plan.space, specials))
+        first = plan.first_trials(specials)
         for config in first:
             self.trials.enqueue(config, "search")
         for config in probes:  # after the first trials: a probe needs a best to be judged against
@@ -171,7 +172,7 @@ class GraphSweep:
     def planned(self) -> int:
         """Trials the sweep plans (compositions and the finalists' rounds included)."""
         plan = self.plan
-        return (plan.strategy.planned_trials(plan.space, plan.specials.ordered())
+        return (plan.strategy.planned_trials(plan.space, plan.specials.ordered(), plan.neighbourhood())
                 + plan.settings.finalists * plan.settings.rounds)
 
     def _in_flight(self) -> tuple[int, int]:
@@ -297,8 +298,7 @@ class GraphSweep:
         # have failed a re-measurement, the best configuration inside the space whose every
         # measurement was ok.
         pool = [r for r in finalist_results if r.ok] if not partial and self.done else []
-        # References are never the best nor a curve point; with nothing tuned inside the space (a
-        # model-only run), the prediction measured is the best.
+        # References are never the best nor a curve point; with nothing tuned, the prediction is.
         inside = tuned(results, plan.space, plan.specials)
 
         def get(config: LaunchConfig | None) -> ConfigResult | None:
@@ -322,7 +322,7 @@ class GraphSweep:
             strategy_parameters=plan.strategy.parameters(),
             space=plan.space.to_json(),
             best=best,
-            predicted=get(plan.specials.prediction),
+            predicted=predicted,
             prediction=plan.specials.prediction_details,
             default=get(plan.specials.default),
             baseline=slowest(candidates),

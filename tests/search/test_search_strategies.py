@@ -22,6 +22,7 @@ from autotune.search import (
     make_sampler,
     make_strategy,
 )
+from autotune.search.neighbours import neighbourhood
 from autotune.search.sweep import ABANDON_AFTER
 from autotune.search.trials import ATTRS
 from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer
@@ -69,10 +70,13 @@ def test_enqueued_trials_come_first(small_space, run_sweep):
     result, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=12, seed=0), specials=specials)
     count = len(specials.ordered())
     assert count == 4  # the default is also a baseline candidate
-    first = [LaunchConfig.from_json(t.user_attrs[ATTRS]["config"]) for t in handle.study.trials[:count]]
-    assert first == specials.ordered()
-    roles = [t.user_attrs[ATTRS]["roles"] for t in handle.study.trials[:count]]
-    assert roles == [["prediction"], ["default", "baseline_candidate"], ["baseline_candidate"], ["baseline_candidate"]]
+    around = neighbourhood(specials.prediction, small_space)
+    assert around  # the prediction's neighbours come right after it, before the other specials
+    first = [LaunchConfig.from_json(t.user_attrs[ATTRS]["config"]) for t in handle.study.trials[:count + len(around)]]
+    assert first == [specials.prediction, *around, *specials.ordered()[1:]]
+    roles = [t.user_attrs[ATTRS].get("roles", []) for t in handle.study.trials[:count + len(around)]]
+    assert roles == [["prediction"], *([[]] * len(around)), ["default", "baseline_candidate"], ["baseline_candidate"],
+                     ["baseline_candidate"]]
     assert result.default.config == CRAUSER.default_config()
     assert result.predicted.config == specials.prediction
 
@@ -325,7 +329,7 @@ def _design_graph():
 
 
 def test_a_bayesian_search_measures_its_best_s_neighbours_along_the_block_size(small_space, run_sweep):
-    from autotune.search.plan import block_neighbours
+    from autotune.search.neighbours import block_neighbours
 
     result, _ = run_sweep(SyntheticTimer(), small_space, Bayes(trials=10, seed=0))
     searched = [e for e in result.log if e.phase == "search" and e.measurement.ok]
