@@ -114,19 +114,32 @@ def paired_ms(solver: Any, configs: Sequence[Any], sources: Sequence[int], expec
             for t, f in zip(times, failures)]
 
 
-def timed_against(graph: Any, config: Any, reference: Any, sources: Sequence[int], expected: dict,
-                  rounds: int) -> tuple[dict, dict, float | None]:
-    """`config` and `reference` timed in this process (`paired_ms`, each algorithm's solver opened
-    once): their timings, and the slowdown of `config` against `reference` (None if one failed)."""
+def timed_together(graph: Any, configs: Sequence[Any], sources: Sequence[int], expected: dict,
+                   rounds: int) -> dict[Any, dict]:
+    """Configurations timed in this process (`paired_ms`, each algorithm's solver opened once),
+    by configuration."""
     from autotune.gpu import open_solver
 
     measured: dict[Any, dict] = {}
-    for algorithm in dict.fromkeys((config.algorithm, reference.algorithm)):
-        chosen = list(dict.fromkeys(c for c in (config, reference) if c.algorithm == algorithm))
+    for algorithm in dict.fromkeys(c.algorithm for c in configs):
+        chosen = list(dict.fromkeys(c for c in configs if c.algorithm == algorithm))
         with open_solver(graph, algorithm) as solver:
             measured |= dict(zip(chosen, paired_ms(solver, chosen, sources, expected, rounds)))
-    a, d = measured[config]["ms_per_sssp"], measured[reference]["ms_per_sssp"]
-    return measured[config], measured[reference], None if a is None or d is None else a / d - 1.0
+    return measured
+
+
+def slowdown(timing: dict, against: dict) -> float | None:
+    """How much slower one timing is than another (None if either failed)."""
+    a, d = timing["ms_per_sssp"], against["ms_per_sssp"]
+    return None if a is None or d is None else a / d - 1.0
+
+
+def timed_against(graph: Any, config: Any, reference: Any, sources: Sequence[int], expected: dict,
+                  rounds: int) -> tuple[dict, dict, float | None]:
+    """`config` and `reference` timed in this process (`timed_together`): their timings, and the
+    slowdown of `config` against `reference` (None if one failed)."""
+    measured = timed_together(graph, (config, reference), sources, expected, rounds)
+    return measured[config], measured[reference], slowdown(measured[config], measured[reference])
 
 
 def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Namespace) -> list[dict[str, Any]]:

@@ -142,9 +142,27 @@ def test_the_seeded_suite_sweeps_the_picked_algorithm_briefly_and_times_its_best
     (row,) = found.measurements
     assert row["end"] == "latency" and row["evaluations"] >= 1 and row["best_found_at"] >= 1
     assert row["best"]["concurrent_kernels"] == 1 and row["slowdown"] > -1
+    assert 1 <= row["early_at"] <= seeded.TRIALS and row["early_slowdown"] > -1
     assert found.summary["latency"]["graphs"] == 1
+    assert found.summary["latency"]["reached"] == (row["early_slowdown"] <= seeded.WITHIN)
     text = "\n".join(seeded.render([found]))
     assert "| rmat8 | latency |" in text and "latency: " in text
+
+
+def test_the_seeded_suite_judges_the_fastest_of_the_first_evaluations_without_references():
+    from types import SimpleNamespace
+
+    from benchmarks import seeded
+
+    def record(name, ms, roles=(), ok=True):
+        return SimpleNamespace(roles=roles, measurement=SimpleNamespace(ok=ok, ms_per_sssp=ms, config=name))
+
+    measured = [record("prediction", 2.0, ("prediction",)), record("default", 0.5, ("default",)), record("a", 1.5),
+                record("b", 3.0, ok=False), record("a", 1.4), *[record(f"x{i}", 9.0) for i in range(20)], record("late", 0.1)]
+    assert seeded.early_best(measured) == ("a", 3)  # the default is faster, a reference; "late" is past 15
+    assert seeded.early_best(measured[1:2]) == (None, None)
+    assert seeded.early_gap({"slowdown": 0.01, "best_found_at": 20}) is None  # a first-version row
+    assert seeded.early_gap({"slowdown": 0.01, "best_found_at": 3}) == 0.01
 
 
 def test_the_shapes_command_writes_each_table_graph_s_shape_and_refuses_another_graph(tmp_path, monkeypatch):
