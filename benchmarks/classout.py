@@ -8,9 +8,10 @@ timed on the GPU against the table's answer for K (`Table.lookup(queries=K)`: th
 measured), both in this process on the same 32 sources (`answers.timed_against`), every distance
 checked. Delta-stepping's one-query rules (`autotune.model.delta_latency`) are refitted without
 the class too, on the other graphs' widths in `benchmarks/data/shapes.json`; the left-out graph's
-own width is measured here as predict measures it. The batch models are the shipped ones: their
-fits are not redone without the class (the fitted GPU Crauser and Martín models were fitted on
-the generated graphs only; Delta's batch constants on 10 graphs of the first suite).
+own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
+and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
+graphs of the first suite, less the class's). The fitted GPU Crauser and Martín models are the
+shipped ones (fitted on the generated graphs only).
 
 Targets (issue 28): within 15% of the measured best on at least 80% of the graphs and within 30%
 on all, for K = 1 and for the batch end, separately.
@@ -29,6 +30,7 @@ from benchmarks.results import Results, command_line, commit, graph_by_graph, ho
 
 SAMPLE = 32
 QUERIES = (1, 1024)
+DELTA_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "delta-grid.jsonl.gz"
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 
@@ -51,6 +53,26 @@ def shape_widths() -> dict[str, float]:
     return {g: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()}
 
 
+def delta_without(left_out: str, entries: list[dict[str, Any]]) -> Any:
+    """Delta-stepping's shipped characterization with its batch constants refitted on `DELTA_ROWS`
+    less the graphs of class `left_out` (their features from the table's `entries`, else from the
+    shipped H100 table, which holds every graph of those records)."""
+    import dataclasses
+
+    from autotune import algorithms
+    from autotune.model import delta_fit
+
+    shipped_entries = read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]
+    features = {e["graph"]["name"]: {"d": e["graph"]["mean_degree"], **{k: e["graph"].get(k) for k in (
+        "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}} for e in [*shipped_entries, *entries]}
+    rows = {g: r for g, r in delta_fit.read_rows([DELTA_ROWS]).items() if data.graph_class(g) != left_out}
+    (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
+                                                       for g in rows})
+    shipped = algorithms.get("delta").characterization
+    return dataclasses.replace(shipped, model={**dict(shipped.model), "delta_scale": scale, "delta_skew": skew,
+                                               "delta_spread": spread, "block_size": size})
+
+
 def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[str, Any], rounds: int
                ) -> list[dict[str, Any]]:
     from autotune.cli.predict_auto import predicted, servable
@@ -64,8 +86,10 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     samples = table_samples(kept)
     if not samples:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
-    winners = delta_latency.table_samples(kept, shape_widths())
-    latency = delta_latency.fit(winners) if winners else None  # no Delta-stepping one-query winner: its batch rules
+    batch = delta_without(left_out, entries)
+    unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
+    winners = delta_latency.table_samples(kept, shape_widths(), unit)
+    latency = delta_latency.fit(winners, unit) if winners else None  # no Delta one-query winner: its batch rules
     model = fit(samples, {})
     profile = profile_of(str(gpu["name"]))
     rows = []
@@ -75,11 +99,13 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
             chosen = servable(model.predict(graph_features(features.n_vertices, features.mean_degree,
                                                            features.degree_cv), k)[0], k)
             config, _ = predicted(chosen, features, profile, "auto", k,
-                                  None if latency is None else (latency, lambda: level_width(graph)))
+                                  None if latency is None else (latency, lambda: level_width(graph)),
+                                  batch if chosen == "delta" else None)
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, config, best, sources, expected, rounds)
             rows.append({"graph": name, "class": left_out, "queries": k, "predicted": config.to_json(),
                          "latency_rules": None if latency is None else latency.to_json(),
+                         "delta_constants": dict(batch.model),
                          "best": best.to_json(), "predicted_timing": timing, "best_timing": against,
                          "slowdown": slowdown})
             print(f"classout: {name} ({left_out} left out) K={k}: predicted {config.algorithm} {ms_text(timing)} ms/SSSP, "
@@ -132,8 +158,11 @@ def render(found: Sequence[Results]) -> list[str]:
                            f"{s[key]['within_30']} within 30%" + (f" (target {'met' if s[key]['met'] else 'not met'})"
                                                                   if what == "real graphs" else "")
                            for k in QUERIES for key, what in ((f"real {k}", "real graphs"), (str(k), "graphs")))
+        shipped = sum(1 for r in results.measurements if "error" not in r and "delta_constants" not in r)
+        constants = (f" Delta's batch constants: the shipped ones in {shipped} rows (measured before they were "
+                     "refitted without the class)." if shipped else "")
         lines += [f"{results.gpu_name}, against `{results.parameters['table']}` (`{results.command}`, "
-                  f"{results.date[:10]}, commit {results.commit}): {counts}.", "",
+                  f"{results.date[:10]}, commit {results.commit}): {counts}.{constants}", "",
                   "| graph | class left out | K | predicted | ms per SSSP | table's best | ms per SSSP | slowdown |",
                   "|---|---|---:|---|---:|---|---:|---:|"]
         for r in results.measurements:

@@ -116,6 +116,7 @@ def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_le
     for row in found.measurements:
         assert row["predicted"]["concurrent_kernels"] <= row["queries"] and row["slowdown"] > -1
         assert row["best"]["algorithm"] == "crauser"  # the table's answer: what its sweep measured
+        assert set(row["delta_constants"]) >= {"delta_scale", "delta_skew", "delta_spread", "block_size"}
     assert found.summary["1"]["graphs"] == 2 and (tmp_path / "results" / "fake-h100-test" / "classout.json").is_file()
     text = "\n".join(classout.render([found]))
     assert "| rmat8 | rmat | 1 |" in text and "K = 1024:" in text
@@ -178,3 +179,23 @@ def test_the_shapes_command_writes_each_table_graph_s_shape_and_refuses_another_
     other["entries"][0]["graph"]["sha256"] = "0" * 64
     table.write_text(json.dumps(other))
     assert shapes.main(["--table", str(table), "-o", str(out)]) == 2
+
+
+def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
+    from autotune import algorithms
+    from autotune.model import delta_fit
+    from benchmarks import classout, data
+
+    rows = delta_fit.read_rows([classout.DELTA_ROWS])
+    shipped = algorithms.get("delta").characterization.model
+    keys = ("delta_scale", "delta_skew", "delta_spread", "block_size")
+    everything = classout.delta_without("p2p", [])  # no p2p graph among the records: the shipped fit itself
+    assert [everything.model[k] for k in keys] == [shipped[k] for k in keys]
+    roads = [g for g in rows if data.graph_class(g) == "road"]
+    assert roads  # usa-roads and rome99 are among the records
+    without = classout.delta_without("road", [])
+    entries = {e["graph"]["name"]: e["graph"] for e in json.loads((data.ROOT / "tables" / "h100.json").read_text())["entries"]}
+    kept = {g: r for g, r in rows.items() if g not in roads}
+    (scale, skew, spread), size = delta_fit.fit(kept, {g: {"d": entries[g]["mean_degree"], **entries[g]} for g in kept})
+    assert [without.model[k] for k in keys] == [scale, skew, spread, size]
+    assert without.model["block_threshold"] == shipped["block_threshold"]

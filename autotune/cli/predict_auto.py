@@ -40,19 +40,20 @@ def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, q
 
 
 def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_option: str,
-              queries: int | None, one_query: tuple[LatencyRules, Callable[[], float]] | None = None
-              ) -> tuple[Any, list[Any]]:
+              queries: int | None, one_query: tuple[LatencyRules, Callable[[], float]] | None = None,
+              characterization: Any = None) -> tuple[Any, list[Any]]:
     """One algorithm's configuration and decisions for a graph (for K sources when given): its
-    fitted model where `model_option` resolves to one, else its rules; for one query of
-    Delta-stepping, `one_query`'s rules (fitted ones, not with --model thesis) and the graph's
-    level width (a callable: the breadth-first searches are made only when needed)."""
+    fitted model where `model_option` resolves to one, else its rules (with the constants of
+    `characterization` when given, else the shipped ones); for one query of Delta-stepping,
+    `one_query`'s rules (fitted ones, not with --model thesis) and the graph's level width (a
+    callable: the breadth-first searches are made only when needed)."""
     from autotune.model.fitted import resolve_model
 
     entry = algorithms.get(name)
     fitted = resolve_model(model_option, name, device)
     if fitted is not None:
         return fitted_prediction(fitted, graph, device, queries)
-    prediction = entry.predict(graph, device, entry.characterization)
+    prediction = entry.predict(graph, device, characterization or entry.characterization)
     if queries is not None:
         prediction = for_queries(prediction, entry, queries)
     kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
