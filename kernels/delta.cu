@@ -276,6 +276,46 @@ __device__ __forceinline__ int load_dist(const int *p) {
   if constexpr (SHARED) return *p; else return __ldcg(p);
 }
 
+// Experimental, off unless the build defines CHAIN_HOPS > 0 (scripts/probe_chains.py; docs/notes/
+// kernels.md, "more than one level of the wave per barrier"): in a one-tile iteration, a thread
+// whose relaxation improves a vertex below the threshold expands that vertex itself at once instead
+// of pushing it, following the first of its arcs that improves another one, up to CHAIN_HOPS hops;
+// every other improvement is pushed, and so is the last vertex of the chain. Every improvement is
+// thus expanded by the thread that made it or queued: a later, lower distance written by another
+// thread finds the vertex's bit clear and queues it again. Not in the TARGETED build (its pushes
+// track the target's distance).
+#ifndef CHAIN_HOPS
+#define CHAIN_HOPS 0
+#endif
+
+#if CHAIN_HOPS > 0 && !TARGETED
+template <bool SHARED>
+__device__ __forceinline__ void relax_chain(const Push &p, int *dist, const int *RESTRICT row_offsets,
+                                            const int *RESTRICT columns, const int *RESTRICT weights, int e, int d) {
+  int u = columns[e], nd = d + weights[e];
+  if (!(p.direct || nd < load_dist<SHARED>(&dist[u])) || nd >= atomicMin(&dist[u], nd)) return;
+  for (int hop = 0; hop < CHAIN_HOPS && nd < p.threshold; ++hop) {
+    int follow = -1, follow_d = 0;
+    const int end = row_offsets[u + 1];
+    for (int f = row_offsets[u]; f < end; ++f) {
+      const int v = columns[f], vd = nd + weights[f];
+      if ((p.direct || vd < load_dist<SHARED>(&dist[v])) && vd < atomicMin(&dist[v], vd)) {
+        if (follow < 0 && vd < p.threshold) {
+          follow = v;
+          follow_d = vd;
+        } else {
+          push(p, v, vd);
+        }
+      }
+    }
+    if (follow < 0) return;
+    u = follow;
+    nd = follow_d;
+  }
+  push(p, u, nd);
+}
+#endif
+
 // Where a tile's large vertices go: expanded in place (hub_out null), or cut into chunks.
 struct Hubs {
   int2 *out;
@@ -390,7 +430,11 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
     }
     __syncthreads();
     if ((int)threadIdx.x < edges)
+#if CHAIN_HOPS > 0 && !TARGETED
+      relax_chain<SHARED>(p, dist, row_offsets, columns, weights, slot_edge[threadIdx.x], slot_dist[threadIdx.x]);
+#else
       relax(p, dist, columns, weights, slot_edge[threadIdx.x], slot_dist[threadIdx.x]);
+#endif
   } else {
     tile_begin[threadIdx.x] = begin;
     tile_offset[threadIdx.x] = offset;
