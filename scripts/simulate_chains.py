@@ -4,11 +4,13 @@ argument that chains keep the distances exact (against Dijkstra, on random graph
 weights, unreachable vertices and one vertex) and counts the iterations chains save on a grid of
 random road-like weights. It says nothing about time: `scripts/probe_chains.py` measures that.
 
-    python3 scripts/simulate_chains.py
+    python3 scripts/simulate_chains.py                       # the checks and the grid
+    python3 scripts/simulate_chains.py rome99.gr.gz:8192      # also a suite graph's iterations at a Delta
 """
 import heapq
 import itertools
 import random
+import sys
 
 INF = 2**31 - 1
 
@@ -113,6 +115,24 @@ def main() -> None:
     for delta in (64, 256, 1024):
         counts = {h: solve(grid, 0, delta, h, rng)[1] for h in (0, 2, 4, 8)}
         print(f"{side}x{side} grid, weights 1..100, Delta {delta}: iterations by hops {counts}")
+    for argument in sys.argv[1:]:
+        name, _, delta = argument.rpartition(":")
+        adj, source = suite_graph(name)
+        counts = {h: solve(adj, source, int(delta), h, rng)[1] for h in (0, 2, 4, 8)}
+        print(f"{name} from vertex {source}, Delta {delta}: iterations by hops {counts}", flush=True)
+
+
+def suite_graph(name: str) -> tuple[list, int]:
+    """A suite graph's arcs as lists, and the first source the GPU suites sample on it."""
+    from benchmarks import data
+    from autotune.cli.options import load_spec
+    from autotune.measure import choose_sources
+
+    graph = load_spec(data.spec(name), 0, None)
+    offsets, columns, weights = graph.row_offsets.tolist(), graph.columns.tolist(), graph.weights.tolist()
+    adj = [list(zip(columns[offsets[u]:offsets[u + 1]], weights[offsets[u]:offsets[u + 1]]))
+           for u in range(graph.n_vertices)]
+    return adj, int(choose_sources(graph, 1, 0)[0])
 
 
 if __name__ == "__main__":
