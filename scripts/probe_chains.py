@@ -11,7 +11,8 @@ import sys
 
 from benchmarks import data
 from benchmarks.kernels import scipy_ms
-from autotune.gpu import CudaEventTimer, compile as compile_module, device_description, gpu_session, open_solver
+import autotune.gpu.compile as compile_module
+from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
 from autotune.lookup import Table
 from autotune.measure import Protocol
 
