@@ -11,19 +11,10 @@ import sys
 
 from benchmarks import data
 from benchmarks.kernels import scipy_ms
-import autotune.gpu.compile as compile_module
 from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
+from autotune.gpu.compile import experimental_build
 from autotune.lookup import Table
 from autotune.measure import Protocol
-
-PLAIN_BUILD = compile_module._build
-
-
-def use_build(hops: int) -> None:
-    """Every later compile of a kernel source with -DCHAIN_HOPS=hops (0: the plain build)."""
-    extra = [f"-DCHAIN_HOPS={hops}"] if hops else []
-    compile_module._build = lambda source, options: PLAIN_BUILD(source, [*options, *extra])
-    compile_module.compiled_module.cache_clear()
 
 
 def main() -> None:
@@ -42,8 +33,7 @@ def main() -> None:
             print(f"{name}: scipy {cpu:.4f} ms; tuned {tuned.params}, block {tuned.kernel('advance').block_size}",
                   flush=True)
             for h in [0, *hops]:
-                use_build(h)
-                with open_solver(graph, "delta") as solver:
+                with experimental_build(*([f"CHAIN_HOPS={h}"] if h else [])), open_solver(graph, "delta") as solver:
                     timer = CudaEventTimer(solver, sample, Protocol(sample=32, min_repetitions=5, max_repetitions=5),
                                            expected=expected)
                     for config in configs:
@@ -51,7 +41,6 @@ def main() -> None:
                         shown = f"{m.ms_per_sssp:.4f} ms ({cpu / m.ms_per_sssp:.1f}x scipy)" if m.ok else m.reason
                         print(f"    hops {h}, delta {config.param('delta')}: {m.status} {shown}, "
                               f"iterations {m.iterations}", flush=True)
-            use_build(0)
 
 
 if __name__ == "__main__":
