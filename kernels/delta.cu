@@ -224,7 +224,7 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
 #endif
 
 // What becomes of a vertex a relaxation improved: pushed (`Pushed`), or in the chain build the
-// start of its thread's chain (`relax_chain` below).
+// start of its thread's chain (`Chained` below).
 struct Pushed {
   const Push &p;
   __device__ __forceinline__ void operator()(int u, int nd) const { push(p, u, nd); }
@@ -289,10 +289,10 @@ __device__ __forceinline__ int load_dist(const int *p) {
 // kernels.md, "more than one level of the wave per barrier"): in advance_tile's edge-balanced
 // paths, a thread whose relaxation improves a vertex below the threshold expands that vertex itself
 // at once instead of pushing it (`Chained`), following the first of its arcs that improves another
-// one, up to CHAIN_HOPS hops; every other improvement is pushed, and so is the chain's last vertex. Every improvement is
-// thus expanded by the thread that made it or queued: a later, lower distance written by another
-// thread finds the vertex's bit clear and queues it again. Not in the TARGETED build (its pushes
-// track the target's distance).
+// one, up to CHAIN_HOPS hops; every other improvement is pushed, and so is the chain's last vertex.
+// Every improvement is thus expanded by the thread that made it or queued: a later, lower distance
+// written by another thread finds the vertex's bit clear and queues it again. Not in the TARGETED
+// build (its pushes track the target's distance).
 #ifndef CHAIN_HOPS
 #define CHAIN_HOPS 0
 #endif
