@@ -171,9 +171,13 @@ def render(found: Sequence[Results]) -> list[str]:
         counts = "; ".join(f"{end}: {s[end]['reached']} of {s[end]['graphs']} ({'met' if s[end]['met'] else 'not met'})"
                            for end in ENDS if s[end]["graphs"])
         commits = ", ".join(dict.fromkeys(r.get("commit", results.commit) for r in results.measurements))
+        first = [r for r in results.measurements if "error" not in r and "early_slowdown" not in r]
+        older = (f" {len(first)} rows of the suite's first version (commit "
+                 f"{', '.join(dict.fromkeys(r.get('commit', '?') for r in first))}) count their sweep's best where it "
+                 f"was first measured within {TRIALS} evaluations." if first else "")
         lines += [f"{results.gpu_name}, against `{results.parameters['table']}` (the last run: `{results.command}`, "
                   f"{results.date[:10]}; an end run alone keeps the other end's rows; commits {commits}): the "
-                  f"best of the first {TRIALS} evaluations within 3% of the long sweep's best: {counts}.", "",
+                  f"best of the first {TRIALS} evaluations within 3% of the long sweep's best: {counts}.{older}", "",
                   f"| graph | end | algorithm | evaluations | wall (s) | best of the first {TRIALS} (ms per SSSP) | "
                   "at | slowdown | the sweep's best | at | slowdown | table's best |",
                   "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
