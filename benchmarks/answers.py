@@ -3,7 +3,7 @@
 `Table.lookup(graph, queries=K)`), against the best of a sweep dedicated to that K alone, for
 K = 1, 16 and 1,024 (issue 27).
 
-Per graph and K:
+Per graph (default: every graph of the table; `--answer-graphs` names some) and K:
 - the dedicated sweep, in a process of its own: `autotune sweep --graph G --objective latency`
   for K = 1, `--objective throughput --ck K` otherwise, each with the wall-time budget the default
   sweep has for the whole curve (`--answer-budget auto`: 55 s up to about 4M edges, 110 s above;
@@ -40,8 +40,8 @@ SAMPLE = 32
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--answer-graphs", default=",".join(data.REAL + ("rmat17", "rmat20")),
-                        help="suite answers: its graphs (comma-separated)")
+    parser.add_argument("--answer-graphs", default="",
+                        help="suite answers: its graphs (comma-separated; default: every graph of the table)")
     parser.add_argument("--answer-queries", default="1,16,1024",
                         help="suite answers: the numbers of sources at once (default 1,16,1024)")
     parser.add_argument("--answer-table", type=Path, default=None,
@@ -180,7 +180,11 @@ def run(args: argparse.Namespace) -> Results:
         gpu = device_description(device)
     table_path, table = data.load_shipped_table(gpu, args.answer_table)
     queries = [int(k) for k in args.answer_queries.split(",") if k]
-    return graph_by_graph([g for g in args.answer_graphs.split(",") if g],
+    from autotune.files import read_json
+
+    names = args.answer_graphs.split(",") if args.answer_graphs else [
+        e["graph"]["name"] for e in read_json(table_path)["entries"]]
+    return graph_by_graph([g for g in names if g],
                           lambda name: graph_rows(name, table, queries, args),
                           lambda rows: results_of(args, rows, gpu, table_path), args.results)
 
@@ -201,8 +205,8 @@ def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[s
                "met": len(timed) == len(rows) and all(r["slowdown"] <= WITHIN and not r["default"] for r in timed),
                "target": "every graph and K within 15% of the dedicated sweep's best, never the default"}
     return Results("answers", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
-                   {"graphs": args.answer_graphs, "queries": args.answer_queries, "rounds": args.answer_rounds,
-                    "budget": str(args.answer_budget)},
+                   {"graphs": args.answer_graphs or "the table's", "queries": args.answer_queries,
+                    "rounds": args.answer_rounds, "budget": str(args.answer_budget)},
                    tuple(rows), summary)
 
 
