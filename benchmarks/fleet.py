@@ -28,8 +28,9 @@ from benchmarks.results import Results, command_line, commit, host, now
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--fleet-graphs", default="rmat17,usa-roads.gr.gz",
-                        help="the graphs the timed sweeps tune")
+    parser.add_argument("--fleet-graphs", default=",".join((*data.REAL, "rmat17")),
+                        help="the graphs the timed sweeps tune (default: the first suite's five real graphs and "
+                        "rmat17)")
     parser.add_argument("--fleet-option", action="append", default=None, metavar="OPTION",
                         help="an option of both timed sweeps (repeatable; default: --budget none, the default "
                         "sweep searching every trial, as a fleet does)")
