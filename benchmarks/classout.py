@@ -63,8 +63,9 @@ def delta_without(left_out: str, entries: list[dict[str, Any]]) -> Any:
     from autotune.model import delta_fit
 
     shipped_entries = read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]
-    features = {e["graph"]["name"]: {"d": e["graph"]["mean_degree"], **{k: e["graph"].get(k) for k in (
-        "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}} for e in [*shipped_entries, *entries]}
+    features = {g["name"]: {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), **{k: g.get(k) for k in (
+        "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}}
+        for g in (e["graph"] for e in [*shipped_entries, *entries])}
     rows = {g: r for g, r in delta_fit.read_rows([DELTA_ROWS]).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
                                                        for g in rows})
