@@ -53,19 +53,19 @@ def shape_widths() -> dict[str, float]:
     return {g: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()}
 
 
-def delta_without(left_out: str, entries: list[dict[str, Any]]) -> Any:
+@functools.cache
+def delta_without(left_out: str) -> Any:
     """Delta-stepping's shipped characterization with its batch constants refitted on `DELTA_ROWS`
-    less the graphs of class `left_out` (their features from the table's `entries`, else from the
-    shipped H100 table, which holds every graph of those records)."""
+    less the graphs of class `left_out` (their features from the shipped H100 table, which holds
+    every graph of those records, as the records are the H100's); once per class."""
     import dataclasses
 
     from autotune import algorithms
     from autotune.model import delta_fit
 
-    shipped_entries = read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]
     features = {g["name"]: {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), **{k: g.get(k) for k in (
         "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}}
-        for g in (e["graph"] for e in [*shipped_entries, *entries])}
+        for g in (e["graph"] for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"])}
     rows = {g: r for g, r in delta_fit.read_rows([DELTA_ROWS]).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
                                                        for g in rows})
@@ -87,7 +87,7 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     samples = table_samples(kept)
     if not samples:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
-    batch = delta_without(left_out, entries)
+    batch = delta_without(left_out)
     unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
     winners = delta_latency.table_samples(kept, shape_widths(), unit)
     latency = delta_latency.fit(winners, unit) if winners else None  # no Delta one-query winner: its batch rules

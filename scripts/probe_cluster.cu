@@ -7,19 +7,13 @@
 // Not a shipped kernel: scripts/probe_cluster.py compiles and times it against the tuned one query.
 #include <cooperative_groups.h>
 
+#include "frontier.cuh"  // INF, next_threshold: the near-far kernels' own
+
 namespace cg = cooperative_groups;
 
-#define INF 0x7fffffff
 #ifndef CLUSTER
 #define CLUSTER 8
 #endif
-
-__device__ __forceinline__ int next_threshold(int old_threshold, int far_min, int delta) {
-  if (delta == INF || far_min == INF) return INF;
-  long long t = ((long long)far_min / delta + 1) * delta;
-  if (t <= old_threshold) t = (long long)old_threshold + delta;
-  return t >= INF ? INF : (int)t;
-}
 
 // Where a phase pushes: the near queue of `parity` counted by near_count[next] below `threshold`,
 // else the far buffer `buffer` whose least distance is far_min[min_slot].

@@ -31,7 +31,10 @@ SOURCE = Path(__file__).with_name("probe_cluster.cu")
 def build(cluster: int):
     from pycuda.compiler import SourceModule
 
-    return SourceModule(SOURCE.read_text(), options=[f"-DCLUSTER={cluster}"], no_extern_c=True).get_function("solve_cluster")
+    from autotune.resources import kernels_dir
+
+    return SourceModule(SOURCE.read_text(), options=[f"-DCLUSTER={cluster}"], no_extern_c=True,
+                        include_dirs=[str(kernels_dir())]).get_function("solve_cluster")
 
 
 def shared_bytes(n: int, cluster: int, qcap: int) -> int:

@@ -189,11 +189,11 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     rows = delta_fit.read_rows([classout.DELTA_ROWS])
     shipped = algorithms.get("delta").characterization.model
     keys = ("delta_scale", "delta_skew", "delta_spread", "block_size")
-    everything = classout.delta_without("p2p", [])  # no p2p graph among the records: the shipped fit itself
+    everything = classout.delta_without("p2p")  # no p2p graph among the records: the shipped fit itself
     assert [everything.model[k] for k in keys] == [shipped[k] for k in keys]
     roads = [g for g in rows if data.graph_class(g) == "road"]
     assert roads  # usa-roads and rome99 are among the records
-    without = classout.delta_without("road", [])
+    without = classout.delta_without("road")
     entries = {e["graph"]["name"]: e["graph"] for e in json.loads((data.ROOT / "tables" / "h100.json").read_text())["entries"]}
     kept = {g: r for g, r in rows.items() if g not in roads}
     (scale, skew, spread), size = delta_fit.fit(kept, {g: {"d": entries[g]["mean_degree"], **entries[g]} for g in kept})
