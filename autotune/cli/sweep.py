@@ -37,6 +37,7 @@ from autotune.search.resume import cut_short, reopen
 from autotune.search.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
 from autotune.search.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
+from autotune.search.transfer import studies_points
 from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
@@ -184,9 +185,12 @@ def run(args: argparse.Namespace) -> int:
                              dataclasses.replace(request.settings, **job.settings))
             key = (job.graph.key, job.objective)
             budget.share(weights[index], weights_left)
+            siblings = [h.study for i, h in enumerate(handles) if i != index and ordered[i].graph.key == job.graph.key
+                        and ordered[i].algorithm == job.algorithm]  # the other ends of its curve
             with job.timer as timer:
                 result = sweep_graph(timer, plan, handles[index], device, progress,
-                                     best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget)
+                                     best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget,
+                                     siblings=lambda: studies_points(siblings))
             if result.best is not None:
                 best_by_graph[key] = min(best_by_graph.get(key, result.best.ms_per_sssp), result.best.ms_per_sssp)
             return result

@@ -36,6 +36,7 @@ from optuna.storages import BaseStorage, JournalStorage, fail_stale_trials
 from optuna.trial import TrialState
 
 from autotune.errors import InputError
+from autotune.launch import LaunchConfig
 from autotune.measure import Timer
 from autotune.search.results import GraphInfo, GraphResult
 from autotune.search.space import SearchSpace
@@ -43,8 +44,10 @@ from autotune.search.specials import Specials
 from autotune.search.storage import StudyHandle, recover_interrupted
 from autotune.search.strategies import Strategy, strategy_from_json
 from autotune.search.interrupts import quiet_optuna
-from autotune.search.sweep import ATTR_ELAPSED, GraphPlan, GraphSweep, SweepSettings
+from autotune.search.stages import ATTR_ELAPSED
+from autotune.search.sweep import GraphPlan, GraphSweep, SweepSettings
 from autotune.search.trials import ATTR_WORKER
+from autotune.search.transfer import complete_trials, fastest_per_ck
 
 RUN_PREFIX = "autotune-run/"
 RUN_FORMAT = "autotune.run/2"
@@ -216,7 +219,14 @@ class Run:
         offset = sum(worker.encode()) if worker else 0
         sampler = self.plan.strategy.sampler(graph.space, offset, workers)
         return GraphSweep(self.plan.graph_plan(graph), self.handle(graph, sampler), timer,
-                          best_elsewhere=self.best_elsewhere(graph))
+                          best_elsewhere=self.best_elsewhere(graph), siblings=self.siblings(graph))
+
+    def siblings(self, graph: RunGraph) -> Callable[[], list[LaunchConfig]]:
+        """The fastest configuration per CK that the run's studies of the graph's other curve ends
+        (same algorithm) verified so far (`transfer`)."""
+        ids = [self.storage.get_study_id_from_name(g.study) for g in self.plan.graphs
+               if g.study != graph.study and g.info.key == graph.info.key and g.algorithm == graph.algorithm]
+        return lambda: fastest_per_ck(complete_trials(self.storage, ids))
 
     def best_elsewhere(self, graph: RunGraph) -> Callable[[], float | None] | None:
         """The best time per SSSP measured so far by the run's other studies of the same graph and

@@ -45,8 +45,8 @@ class Record:
         measurement: the measurement itself.
         trial: the Optuna trial number, when it was one.
         phase: fixed (specials outside the space), probe (a baseline candidate's warm-up, `search.baseline`),
-            search, refine (the search's best's block-size neighbours, `search.neighbours.block_neighbours`),
-            curve (a bridged CK), compose or remeasure.
+            search, transfer (a point of the curve's other ends moved to this end's CK, `search.transfer`),
+            refine (the climb from the search's best, `search.climb`), curve (a bridged CK), compose or remeasure.
         roles: default, baseline_candidate, prediction: what the sweep measured it as.
         timestamp: ISO 8601 time of the measurement (UTC).
         wall_s: seconds the `measure` call took on the host (None when unknown).

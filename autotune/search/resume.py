@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autotune.search.sweep import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
+from autotune.search.stages import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
 
 
 def cut_short(handle: Any) -> bool:

@@ -9,23 +9,26 @@ Stages of a graph's study (its `stage` attribute):
    trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the rest of its
    budget. With pruning on, the baseline candidates are probes (`trials`' docstring), and once the
    rest is done the slowest of them is enqueued to be measured whole. A search that samples then
-   measures its best's block-size neighbours (phase `refine`, `neighbours.block_neighbours`).
-2. `curve` (the queries curve, `plan.SweepSettings.bridge`): every CK up to the best's that the
+   measures the points its sibling studies found at the CK values next to its own (phase
+   `transfer`, `transfer.transfers`).
+2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until
+   none is faster (`climb`).
+3. `curve` (the queries curve, `plan.SweepSettings.bridge`): every CK up to the best's that the
    search left without a verified point is bridged from its neighbours (`plan.bridges`), measured
    as a warm-up and one repetition, never pruned.
-3. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
+4. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
    compositions are enqueued.
-4. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
+5. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
    in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner.
-5. `done`: the winner is the finalist with the lowest median over all its measurements. A
+6. `done`: the winner is the finalist with the lowest median over all its measurements. A
    configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
    space the user gave, nor a reference (the default and baseline, `plan.references`): a special
    is measured and reported, not chosen, unless it is the model's prediction.
 
-A wall-time `plan.Budget` cuts stages short: past the study's slice the search stops (its waiting
-trials are dropped) and the finalists get one round; past the run's end, bridging and the rounds
-are skipped. The table is still whole: each entry's best is the best measured, and the stages cut
-are named in its `x-sweep` protocol (`cut_by_budget`).
+A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop
+(their waiting trials are dropped) and the finalists get one round; past the run's end, bridging
+and the rounds are skipped. The table is still whole: each entry's best is the best measured, and
+the stages cut are named in its `x-sweep` protocol (`cut_by_budget`).
 
 An auto sweep's algorithm tuned after another one is *abandoned* (straight to `done`, without a
 winner) once its first `ABANDON_AFTER` finished trials were all pruned (against the other's best,
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from optuna.trial import TrialState
 
@@ -50,21 +53,17 @@ from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.baseline import probed, slowest, to_measure_whole
 from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
-from autotune.search.neighbours import block_neighbours
+from autotune.search.climb import climb_neighbours, next_centre
 from autotune.search.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
-from autotune.search.storage import ATTR_INTERRUPTED, StudyHandle
-from autotune.search.trials import ATTR_UNUSED, CATCH, PROBE, RelativePruner, Trials, phase_of, task_of
+from autotune.search.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CUT, ATTR_ELAPSED,
+                                    ATTR_FINALISTS, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, REFINE, REMEASURE,
+                                    SEARCH, sampled_trials)
+from autotune.search.storage import StudyHandle
+from autotune.search.transfer import transfers
+from autotune.search.trials import CATCH, PROBE, RelativePruner, Trials
 
-ATTR_STAGE = "stage"
-ATTR_ELAPSED = "elapsed_s"
-ATTR_FINALISTS = "finalists"
-ATTR_SAMPLED = "sampled_budget"
-ATTR_ABANDONED = "abandoned"
-ATTR_BASELINE = "baseline"  # the probed candidate measured whole (None: none was needed)
 ABANDON_AFTER = 8
-ATTR_CUT = "cut_by_budget"  # the stages the wall-time budget cut short
-SEARCH, CURVE, COMPOSE, REMEASURE, DONE = "search", "curve", "compose", "remeasure", "done"
 __all__ = ["Budget", "GraphPlan", "GraphSweep", "SweepProgress", "SweepSettings", "sweep_graph"]
 
 
@@ -80,15 +79,6 @@ class SweepProgress:
     def finish(self, partial: bool) -> None: ...
 
 
-def sampled_trials(study: Any, finished_only: bool = False) -> int:
-    """The search trials a study's sampler proposed, against `ATTR_SAMPLED` (a retried trial is not
-    a new one, an interrupted or unused one is replaced); `finished_only`: none in flight."""
-    states = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED) if finished_only else None
-    return sum(1 for t in study.get_trials(deepcopy=False, states=states)
-               if phase_of(t) == "search" and task_of(t) is None and "failed_trial" not in t.system_attrs
-               and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))
-
-
 class GraphSweep:
     """One graph's study and what measures it (see the module docstring).
 
@@ -102,13 +92,17 @@ class GraphSweep:
             algorithms), which the pruner also measures against.
         budget: the wall time it may take: past its slice the search stops and the finalists get
             one round; past the run's end, bridging and re-measuring are skipped too.
+        siblings: the fastest configuration per CK of the graph's studies of the other ends of
+            its queries curve, read when the search ends (`transfer.fastest_per_ck`).
     """
 
     def __init__(self, plan: GraphPlan, handle: StudyHandle, timer: Timer | None,
                  on_trial: Callable[[Measurement, bool], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter,
-                 best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None) -> None:
+                 best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None,
+                 siblings: Callable[[], list[LaunchConfig]] | None = None) -> None:
         self.plan = plan
+        self.siblings = siblings
         self.budget = budget or Budget()
         self.handle = handle
         self.study = handle.study
@@ -122,8 +116,6 @@ class GraphSweep:
                              prune_specials=lambda: plan.settings.prune_references or (
                                  best_elsewhere is not None and best_elsewhere() is not None),
                              tell_sampler=plan.strategy.samples)
-
-    # --- stages --------------------------------------------------------------------------------
 
     def _attr(self, key: str, default: Any = None) -> Any:
         """One user attribute of the study, read from the storage without copying the others
@@ -168,6 +160,11 @@ class GraphSweep:
             return False
         self.trials.enqueue(config, "search" if self.plan.space.contains(config) else "fixed")
         return True
+
+    def _enqueue_new(self, configs: Iterable[LaunchConfig], phase: str) -> None:
+        for config in configs:
+            if not self.trials.measured(config):
+                self.trials.enqueue(config, phase)
 
     def planned(self) -> int:
         """Trials the sweep plans (compositions and the finalists' rounds included)."""
@@ -217,7 +214,8 @@ class GraphSweep:
         """Whether the budget ends the stage in hand (the search at the slice's end, bridging and the
         rounds at the run's): its waiting trials are then dropped (FAIL, never measured)."""
         stage = self.stage
-        up = self.budget.run_over() if stage in (CURVE, REMEASURE) else self.budget.slice_over() and stage == SEARCH
+        sliced = stage in (SEARCH, REFINE)
+        up = self.budget.run_over() if stage in (CURVE, REMEASURE) else sliced and self.budget.slice_over()
         if up:
             for trial in self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
                 self.handle.storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
@@ -245,23 +243,25 @@ class GraphSweep:
         if stage == SEARCH:
             if not up and self._enqueue_baseline():
                 return True
+            if self.plan.strategy.samples and not up and self.siblings is not None:
+                self._enqueue_new(transfers(self.siblings(), self.plan.space), "transfer")  # the other ends' points
+            self.study.set_user_attr(ATTR_STAGE, REFINE)
+            return True
+        if stage == REFINE:
             points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
-            if points and self.plan.strategy.samples and not up:  # the best's neighbours along the block size
-                for config in block_neighbours(points[0].config, self.plan.space):
-                    if not self.trials.measured(config):
-                        self.trials.enqueue(config, "refine")
+            centres = list(self._attr(ATTR_CENTRES) or [])
+            centre = next_centre(points, centres) if self.plan.strategy.samples and not up else None
+            if centre is not None:  # climb on: the best's neighbours (`climb`)
+                self.study.set_user_attr(ATTR_CENTRES, centres + [centre.key()])
+                self._enqueue_new(climb_neighbours(centre, self.plan.space), "refine")
+                return True
             if settings.bridge and not self.budget.run_over():
-                for config in bridges(points, self.plan.space, settings.searched_elsewhere):
-                    if not self.trials.measured(config):
-                        self.trials.enqueue(config, "curve")
+                self._enqueue_new(bridges(points, self.plan.space, settings.searched_elsewhere), "curve")
             self.study.set_user_attr(ATTR_STAGE, CURVE)
             return True
         if stage == CURVE:
-            compositions = [] if self.budget.slice_over() else [
-                c for c in self.plan.strategy.compositions(self.trials.measurements(), self.plan.space)
-                if not self.trials.measured(c)]
-            for config in compositions:
-                self.trials.enqueue(config, "compose")
+            if not self.budget.slice_over():
+                self._enqueue_new(self.plan.strategy.compositions(self.trials.measurements(), self.plan.space), "compose")
             self.study.set_user_attr(ATTR_STAGE, COMPOSE)
             return True
         if stage == COMPOSE:
@@ -286,8 +286,6 @@ class GraphSweep:
 
         saved = self._attr(ATTR_FINALISTS) or []
         return [config_from_json(data, "study finalists", self.plan.algorithm) for data in saved]
-
-    # --- the result ----------------------------------------------------------------------------
 
     def result(self, elapsed_s: float, partial: bool, device: Mapping[str, Any]) -> GraphResult:
         plan = self.plan
@@ -347,7 +345,8 @@ class GraphSweep:
 
 def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapping[str, Any],
                 progress: SweepProgress | None = None, clock: Callable[[], float] = time.perf_counter,
-                best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None) -> GraphResult:
+                best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None,
+                siblings: Callable[[], list[LaunchConfig]] | None = None) -> GraphResult:
     """Tune one graph in this process: the study's stages, measured and advanced in turn.
 
     Args:
@@ -361,12 +360,11 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
         best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
             algorithms), which pruning may also measure against.
         budget: the wall time it may take (`plan.Budget`; None: unbounded).
+        siblings: the other ends' points (`GraphSweep`).
 
     Returns:
         The result; `partial` when Ctrl-C or SIGTERM stopped it.
 
-    Example:
-        >>> result = sweep_graph(ReplayTimer(records), plan, handle, device)  # doctest: +SKIP
     """
     started = clock()
     progress = progress or SweepProgress()
@@ -379,7 +377,7 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
         done[0] += 1
         progress.advance(done[0], best_ms[0] if best_ms else None)
 
-    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere, budget)
+    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere, budget, siblings)
     partial = False
     with quiet_optuna(), stop_on_sigterm():
         done[0] = sweep.trials.counts()["trials"]

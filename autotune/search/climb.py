@@ -1,0 +1,54 @@
+"""The refine stage of a sampling search: a hill climb from its best. The best configuration's
+neighbours are measured (`neighbours.neighbourhood`: block sizes halved and doubled, each integer
+parameter one step down and up, then every kernel in each other L1 state); when one of them is
+faster, its neighbours are measured in turn, up to `MAX_CENTRES` climbs.
+
+A search of CK as one dimension among many spends few of its trials at each CK: on the H100 the
+default sweep's batch end (40 trials over CK 32 to 1,024) stopped at 0.00994 ms per SSSP on
+ca-CondMat at CK 1,024, where a sweep of CK 1,024 alone (100 trials) found 0.00742, two
+thresholds and the L1 state away (`benchmarks/results/.../answers.json`, commit 6f1346d).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+from autotune.launch import LaunchConfig
+from autotune.search.neighbours import neighbourhood
+from autotune.search.results import ConfigResult
+from autotune.search.space import SearchSpace
+
+MAX_CENTRES = 4  # climbs from the search's best and at most three better neighbours
+
+
+def cache_neighbours(config: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:
+    """`config` with every kernel in each other L1 state of the space (canonical, inside it)."""
+    out: list[LaunchConfig] = []
+    for cache in space.caches:
+        launches = {name: dataclasses.replace(launch, cache=cache) for name, launch in config.kernels.items()}
+        candidate = space.entry.canonical(config.replace(**launches))
+        if candidate != config and candidate not in out and space.contains(candidate):
+            out.append(candidate)
+    return out
+
+
+def climb_neighbours(config: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:
+    """What a climb measures around `config`: its neighbourhood, then its other L1 states."""
+    return list(dict.fromkeys([*neighbourhood(config, space), *cache_neighbours(config, space)]))
+
+
+def next_centre(points: Sequence[ConfigResult], centres: Sequence[str]) -> LaunchConfig | None:
+    """Where the climb goes on from (`points`: the tuned configurations, fastest first; `centres`:
+    the keys it climbed from): the fastest, unless it was climbed from already or the climb has
+    had its `MAX_CENTRES`; None then (the climb is over).
+
+    Example:
+        >>> next_centre([], []) is None
+        True
+    """
+    if not points or len(centres) >= MAX_CENTRES or points[0].config.key() in centres:
+        return None
+    return points[0].config
+
+
+__all__ = ["MAX_CENTRES", "cache_neighbours", "climb_neighbours", "next_centre"]

@@ -1,0 +1,30 @@
+"""The names a study keeps its progress under (its stage, and the user attributes the stages
+write), shared by the sweep that advances the stages (`search.sweep`) and what reads them back
+(`search.resume`); and how many of a study's search trials its sampler proposed."""
+from __future__ import annotations
+
+from typing import Any
+
+from optuna.trial import TrialState
+
+from autotune.search.storage import ATTR_INTERRUPTED
+from autotune.search.trials import ATTR_UNUSED, phase_of, task_of
+
+SEARCH, REFINE, CURVE, COMPOSE, REMEASURE, DONE = "search", "refine", "curve", "compose", "remeasure", "done"
+ATTR_STAGE = "stage"
+ATTR_ELAPSED = "elapsed_s"
+ATTR_FINALISTS = "finalists"
+ATTR_SAMPLED = "sampled_budget"
+ATTR_ABANDONED = "abandoned"
+ATTR_BASELINE = "baseline"  # the probed candidate measured whole (None: none was needed)
+ATTR_CUT = "cut_by_budget"  # the stages the wall-time budget cut short
+ATTR_CENTRES = "climbed_from"  # the keys of the configurations the refine stage climbed from
+
+
+def sampled_trials(study: Any, finished_only: bool = False) -> int:
+    """The search trials a study's sampler proposed, against `ATTR_SAMPLED` (a retried trial is not
+    a new one, an interrupted or unused one is replaced); `finished_only`: none in flight."""
+    states = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED) if finished_only else None
+    return sum(1 for t in study.get_trials(deepcopy=False, states=states)
+               if phase_of(t) == "search" and task_of(t) is None and "failed_trial" not in t.system_attrs
+               and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))

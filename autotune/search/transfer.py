@@ -1,0 +1,78 @@
+"""Transfers between the studies of one graph's queries curve: when a study's search ends, the
+fastest configuration its sibling studies (the other ends of the curve, same algorithm) verified
+at each CK is measured at the nearest CK of its own space, where that is at most a factor of two
+away (`Algorithm.bridge_candidates`: CK set to it, and the shapes that spread a few instances over
+the GPU). The curve's ends are searched by studies of their own, and each point is good where its
+study spent trials: on the H100 the middle (CK 2 to 16) found 0.0863 ms per SSSP on mesh-bcsstk25
+at CK 16, where the batch end's best at CK 32 was Δ 32 at 0.0404 and a sweep of CK 16 alone found
+Δ 32 at 0.0549 (`benchmarks/results/.../answers.json`, commit 6f1346d).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Sequence
+
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.launch import LaunchConfig
+from autotune.search.space import SearchSpace
+from autotune.search.storage import trial_measurement
+
+
+def nearest_ck(concurrent_kernels: int, values: Sequence[int]) -> int | None:
+    """The CK of `values` nearest (by ratio) to `concurrent_kernels`, if it is not among them and
+    the nearest is at most a factor of two away.
+
+    Example:
+        >>> nearest_ck(32, (2, 4, 8, 16)), nearest_ck(1, (2, 4, 8, 16)), nearest_ck(128, (1,)), nearest_ck(4, (2, 4))
+        (16, 2, None, None)
+    """
+    if not values or concurrent_kernels in values:
+        return None
+    near = min(values, key=lambda ck: (max(ck, concurrent_kernels) / min(ck, concurrent_kernels), ck))
+    return near if max(near, concurrent_kernels) <= 2 * min(near, concurrent_kernels) else None
+
+
+def transfers(points: Iterable[LaunchConfig], space: SearchSpace) -> list[LaunchConfig]:
+    """The configurations to measure in `space` for the siblings' `points` (canonical, inside it,
+    each once)."""
+    out: list[LaunchConfig] = []
+    for point in points:
+        if point.algorithm != space.algorithm:
+            continue
+        ck = nearest_ck(point.concurrent_kernels, space.concurrent_kernels)
+        if ck is None:
+            continue
+        for candidate in space.entry.bridge_candidates(point, ck):
+            candidate = space.entry.canonical(candidate)
+            if space.contains(candidate) and candidate not in out:
+                out.append(candidate)
+    return out
+
+
+def fastest_per_ck(trials: Iterable[FrozenTrial]) -> list[LaunchConfig]:
+    """The fastest verified configuration at each CK among `trials` (finished trials of studies,
+    `storage.trial_measurement`), by CK."""
+    best: dict[int, tuple[float, str, LaunchConfig]] = {}
+    for trial in trials:
+        measurement = trial_measurement(trial)
+        if measurement is None or not measurement.ok:
+            continue
+        config = measurement.config
+        here = (measurement.ms_per_sssp, config.key(), config)
+        if config.concurrent_kernels not in best or here[:2] < best[config.concurrent_kernels][:2]:
+            best[config.concurrent_kernels] = here
+    return [best[ck][2] for ck in sorted(best)]
+
+
+def complete_trials(storage: Any, study_ids: Iterable[int]) -> Iterator[FrozenTrial]:
+    """The finished, measured trials of the studies `study_ids` of an Optuna `storage`."""
+    for study_id in study_ids:
+        yield from storage.get_all_trials(study_id, deepcopy=False, states=(TrialState.COMPLETE,))
+
+
+def studies_points(studies: Iterable[Any]) -> list[LaunchConfig]:
+    """`fastest_per_ck` of the finished trials of Optuna `studies`."""
+    return fastest_per_ck(t for study in studies for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+
+__all__ = ["complete_trials", "fastest_per_ck", "nearest_ck", "studies_points", "transfers"]
