@@ -223,30 +223,21 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
 #define BLOCK_UNROLL 4
 #endif
 
-// What becomes of a vertex a relaxation improved: pushed (`Pushed`), or in the chain build the
-// start of its thread's chain (`Chained` below).
-struct Pushed {
-  const Push &p;
-  __device__ __forceinline__ void operator()(int u, int nd) const { push(p, u, nd); }
-};
-
-template <typename Improved>
 __device__ __forceinline__ void relax(const Push &p, int *dist, const int *RESTRICT columns,
-                                      const int *RESTRICT weights, int e, int d, Improved improved) {
+                                      const int *RESTRICT weights, int e, int d) {
   const int u = columns[e];
   const int nd = d + weights[e];
   if (p.direct || nd < dist[u]) {
     const int old = atomicMin(&dist[u], nd);
-    if (nd < old) improved(u, nd);
+    if (nd < old) push(p, u, nd);
   }
 }
 
 // Relax the edges of `edge(k)` for k < U where `edge(k)` yields (edge, distance of its tail) or an
-// edge of -1 for none; each vertex improved goes to `improved`. With `p.direct`, no filtering read
-// before the atomicMin.
-template <int U, typename Edge, typename Improved>
+// edge of -1 for none. With `p.direct`, no filtering read before the atomicMin.
+template <int U, typename Edge>
 __device__ __forceinline__ void relax_unrolled(const Push &p, int *dist, const int *RESTRICT columns,
-                                               const int *RESTRICT weights, Edge edge, Improved improved) {
+                                               const int *RESTRICT weights, Edge edge) {
   int u[U], nd[U];
 #pragma unroll
   for (int k = 0; k < U; ++k) {
@@ -261,7 +252,7 @@ __device__ __forceinline__ void relax_unrolled(const Push &p, int *dist, const i
   for (int k = 0; k < U; ++k) {
     if (u[k] >= 0 && nd[k] < current[k]) {
       const int old = atomicMin(&dist[u[k]], nd[k]);
-      if (nd[k] < old) improved(u[k], nd[k]);
+      if (nd[k] < old) push(p, u[k], nd[k]);
     }
   }
 }
@@ -275,7 +266,7 @@ __device__ __forceinline__ void relax_strided(const Push &p, int *dist, const in
     relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
       const int at = e + k * stride;
       return make_int2(at < end ? at : -1, d);
-    }, Pushed{p});
+    });
 }
 
 // A distance read: past L1 from global memory (other blocks' atomics land in L2), plainly from
@@ -284,50 +275,6 @@ template <bool SHARED>
 __device__ __forceinline__ int load_dist(const int *p) {
   if constexpr (SHARED) return *p; else return __ldcg(p);
 }
-
-// Experimental, off unless the build defines CHAIN_HOPS > 0 (scripts/probe_chains.py; docs/notes/
-// kernels.md, "more than one level of the wave per barrier"): in advance_tile's edge-balanced
-// paths, a thread whose relaxation improves a vertex below the threshold expands that vertex itself
-// at once instead of pushing it (`Chained`), following the first of its arcs that improves another
-// one, up to CHAIN_HOPS hops; every other improvement is pushed, and so is the chain's last vertex.
-// Every improvement is thus expanded by the thread that made it or queued: a later, lower distance
-// written by another thread finds the vertex's bit clear and queues it again. Not in the TARGETED
-// build (its pushes track the target's distance).
-#ifndef CHAIN_HOPS
-#define CHAIN_HOPS 0
-#endif
-
-#if CHAIN_HOPS > 0 && !TARGETED
-template <bool SHARED>
-struct Chained {
-  const Push &p;
-  int *dist;
-  const int *RESTRICT row_offsets;
-  const int *RESTRICT columns;
-  const int *RESTRICT weights;
-  __device__ __forceinline__ void operator()(int u, int nd) const {
-    for (int hop = 0; hop < CHAIN_HOPS && nd < p.threshold; ++hop) {
-      int follow = -1, follow_d = 0;
-      const int end = row_offsets[u + 1];
-      for (int f = row_offsets[u]; f < end; ++f) {
-        const int v = columns[f], vd = nd + weights[f];
-        if ((p.direct || vd < load_dist<SHARED>(&dist[v])) && vd < atomicMin(&dist[v], vd)) {
-          if (follow < 0 && vd < p.threshold) {
-            follow = v;
-            follow_d = vd;
-          } else {
-            push(p, v, vd);
-          }
-        }
-      }
-      if (follow < 0) return;
-      u = follow;
-      nd = follow_d;
-    }
-    push(p, u, nd);
-  }
-};
-#endif
 
 // Where a tile's large vertices go: expanded in place (hub_out null), or cut into chunks.
 struct Hubs {
@@ -428,11 +375,6 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   }
 
   // The rest, edge-balanced across the block.
-#if CHAIN_HOPS > 0 && !TARGETED
-  const Chained<SHARED> improved{p, dist, row_offsets, columns, weights};
-#else
-  const Pushed improved{p};
-#endif
   const int degree = end - begin;
   int edges;
   const int inclusive = inclusive_sum_one_barrier(degree, warp_sums, edges);
@@ -448,7 +390,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
     }
     __syncthreads();
     if ((int)threadIdx.x < edges)
-      relax(p, dist, columns, weights, slot_edge[threadIdx.x], slot_dist[threadIdx.x], improved);
+      relax(p, dist, columns, weights, slot_edge[threadIdx.x], slot_dist[threadIdx.x]);
   } else {
     tile_begin[threadIdx.x] = begin;
     tile_offset[threadIdx.x] = offset;
@@ -466,7 +408,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
           if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
         }
         return make_int2(tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
-      }, improved);
+      });
     }
   }
   if (threadIdx.x == 0) scanned += edges;

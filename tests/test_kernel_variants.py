@@ -34,18 +34,3 @@ def test_no_l1_loads_nothing_through_the_read_only_path(algorithm, tmp_path):
     assert cached.get("nc", 0) > 0  # the other states do use it: the test can tell them apart
     assert uncached.get("nc", 0) == 0 and uncached["plain"] > 0
     assert "-Xptxas=-dlcm=cg" in algorithms.get(algorithm).compile_options(True)
-
-
-def test_the_chain_build_of_delta_adds_code_only_when_asked(tmp_path):
-    # kernels/delta.cu's CHAIN_HOPS (docs/notes/kernels.md): the plain build is what it was without it
-    source = str(algorithms.get("delta").source_path)
-
-    def ptx(*options: str) -> str:
-        out = tmp_path / "delta.ptx"
-        subprocess.run(["nvcc", "-arch=sm_90", "-ptx", *options, "-o", str(out), source], check=True, capture_output=True)
-        return out.read_text()
-
-    plain = ptx()
-    assert ptx("-DCHAIN_HOPS=0") == plain
-    assert ptx("-DCHAIN_HOPS=2") != plain
-    assert ptx("-DCHAIN_HOPS=2", "-DTARGETED=1") == ptx("-DTARGETED=1")  # the targeted build never chains

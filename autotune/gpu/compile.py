@@ -5,10 +5,8 @@ Only the modules of this package import PyCUDA, and only when called.
 """
 from __future__ import annotations
 
-import contextlib
 from functools import cache
 from pathlib import Path
-from typing import Iterator
 
 from autotune import algorithms
 from autotune.errors import LaunchRejected
@@ -23,27 +21,6 @@ CARVEOUT_PERCENT = {
     CacheState.PREFER_SHARED: 100,
     CacheState.NO_L1: -1,  # no_l1 is a compile option (-DNO_L1=1 -dlcm=cg), not a carveout
 }
-
-
-_EXPERIMENTAL: tuple[str, ...] = ()  # -D options of `experimental_build`
-
-
-@contextlib.contextmanager
-def experimental_build(*defines: str) -> Iterator[None]:
-    """Inside the block, every kernel source is compiled with these `NAME=VALUE` defines too: an
-    experimental build that no algorithm registers (kernels/delta.cu's CHAIN_HOPS, which
-    scripts/probe_chains.py times and tests/gpu/test_delta_chains.py checks). The process's compiled
-    modules are dropped on entry and on exit; open solvers inside the block."""
-    global _EXPERIMENTAL
-    previous, _EXPERIMENTAL = _EXPERIMENTAL, tuple(f"-D{define}" for define in defines)
-    compiled_module.cache_clear()
-    compiled_source.cache_clear()
-    try:
-        yield
-    finally:
-        _EXPERIMENTAL = previous
-        compiled_module.cache_clear()
-        compiled_source.cache_clear()
 
 
 @cache
@@ -71,7 +48,7 @@ def _build(source: Path, options: list[str]):  # -> pycuda.compiler.SourceModule
     from autotune.resources import kernels_dir
 
     # the shipped kernels' headers (`#include "frontier.cuh"`), also for a source outside kernels/
-    return SourceModule(source.read_text(), options=[*options, *_EXPERIMENTAL], no_extern_c=True,
+    return SourceModule(source.read_text(), options=options, no_extern_c=True,
                         include_dirs=[str(source.parent), str(kernels_dir())])
 
 
