@@ -109,7 +109,7 @@ def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_le
     assert main(["sweep", "--graph", "rmat8", "--graph", "random2000-d4", "--algorithm", "crauser", "--trials", "8",
                  "--ck", "1,2,4,16", "--repetitions", "2", "--storage", "memory", "-o", str(table), "-q"]) == 0
     args = argparse.Namespace(classout_graphs="rmat8,random2000-d4", classout_table=table, classout_rounds=2,
-                              results=tmp_path / "results")
+                              classout_fit_table=None, results=tmp_path / "results")
     found = classout.run(args)
     assert [(r["graph"], r["class"], r["queries"]) for r in found.measurements] == [
         ("rmat8", "rmat", 1), ("rmat8", "rmat", 1024), ("random2000-d4", "random", 1), ("random2000-d4", "random", 1024)]
@@ -123,6 +123,17 @@ def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_le
     alone = classout.graph_rows("rmat8", [e for e in json.loads(table.read_text())["entries"]
                                           if e["graph"]["name"] == "rmat8"], None, {"name": "Fake H100"}, 1)
     assert alone == [{"graph": "rmat8", "class": "rmat", "error": "the table holds no other class to fit the choice on"}]
+
+    # fitted on another table (the H100's, checked on an H200): here one holding rmat8 alone
+    only_rmat = tmp_path / "rmat.json"
+    tuned = json.loads(table.read_text())
+    only_rmat.write_text(json.dumps({**tuned, "entries": [e for e in tuned["entries"] if e["graph"]["name"] == "rmat8"]}))
+    args.classout_fit_table, args.results = str(only_rmat), tmp_path / "fit"
+    found = classout.run(args)
+    assert [(r["graph"], r.get("queries"), "error" in r) for r in found.measurements] == [
+        ("rmat8", None, True), ("random2000-d4", 1, False), ("random2000-d4", 1024, False)]
+    assert found.parameters["fitted_on"] == str(only_rmat)
+    assert f"fitted on `{only_rmat}`" in "\n".join(classout.render([found]))
 
 
 def test_the_seeded_suite_sweeps_the_picked_algorithm_briefly_and_times_its_best_against_the_table(
