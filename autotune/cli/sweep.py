@@ -62,8 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "configuration, then per-kernel composition (thesis 4.6); model: prediction, default "
                         "and baseline only")
     search.add_argument("--trials", type=int, metavar="N", default=None,
-                        help=f"bayes: trials of each study (default {DEFAULT_TRIALS}; {CURVE_TRIALS} for each end of "
-                        "the queries curve)")
+                        help=f"bayes: sampled trials of each study (default {DEFAULT_TRIALS}; {CURVE_TRIALS} for each "
+                        "end of the queries curve); the climb from the best and the re-measurements come on top")
     search.add_argument("--budget", metavar="SECONDS|auto|none", default="auto",
                         help="stop searching once the sweep has run this long (start-up included), each study "
                         "taking its share of what is left (the work-efficient algorithms twice the others'), and "

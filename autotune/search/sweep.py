@@ -364,7 +364,6 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
 
     Returns:
         The result; `partial` when Ctrl-C or SIGTERM stopped it.
-
     """
     started = clock()
     progress = progress or SweepProgress()
