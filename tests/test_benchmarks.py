@@ -100,6 +100,17 @@ def test_the_answers_suite_times_the_table_s_answer_for_k_against_a_dedicated_sw
     assert (tmp_path / "results" / "fake-h100-test" / "answers.json").is_file()
     text = "\n".join(answers.render([found]))
     assert "| rmat8 | 16 |" in text and "Within 15%" in text
+    assert found.summary["graphs"] == found.summary["table_graphs"] == 1 and found.summary["unanswered"] == []
+
+
+def test_the_answers_target_needs_every_graph_of_the_table():
+    from benchmarks.answers import summarize
+
+    rows = [{"graph": "a", "queries": k, "slowdown": 0.01, "default": False} for k in (1, 16, 1024)]
+    assert summarize(rows, ["a"])["met"]
+    missing = summarize(rows, ["a", "b"])
+    assert not missing["met"] and missing["unanswered"] == ["b"] and missing["within_15"] == 3
+    assert not summarize([*rows[:2], {**rows[2], "slowdown": 0.2}], ["a"])["met"]
 
 
 def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_left_out(fake_gpu, tmp_path):
