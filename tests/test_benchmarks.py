@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 
-import pytest
 
 from autotune.cli import main
 from benchmarks import SUITES, data, kernels, render, results, tables
