@@ -100,7 +100,8 @@ def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
         s, p = results.summary, results.parameters
-        lines += [f"Bayesian search ({p['trials']} trials, seeds {', '.join(map(str, p['seeds']))}) replayed on the "
+        lines += [f"Bayesian search ({p['trials']} sampled trials, then the climb from its best, all counted; seeds "
+                  f"{', '.join(map(str, p['seeds']))}) replayed on the "
                   f"{results.gpu_name}'s exhaustive GPU Crauser sweeps (`{results.command}`, {results.date[:10]}, commit "
                   f"{results.commit}): **{s['within']} of {s['runs']}** runs within 3% of the exhaustive optimum with at "
                   f"most 15% of its evaluations (target 80%: {'met' if s['met'] else 'not met'}); median gap "
