@@ -14,6 +14,7 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune.search import open_storage
+from autotune.search.storage import ATTR_INTERRUPTED
 from autotune.search.trials import ATTRS
 
 KILLED_SWEEP = """
@@ -46,7 +47,10 @@ def _trials(path: Path) -> list[optuna.trial.FrozenTrial]:
 
 
 def _measured(path: Path) -> list[optuna.trial.FrozenTrial]:
-    return [t for t in _trials(path) if t.state.is_finished() and ATTRS in t.user_attrs]
+    """The finished trials whose measurement counts: not one that a kill interrupted after it had
+    recorded its measurement but before it was told (a resume fails it and measures its task again)."""
+    return [t for t in _trials(path) if t.state.is_finished() and ATTRS in t.user_attrs
+            and not t.user_attrs.get(ATTR_INTERRUPTED)]
 
 
 @pytest.mark.parametrize("name", ["killed.journal", "killed.db"])
