@@ -37,11 +37,13 @@ from benchmarks.results import Results, command_line, commit, graph_by_graph, ho
 
 WITHIN = 0.15
 SAMPLE = 32
+UNANSWERED = "unanswered"  # --answer-graphs: the table's graphs without a row yet
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer-graphs", default="",
-                        help="suite answers: its graphs (comma-separated; default: every graph of the table)")
+                        help="suite answers: its graphs (comma-separated; default: every graph of the table; "
+                        "unanswered: the table's graphs without a row in the results yet)")
     parser.add_argument("--answer-queries", default="1,16,1024",
                         help="suite answers: the numbers of sources at once (default 1,16,1024)")
     parser.add_argument("--answer-table", type=Path, default=None,
@@ -182,8 +184,13 @@ def run(args: argparse.Namespace) -> Results:
     queries = [int(k) for k in args.answer_queries.split(",") if k]
     from autotune.files import read_json
 
-    names = args.answer_graphs.split(",") if args.answer_graphs else [
-        e["graph"]["name"] for e in read_json(table_path)["entries"]]
+    in_table = [e["graph"]["name"] for e in read_json(table_path)["entries"]]
+    if args.answer_graphs == UNANSWERED:  # where an earlier run stopped: the table's graphs it left
+        answered = {row["graph"] for earlier in newest("answers", args.results) if earlier.gpu_name == gpu.get("name")
+                    for row in earlier.measurements}
+        names = [g for g in in_table if g not in answered]
+    else:
+        names = args.answer_graphs.split(",") if args.answer_graphs else in_table
     return graph_by_graph([g for g in names if g],
                           lambda name: graph_rows(name, table, queries, args),
                           lambda rows: results_of(args, rows, gpu, table_path), args.results)

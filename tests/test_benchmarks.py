@@ -102,6 +102,24 @@ def test_the_answers_suite_times_the_table_s_answer_for_k_against_a_dedicated_sw
     assert found.summary["graphs"] == found.summary["table_graphs"] == 1 and found.summary["unanswered"] == []
 
 
+def test_the_answers_suite_goes_on_with_the_graphs_an_earlier_run_left(fake_gpu, tmp_path, monkeypatch):
+    from benchmarks import answers
+
+    table = tmp_path / "t.json"
+    assert main(["sweep", "--graph", "rmat8", "--graph", "random2000-d4", "--algorithm", "crauser", "--trials", "6",
+                 "--ck", "1,2,4,16", "--repetitions", "2", "--storage", "memory", "-o", str(table), "-q"]) == 0
+    swept = []
+    monkeypatch.setattr(answers, "sweep_process", lambda argv: (swept.append(argv[argv.index("--graph") + 1]) or main(
+        [*argv, "--algorithm", "crauser", "--trials", "4", "--storage", "memory"]), ""))
+    args = argparse.Namespace(answer_graphs="rmat8", answer_queries="16", answer_table=table, answer_rounds=1,
+                              answer_budget="20", results=tmp_path / "results")
+    assert answers.run(args).summary["unanswered"] == ["random2000-d4"]
+    args.answer_graphs = answers.UNANSWERED
+    found = answers.run(args)
+    assert swept == ["rmat8", "random2000-d4"]  # rmat8 was not swept again
+    assert found.summary["unanswered"] == [] and {r["graph"] for r in found.measurements} == {"rmat8", "random2000-d4"}
+
+
 def test_the_answers_target_needs_every_graph_of_the_table():
     from benchmarks.answers import summarize
 
