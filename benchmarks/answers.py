@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import Results, command_line, commit, graph_by_graph, host, newest, now
+from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, now
 
 WITHIN = 0.15
 SAMPLE = 32
@@ -186,27 +186,25 @@ def run(args: argparse.Namespace) -> Results:
 
     in_table = [e["graph"]["name"] for e in read_json(table_path)["entries"]]
     if args.answer_graphs == UNANSWERED:  # where an earlier run stopped: the table's graphs it left
-        answered = {row["graph"] for earlier in newest("answers", args.results) if earlier.gpu_name == gpu.get("name")
-                    for row in earlier.measurements}
+        answered = {row["graph"] for row in earlier_rows("answers", args.results, gpu.get("name"))}
         names = [g for g in in_table if g not in answered]
     else:
         names = args.answer_graphs.split(",") if args.answer_graphs else in_table
     return graph_by_graph([g for g in names if g],
                           lambda name: graph_rows(name, table, queries, args),
-                          lambda rows: results_of(args, rows, gpu, table_path), args.results)
+                          lambda rows: results_of(args, rows, gpu, table_path, in_table), args.results)
 
 
-def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], table_path: Path) -> Results:
+def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], table_path: Path,
+               table_graphs: Sequence[str]) -> Results:
     measured = {(r["graph"], r["queries"]) for r in rows}
-    kept = [row for earlier in newest("answers", args.results) if earlier.gpu_name == gpu.get("name")
-            for row in earlier.measurements if (row["graph"], row["queries"]) not in measured]
+    kept = [row for row in earlier_rows("answers", args.results, gpu.get("name"))
+            if (row["graph"], row["queries"]) not in measured]
     for row in rows:
         row.setdefault("commit", commit())
         row.setdefault("date", now())
     rows = sorted([*rows, *kept], key=lambda r: (r["graph"], r["queries"]))
-    from autotune.files import read_json
-
-    summary = summarize(rows, [e["graph"]["name"] for e in read_json(table_path)["entries"]])
+    summary = summarize(rows, table_graphs)
     return Results("answers", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                    {"graphs": args.answer_graphs or "the table's", "queries": args.answer_queries,
                     "rounds": args.answer_rounds, "budget": str(args.answer_budget)},

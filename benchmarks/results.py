@@ -118,6 +118,12 @@ def newest(suite: str, results_dir: Path = RESULTS_DIR) -> list[Results]:
     return found
 
 
+def earlier_rows(suite: str, results_dir: Path, gpu_name: Any) -> list[dict[str, Any]]:
+    """The rows of the suite's results on `gpu_name` already in `results_dir`: what a run keeps of
+    the graphs it does not measure again."""
+    return [row for earlier in newest(suite, results_dir) if earlier.gpu_name == gpu_name for row in earlier.measurements]
+
+
 def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], list[dict[str, Any]]],
                    results_of: Callable[[list[dict[str, Any]]], Results], results_dir: Path) -> Results:
     """A suite's rows measured graph by graph, its results file written after each (a run cut short

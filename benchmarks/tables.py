@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import ROOT, Results, command_line, commit, host, newest, now, write
+from benchmarks.results import ROOT, Results, command_line, commit, earlier_rows, host, now, write
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> Results:
 
 def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], merged: Path | None) -> Results:
     swept = {row["graph"] for row in rows}
-    kept = [row for earlier in newest("tables", args.results) if earlier.gpu_name == gpu.get("name")
-            for row in earlier.measurements if row["graph"] not in swept]  # graphs of an earlier run keep their rows
+    kept = [row for row in earlier_rows("tables", args.results, gpu.get("name"))
+            if row["graph"] not in swept]  # graphs of an earlier run keep their rows
     rows = sorted([*rows, *kept], key=lambda r: r["graph"])
     targeted = [r for r in rows if r.get("target_s")]
     table = None if merged is None else str(merged.relative_to(ROOT)) if merged.is_relative_to(ROOT) else str(merged)

@@ -37,7 +37,7 @@ from autotune.search.resume import cut_short, reopen
 from autotune.search.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
 from autotune.search.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
-from autotune.search.transfer import studies_points
+from autotune.search.transfer import complete_trials, fastest_per_ck
 from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
@@ -185,12 +185,13 @@ def run(args: argparse.Namespace) -> int:
                              dataclasses.replace(request.settings, **job.settings))
             key = (job.graph.key, job.objective)
             budget.share(weights[index], weights_left)
-            siblings = [h.study for i, h in enumerate(handles) if i != index and ordered[i].graph.key == job.graph.key
+            siblings = [storage.get_study_id_from_name(h.study.study_name) for i, h in enumerate(handles)
+                        if i != index and ordered[i].graph.key == job.graph.key
                         and ordered[i].algorithm == job.algorithm]  # the other ends of its curve
             with job.timer as timer:
                 result = sweep_graph(timer, plan, handles[index], device, progress,
                                      best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget,
-                                     siblings=lambda: studies_points(siblings))
+                                     siblings=lambda: fastest_per_ck(complete_trials(storage, siblings)))
             if result.best is not None:
                 best_by_graph[key] = min(best_by_graph.get(key, result.best.ms_per_sssp), result.best.ms_per_sssp)
             return result

@@ -6,32 +6,21 @@ faster, its neighbours are measured in turn, up to `MAX_CENTRES` climbs.
 A search of CK as one dimension among many spends few of its trials at each CK: on the H100 the
 default sweep's batch end (40 trials over CK 32 to 1,024) stopped at 0.00994 ms per SSSP on
 ca-CondMat at CK 1,024, where a sweep of CK 1,024 alone (100 trials) found 0.00742, two
-thresholds and the L1 state away (`benchmarks/results/.../answers.json`, commit 6f1346d). With
-the climb (commit 9923aae) the default sweep's CK 1,024 point timed 0.00683 ms per SSSP, 12% faster
-than the best of a sweep of CK 1,024 alone (0.00776) timed beside it.
+thresholds and the L1 state away (suite `answers` at commit 6f1346d; its rows and the table as
+committed in fa687da). With the climb (commit 9923aae) the default sweep's CK 1,024 point timed
+0.00683 ms per SSSP, 12% faster than the best of a sweep of CK 1,024 alone (0.00776) timed
+beside it.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Sequence
 
 from autotune.launch import LaunchConfig
-from autotune.search.neighbours import neighbourhood
+from autotune.search.neighbours import cache_neighbours, neighbourhood
 from autotune.search.results import ConfigResult
 from autotune.search.space import SearchSpace
 
 MAX_CENTRES = 4  # climbs from the search's best and at most three better neighbours
-
-
-def cache_neighbours(config: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:
-    """`config` with every kernel in each other L1 state of the space (canonical, inside it)."""
-    out: list[LaunchConfig] = []
-    for cache in space.caches:
-        launches = {name: dataclasses.replace(launch, cache=cache) for name, launch in config.kernels.items()}
-        candidate = space.entry.canonical(config.replace(**launches))
-        if candidate != config and candidate not in out and space.contains(candidate):
-            out.append(candidate)
-    return out
 
 
 def climb_neighbours(config: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:
@@ -53,4 +42,4 @@ def next_centre(points: Sequence[ConfigResult], centres: Sequence[str]) -> Launc
     return points[0].config
 
 
-__all__ = ["MAX_CENTRES", "cache_neighbours", "climb_neighbours", "next_centre"]
+__all__ = ["MAX_CENTRES", "climb_neighbours", "next_centre"]

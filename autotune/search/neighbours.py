@@ -1,7 +1,7 @@
 """A configuration's neighbours in a search space: what a sweep measures next to the model's
 prediction before its sampler proposes anything (`neighbourhood`, issue 28: the prediction's
-neighbourhood searched first), and next to the search's best once it is done (`block_neighbours`,
-the `refine` phase).
+neighbourhood searched first), and next to the search's best once it is done (the `refine`
+phase's climb, `search.climb`, which adds `cache_neighbours`).
 
 Along the block size a neighbour is the size halved or doubled; along an algorithm's integer
 parameter (Delta, the thresholds, blocks per instance), the value just below or above in the
@@ -11,6 +11,7 @@ parameters (the loop mode) have no order and no neighbours.
 from __future__ import annotations
 
 import dataclasses
+from typing import Iterable
 
 from autotune.launch import LaunchConfig
 from autotune.search.space import SearchSpace
@@ -28,16 +29,14 @@ def block_neighbours(best: LaunchConfig, space: SearchSpace) -> list[LaunchConfi
         >>> [c.kernel("advance").block_size for c in block_neighbours(best, SearchSpace("delta"))]
         [128, 512]
     """
-    out: list[LaunchConfig] = []
+    candidates = []
     for scale in (0.5, 2.0):
         sizes = {name: int(launch.block_size * scale) for name, launch in best.kernels.items()}
         if any(size not in space.kernel_block_sizes(name) for name, size in sizes.items()):
             continue
-        launches = {name: dataclasses.replace(launch, block_size=sizes[name]) for name, launch in best.kernels.items()}
-        candidate = space.entry.canonical(best.replace(**launches))
-        if candidate != best and candidate not in out and space.contains(candidate):
-            out.append(candidate)
-    return out
+        candidates.append(best.replace(**{name: dataclasses.replace(launch, block_size=sizes[name])
+                                           for name, launch in best.kernels.items()}))
+    return distinct(best, candidates, space)
 
 
 def parameter_neighbours(config: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:
@@ -52,18 +51,26 @@ def parameter_neighbours(config: LaunchConfig, space: SearchSpace) -> list[Launc
         >>> [c.param("delta") for c in parameter_neighbours(config, space)][:2]
         [32, 128]
     """
-    out: list[LaunchConfig] = []
+    candidates = []
     for name, values in space.params:
         if not space.entry.parameter(name).integers or config.param(name) not in values:
             continue
         at = values.index(config.param(name))
-        for step in (-1, 1):
-            if not 0 <= at + step < len(values):
-                continue
-            candidate = space.entry.canonical(config.replace(**{name: values[at + step]}))
-            if candidate != config and candidate not in out and space.contains(candidate):
-                out.append(candidate)
-    return out
+        candidates += [config.replace(**{name: values[at + step]}) for step in (-1, 1) if 0 <= at + step < len(values)]
+    return distinct(config, candidates, space)
+
+
+def cache_neighbours(config: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:
+    """`config` with every kernel in each other L1 state of the space (canonical, inside it)."""
+    return distinct(config, [config.replace(**{name: dataclasses.replace(launch, cache=cache)
+                                               for name, launch in config.kernels.items()})
+                             for cache in space.caches], space)
+
+
+def distinct(config: LaunchConfig, candidates: Iterable[LaunchConfig], space: SearchSpace) -> list[LaunchConfig]:
+    """`candidates` in canonical form, inside the space, each once, without `config` itself."""
+    out = dict.fromkeys(space.entry.canonical(c) for c in candidates)
+    return [c for c in out if c != config and space.contains(c)]
 
 
 def neighbourhood(config: LaunchConfig, space: SearchSpace) -> list[LaunchConfig]:

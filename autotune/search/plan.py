@@ -159,8 +159,13 @@ def bridges(points: Iterable[ConfigResult], space: SearchSpace, skip: Iterable[i
         below = [c for c in measured if c < ck]
         above = [c for c in measured if c > ck]
         for near in ([below[-1]] if below else []) + ([above[0]] if above else []):
-            for candidate in space.entry.bridge_candidates(best_at[near], ck):
-                candidate = space.entry.canonical(candidate)
-                if space.contains(candidate) and candidate not in out:
-                    out.append(candidate)
-    return out
+            out += moved(best_at[near], ck, space)
+    return list(dict.fromkeys(out))
+
+
+def moved(config: LaunchConfig, concurrent_kernels: int, space: SearchSpace) -> list[LaunchConfig]:
+    """`config` brought to another CK: the algorithm's `bridge_candidates` (CK set, and the shapes
+    it adds), canonical and inside the space (a bridged CK, `bridges`, and a point transferred from
+    another study of the curve, `search.transfer`)."""
+    found = (space.entry.canonical(c) for c in space.entry.bridge_candidates(config, concurrent_kernels))
+    return [c for c in dict.fromkeys(found) if space.contains(c)]

@@ -5,7 +5,7 @@ away (`Algorithm.bridge_candidates`: CK set to it, and the shapes that spread a 
 the GPU). The curve's ends are searched by studies of their own, and each point is good where its
 study spent trials: on the H100 the middle (CK 2 to 16) found 0.0863 ms per SSSP on mesh-bcsstk25
 at CK 16, where the batch end's best at CK 32 was Δ 32 at 0.0404 and a sweep of CK 16 alone found
-Δ 32 at 0.0549 (`benchmarks/results/.../answers.json`, commit 6f1346d); with the transfers and
+Δ 32 at 0.0549 (suite `answers` at 6f1346d, committed in fa687da); with the transfers and
 the climb (commit 9923aae) the table's CK 16 answer came within 4.0% of that sweep's best.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.launch import LaunchConfig
+from autotune.search.plan import moved
 from autotune.search.space import SearchSpace
 from autotune.search.storage import trial_measurement
 
@@ -38,16 +39,10 @@ def transfers(points: Iterable[LaunchConfig], space: SearchSpace) -> list[Launch
     each once)."""
     out: list[LaunchConfig] = []
     for point in points:
-        if point.algorithm != space.algorithm:
-            continue
         ck = nearest_ck(point.concurrent_kernels, space.concurrent_kernels)
-        if ck is None:
-            continue
-        for candidate in space.entry.bridge_candidates(point, ck):
-            candidate = space.entry.canonical(candidate)
-            if space.contains(candidate) and candidate not in out:
-                out.append(candidate)
-    return out
+        if point.algorithm == space.algorithm and ck is not None:
+            out += moved(point, ck, space)
+    return list(dict.fromkeys(out))
 
 
 def fastest_per_ck(trials: Iterable[FrozenTrial]) -> list[LaunchConfig]:
@@ -71,9 +66,4 @@ def complete_trials(storage: Any, study_ids: Iterable[int]) -> Iterator[FrozenTr
         yield from storage.get_all_trials(study_id, deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-def studies_points(studies: Iterable[Any]) -> list[LaunchConfig]:
-    """`fastest_per_ck` of the finished trials of Optuna `studies`."""
-    return fastest_per_ck(t for study in studies for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-
-
-__all__ = ["complete_trials", "fastest_per_ck", "nearest_ck", "studies_points", "transfers"]
+__all__ = ["complete_trials", "fastest_per_ck", "nearest_ck", "transfers"]
