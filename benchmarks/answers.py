@@ -30,20 +30,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, now
 
 WITHIN = 0.15
 SAMPLE = 32
-UNANSWERED = "unanswered"  # --answer-graphs: the table's graphs without a row yet
+UNANSWERED = "unanswered"  # --answer-graphs: the table's graphs and K without a timed row yet
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer-graphs", default="",
                         help="suite answers: its graphs (comma-separated; default: every graph of the table; "
-                        "unanswered: the table's graphs without a row in the results yet)")
+                        "unanswered: the table's graphs and K without a timed row in the results yet)")
     parser.add_argument("--answer-queries", default="1,16,1024",
                         help="suite answers: the numbers of sources at once (default 1,16,1024)")
     parser.add_argument("--answer-table", type=Path, default=None,
@@ -83,9 +83,9 @@ def dedicated_sweep(spec: str, queries: int, budget_s: float, scratch: Path) -> 
                              "wall_s": time.perf_counter() - start}
     if not out.exists():
         return {**found, "error": err}
-    best = json.loads(out.read_text())["entries"][0]["best"]
+    best = json.loads(out.read_text())["entries"][0].get("best")  # an entry without a verified point has none
     if best is None:
-        return {**found, "error": "no configuration verified within the budget"}
+        return {**found, "error": f"no configuration verified within the budget: {err}"}
     return {**found, "config": best["config"], "sweep_ms": best["ms_per_sssp"]}
 
 
@@ -144,20 +144,19 @@ def timed_against(graph: Any, config: Any, reference: Any, sources: Sequence[int
     return measured[config], measured[reference], slowdown(measured[config], measured[reference])
 
 
-def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Namespace) -> list[dict[str, Any]]:
+def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    """A graph's rows, one K after the other (its dedicated sweep, then both timed), each handed
+    on as soon as it is measured."""
     from autotune import algorithms
     from autotune.gpu import device_description, gpu_session
 
-    rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
         seconds = budget_s(str(args.answer_budget), graph.n_edges)
-        with tempfile.TemporaryDirectory() as scratch:
-            sweeps = {k: dedicated_sweep(data.spec(name), k, seconds, Path(scratch)) for k in queries}
-        with gpu_session(0) as device:
-            gpu = device_description(device)
-            for k in queries:
-                sweep = sweeps[k]
-                match = table_answer(table, graph, gpu, k)
+        for k in queries:
+            with tempfile.TemporaryDirectory() as scratch:
+                sweep = dedicated_sweep(data.spec(name), k, seconds, Path(scratch))
+            with gpu_session(0) as device:
+                match = table_answer(table, graph, device_description(device), k)
                 answer, source = match.config, match.source
                 row: dict[str, Any] = {"graph": name, "queries": k, "answer": answer.to_json(), "source": source,
                                        "default": answer == algorithms.get(answer.algorithm).default_config(),
@@ -166,16 +165,15 @@ def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Nam
                     best = algorithms.config_from_json(sweep["config"], "dedicated sweep")
                     timed, against, slowdown = timed_against(graph, answer, best, sources, expected, args.answer_rounds)
                     row |= {"answer_timing": timed, "dedicated_timing": against, "slowdown": slowdown}
-                rows.append(row)
-                print(f"answers: {name} K={k}: table {ms_text(row.get('answer_timing'))} ms/SSSP ({source}), dedicated "
-                      f"{ms_text(row.get('dedicated_timing'))} (sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}",
-                      flush=True)
-    return rows
+            print(f"answers: {name} K={k}: table {ms_text(row.get('answer_timing'))} ms/SSSP ({source}), dedicated "
+                  f"{ms_text(row.get('dedicated_timing'))} (sweep {sweep['wall_s']:.1f} s), slowdown {row.get('slowdown')}"
+                  + (f" ({sweep['error']})" if "error" in sweep else ""), flush=True)
+            yield row
 
 
 def run(args: argparse.Namespace) -> Results:
-    """Graph by graph; the results file is written after each, so a run cut short keeps what it
-    measured, and graphs measured by an earlier run keep their rows."""
+    """Graph by graph, K by K; the results file is written after each row, so a run cut short
+    keeps what it measured, and the graphs and K measured by an earlier run keep their rows."""
     from autotune.gpu import device_description, gpu_session
 
     with gpu_session(0) as device:
@@ -185,18 +183,31 @@ def run(args: argparse.Namespace) -> Results:
     from autotune.files import read_json
 
     in_table = [e["graph"]["name"] for e in read_json(table_path)["entries"]]
-    if args.answer_graphs == UNANSWERED:  # where an earlier run stopped: the table's graphs it left
-        answered = {row["graph"] for row in earlier_rows("answers", args.results, gpu.get("name"))}
-        names = [g for g in in_table if g not in answered]
-    else:
-        names = args.answer_graphs.split(",") if args.answer_graphs else in_table
-    return graph_by_graph([g for g in names if g],
-                          lambda name: graph_rows(name, table, queries, args),
-                          lambda rows: results_of(args, rows, gpu, table_path, in_table), args.results)
+    left = {name: queries for name in in_table}
+    if args.answer_graphs == UNANSWERED:  # where an earlier run stopped: the table's graphs and K it left
+        left = missing(in_table, queries, earlier_rows("answers", args.results, gpu.get("name")))
+    elif args.answer_graphs:
+        left = {table_name(name, in_table): queries for name in args.answer_graphs.split(",") if name}
+    return graph_by_graph([g for g in left if left[g]],
+                          lambda name: graph_rows(name, table, left[name], args),
+                          lambda rows: results_of(args, rows, gpu, table_path, in_table, queries), args.results)
+
+
+def table_name(name: str, in_table: Sequence[str]) -> str:
+    """The table's name of the graph `name` names (`road-BAY` for the table's `road-BAY.csr.npz`),
+    so that a row says which entry it answers for."""
+    return next((g for g in in_table if g == name or data.spec(g) == data.spec(name)), name)
+
+
+def missing(in_table: Sequence[str], queries: Sequence[int], rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
+    """Per graph of the table, the K of `queries` that no row answers yet (a row whose dedicated
+    sweep or timing failed answers nothing: a later run measures it again)."""
+    answered = {(row["graph"], row["queries"]) for row in rows if row.get("slowdown") is not None}
+    return {g: [k for k in queries if (g, k) not in answered] for g in in_table}
 
 
 def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], table_path: Path,
-               table_graphs: Sequence[str]) -> Results:
+               table_graphs: Sequence[str], queries: Sequence[int]) -> Results:
     measured = {(r["graph"], r["queries"]) for r in rows}
     kept = [row for row in earlier_rows("answers", args.results, gpu.get("name"))
             if (row["graph"], row["queries"]) not in measured]
@@ -204,18 +215,19 @@ def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[s
         row.setdefault("commit", commit())
         row.setdefault("date", now())
     rows = sorted([*rows, *kept], key=lambda r: (r["graph"], r["queries"]))
-    summary = summarize(rows, table_graphs)
+    summary = summarize(rows, table_graphs, queries)
     return Results("answers", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                    {"graphs": args.answer_graphs or "the table's", "queries": args.answer_queries,
                     "rounds": args.answer_rounds, "budget": str(args.answer_budget)},
                    tuple(rows), summary)
 
 
-def summarize(rows: Sequence[dict[str, Any]], table_graphs: Sequence[str]) -> dict[str, Any]:
-    """The pairs within 15%, the defaults handed out, and the table's graphs no row answers yet:
-    the target is met only when every graph of the table is answered, each K within 15%."""
+def summarize(rows: Sequence[dict[str, Any]], table_graphs: Sequence[str], queries: Sequence[int]) -> dict[str, Any]:
+    """The pairs within 15%, the defaults handed out, and the table's graphs whose every K of
+    `queries` no row answers yet: the target is met only when every graph of the table is
+    answered for every K, each within 15%."""
     timed = [r for r in rows if r.get("slowdown") is not None]
-    unanswered = sorted(set(table_graphs) - {r["graph"] for r in rows})
+    unanswered = sorted(g for g, left in missing(table_graphs, queries, rows).items() if left)
     return {"pairs": len(rows), "timed": len(timed), "within_15": sum(r["slowdown"] <= WITHIN for r in timed),
             "worst": max((r["slowdown"] for r in timed), default=None),
             "defaults": sum(bool(r["default"]) for r in rows),
@@ -240,6 +252,13 @@ def _unanswered(summary: dict) -> str:
              f"; target {'met' if summary['met'] else 'not met'}."))
 
 
+def dedicated_text(row: dict) -> str:
+    """The dedicated best's ms per SSSP, or why there is none (its sweep's exit status)."""
+    if "error" in row["dedicated"]:
+        return f"none (sweep exit {row['dedicated'].get('status')})"
+    return ms_text(row.get("dedicated_timing"))
+
+
 def _budget(dedicated: dict) -> str:
     options = dedicated.get("options", [])
     return options[options.index("--budget") + 1] if "--budget" in options else "-"
@@ -261,7 +280,7 @@ def render(found: Sequence[Results]) -> list[str]:
         for r in results.measurements:
             slow = "-" if r.get("slowdown") is None else f"{100 * r['slowdown']:+.0f}%"
             lines.append(f"| {r['graph']} | {r['queries']} | {ms_text(r.get('answer_timing'))} | "
-                         f"{r['source']}{' (default!)' if r['default'] else ''} | {ms_text(r.get('dedicated_timing'))} | "
+                         f"{r['source']}{' (default!)' if r['default'] else ''} | {dedicated_text(r)} | "
                          f"{slow} | {r['dedicated']['wall_s']:.1f} of {_budget(r['dedicated'])} | {r['commit']} |")
         lines.append("")
     return lines

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from autotune.files import atomic_write, read_json, slug
 
@@ -124,14 +124,15 @@ def earlier_rows(suite: str, results_dir: Path, gpu_name: Any) -> list[dict[str,
     return [row for earlier in newest(suite, results_dir) if earlier.gpu_name == gpu_name for row in earlier.measurements]
 
 
-def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], list[dict[str, Any]]],
+def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], Iterable[dict[str, Any]]],
                    results_of: Callable[[list[dict[str, Any]]], Results], results_dir: Path) -> Results:
-    """A suite's rows measured graph by graph, its results file written after each (a run cut short
-    keeps what it measured); the results of them all."""
+    """A suite's rows measured graph by graph, its results file written after each row (a run cut
+    short keeps what it measured: a generator's rows one by one); the results of them all."""
     rows: list[dict[str, Any]] = []
     found = None
     for name in names:
-        rows += rows_of(name)
-        found = results_of(rows)
-        write(found, results_dir)
+        for row in rows_of(name):
+            rows.append(row)
+            found = results_of(rows)
+            write(found, results_dir)
     return found or results_of(rows)

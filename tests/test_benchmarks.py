@@ -123,11 +123,22 @@ def test_the_answers_suite_goes_on_with_the_graphs_an_earlier_run_left(fake_gpu,
 def test_the_answers_target_needs_every_graph_of_the_table():
     from benchmarks.answers import summarize
 
-    rows = [{"graph": "a", "queries": k, "slowdown": 0.01, "default": False} for k in (1, 16, 1024)]
-    assert summarize(rows, ["a"])["met"]
-    missing = summarize(rows, ["a", "b"])
+    queries = (1, 16, 1024)
+    rows = [{"graph": "a", "queries": k, "slowdown": 0.01, "default": False} for k in queries]
+    assert summarize(rows, ["a"], queries)["met"]
+    missing = summarize(rows, ["a", "b"], queries)
     assert not missing["met"] and missing["unanswered"] == ["b"] and missing["within_15"] == 3
-    assert not summarize([*rows[:2], {**rows[2], "slowdown": 0.2}], ["a"])["met"]
+    assert not summarize([*rows[:2], {**rows[2], "slowdown": 0.2}], ["a"], queries)["met"]
+    assert summarize(rows[:2], ["a"], queries)["unanswered"] == ["a"]  # K = 1,024 not answered yet
+
+
+def test_the_answers_rows_name_the_table_s_graph_and_what_is_left_of_it():
+    from benchmarks.answers import missing, table_name
+
+    assert table_name("road-BAY", ["rmat17", "road-BAY.csr.npz"]) == "road-BAY.csr.npz"
+    assert table_name("rmat17", ["rmat17"]) == "rmat17" and table_name("rmat9", ["rmat17"]) == "rmat9"
+    rows = [{"graph": "a", "queries": 1, "slowdown": 0.0}, {"graph": "a", "queries": 16, "slowdown": None}]
+    assert missing(["a", "b"], [1, 16, 1024], rows) == {"a": [16, 1024], "b": [1, 16, 1024]}  # 16: not timed
 
 
 def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_left_out(fake_gpu, tmp_path):

@@ -102,7 +102,12 @@ def report_outcome(results: Sequence[GraphResult], device: dict[str, Any], outpu
         print(f"autotune: interrupted; wrote the partial table {outputs.table}" if results else
               "autotune: interrupted before any graph was measured", file=sys.stderr)
         return INTERRUPTED
-    found: dict[str, bool] = {}  # an auto sweep: a graph needs a best of any of its algorithms
+    by_graph: dict[str, list[GraphResult]] = {}  # an auto sweep: a graph needs a best of any of its algorithms
     for result in results:
-        found[result.graph.key] = found.get(result.graph.key, False) or result.best is not None
-    return 0 if all(found.values()) else 1
+        by_graph.setdefault(result.graph.key, []).append(result)
+    unverified = [studies for studies in by_graph.values() if all(r.best is None for r in studies)]
+    if unverified:
+        from autotune.search.summary import why_none_verified
+    for studies in unverified:
+        print(f"autotune: {why_none_verified(studies)}", file=sys.stderr)
+    return 1 if unverified else 0

@@ -1,6 +1,7 @@
 """The terminal summary of a sweep: one rich table row per graph (rendering only)."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Sequence
 
 from rich.console import Console
@@ -82,3 +83,24 @@ def render_summary(results: Sequence[GraphResult], console: Console, written: Se
             console.print(f"{escape(result.graph.name)}: " + "; ".join(notes), highlight=False)
     for path in written:
         console.print(f"wrote {escape(str(path))}", highlight=False)
+
+
+def why_none_verified(results: Sequence[GraphResult]) -> str:
+    """Why a graph's studies (one per algorithm of an auto sweep) ended without a verified
+    configuration, on one line: what was measured, how it failed and the most common reason, and
+    the stages the wall-time budget cut."""
+    log = [e for r in results for e in r.log]
+    outcomes = Counter(str(e.measurement.status) for e in log)
+    references = sum(1 for e in log if e.measurement.ok and set(e.roles) & {"default", "baseline_candidate"})
+    reasons = Counter(e.measurement.reason for e in log if not e.measurement.ok and e.measurement.reason)
+    cut = sorted({stage for r in results for stage in r.protocol.get("cut_by_budget") or ()})
+    parts = [f"{len(log)} measurements" + (f" ({', '.join(f'{n} {s}' for s, n in sorted(outcomes.items()))})"
+                                           if outcomes else "")]
+    if references:
+        parts.append(f"{references} of the verified ones references (measured to compare with, never a winner)")
+    if reasons:
+        reason, count = reasons.most_common(1)[0]
+        parts.append(f"most common failure ({count}x): {reason}")
+    if cut:
+        parts.append(f"the budget cut {', '.join(cut)}")
+    return f"{results[0].graph.name}: no configuration verified: " + "; ".join(parts)

@@ -4,11 +4,12 @@ study is stored).
 
 Stages of a graph's study (its `stage` attribute):
 
-1. `search`: the specials (the model's prediction, for a sampling search followed by its
-   `neighbours.neighbourhood`, the default, the baseline candidates) and the strategy's first
+1. `search`: the specials in the space (the model's prediction, for a sampling search followed by
+   its `neighbours.neighbourhood`, the default, the baseline candidates) and the strategy's first
    trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the rest of its
    budget. With pruning on, the baseline candidates are probes (`trials`' docstring), and once the
-   rest is done the slowest of them is enqueued to be measured whole. A search that samples then
+   rest is done the slowest of them is enqueued to be measured whole, with the references outside
+   the space (a prediction outside it is measured first). A search that samples then
    measures the points its sibling studies found at the CK values next to its own (phase
    `transfer`, `transfer.transfers`).
 2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until
@@ -133,13 +134,8 @@ class GraphSweep:
         plan = self.plan
         probes = probed(plan)
         specials = [c for c in plan.specials.ordered() if c not in probes]
-        for config in specials:
-            # outside the space: measured whole (a reference, or the prediction), but for references
-            # pruned (the curve's latency end and middle: the batch end reports them, and the first has
-            # no incumbent to be pruned against: GPU Crauser's default at CK 1, 45 s on usa-roads)
-            if not plan.space.contains(config) and (config == plan.specials.prediction
-                                                    or not plan.settings.prune_references):
-                self.trials.enqueue(config, "fixed")
+        if plan.specials.prediction is not None and not plan.space.contains(plan.specials.prediction):
+            self.trials.enqueue(plan.specials.prediction, "fixed")  # outside the space: measured whole, first
         first = plan.first_trials(specials)
         for config in first:
             self.trials.enqueue(config, "search")
@@ -149,17 +145,24 @@ class GraphSweep:
         self.study.set_user_attr(ATTR_SAMPLED, plan.strategy.sampled_trials(plan.space, len(first) + probed_inside))
         self.study.set_user_attr(ATTR_STAGE, SEARCH)
 
-    def _enqueue_baseline(self) -> bool:
-        """Once, after the search: enqueue the probed baseline candidate to measure whole
-        (`baseline.to_measure_whole`); True if it enqueued one."""
-        if not probed(self.plan) or ATTR_BASELINE in self.handle.storage.get_study_user_attrs(self._study_id):
+    def _enqueue_references(self) -> bool:
+        """Once, after the search (unless the budget ended it): enqueue the references outside the
+        space where they are measured whole (not pruned), and the probed baseline candidate
+        (`baseline.to_measure_whole`); True if it enqueued any. Measured first, Δ-stepping's default
+        at CK 1 (43 s on a 1M-vertex road network, H100) took a 55 s budget's slice: no search."""
+        plan = self.plan
+        if ATTR_BASELINE in self.handle.storage.get_study_user_attrs(self._study_id):
             return False
-        config = to_measure_whole(self.plan.specials, self.trials.evaluations())
-        self.study.set_user_attr(ATTR_BASELINE, None if config is None else config.to_json())
-        if config is None:
-            return False
-        self.trials.enqueue(config, "search" if self.plan.space.contains(config) else "fixed")
-        return True
+        probes = probed(plan)
+        outside = [] if plan.settings.prune_references else [
+            c for c in plan.specials.ordered()
+            if c not in probes and c != plan.specials.prediction and not plan.space.contains(c)]
+        whole = to_measure_whole(plan.specials, self.trials.evaluations()) if probes else None
+        self.study.set_user_attr(ATTR_BASELINE, None if whole is None else whole.to_json())
+        configs = [c for c in dict.fromkeys([*outside, *([whole] if whole else [])]) if not self.trials.measured(c)]
+        for config in configs:
+            self.trials.enqueue(config, "search" if plan.space.contains(config) else "fixed")
+        return bool(configs)
 
     def _enqueue_new(self, configs: Iterable[LaunchConfig], phase: str) -> None:
         for config in configs:
@@ -241,7 +244,7 @@ class GraphSweep:
             return False
         settings = self.plan.settings
         if stage == SEARCH:
-            if not up and self._enqueue_baseline():
+            if not up and self._enqueue_references():
                 return True
             if self.plan.strategy.samples and not up and self.siblings is not None:
                 self._enqueue_new(transfers(self.siblings(), self.plan.space), "transfer")  # the other ends' points

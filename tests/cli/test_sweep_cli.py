@@ -205,11 +205,37 @@ def test_an_auto_sweep_succeeds_when_each_graph_has_a_best_of_any_algorithm(tmp_
     from autotune.cli.sweep_output import Outputs, report_outcome
 
     outputs = Outputs(tmp_path / "t.json", None, None, "auto", None, False, False)
-    graph_a, graph_b = SimpleNamespace(key="a"), SimpleNamespace(key="b")
+    graph_a = SimpleNamespace(key="a")
     won, pruned = object(), None
     results = [SimpleNamespace(graph=graph_a, best=won), SimpleNamespace(graph=graph_a, best=pruned)]
     assert report_outcome(results, {}, outputs, [], False) == 0
-    assert report_outcome([*results, SimpleNamespace(graph=graph_b, best=None)], {}, outputs, [], False) == 1
+    unverified = SimpleNamespace(graph=SimpleNamespace(key="b", name="b"), best=None, log=(), protocol={})
+    assert report_outcome([*results, unverified], {}, outputs, [], False) == 1
+
+
+def test_a_graph_without_a_verified_configuration_is_explained_on_stderr(tmp_path, capsys):
+    """Even with --quiet: what was measured, how it failed, and what the budget cut."""
+    from types import SimpleNamespace
+
+    from autotune.algorithms import get
+    from autotune.cli.sweep_output import Outputs, report_outcome
+    from autotune.measure import Measurement, Status
+    from autotune.search.trials import Evaluation
+
+    config = get("delta").default_config()
+    log = (Evaluation(Measurement(config, Status.OK, (5.0,)), "search", 0, "t", 1.0, roles=("default",)),
+           Evaluation(Measurement(config, Status.PRUNED, reason="slower than the best"), "search", 1, "t", 1.0),
+           Evaluation(Measurement(config, Status.INVALID, reason="too many registers"), "search", 2, "t", 1.0),
+           Evaluation(Measurement(config, Status.INVALID, reason="too many registers"), "search", 3, "t", 1.0))
+    studies = [SimpleNamespace(graph=SimpleNamespace(key="g", name="road"), best=None, log=log[:2],
+                               protocol={"cut_by_budget": ["search", "curve"]}),
+               SimpleNamespace(graph=SimpleNamespace(key="g", name="road"), best=None, log=log[2:], protocol={})]
+    outputs = Outputs(tmp_path / "t.json", None, None, "auto", None, False, False)
+    assert report_outcome(studies, {}, outputs, [], False) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == ("autotune: road: no configuration verified: 4 measurements (2 invalid, 1 ok, 1 pruned); 1 of the "
+                   "verified ones references (measured to compare with, never a winner); most common failure (2x): "
+                   "too many registers; the budget cut curve, search")
 
 
 @pytest.mark.parametrize("strategy", ["bayes", "exhaustive"])
@@ -295,3 +321,18 @@ def test_time_the_studies_leave_over_goes_back_to_a_search_its_slice_cut_short(t
     assert "search" in resumed["x-sweep"]["protocol"]["cut_by_budget"]
     assert slices == slices_alone + 1  # the three studies, then the batch end again
     assert resumed["x-sweep"]["trials"] > alone["x-sweep"]["trials"] and resumed["evaluations"] > alone["evaluations"]
+
+
+def test_a_reference_outside_the_space_is_measured_after_the_search(fake_gpu, tmp_path):
+    """The default (CK 1) lies outside a `--ck 16` sweep's space: it is measured whole once the
+    search is done, not before it (first, it took a road network's whole budget)."""
+    out, records = tmp_path / "t.json", tmp_path / "r.jsonl"
+    assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--objective", "throughput", "--ck", "16",
+                 "--trials", "8", "--repetitions", "2", "--storage", "memory", "-o", str(out), "--records",
+                 str(records), "-q"]) == 0
+    lines = read_records(records)
+    default = [i for i, r in enumerate(lines) if "default" in r.roles]
+    search = [i for i, r in enumerate(lines) if r.phase == "search" and r.measurement.config.concurrent_kernels == 16]
+    assert default and len(search) >= 8 and max(search) < default[0]
+    (entry,) = json.loads(out.read_text())["entries"]
+    assert entry["best"]["config"]["concurrent_kernels"] == 16 and entry["default"]["config"]["concurrent_kernels"] == 1
