@@ -196,7 +196,8 @@ def run(args: argparse.Namespace) -> Results:
 def table_name(name: str, in_table: Sequence[str]) -> str:
     """The table's name of the graph `name` names (`road-BAY` for the table's `road-BAY.csr.npz`),
     so that a row says which entry it answers for."""
-    return next((g for g in in_table if g == name or data.spec(g) == data.spec(name)), name)
+    bare = name.removesuffix(data.CONVERTED)
+    return next((g for g in in_table if g.removesuffix(data.CONVERTED) == bare), name)
 
 
 def missing(in_table: Sequence[str], queries: Sequence[int], rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
@@ -223,8 +224,8 @@ def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[s
 
 
 def summarize(rows: Sequence[dict[str, Any]], table_graphs: Sequence[str], queries: Sequence[int]) -> dict[str, Any]:
-    """The pairs within 15%, the defaults handed out, and the table's graphs whose every K of
-    `queries` no row answers yet: the target is met only when every graph of the table is
+    """The pairs within 15%, the defaults handed out, and the table's graphs with a K of `queries`
+    that no timed row answers yet: the target is met only when every graph of the table is
     answered for every K, each within 15%."""
     timed = [r for r in rows if r.get("slowdown") is not None]
     unanswered = sorted(g for g, left in missing(table_graphs, queries, rows).items() if left)

@@ -146,10 +146,10 @@ class GraphSweep:
         self.study.set_user_attr(ATTR_STAGE, SEARCH)
 
     def _enqueue_references(self) -> bool:
-        """Once, after the search (unless the budget ended it): enqueue the references outside the
-        space where they are measured whole (not pruned), and the probed baseline candidate
-        (`baseline.to_measure_whole`); True if it enqueued any. Measured first, Δ-stepping's default
-        at CK 1 (43 s on a 1M-vertex road network, H100) took a 55 s budget's slice: no search."""
+        """Once, after the search (unless the budget ended it): enqueue the probed baseline candidate
+        (`baseline.to_measure_whole`) and the references outside the space, but where references are
+        pruned (the curve's latency end and middle: the batch end reports them); True if it enqueued
+        any. Δ-stepping's default at CK 1 takes 43 s on road-FLA (H100): not before the search."""
         plan = self.plan
         if ATTR_BASELINE in self.handle.storage.get_study_user_attrs(self._study_id):
             return False

@@ -336,3 +336,29 @@ def test_a_reference_outside_the_space_is_measured_after_the_search(fake_gpu, tm
     assert default and len(search) >= 8 and max(search) < default[0]
     (entry,) = json.loads(out.read_text())["entries"]
     assert entry["best"]["config"]["concurrent_kernels"] == 16 and entry["default"]["config"]["concurrent_kernels"] == 1
+
+
+def test_a_budget_spent_on_the_search_leaves_out_a_slow_reference_outside_the_space(fake_gpu, tmp_path, monkeypatch):
+    """The default outside the space costs more than the whole budget, and the search alone fills
+    it: the search finds a best, and the table is written without the default (never measured),
+    exit 0. (Measured first, the default left the search no time: no best, exit 1.)"""
+    import time
+
+    from autotune.algorithms import get
+    from autotune.search.synthetic import SyntheticTimer
+
+    default = get("crauser").default_config()
+    measure = SyntheticTimer.measure
+
+    def slow_default(self, config, *args, **kwargs):
+        time.sleep(5.0 if config == default else 0.05)  # the default: Δ-stepping's at CK 1 on road-FLA
+        return measure(self, config, *args, **kwargs)
+
+    monkeypatch.setattr(SyntheticTimer, "measure", slow_default)
+    out = tmp_path / "t.json"
+    started = time.monotonic()
+    assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--objective", "throughput", "--ck", "16",
+                 "--budget", "3", "--storage", "memory", "-o", str(out), "-q"]) == 0
+    (entry,) = json.loads(out.read_text())["entries"]
+    assert entry["best"]["config"]["concurrent_kernels"] == 16 and "default" not in entry
+    assert entry["x-sweep"]["protocol"]["cut_by_budget"] and time.monotonic() - started < 5.0
