@@ -11,12 +11,12 @@ Stages of a graph's study (its `stage` attribute):
    rest is done the slowest of them is enqueued to be measured whole, with the references outside
    the space (a prediction outside it is measured first). A search that samples then
    measures the points its sibling studies found at the CK values next to its own (phase
-   `transfer`, `transfer.transfers`).
+   `transfer`, `transfer.transfers`; those its slice left out are measured in `curve`).
 2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until
    none is faster (`climb`).
-3. `curve` (the queries curve, `plan.SweepSettings.bridge`): every CK up to the best's that the
-   search left without a verified point is bridged from its neighbours (`plan.bridges`), measured
-   as a warm-up and one repetition, never pruned.
+3. `curve`: the transfers not measured yet; for the queries curve (`plan.SweepSettings.bridge`),
+   every CK up to the best's that the search left without a verified point is bridged from its
+   neighbours (`plan.bridges`), measured as a warm-up and one repetition, never pruned.
 4. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
    compositions are enqueued.
 5. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
@@ -27,14 +27,13 @@ Stages of a graph's study (its `stage` attribute):
    is measured and reported, not chosen, unless it is the model's prediction.
 
 A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop
-(their waiting trials are dropped) and the finalists get one round; past the run's end, bridging
-and the rounds are skipped. The table is still whole: each entry's best is the best measured, and
-the stages cut are named in its `x-sweep` protocol (`cut_by_budget`).
+(their waiting trials are dropped) and the finalists get one round; past the run's end, the
+curve stage and the rounds are skipped. The table is still whole: each entry's best is the best
+measured, and the stages cut are named in its `x-sweep` protocol (`cut_by_budget`).
 
-An auto sweep's algorithm tuned after another one is *abandoned* (straight to `done`, without a
-winner) once its first `ABANDON_AFTER` finished trials were all pruned (against the other's best,
-or refused): on a road network GPU Crauser's every configuration is hundreds of times slower than
-Δ-stepping's best, and each costs a warm-up solve of about a second to learn it.
+An auto sweep's algorithm tuned after another is *abandoned* (straight to `done`, no winner) once
+its first `ABANDON_AFTER` finished trials were all pruned or refused: on a road network each of
+GPU Crauser's costs a warm-up solve of about a second, hundreds of times Δ-stepping's best.
 
 `GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still
 propose); `GraphSweep.advance` moves a study whose stage has nothing left in flight to the next
@@ -91,8 +90,7 @@ class GraphSweep:
         clock: seconds (for tests).
         best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
             algorithms), which the pruner also measures against.
-        budget: the wall time it may take: past its slice the search stops and the finalists get
-            one round; past the run's end, bridging and re-measuring are skipped too.
+        budget: the wall time it may take (the module's doc says what it cuts).
         siblings: the fastest configuration per CK of the graph's studies of the other ends of
             its queries curve, read when the search ends (`transfer.fastest_per_ck`).
     """
@@ -164,6 +162,11 @@ class GraphSweep:
             self.trials.enqueue(config, "search" if plan.space.contains(config) else "fixed")
         return bool(configs)
 
+    def _enqueue_transfers(self) -> None:
+        """The sibling studies' points moved to this study's CK values (`transfer`), not yet measured."""
+        if self.plan.strategy.samples and self.siblings is not None:
+            self._enqueue_new(transfers(self.siblings(), self.plan.space), "transfer")
+
     def _enqueue_new(self, configs: Iterable[LaunchConfig], phase: str) -> None:
         for config in configs:
             if not self.trials.measured(config):
@@ -201,8 +204,7 @@ class GraphSweep:
     def offers_work(self) -> bool:
         if self.stage == SEARCH and self.hopeless():
             return False
-        waiting, _running = self._in_flight()
-        return waiting > 0 or self._sampled_left() > 0
+        return self._in_flight()[0] > 0 or self._sampled_left() > 0  # waiting trials, or the sampler's
 
     def work(self, limit: int | None = None) -> int:
         """Measure trials while the study offers some (at most `limit`); returns how many."""
@@ -246,8 +248,8 @@ class GraphSweep:
         if stage == SEARCH:
             if not up and self._enqueue_references():
                 return True
-            if self.plan.strategy.samples and not up and self.siblings is not None:
-                self._enqueue_new(transfers(self.siblings(), self.plan.space), "transfer")  # the other ends' points
+            if not up:
+                self._enqueue_transfers()
             self.study.set_user_attr(ATTR_STAGE, REFINE)
             return True
         if stage == REFINE:
@@ -258,8 +260,10 @@ class GraphSweep:
                 self.study.set_user_attr(ATTR_CENTRES, centres + [centre.key()])
                 self._enqueue_new(climb_neighbours(centre, self.plan.space), "refine")
                 return True
-            if settings.bridge and not self.budget.run_over():
-                self._enqueue_new(bridges(points, self.plan.space, settings.searched_elsewhere), "curve")
+            if not self.budget.run_over():  # what the slice left out, the run's time may measure
+                self._enqueue_transfers()
+                if settings.bridge:
+                    self._enqueue_new(bridges(points, self.plan.space, settings.searched_elsewhere), "curve")
             self.study.set_user_attr(ATTR_STAGE, CURVE)
             return True
         if stage == CURVE:
@@ -359,11 +363,7 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
             measurements are re-used, not measured again.
         device: what the result names as the GPU.
         progress: a progress display.
-        clock: seconds (for tests).
-        best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
-            algorithms), which pruning may also measure against.
-        budget: the wall time it may take (`plan.Budget`; None: unbounded).
-        siblings: the other ends' points (`GraphSweep`).
+        clock, best_elsewhere, budget (None: unbounded), siblings: as `GraphSweep`'s.
 
     Returns:
         The result; `partial` when Ctrl-C or SIGTERM stopped it.
