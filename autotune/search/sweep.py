@@ -147,7 +147,7 @@ class GraphSweep:
         """Once, after the search (unless the budget ended it): enqueue the probed baseline candidate
         (`baseline.to_measure_whole`) and the references outside the space, but where references are
         pruned (the curve's latency end and middle: the batch end reports them); True if it enqueued
-        any. Δ-stepping's default at CK 1 takes 43 s on road-FLA (H100): not before the search."""
+        any. Δ-stepping's default at CK 1 takes about 33 s on road-FLA (H100): not before the search."""
         plan = self.plan
         if ATTR_BASELINE in self.handle.storage.get_study_user_attrs(self._study_id):
             return False
@@ -246,9 +246,9 @@ class GraphSweep:
             return False
         settings = self.plan.settings
         if stage == SEARCH:
-            if not up and self._enqueue_references():
-                return True
             if not up:
+                if self._enqueue_references():
+                    return True
                 self._enqueue_transfers()
             self.study.set_user_attr(ATTR_STAGE, REFINE)
             return True
