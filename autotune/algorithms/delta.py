@@ -164,7 +164,10 @@ class DeltaStepping(Algorithm):
         holding the graph in shared memory where the space has that loop mode (small graphs), the
         grid of `GRID_BLOCKS` blocks shared out over the CK instances, and, for one query, one
         persistent block of the largest size (the shapes that won one query on small graphs,
-        power-law graphs and road networks, docs/notes/kernels.md), each with relaxed settlement
+        power-law graphs and road networks, docs/notes/kernels.md), also per instance at the
+        space's largest CK (road-FLA at CK 16: a sweep of CK 16 alone found one block of 992
+        threads, Δ 512, at 1.145 ms per SSSP; the table's study of CK 2 to 16, without that shape,
+        ended at 2.81 ms, suite `answers` at fc8b739), each with relaxed settlement
         (INF), the middle of the graph's Delta domain and warp bins off, within the space's values.
         In that order: the first measured has no incumbent to be pruned against, and one block on a
         large graph is the slow one (rmat20: 115 ms against the grid's 2.4 ms, 21 s of a sweep's
@@ -173,10 +176,11 @@ class DeltaStepping(Algorithm):
         deltas = list(values["delta"])
         finite = [d for d in deltas if d != INFINITE]
         block = max(space.uniform_block_sizes)
-        design = []
+        design, one_block = [], {1, max(space.concurrent_kernels)}
         for ck in space.concurrent_kernels:
             grid = max(1, GRID_BLOCKS // ck)
-            shapes = ((SHARED, 1), (PERSISTENT, 1 << (grid.bit_length() - 1))) + (((PERSISTENT, 1),) if ck == 1 else ())
+            shapes = [(SHARED, 1), (PERSISTENT, 1 << (grid.bit_length() - 1))]
+            shapes += [(PERSISTENT, 1)] if ck in one_block else []
             for loop, blocks in shapes:
                 if loop not in values["loop"]:
                     continue

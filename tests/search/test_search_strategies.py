@@ -311,6 +311,7 @@ def test_a_search_of_one_query_starts_from_the_algorithm_s_own_shapes_for_it():
 
 
 def test_a_search_of_a_few_queries_starts_from_their_instances_spread_over_a_grid():
+    from autotune.algorithms import get
     from autotune.search.strategies import initial_design
 
     graph = _design_graph()
@@ -319,6 +320,9 @@ def test_a_search_of_a_few_queries_starts_from_their_instances_spread_over_a_gri
     design = initial_design(few)
     spread = [(c.concurrent_kernels, c.param("blocks")) for c in design if c.param("warp_threshold") == "off"]
     assert {(2, 64), (4, 32), (8, 16), (16, 8)} <= set(spread)
+    own = get("delta").latency_design(few)
+    one_block = {c.concurrent_kernels for c in own if c.param("blocks") == 1 and c.param("loop") == "persistent"}
+    assert one_block == {16}  # the largest CK also gets one block per instance, as one query does
     assert all(c.concurrent_kernels * c.param("blocks") <= 128 for c in design)
 
 
