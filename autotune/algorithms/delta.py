@@ -169,15 +169,17 @@ class DeltaStepping(Algorithm):
         threads, Δ 512, at 1.145 ms per SSSP; the table's study of CK 2 to 16, without that shape,
         ended at 2.81 ms, suite `answers` at fc8b739), each with relaxed settlement
         (INF), the middle of the graph's Delta domain and warp bins off, within the space's values.
-        In that order: the first measured has no incumbent to be pruned against, and one block on a
-        large graph is the slow one (rmat20: 115 ms against the grid's 2.4 ms, 21 s of a sweep's
-        budget measured whole when it came first)."""
+        In that order, from the largest CK down: the first measured has no incumbent to be pruned
+        against, one block on a large graph is the slow one (rmat20: 115 ms against the grid's
+        2.4 ms, 21 s of a sweep's budget measured whole when it came first), and on a road network
+        a study's slice ran out on the small CKs' costly solves before CK 16, its best (road-FLA's
+        records at 6224d08: CK 2, 4 and 8 measured in 3.6 s, then the slice ended)."""
         values = dict(space.params)
         deltas = list(values["delta"])
         finite = [d for d in deltas if d != INFINITE]
         block = max(space.uniform_block_sizes)
         design, one_block = [], {1, max(space.concurrent_kernels)}
-        for ck in space.concurrent_kernels:
+        for ck in sorted(space.concurrent_kernels, reverse=True):
             grid = max(1, GRID_BLOCKS // ck)
             shapes = [(SHARED, 1), (PERSISTENT, 1 << (grid.bit_length() - 1))]
             shapes += [(PERSISTENT, 1)] if ck in one_block else []
