@@ -173,7 +173,9 @@ class DeltaStepping(Algorithm):
         against, one block on a large graph is the slow one (rmat20: 115 ms against the grid's
         2.4 ms, 21 s of a sweep's budget measured whole when it came first), and on a road network
         a study's slice ran out on the small CKs' costly solves before CK 16, its best (road-FLA's
-        records at 6224d08: CK 2, 4 and 8 measured in 3.6 s, then the slice ended)."""
+        records at 6224d08: CK 2, 4 and 8 measured in 3.6 s, then the slice ended; at 34ddb48 the
+        slice ended after CK 16's grid and one block with INF, pruned: benchmarks/data/h100/
+        road-FLA-curve-34ddb48.records.jsonl.gz)."""
         values = dict(space.params)
         deltas = list(values["delta"])
         finite = [d for d in deltas if d != INFINITE]
@@ -186,7 +188,10 @@ class DeltaStepping(Algorithm):
             for loop, blocks in shapes:
                 if loop not in values["loop"]:
                     continue
-                for delta in dict.fromkeys([INFINITE, finite[len(finite) // 2] if finite else INFINITE]):
+                middle = finite[len(finite) // 2] if finite else INFINITE
+                # one block has little to spend on relaxed settlement's extra work: the middle Δ first
+                order = [middle, INFINITE] if blocks == 1 and loop == PERSISTENT else [INFINITE, middle]
+                for delta in dict.fromkeys(order):
                     params = {"loop": loop, "blocks": blocks, "delta": delta, "warp_threshold": OFF}
                     params = {k: v for k, v in params.items() if v in values[k]}
                     design.append(self.uniform(block, space.caches[0], ck, 1, params))

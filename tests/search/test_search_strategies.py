@@ -324,6 +324,7 @@ def test_a_search_of_a_few_queries_starts_from_their_instances_spread_over_a_gri
     one_block = {c.concurrent_kernels for c in own if c.param("blocks") == 1 and c.param("loop") == "persistent"}
     assert one_block == {16}  # the largest CK also gets one block per instance, as one query does
     assert [c.concurrent_kernels for c in own] == sorted((c.concurrent_kernels for c in own), reverse=True)
+    assert [c.param("delta") for c in own if c.param("blocks") == 1][-1] == "inf"  # one block: a finite Δ first
     assert all(c.concurrent_kernels * c.param("blocks") <= 128 for c in design)
 
 
