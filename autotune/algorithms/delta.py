@@ -167,8 +167,9 @@ class DeltaStepping(Algorithm):
         power-law graphs and road networks, docs/notes/kernels.md), also per instance at the
         space's largest CK (road-FLA at CK 16: a sweep of CK 16 alone found one block of 992
         threads, Δ 512, at 1.145 ms per SSSP; the table's study of CK 2 to 16, without that shape,
-        ended at 2.81 ms, suite `answers` at fc8b739), each with relaxed settlement
-        (INF), the middle of the graph's Delta domain and warp bins off, within the space's values.
+        ended at 2.81 ms, suite `answers` at fc8b739; with it and this order, 1.82 ms at 4615021),
+        each with relaxed settlement (INF), the middle of the graph's Delta domain (one block: the
+        middle first) and warp bins off, within the space's values.
         In that order, from the largest CK down: the first measured has no incumbent to be pruned
         against, one block on a large graph is the slow one (rmat20: 115 ms against the grid's
         2.4 ms, 21 s of a sweep's budget measured whole when it came first), and on a road network
@@ -180,6 +181,7 @@ class DeltaStepping(Algorithm):
         deltas = list(values["delta"])
         finite = [d for d in deltas if d != INFINITE]
         block = max(space.uniform_block_sizes)
+        middle = finite[len(finite) // 2] if finite else INFINITE
         design, one_block = [], {1, max(space.concurrent_kernels)}
         for ck in sorted(space.concurrent_kernels, reverse=True):
             grid = max(1, GRID_BLOCKS // ck)
@@ -188,7 +190,6 @@ class DeltaStepping(Algorithm):
             for loop, blocks in shapes:
                 if loop not in values["loop"]:
                     continue
-                middle = finite[len(finite) // 2] if finite else INFINITE
                 # one block has little to spend on relaxed settlement's extra work: the middle Δ first
                 order = [middle, INFINITE] if blocks == 1 and loop == PERSISTENT else [INFINITE, middle]
                 for delta in dict.fromkeys(order):
