@@ -10,6 +10,13 @@
   usa-roads at commit 5b78775 (H100, 2026-11-26; `autotune sweep --graph tests/data/usa-roads.gr.gz
   [--algorithm delta] --records R`), the evidence docs/sweep.md quotes for the curve's middle: 8
   blocks per instance at CK 16, and GPU Crauser's default measured whole (45 s) by the middle.
+- `road-FLA-latency-0ed4a62.{json,records.jsonl}.gz`: a latency sweep of road-FLA at 0ed4a62 (H100,
+  2026-11-26), the cost of Δ-stepping's default at CK 1 that docs/sweep.md quotes.
+- `road-FLA-curve-{6224d08,34ddb48,4615021}.records.jsonl.gz`: every record of a default sweep of
+  road-FLA at each commit (H100, 2026-11-27; 6224d08: `autotune sweep --graph
+  benchmarks/graphs/road-FLA.csr.npz -o T --records R -q`, the others: `python3 -m benchmarks run
+  tables --sweep-graphs road-FLA --sweep-option=--records --sweep-option=R`), the evidence
+  `DeltaStepping.latency_design` quotes for the order of the curve middle's first trials.
 """
 from __future__ import annotations
 

@@ -108,6 +108,7 @@ def report_outcome(results: Sequence[GraphResult], device: dict[str, Any], outpu
     unverified = [studies for studies in by_graph.values() if all(r.best is None for r in studies)]
     if unverified:
         from autotune.search.summary import why_none_verified
-    for studies in unverified:
-        print(f"autotune: {why_none_verified(studies)}", file=sys.stderr)
+
+        for studies in unverified:
+            print(f"autotune: {why_none_verified(studies)}", file=sys.stderr)
     return 1 if unverified else 0
