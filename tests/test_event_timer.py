@@ -100,3 +100,88 @@ def test_a_measurement_without_the_profiled_batch_has_no_kernel_times():
 def test_enough_after_a_repetition_ends_below_the_minimum():
     measurement = timer_of([1.0, 2.0], minimum=3).measure(CONFIG, lambda times, warm_up: Ask.ENOUGH)
     assert measurement.status is Status.OK and len(measurement.times_ms) == 1 and measurement.kernel_ms
+
+
+class RowsOnDevice(TimedSolver):
+    """A solver whose rows stay "on the GPU" (`device_row_blocks`) and are copied only when read;
+    instance `wrong_instance` of every solve has a wrong distance at vertex 3."""
+
+    def __init__(self, ms_per_solve, wrong_instance=None):
+        super().__init__(ms_per_solve)
+        self.wrong_instance = wrong_instance
+        self.copies = 0
+        self.rows = None
+
+    def solve(self, config, sources, profile=False, deadline_ms=None):
+        plain = super().solve(config, sources, profile, deadline_ms)
+        self.rows = np.zeros((len(sources), N), dtype=np.int32)
+        if self.wrong_instance is not None:
+            self.rows[self.wrong_instance, 3] = 7
+
+        def copy():
+            self.copies += 1
+            return self.rows.copy()
+
+        return SolveResult(plain.elapsed_ms, plain.wall_ms, 0.0, copy, plain.iterations, plain.kernel_ms)
+
+    def device_row_blocks(self, ck):
+        return iter([(self.rows, 0, ck)])
+
+
+class CheckOnCpu:
+    """Stands in for `verify.DeviceCheck`: the first differing vertex per row of the device blocks."""
+
+    def __init__(self, solver, expected, sample):
+        self.solver, self.expected = solver, expected
+
+    def first_differences(self, sources):
+        found = np.full(len(sources), -1)
+        for rows, first, count in self.solver.device_row_blocks(len(sources)):
+            for k in range(first, first + count):
+                differ = np.flatnonzero(rows[k - first] != self.expected[sources[k]])
+                found[k] = differ[0] if len(differ) else -1
+        return found
+
+
+def timer_on_device(monkeypatch, solver):
+    from autotune.gpu import timer
+
+    monkeypatch.setattr(timer, "DEVICE_CHECK_BYTES", 0)  # every batch is checked "on the GPU"
+    monkeypatch.setattr(timer, "DeviceCheck", CheckOnCpu)
+    expected = {s: np.zeros(N, dtype=np.int32) for s in SAMPLE}
+    protocol = Protocol(sample=len(SAMPLE), min_repetitions=2, max_repetitions=2, noise=0.01)
+    return CudaEventTimer(solver, SAMPLE, protocol, expected=expected)
+
+
+def test_a_batch_checked_on_the_gpu_copies_no_distances_to_the_host(monkeypatch):
+    solver = RowsOnDevice([1.0])
+    assert timer_on_device(monkeypatch, solver).measure(CONFIG).status is Status.OK
+    assert solver.solves == 4 and solver.copies == 0  # warm-up, two repetitions, the profiled batch
+
+
+def test_a_difference_found_on_the_gpu_is_named_as_the_cpu_check_names_it(monkeypatch):
+    solver = RowsOnDevice([1.0], wrong_instance=2)
+    measured = timer_on_device(monkeypatch, solver).measure(CONFIG)
+    assert measured.status is Status.WRONG
+    assert measured.reason == "source 2: 1 distances differ from the CPU reference (vertex 3: GPU 7, CPU 0)"
+    assert solver.copies == 1  # the wrong instance's batch, once
+
+
+def test_a_small_batch_is_checked_on_the_cpu():
+    solver = RowsOnDevice([1.0], wrong_instance=1)
+    protocol = Protocol(sample=len(SAMPLE), min_repetitions=2, max_repetitions=2, noise=0.01)
+    timer = CudaEventTimer(solver, SAMPLE, protocol, expected={s: np.zeros(N, dtype=np.int32) for s in SAMPLE})
+    measured = timer.measure(CONFIG)
+    assert measured.status is Status.WRONG and measured.reason.startswith("source 1: 1 distances differ")
+    assert solver.copies == 1
+
+
+def test_distances_read_after_the_next_solve_are_refused():
+    from autotune.gpu.engine import Solver
+
+    solver = SimpleNamespace(_solves=0)
+    first = SolveResult(1.0, 1.0, 0.0, Solver.copier(solver, lambda: np.zeros((1, N), np.int32)), np.ones(1))
+    second = SolveResult(1.0, 1.0, 0.0, Solver.copier(solver, lambda: np.ones((1, N), np.int32)), np.ones(1))
+    assert second.distances[0, 0] == 1
+    with pytest.raises(RuntimeError, match="after the solver's next solve"):
+        first.distances

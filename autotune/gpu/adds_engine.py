@@ -21,7 +21,6 @@ from autotune.gpu.compile import kernel_function, launchable
 from autotune.gpu.delta_engine import state_fields
 from autotune.gpu.engine import (
     POLL_DEPTH,
-    DeviceArrays,
     Launcher,
     PackedLaunch,
     SolveResult,
@@ -29,6 +28,7 @@ from autotune.gpu.engine import (
     raise_instance_errors,
     timed_span,
 )
+from autotune.gpu.memory import DeviceArrays
 from autotune.launch import LaunchConfig
 
 FIELD_STRIDE = 8  # adds.cu: ints between two fields of an instance's state
@@ -128,14 +128,19 @@ class AddsSolver(Solver):
             cuda.memset_d32_async(workspace.work, EMPTY, ints * ck, stream)
             launch("other", init, stream)
             launch("solve", run, stream)
-        distances = workspace.rows(ck, n)
-        cuda.memcpy_dtoh(distances, workspace.work)  # every instance's dist first (adds.cu's layout)
+
+        def copy() -> np.ndarray:
+            distances = workspace.rows(ck, n)
+            cuda.memcpy_dtoh(distances, workspace.work)  # every instance's dist first (adds.cu's layout)
+            return distances
+
+        rows = self.copier(copy)
         state = np.empty((ck, fields, FIELD_STRIDE), dtype=np.int32)
         cuda.memcpy_dtoh(state, workspace.state)
         errors = state[:, self.fields["F_ERROR"], 0]
         raise_instance_errors(errors, ERRORS)
         iterations = state[:, self.fields["F_ADVANCES"], 0] + 1  # the buckets the window visited
-        return SolveResult.timed(span, launch, distances, iterations, launch.kernel_ms())
+        return SolveResult.timed(span, launch, rows, iterations, launch.kernel_ms())
 
 
 __all__ = ["AddsSolver", "hub_ring_size", "ints_per_instance"]

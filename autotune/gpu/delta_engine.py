@@ -41,7 +41,6 @@ from autotune.gpu.compile import kernel_function, launchable
 from autotune.gpu.engine import (
     INIT_BLOCK,
     POLL_DEPTH,
-    DeviceArrays,
     Launcher,
     Overtime,
     PackedLaunch,
@@ -52,6 +51,7 @@ from autotune.gpu.engine import (
     raise_instance_errors,
     timed_span,
 )
+from autotune.gpu.memory import DeviceArrays
 from autotune.launch import KernelLaunch, LaunchConfig
 
 WORK_ARRAYS = 7  # delta.cu's work arrays (dist first): n ints each per instance
@@ -206,13 +206,18 @@ class DeltaSolver(Solver):
         kernel_ms = launch.kernel_ms()
         if not finished:
             raise Overtime(span.elapsed_ms)
-        distances = workspace.rows(ck, self.graph.n_vertices)
-        cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
+
+        def copy() -> np.ndarray:
+            distances = workspace.rows(ck, self.graph.n_vertices)
+            cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
+            return distances
+
+        rows = self.copier(copy)
         state = np.empty((self.fields["N_FIELDS"], ck), dtype=np.int32)
         cuda.memcpy_dtoh(state, workspace.state)  # field f of instance k at f x CK + k
         errors = state[self.fields["F_ERROR"]]
         raise_instance_errors(errors, ERRORS)
-        return SolveResult.timed(span, launch, distances, state[self.fields["F_ITERATIONS"]].copy(), kernel_ms)
+        return SolveResult.timed(span, launch, rows, state[self.fields["F_ITERATIONS"]].copy(), kernel_ms)
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
                   hub_threshold, targeted: bool) -> dict[str, PackedLaunch]:

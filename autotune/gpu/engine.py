@@ -1,5 +1,5 @@
-"""What every GPU engine shares: the graph in GPU memory, packed launches, CUDA events, the
-solve's result, and the `Solver` interface the timer measures through.
+"""What every GPU engine shares: packed launches, CUDA events, the solve's result, and the `Solver`
+interface the timer measures through (their GPU memory: `autotune.gpu.memory`).
 
 An engine is an algorithm's `Algorithm.engine` ("module:Class"): a `Solver` subclass that runs
 batched solves (CK instances at once) of one graph under varying launch configurations.
@@ -18,10 +18,10 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from autotune import algorithms
-from autotune.algorithms.base import MEMORY_SHARE  # a workspace may take this share of the free GPU memory
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.device import driver
+from autotune.gpu.memory import GraphOnDevice
 from autotune.launch import LaunchConfig
 
 POLL_DEPTH = 8  # iterations the host may run ahead of the status it has read
@@ -46,110 +46,31 @@ def past(deadline_s: float | None) -> bool:
 
 @dataclass
 class SolveResult:
-    """One batched solve: CK instances, timed with CUDA events."""
+    """One batched solve: CK instances, timed with CUDA events. Its `distances` are copied from
+    the GPU when first read (a batch's rows can take gigabytes, which a check on the GPU,
+    `autotune.gpu.verify`, never needs on the host); read them before the solver's next solve."""
 
     elapsed_ms: float  # CUDA events from the first launch to the detected end
     wall_ms: float  # host clock, same span
     launch_ms: float  # host time spent inside launch calls
-    distances: np.ndarray  # int32, (CK, n), INF for unreachable; valid until the solver's next solve
+    rows: np.ndarray | Callable[[], np.ndarray]  # the distances, or what copies them from the GPU
     iterations: np.ndarray  # per instance
     kernel_ms: dict[str, float] = field(default_factory=dict)  # summed over instances (profiled solves)
 
+    @cached_property
+    def distances(self) -> np.ndarray:
+        """int32, (CK, n), INF for unreachable; valid until the solver's next solve.
+
+        Raises:
+            RuntimeError: first read after the solver's next solve, which overwrote them.
+        """
+        return self.rows() if callable(self.rows) else self.rows
+
     @classmethod
-    def timed(cls, span: Span, launch: Launcher, distances: np.ndarray, iterations: np.ndarray,
+    def timed(cls, span: Span, launch: Launcher, rows: np.ndarray | Callable[[], np.ndarray], iterations: np.ndarray,
               kernel_ms: dict[str, float]) -> SolveResult:
         """A solve's result, timed by its closed `span` and the host time its `launch` took."""
-        return cls(span.elapsed_ms, span.wall_ms, launch.host_s * 1e3, distances, iterations, kernel_ms)
-
-
-class GraphOnDevice:
-    """The CSR arrays in GPU memory, for the life of the object (and any arrays an engine adds)."""
-
-    def __init__(self, graph: CSRGraph) -> None:
-        cuda = driver()
-        self.graph = graph
-        self.n = graph.n_vertices
-        self._allocations: list = []
-        self.row_offsets = self.upload(cuda, graph.row_offsets)
-        self.columns = self.upload(cuda, graph.columns if graph.n_edges else np.zeros(1, np.int32))
-        self.weights = self.upload(cuda, graph.weights if graph.n_edges else np.zeros(1, np.int32))
-
-    def alloc(self, cuda, nbytes: int):
-        allocation = cuda.mem_alloc(max(nbytes, 4))
-        self._allocations.append(allocation)
-        return allocation
-
-    def upload(self, cuda, array: np.ndarray):
-        array = np.ascontiguousarray(array, dtype=np.int32)
-        allocation = self.alloc(cuda, array.nbytes)
-        cuda.memcpy_htod(allocation, array)
-        return allocation
-
-    def free(self) -> None:
-        for allocation in self._allocations:
-            allocation.free()
-        self._allocations.clear()
-
-
-def check_memory(needed_bytes: int, what: str) -> None:
-    """Refuse a workspace larger than `MEMORY_SHARE` of the free GPU memory.
-
-    Raises:
-        LaunchRejected: naming what needed how much.
-    """
-    free_bytes, _total = driver().mem_get_info()
-    if needed_bytes > MEMORY_SHARE * free_bytes:
-        raise LaunchRejected(None, f"{what} need {needed_bytes / 2**30:.2f} GiB of GPU memory; "
-                                   f"{free_bytes / 2**30:.2f} GiB are free")
-
-
-PINNED_ROWS_BYTES = 512 * 2**20  # distances copied back through page-locked memory up to this size
-
-
-class DeviceArrays:
-    """A solve's workspace: named GPU allocations (attributes of those names), `ring`, a pinned
-    int32 array the host reads the instances' progress into, and `rows`, where the distances come
-    back.
-
-    Raises:
-        LaunchRejected: the GPU lacks the memory (`check_memory`, or an allocation that fails
-            because another process took it since); nothing stays allocated.
-    """
-
-    def __init__(self, sizes: Mapping[str, int], ring_shape: tuple[int, int], what: str) -> None:
-        cuda = driver()
-        check_memory(sum(sizes.values()), what)
-        self._allocated: list = []
-        try:
-            for name, nbytes in sizes.items():
-                allocation = cuda.mem_alloc(max(nbytes, 8))
-                self._allocated.append(allocation)
-                setattr(self, name, allocation)
-            self.ring = cuda.pagelocked_empty(ring_shape, np.int32)
-            self._rows: np.ndarray | None = None
-        except cuda.MemoryError as error:
-            self.free()
-            raise LaunchRejected(None, f"{what}: out of GPU memory ({error})") from None
-
-    def rows(self, ck: int, n: int) -> np.ndarray:
-        """An int32 (ck, n) host array to copy distances into: page-locked and reused (a copy at
-        the bus's full speed, which matters when every distance is kept: `sssp --sources all`)
-        up to `PINNED_ROWS_BYTES`, a fresh array above. The caller reads it before the next solve."""
-        if ck * n * 4 > PINNED_ROWS_BYTES:
-            return np.empty((ck, n), dtype=np.int32)
-        if self._rows is None or self._rows.shape[0] < ck or self._rows.shape[1] != n:
-            try:
-                self._rows = driver().pagelocked_empty((ck, n), np.int32)
-            except Exception:  # the host cannot lock that much memory: a plain array copies slower
-                self._rows = None
-                return np.empty((ck, n), dtype=np.int32)
-        return self._rows[:ck]
-
-    def free(self) -> None:
-        self._rows = None
-        for allocation in self._allocated:
-            allocation.free()
-        self._allocated.clear()
+        return cls(span.elapsed_ms, span.wall_ms, launch.host_s * 1e3, rows, iterations, kernel_ms)
 
 
 class PackedLaunch:
@@ -292,6 +213,7 @@ class Solver:
         self.device_graph = GraphOnDevice(graph)
         self._events: deque = deque()
         self._workspace = None
+        self._solves = 0  # counted by `copier`
 
     def __enter__(self) -> Solver:
         return self
@@ -376,6 +298,27 @@ class Solver:
         the engine keeps them otherwise (the shortest-path pass, `autotune.gpu.paths`, then copies
         the returned distances up)."""
         return None
+
+    def device_row_blocks(self, ck: int) -> Iterator[tuple[Any, int, int]] | None:
+        """The last solve's distances in GPU memory as blocks of consecutive instances' rows:
+        (device pointer, first instance, instances), each block valid until the next is taken;
+        None when they are nowhere on the GPU as rows (then only `SolveResult.distances` has them).
+        This default: the one block of `device_distances`."""
+        rows = self.device_distances()
+        return None if rows is None else iter([(rows, 0, ck)])
+
+    def copier(self, copy: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
+        """`copy` (what brings the last solve's distances to the host) as a `SolveResult.rows`
+        that refuses to run after the next solve began, whose distances it would return instead."""
+        self._solves += 1
+        solve = self._solves
+
+        def rows() -> np.ndarray:
+            if solve != self._solves:
+                raise RuntimeError("a solve's distances were read after the solver's next solve overwrote them")
+            return copy()
+
+        return rows
 
 
 def raise_instance_errors(errors: np.ndarray, messages: Mapping[int, str]) -> None:

@@ -8,7 +8,7 @@ makes the solve WRONG.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -21,7 +21,6 @@ from autotune.gpu.delta_engine import state_fields
 from autotune.gpu.engine import (
     INIT_BLOCK,
     POLL_DEPTH,
-    DeviceArrays,
     Launcher,
     Overtime,
     PackedLaunch,
@@ -31,6 +30,7 @@ from autotune.gpu.engine import (
     init_blocks,
     timed_span,
 )
+from autotune.gpu.memory import DeviceArrays
 from autotune.launch import LaunchConfig
 
 SCRATCH_BYTES_PER_THREAD = 16  # lanes_advance's shared arrays: a tile's begin, offset, vertex and lanes
@@ -102,22 +102,43 @@ class LanesSolver(Solver):
             raise WrongResult(f"group {g} (instances {g * LANES} to {min(ck, (g + 1) * LANES) - 1}): "
                               f"{ERRORS.get(int(errors[g]), f'error {int(errors[g])}')}")
         iterations = np.repeat(state[self.fields["F_ITERATIONS"]], LANES)[:ck]
-        return SolveResult.timed(span, launch, self._distances(workspace, ck, groups), iterations, kernel_ms)
+        return SolveResult.timed(span, launch, self.copier(lambda: self._distances(workspace, ck, groups)),
+                                 iterations, kernel_ms)
 
     def _distances(self, workspace: Workspace, ck: int, groups: int) -> np.ndarray:
         """One row per instance: each group's distances (32 lanes a vertex) unpacked on the GPU
         into a row per lane, then copied out."""
+        rows = workspace.rows(ck, self.graph.n_vertices)
+        for pointer, first, count in self._unpacked(workspace, ck, groups):
+            self.cuda.memcpy_dtoh_async(rows[first:first + count], pointer, self._stream)
+        self._stream.synchronize()
+        return rows
+
+    def _unpacked(self, workspace: Workspace, ck: int, groups: int) -> Iterator[tuple[Any, int, int]]:
+        """Each group's distances unpacked on the GPU into a row per lane (the same buffer for
+        every group: a block is valid until the next is taken), queued on the solver's stream."""
         n = self.graph.n_vertices
-        rows = workspace.rows(ck, n)
         unpack = kernel_function(self.algorithm.name, "lanes_unpack")
         grid = (init_blocks(n * LANES), 1)
         for group in range(groups):
             unpack(np.int32(n), np.int32(group), workspace.dist, workspace.unpacked, grid=grid,
                    block=(INIT_BLOCK, 1, 1), stream=self._stream)
-            first, last = group * LANES, min(ck, (group + 1) * LANES)
-            self.cuda.memcpy_dtoh_async(rows[first:last], workspace.unpacked, self._stream)
-        self._stream.synchronize()
-        return rows
+            first = group * LANES
+            yield workspace.unpacked, first, min(ck, first + LANES) - first
+
+    def device_row_blocks(self, ck: int) -> Iterator[tuple[Any, int, int]] | None:
+        """`Solver.device_row_blocks`: a group's rows at a time, unpacked (`_unpacked`) and finished
+        before the block is handed out."""
+        workspace = self._workspace
+        if workspace is None:
+            return None
+
+        def blocks() -> Iterator[tuple[Any, int, int]]:
+            for block in self._unpacked(workspace, ck, groups_of(ck)):
+                self._stream.synchronize()
+                yield block
+
+        return blocks()
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, groups: int) -> dict[str, PackedLaunch]:
         algorithm = self.algorithm.name

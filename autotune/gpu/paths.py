@@ -15,7 +15,8 @@ import numpy as np
 
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import compiled_source
-from autotune.gpu.engine import INIT_BLOCK, PackedLaunch, Solver, check_memory, init_blocks, timed_span
+from autotune.gpu.engine import INIT_BLOCK, PackedLaunch, Solver, init_blocks, timed_span
+from autotune.gpu.memory import check_memory
 
 SOURCE = "paths.cu"
 SCAN_BLOCK = 256  # tight_parents: a warp per vertex

@@ -24,7 +24,6 @@ from autotune.gpu.device import INF
 from autotune.gpu.engine import (
     INIT_BLOCK,
     POLL_DEPTH,
-    DeviceArrays,
     Launcher,
     Overtime,
     PackedLaunch,
@@ -34,6 +33,7 @@ from autotune.gpu.engine import (
     past,
     timed_span,
 )
+from autotune.gpu.memory import DeviceArrays
 from autotune.launch import LaunchConfig
 
 LAUNCH_MODES = ("batched", "streams")
@@ -195,8 +195,13 @@ class ThesisSolver(Solver):
         kernel_ms = launch.kernel_ms()
         if overtime:
             raise Overtime(span.elapsed_ms)
-        distances = workspace.rows(ck, self.graph.n_vertices)
-        driver.memcpy_dtoh(distances, workspace.dist)
+
+        def copy() -> np.ndarray:
+            distances = workspace.rows(ck, self.graph.n_vertices)
+            driver.memcpy_dtoh(distances, workspace.dist)
+            return distances
+
+        rows = self.copier(copy)
         iterations = np.empty(workspace.capacity, dtype=np.int32)
         driver.memcpy_dtoh(iterations, workspace.iterations)
-        return SolveResult.timed(span, launch, distances, iterations[:ck].copy(), kernel_ms)
+        return SolveResult.timed(span, launch, rows, iterations[:ck].copy(), kernel_ms)

@@ -1,4 +1,5 @@
-"""CudaEventTimer: the `Timer` that measures on the GPU, verifying every solve against the CPU."""
+"""CudaEventTimer: the `Timer` that measures on the GPU, verifying every solve against the CPU's
+distances (on the GPU for a large batch: `autotune.gpu.verify`)."""
 from __future__ import annotations
 
 import statistics
@@ -8,7 +9,8 @@ import numpy as np
 
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
-from autotune.gpu.engine import Overtime, Solver
+from autotune.gpu.engine import Overtime, SolveResult, Solver
+from autotune.gpu.verify import DEVICE_CHECK_BYTES, DeviceCheck
 from autotune.launch import LaunchConfig
 from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batches
 from autotune.reference.cache import ReferenceCache
@@ -51,14 +53,37 @@ class CudaEventTimer:
         self.protocol = protocol
         self.expected = dict(expected) if expected is not None else \
             (references or ReferenceCache(None)).distances(self.graph, self.sample)
+        self._on_device: DeviceCheck | bool | None = None  # made at the first batch that needs it
 
-    def _wrong_instances(self, sources: Sequence[int], distances: np.ndarray) -> str | None:
+    def _device_check(self, ck: int) -> DeviceCheck | None:
+        """The check on the GPU for a batch of `ck` rows too large to copy cheaply, made once; None
+        for a smaller batch, or where the GPU has no room for the sample's reference rows."""
+        if ck * self.graph.n_vertices * 4 <= DEVICE_CHECK_BYTES:
+            return None
+        if self._on_device is None:
+            try:
+                self._on_device = DeviceCheck(self.solver, self.expected, self.sample)
+            except self.solver.cuda.MemoryError:
+                self._on_device = False
+        return self._on_device or None
+
+    def _wrong_instances(self, sources: Sequence[int], result: SolveResult) -> str | None:
+        """What differs from the CPU's distances in the first instance that does, or None."""
+        check = self._device_check(len(sources))
+        differs = check.first_differences(sources) if check is not None else None
+        if differs is not None:
+            wrong = np.flatnonzero(differs >= 0)
+            if not len(wrong):
+                return None
+            k = int(wrong[0])
+            return distance_error(sources[k], result.distances[k], self.expected[sources[k]])
+        distances = result.distances
         return next((error for k, source in enumerate(sources)
                      if (error := distance_error(source, distances[k], self.expected[source]))), None)
 
     def _batch(self, config: LaunchConfig, sources: list[int], profile: bool = False, deadline_ms: float | None = None):
         result = self.solver.solve(config, sources, profile=profile, deadline_ms=deadline_ms)
-        wrong = self._wrong_instances(sources, result.distances)
+        wrong = self._wrong_instances(sources, result)
         if wrong:
             raise WrongResult(wrong)
         return result

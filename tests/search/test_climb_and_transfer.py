@@ -54,10 +54,14 @@ def test_transfers_move_the_other_ends_points_into_the_space_with_their_spread_s
     one_query = DELTA.uniform(1024, concurrent_kernels=1, params={"delta": 16, "blocks": 64})
     elsewhere = CRAUSER.uniform(128, concurrent_kernels=32)
     moved = transfers([one_query, batch_best, elsewhere], few)
-    assert [(c.concurrent_kernels, c.param("blocks")) for c in moved] == [(2, 64), (16, 1), (16, 8)]
+    # the one-query point first at the largest CK, where the study's best per SSSP lies, then the nearest
+    assert [(c.concurrent_kernels, c.param("blocks")) for c in moved] == [(16, 64), (2, 64), (16, 1), (16, 8)]
     assert all(few.contains(c) for c in moved)
-    assert moved[1] == batch_best.replace(concurrent_kernels=16)
+    assert moved[0] == one_query.replace(concurrent_kernels=16)
+    assert moved[2] == batch_best.replace(concurrent_kernels=16)
     assert transfers([batch_best.replace(concurrent_kernels=4)], few) == []  # a CK the space searches itself
+    batch_end = SearchSpace("delta", concurrent_kernels=(32, 64), params={"delta": (16, 32, "inf")})
+    assert transfers([one_query], batch_end) == []  # only the middle takes the latency end's point at its top
 
 
 def test_the_fastest_verified_point_per_ck_is_read_from_the_trials(small_space, run_sweep):

@@ -1,0 +1,106 @@
+"""GPU memory of the engines: the graph's CSR arrays, a solve's workspace (named allocations, the
+pinned ring the host polls, the rows the distances come back in), and the check that a workspace
+fits the free memory before it is allocated."""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from autotune.algorithms.base import MEMORY_SHARE  # a workspace may take this share of the free GPU memory
+from autotune.errors import LaunchRejected
+from autotune.graphs.csr import CSRGraph
+from autotune.gpu.device import driver
+
+
+class GraphOnDevice:
+    """The CSR arrays in GPU memory, for the life of the object (and any arrays an engine adds)."""
+
+    def __init__(self, graph: CSRGraph) -> None:
+        cuda = driver()
+        self.graph = graph
+        self.n = graph.n_vertices
+        self._allocations: list = []
+        self.row_offsets = self.upload(cuda, graph.row_offsets)
+        self.columns = self.upload(cuda, graph.columns if graph.n_edges else np.zeros(1, np.int32))
+        self.weights = self.upload(cuda, graph.weights if graph.n_edges else np.zeros(1, np.int32))
+
+    def alloc(self, cuda, nbytes: int):
+        allocation = cuda.mem_alloc(max(nbytes, 4))
+        self._allocations.append(allocation)
+        return allocation
+
+    def upload(self, cuda, array: np.ndarray):
+        array = np.ascontiguousarray(array, dtype=np.int32)
+        allocation = self.alloc(cuda, array.nbytes)
+        cuda.memcpy_htod(allocation, array)
+        return allocation
+
+    def free(self) -> None:
+        for allocation in self._allocations:
+            allocation.free()
+        self._allocations.clear()
+
+
+def check_memory(needed_bytes: int, what: str) -> None:
+    """Refuse a workspace larger than `MEMORY_SHARE` of the free GPU memory.
+
+    Raises:
+        LaunchRejected: naming what needed how much.
+    """
+    free_bytes, _total = driver().mem_get_info()
+    if needed_bytes > MEMORY_SHARE * free_bytes:
+        raise LaunchRejected(None, f"{what} need {needed_bytes / 2**30:.2f} GiB of GPU memory; "
+                                   f"{free_bytes / 2**30:.2f} GiB are free")
+
+
+PINNED_ROWS_BYTES = 512 * 2**20  # distances copied back through page-locked memory up to this size
+
+
+class DeviceArrays:
+    """A solve's workspace: named GPU allocations (attributes of those names), `ring`, a pinned
+    int32 array the host reads the instances' progress into, and `rows`, where the distances come
+    back.
+
+    Raises:
+        LaunchRejected: the GPU lacks the memory (`check_memory`, or an allocation that fails
+            because another process took it since); nothing stays allocated.
+    """
+
+    def __init__(self, sizes: Mapping[str, int], ring_shape: tuple[int, int], what: str) -> None:
+        cuda = driver()
+        check_memory(sum(sizes.values()), what)
+        self._allocated: list = []
+        try:
+            for name, nbytes in sizes.items():
+                allocation = cuda.mem_alloc(max(nbytes, 8))
+                self._allocated.append(allocation)
+                setattr(self, name, allocation)
+            self.ring = cuda.pagelocked_empty(ring_shape, np.int32)
+            self._rows: np.ndarray | None = None
+        except cuda.MemoryError as error:
+            self.free()
+            raise LaunchRejected(None, f"{what}: out of GPU memory ({error})") from None
+
+    def rows(self, ck: int, n: int) -> np.ndarray:
+        """An int32 (ck, n) host array to copy distances into: page-locked and reused (a copy at
+        the bus's full speed, which matters when every distance is kept: `sssp --sources all`)
+        up to `PINNED_ROWS_BYTES`, a fresh array above. The caller reads it before the next solve."""
+        if ck * n * 4 > PINNED_ROWS_BYTES:
+            return np.empty((ck, n), dtype=np.int32)
+        if self._rows is None or self._rows.shape[0] < ck or self._rows.shape[1] != n:
+            try:
+                self._rows = driver().pagelocked_empty((ck, n), np.int32)
+            except Exception:  # the host cannot lock that much memory: a plain array copies slower
+                self._rows = None
+                return np.empty((ck, n), dtype=np.int32)
+        return self._rows[:ck]
+
+    def free(self) -> None:
+        self._rows = None
+        for allocation in self._allocated:
+            allocation.free()
+        self._allocated.clear()
+
+
+__all__ = ["DeviceArrays", "GraphOnDevice", "PINNED_ROWS_BYTES", "check_memory"]

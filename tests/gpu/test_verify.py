@@ -1,0 +1,61 @@
+"""The check on the GPU (`autotune.gpu.verify`) finds what the check on the CPU finds, on every
+engine's rows (run with `pytest -m gpu`)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autotune import algorithms
+from autotune.graphs import load_graph
+from autotune.measure import Protocol, Status, choose_sources
+from autotune.reference.cache import ReferenceCache
+
+pytestmark = pytest.mark.gpu
+
+CK = 40  # the sample's 8 sources five times over; delta_lanes: a group of 32 and one of 8
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return load_graph("rmat12")
+
+
+@pytest.mark.parametrize("algorithm", [a.name for a in algorithms.all_algorithms()])
+def test_the_gpu_check_finds_no_difference_in_a_right_solve_and_the_first_of_a_wrong_reference(session, graph,
+                                                                                              algorithm):
+    from autotune.gpu import open_solver
+    from autotune.gpu.verify import DeviceCheck
+
+    sample = list(choose_sources(graph, 8, seed=1))
+    expected = ReferenceCache(None).distances(graph, sample)
+    sources = [sample[k % len(sample)] for k in range(CK)]
+    config = algorithms.get(algorithm).default_config().replace(concurrent_kernels=CK)
+    with open_solver(graph, algorithm) as solver:
+        result = solver.solve(config, sources)
+        assert DeviceCheck(solver, expected, sample).first_differences(sources).tolist() == [-1] * CK
+        reached = np.flatnonzero(expected[sample[3]] < 2**31 - 1)
+        vertex = int(reached[len(reached) // 2])
+        wrong = {**expected, sample[3]: expected[sample[3]].copy()}
+        wrong[sample[3]][vertex] += 1
+        differs = DeviceCheck(solver, wrong, sample).first_differences(sources)
+        assert differs.tolist() == [vertex if s == sample[3] else -1 for s in sources]
+        assert np.array_equal(result.distances[3], expected[sample[3]])  # the rows are still there to copy
+
+
+@pytest.mark.parametrize("algorithm", ["delta", "delta_lanes"])
+def test_the_timer_checks_large_batches_on_the_gpu_and_names_a_difference(session, graph, monkeypatch, algorithm):
+    from autotune.gpu import CudaEventTimer, open_solver, timer
+
+    monkeypatch.setattr(timer, "DEVICE_CHECK_BYTES", 0)
+    sample = list(choose_sources(graph, 8, seed=1))
+    expected = ReferenceCache(None).distances(graph, sample)
+    config = algorithms.get(algorithm).default_config().replace(concurrent_kernels=CK)
+    protocol = Protocol(sample=8, min_repetitions=1, max_repetitions=1)
+    with open_solver(graph, algorithm) as solver:
+        assert CudaEventTimer(solver, sample, protocol, expected=expected).measure(config).status is Status.OK
+        wrong = {**expected, sample[5]: expected[sample[5]].copy()}
+        wrong[sample[5]][sample[5]] = 1  # the source's own distance is 0
+        measured = CudaEventTimer(solver, sample, protocol, expected=wrong).measure(config)
+    assert measured.status is Status.WRONG
+    assert measured.reason == (f"source {sample[5]}: 1 distances differ from the CPU reference "
+                               f"(vertex {sample[5]}: GPU 0, CPU 1)")
