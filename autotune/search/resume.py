@@ -8,9 +8,16 @@ GPU Crauser's and Martín's studies being abandoned early.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from optuna.trial import TrialState
+
 from autotune.search.stages import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
+from autotune.search.storage import trial_measurement
+from autotune.search.trials import ATTR_TASK, task_of
+
+REQUEUED_PHASES = ("search", "transfer", "refine")  # what the curve and the rounds do not queue again themselves
 
 
 def cut_short(handle: Any) -> bool:
@@ -23,11 +30,36 @@ def cut_short(handle: Any) -> bool:
 
 
 def reopen(handle: Any) -> bool:
-    """Send a study cut short back to its search (then its later stages again); True if it was."""
+    """Send a study cut short back to its search (then its later stages again), its dropped trials
+    queued again first (`requeue_dropped`); True if it was."""
     if not cut_short(handle):
         return False
+    requeue_dropped(handle.study)
     handle.study.set_user_attr(ATTR_STAGE, SEARCH)
     return True
 
 
-__all__ = ["cut_short", "reopen"]
+def requeue_dropped(study: Any) -> int:
+    """Queue again, in their order, the tasks the slice's end dropped (FAIL without ever starting)
+    whose configurations no trial measured since: the prediction's neighbourhood, the design, the
+    transfers. Without them a search sent back samples only: on road-FLA (H100, commit 215d271)
+    the batch end's slice ended after the prediction and one neighbour, and the 20 sampled
+    trials it searched on with never tried the prediction's Δ neighbours. Returns how many."""
+    trials = study.get_trials(deepcopy=False)
+    done = {_key(m.config.to_json()) for t in trials if (m := trial_measurement(t)) is not None}
+    queued = 0
+    for trial in trials:
+        task = task_of(trial)
+        if (trial.state is TrialState.FAIL and trial.datetime_start is None and task is not None
+                and task.get("phase") in REQUEUED_PHASES and _key(task["config"]) not in done):
+            done.add(_key(task["config"]))
+            study.enqueue_trial(dict(trial.system_attrs.get("fixed_params", {})), user_attrs={ATTR_TASK: dict(task)})
+            queued += 1
+    return queued
+
+
+def _key(config_json: Any) -> str:
+    return json.dumps(config_json, sort_keys=True)
+
+
+__all__ = ["cut_short", "reopen", "requeue_dropped"]

@@ -1,11 +1,16 @@
-"""A study whose budget slice cut its search short searches on with time the others left over."""
+"""A study whose budget slice cut its search short searches on with time the others left over, what
+the slice dropped first."""
 from __future__ import annotations
+
+from optuna.trial import TrialState
 
 from autotune.search import GraphPlan, StudyKey, SweepSettings, open_storage, open_study, sweep_graph
 from autotune.search.plan import Budget
-from autotune.search.resume import cut_short, reopen
+from autotune.search.resume import REQUEUED_PHASES, cut_short, reopen
+from autotune.search.storage import trial_measurement
 from autotune.search.strategies import Bayes
 from autotune.search.synthetic import SyntheticTimer
+from autotune.search.trials import task_of
 
 from conftest import default_specials
 
@@ -44,3 +49,25 @@ def test_a_study_cut_short_is_reopened_and_searches_on(small_space, device, grap
 def test_a_study_that_took_its_trials_is_not_cut_short(small_space, run_sweep):
     _, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=8, seed=0))
     assert not cut_short(handle) and not reopen(handle)
+
+
+def test_a_study_sent_back_measures_first_what_its_slice_dropped(small_space, device, graph):
+    storage, url = open_storage("memory")
+    strategy = Bayes(trials=30, seed=0)
+    key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, small_space.digest(), {"repetitions": 3})
+    handle = open_study(storage, url, key, strategy.sampler(small_space), resume=False)
+    plan = GraphPlan(graph, small_space, strategy, default_specials(), SweepSettings())
+    budget = Budget(run_end=10_000.0, clock=Ticks())
+    budget.slice_end = 5.0  # ends the search with the specials still queued
+    sweep_graph(SyntheticTimer(), plan, handle, device, budget=budget)
+    dropped = [task_of(t)["config"] for t in handle.study.get_trials(deepcopy=False, states=(TrialState.FAIL,))
+               if t.datetime_start is None and task_of(t) and task_of(t)["phase"] in REQUEUED_PHASES]
+    assert dropped and cut_short(handle)
+
+    assert reopen(handle)
+    waiting = handle.study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    assert [task_of(t)["config"] for t in waiting] == dropped  # in their order, each once
+    budget.share(1.0, 1.0)
+    sweep_graph(SyntheticTimer(), plan, handle, device, budget=budget)
+    measured = [m.config.to_json() for t in handle.study.get_trials(deepcopy=False) if (m := trial_measurement(t))]
+    assert all(config in measured for config in dropped)
