@@ -17,6 +17,17 @@
   benchmarks/graphs/road-FLA.csr.npz -o T --records R -q`, the others: `python3 -m benchmarks run
   tables --sweep-graphs road-FLA --sweep-option=--records --sweep-option=R`), the evidence
   `DeltaStepping.latency_design` quotes for the order of the curve middle's first trials.
+- `road-FLA-curve-2838c44.records.jsonl.gz` and `road-FLA-curve-gpu-check.records.jsonl.gz`: the
+  same sweep run under cProfile (`python3 -m cProfile -o P -m autotune sweep --graph
+  benchmarks/graphs/road-FLA.csr.npz -q -o T --records R`, H100, 2026-11-27) at 2838c44 (with
+  215d271's copy-free graph digest), where
+  copying and checking the batches' distances on the CPU took about 27 of its 59 s (27 trials),
+  and with the check on the GPU (the code of 215d271 before its change to `search/transfer.py`;
+  159 trials in 57 s), whose batch end the budget cut after two trials
+  (`autotune.gpu.verify`, `search.resume.requeue_dropped`).
+- `road-FLA-curve-75197ef.records.jsonl.gz`: the default sweep of road-FLA at 75197ef (suite
+  `tables`, H100, 2026-11-27), whose batch end, sent back to its search, measured the dropped
+  neighbours of the prediction first (Δ 256: 0.195 ms per SSSP at CK 1,024, against Δ 128's 0.221).
 """
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> Results:
             out = Path(scratch) / f"{name}.json"
             status, wall, err = sweep(data.spec(name), out, args.sweep_option)
             row, device = swept_row(name, out, status, wall, err)
-            rows.append(row)
+            rows.append({**row, "options": list(args.sweep_option)})
             gpu = device or gpu
             print(f"tables: {name}: exit {status} in {wall:.1f} s", flush=True)
             if not device:
@@ -103,12 +103,22 @@ def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[s
                    {"graphs": args.sweep_graphs, "sweep_options": list(args.sweep_option)}, tuple(rows), summary)
 
 
+def row_options(row: dict[str, Any], results: Results) -> list[str]:
+    """The options a row's sweep had: its own, or for a row written before rows kept them, the
+    run's where the row is of the run's commit (none otherwise)."""
+    if "options" in row:
+        return list(row["options"])
+    return list(results.summary.get("sweep_options", [])) if row.get("commit") == results.commit else []
+
+
 def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
         s = results.summary
-        lines += [f"{results.gpu_name}: `autotune sweep --graph G{''.join(' ' + o for o in s['sweep_options'])}` per "
-                  f"graph, each timed whole in a process of its own (`python3 -m benchmarks run tables "
+        optioned = [f"{r['graph']} (`{' '.join(o)}`)" for r in results.measurements if (o := row_options(r, results))]
+        more = f" (with more options: {', '.join(optioned)})" if optioned else ""
+        lines += [f"{results.gpu_name}: `autotune sweep --graph G` per graph{more}, "
+                  f"each timed whole in a process of its own (`python3 -m benchmarks run tables "
                   f"--sweep-graphs ...`; each row names the commit its run measured, the last {results.date[:10]}); "
                   f"merged into `{s['table']}`. Within the wall-time target: **{s['within_target']} of "
                   f"{s['with_target']}**.", "",

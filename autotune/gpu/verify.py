@@ -1,8 +1,9 @@
 """Every solve's distances checked on the GPU (`kernels/verify.cu`): the sample's reference rows
 are uploaded once, and a batch's rows are compared with them where they are, instead of being
 copied to the host first. At the batch end of a large graph that copy and a comparison on the CPU
-took more time than the solves (road-FLA, CK 1,024: 4.4 GB a batch; about 27 of a 59 s sweep on an
-H100). Only the rows of instances that differ are copied, to name what differs exactly as the
+took more time than the solves (road-FLA, CK 1,024: 4.4 GB a batch; about 27 of a 59 s default sweep
+on an H100, 27 trials; with the check here, 159 trials in 57 s: `benchmarks/data.py` names the
+records). Only the rows of instances that differ are copied, to name what differs exactly as the
 check on the CPU (`timer.distance_error`) does.
 """
 from __future__ import annotations
