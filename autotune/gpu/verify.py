@@ -51,3 +51,5 @@ class DeviceCheck:
         found = cuda.from_device(differs, (ck,), np.int32)
         return np.where(found < n, found, -1)
 
+
+__all__ = ["DEVICE_CHECK_BYTES", "DeviceCheck"]

@@ -104,3 +104,26 @@ def test_predict_auto_refuses_a_gpu_without_a_choice_model_and_a_per_algorithm_m
     assert main(["predict", "--graph", "rmat8", "--device", "hopper-h100", "--algorithm", "auto", "--model",
                  "fitted"]) == 2
     assert "give --model auto or thesis" in capsys.readouterr().err
+
+
+def test_at_the_batch_end_an_algorithm_near_the_winner_counts_as_an_answer_too():
+    entry = _entry("skewed", 10_000, 8.0, [_point("delta", 1, 1.0), _point("delta", 16, 0.2)])
+    entry["by_algorithm"] = {"delta": {"ms_per_sssp": 0.2}, "delta_lanes": {"ms_per_sssp": 0.21},
+                             "crauser": {"ms_per_sssp": 0.3}}
+    samples = table_samples({"entries": [entry]})
+    assert [len(s) for s in samples] == [3, 3, 3, 3, 4]  # K = 1 to 8: the winner alone; K = 16 its near rival too
+    assert samples[-1][1:] == (16, "delta", frozenset({"delta", "delta_lanes"}))
+
+
+def test_a_sample_with_two_answers_moves_the_threshold_to_the_side_they_share():
+    def sample(cv, answers, winner="delta"):
+        return ({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": cv}, 1024, winner, frozenset(answers))
+
+    lanes, delta = {"delta_lanes"}, {"delta"}
+    samples = [sample(1.0, delta), sample(2.0, delta), sample(7.0, delta | lanes),
+               sample(13.0, lanes, "delta_lanes"), sample(14.0, lanes, "delta_lanes")]
+    model = fit(samples, {})
+    # the skew of rmat17 (5.6) lies between the near tie (7.0) and the last graph delta alone won (2.0)
+    assert model.predict({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": 5.6}, 1024)[0] == "delta_lanes"
+    hard = fit([(f, k, w) for f, k, w, _ in samples], {})  # the winners alone put the threshold above 7.0
+    assert hard.predict({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": 5.6}, 1024)[0] == "delta"

@@ -26,12 +26,17 @@ class Ticks:
         return self.now
 
 
-def test_a_study_cut_short_is_reopened_and_searches_on(small_space, device, graph):
+def study_of(space, device, graph):
+    """A new study in memory of a Bayesian search of 30 trials, and its plan."""
     storage, url = open_storage("memory")
     strategy = Bayes(trials=30, seed=0)
-    key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, small_space.digest(), {"repetitions": 3})
-    handle = open_study(storage, url, key, strategy.sampler(small_space), resume=False)
-    plan = GraphPlan(graph, small_space, strategy, default_specials(), SweepSettings())
+    key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, space.digest(), {"repetitions": 3})
+    handle = open_study(storage, url, key, strategy.sampler(space), resume=False)
+    return handle, GraphPlan(graph, space, strategy, default_specials(), SweepSettings())
+
+
+def test_a_study_cut_short_is_reopened_and_searches_on(small_space, device, graph):
+    handle, plan = study_of(small_space, device, graph)
     ticks = Ticks()
     budget = Budget(run_end=10_000.0, clock=ticks)
     budget.slice_end = 12.0  # a few trials' worth of readings
@@ -52,11 +57,7 @@ def test_a_study_that_took_its_trials_is_not_cut_short(small_space, run_sweep):
 
 
 def test_a_study_sent_back_measures_first_what_its_slice_dropped(small_space, device, graph):
-    storage, url = open_storage("memory")
-    strategy = Bayes(trials=30, seed=0)
-    key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, small_space.digest(), {"repetitions": 3})
-    handle = open_study(storage, url, key, strategy.sampler(small_space), resume=False)
-    plan = GraphPlan(graph, small_space, strategy, default_specials(), SweepSettings())
+    handle, plan = study_of(small_space, device, graph)
     budget = Budget(run_end=10_000.0, clock=Ticks())
     budget.slice_end = 5.0  # ends the search with the specials still queued
     sweep_graph(SyntheticTimer(), plan, handle, device, budget=budget)
