@@ -29,7 +29,9 @@ def one_line(message: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command's, or with `only` (a module of
+    `_COMMAND_MODULES`) that command's alone, whose module alone is then imported."""
     parser = argparse.ArgumentParser(
         prog="autotune",
         description="Tune the launch parameters of GPU shortest-path (SSSP) kernels.",
@@ -38,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    for name in _COMMAND_MODULES:
+    for name in _COMMAND_MODULES if only is None else (only,):
         try:
             module = importlib.import_module(f"autotune.cli.{name}")
         except ModuleNotFoundError as error:
@@ -49,9 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_module(argv: list[str]) -> str | None:
+    """The module of the command `argv` names (its first word that is not an option), so that a
+    command imports its own module only (the others' imports took 0.2 s of `autotune predict`);
+    None when it names none of them (`--help`, a mistyped command: every command is listed)."""
+    word = next((arg for arg in argv if not arg.startswith("-")), None)
+    module = "sweep" if word == "sweep-worker" else word  # sweep's module registers its worker
+    return module if module in _COMMAND_MODULES else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 1 run failed, 2 bad input)."""
-    parser = build_parser()
+    parser = build_parser(_command_module(list(sys.argv[1:] if argv is None else argv)))
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()
