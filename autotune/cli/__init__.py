@@ -1,7 +1,8 @@
 """Command line: argparse -> library calls -> exit codes.
 
 Each subcommand lives in its own module of this package, which exposes `register(subparsers)`; the
-parser it adds sets `run`, a function taking the parsed arguments and returning an exit status.
+parser it adds sets `run`, a function taking the parsed arguments and returning an exit status. A
+command imports its own module only; the full help (and a mistyped command) imports them all.
 Errors derived from `AutotuneError` are reported here, in one place, as one line on stderr.
 """
 from __future__ import annotations
