@@ -54,7 +54,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _command_module(argv: list[str]) -> str | None:
     """The module of the command `argv` names (its first word that is not an option), so that a
-    command imports its own module only (the others' imports took 0.2 s of `autotune predict`);
+    command imports its own module only, not every command's (the sweep's Optuna among them);
     None when it names none of them (`--help`, a mistyped command: every command is listed)."""
     word = next((arg for arg in argv if not arg.startswith("-")), None)
     module = "sweep" if word == "sweep-worker" else word  # sweep's module registers its worker

@@ -52,7 +52,7 @@ NEAR = 0.10  # at the batch end, an algorithm this close to the winner counts as
 
 # a graph's features, K, the winning algorithm[, every algorithm as good an answer, the winner included]
 Sample = tuple[Mapping[str, float], int, str] | tuple[Mapping[str, float], int, str, frozenset[str]]
-Row = tuple[dict[str, float], str, dict[str, float]]  # features with log2_queries, winner, weight per algorithm
+Row = tuple[dict[str, float], dict[str, float]]  # features with log2_queries, each answer's share
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def table_samples(table: Mapping[str, Any]) -> list[Sample]:
 def _weights(rows: Sequence[Row]) -> Counter[str]:
     """Each algorithm's share of the rows (a row split equally among its answers)."""
     total: Counter[str] = Counter()
-    for _, _, weights in rows:
+    for _, weights in rows:
         total.update(weights)
     return total
 
@@ -186,7 +186,7 @@ def _rows(samples: Sequence[Sample]) -> list[Row]:
     rows = []
     for features, k, winner, *near in samples:
         answers = sorted(near[0]) if near else [winner]
-        rows.append(({**features, "log2_queries": math.log2(k)}, winner, {a: 1.0 / len(answers) for a in answers}))
+        rows.append(({**features, "log2_queries": math.log2(k)}, {a: 1.0 / len(answers) for a in answers}))
     return rows
 
 
@@ -194,7 +194,7 @@ def _best_split(rows: list[Row]) -> tuple[str, float] | None:
     """The (feature, threshold) lowering the weighted Gini impurity most, None if none does."""
     best, found = _impurity(rows) - 1e-12, None
     for feature in FEATURES:
-        values = sorted({row[feature] for row, _, _ in rows})
+        values = sorted({row[feature] for row, _ in rows})
         for low, high in zip(values, values[1:]):
             threshold = (low + high) / 2.0
             below = [r for r in rows if r[0][feature] < threshold]
