@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fleet-option", action="append", default=None, metavar="OPTION",
                         help="an option of both timed sweeps (repeatable; default: --budget none, the default "
                         "sweep searching every trial, as a fleet does)")
+    parser.add_argument("--fleet-keep", type=Path, default=None, metavar="DIR",
+                        help="keep both runs' tables (their x-workers say who measured what) in DIR")
 
 
 def autotune(*argv: str) -> tuple[int, float]:
@@ -65,6 +68,9 @@ def run(args: argparse.Namespace) -> Results:
                 best = {e["graph"]["name"]: e["best"]["ms_per_sssp"] for e in json.loads(out.read_text())["entries"]
                         if e.get("best")}
             rows.append({"run": label, "status": status, "wall_s": wall, "best_ms": best})
+            if args.fleet_keep is not None and out.exists():
+                args.fleet_keep.mkdir(parents=True, exist_ok=True)
+                shutil.copy(out, args.fleet_keep / out.name)
             print(f"fleet: {label}: exit {status} in {wall:.1f} s", flush=True)  # a run cut short still says this
     speedup = rows[0]["wall_s"] / rows[1]["wall_s"] if rows[1]["wall_s"] > 0 else None
     return Results("fleet", {**gpu, "gpus": gpus}, command_line(), commit(), now(), host(),
