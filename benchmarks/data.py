@@ -28,6 +28,9 @@
 - `road-FLA-curve-75197ef.records.jsonl.gz`: the default sweep of road-FLA at 75197ef (suite
   `tables`, H100, 2026-11-27), whose batch end, sent back to its search, measured the dropped
   neighbours of the prediction first (Δ 256: 0.195 ms per SSSP at CK 1,024, against Δ 128's 0.221).
+- `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
+  H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
+  measurements (955 and 846), and every graph's best agrees within 0.6%.
 """
 from __future__ import annotations
 
