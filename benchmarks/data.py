@@ -31,6 +31,8 @@
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.
+- `h200/fleet-3fdc1a3.results.json`: the same suite repeated at 3fdc1a3 (two H200s, 2026-11-27;
+  asked for two H100s, which did not come): one GPU 174.3 s, both 94.1 s, 1.85x.
 """
 from __future__ import annotations
 
