@@ -68,7 +68,7 @@ def main(out_path: str, names: str = "") -> None:
                            **timing}
                     out.write(json.dumps(row) + "\n")
                     out.flush()
-                    print(name, row["class"], config.kernels["advance"].block_size, config.params.get("warp_threshold"),
+                    print(name, row["class"], next(iter(config.kernels.values())).block_size, config.params.get("warp_threshold"),
                           timing["ms_per_sssp"], flush=True)
 
 
