@@ -28,6 +28,10 @@
 - `road-FLA-curve-75197ef.records.jsonl.gz`: the default sweep of road-FLA at 75197ef (suite
   `tables`, H100, 2026-11-27), whose batch end, sent back to its search, measured the dropped
   neighbours of the prediction first (Δ 256: 0.195 ms per SSSP at CK 1,024, against Δ 128's 0.221).
+- `bins-grid-d16ea63.jsonl.gz`: Delta-stepping's batch-end prediction on 29 graphs with every
+  block size (128 to 1,024) and warp threshold (32, 64, off), beside the table's batch-end best
+  (`python3 scripts/probe_batch_bins.py OUT GRAPHS`, H100, 2026-11-27; the graphs whose curve ends
+  in Delta-stepping, rmat17 and sx-askubuntu): the evidence of `delta_rules`' rule 6.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.

@@ -20,8 +20,14 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    workspaces fit in the device's memory (`autotune.model.memory`): on the H100 the largest CK
    measured won or came within 11% on every graph.
 5. Block size: `block_size`, among the sizes an SM can hold (the largest such otherwise).
-6. Bin thresholds: a warp for degrees of at least a warp (when the graph has them), whole blocks
-   for degrees of at least `block_threshold` (when it has them); otherwise off.
+6. Bin thresholds: whole blocks for degrees of at least `block_threshold` (when the graph has
+   them); a warp for degrees of at least a warp only where the mean degree reaches a warp,
+   otherwise off. At the batch end the warp bin's pass costs more than the few wide vertices
+   expanded by one thread each: `scripts/probe_batch_bins.py` on the H100 (records in
+   `benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz`) found no warp bin faster than one from 32
+   on all 11 graphs of mean degree under 32 whose degrees reach 32, each at its best block size:
+   by 18% to 36% on eight (social, collaboration, citation, web, a stiffness mesh), by 1% to 7%
+   on the two p2p graphs and rmat17; slower only on the random graphs of degree 200 (16%, 21%).
 7. L1 state: default (the kernels' queues bypass L1 by their own loads).
 
 Example::
@@ -49,6 +55,7 @@ from autotune.model.memory import memory_bound
 from autotune.model.occupancy import candidate_block_sizes, occupancy
 from autotune.model.rules import Decision
 
+WARP = 32  # rule 6: the warp bin's threshold, and the mean degree from which it pays
 DEFAULTS = {"delta_scale": 16.0, "delta_skew": 0.0, "delta_spread": 0.0, "block_size": 256, "block_threshold": 1024}
 
 
@@ -145,10 +152,10 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     blocks = 1
 
     max_degree = graph.max_degree if graph.max_degree is not None else int(math.ceil(d))
-    warp: Any = 32 if max_degree >= 32 else "off"
+    warp: Any = WARP if max_degree >= WARP and d >= WARP else "off"
     hub = int(constants["block_threshold"])
     block: Any = hub if max_degree >= hub else "off"
-    decisions.append(Decision("warp_threshold", warp, "delta 6", f"largest degree {max_degree}"))
+    decisions.append(Decision("warp_threshold", warp, "delta 6", f"largest degree {max_degree}, mean degree {d:.1f}"))
     decisions.append(Decision("block_threshold", block, "delta 6", f"largest degree {max_degree}"))
     decisions.append(Decision("cache", CacheState.DEFAULT, "delta 7", "the queues' loads bypass L1 themselves"))
 

@@ -34,8 +34,20 @@ def test_delta_follows_the_weights_over_the_degree_and_the_batch_fills_the_gpu()
     for config in (roads, hubs):
         assert config.param("blocks") == 1 and config.param("loop") == "persistent"
         assert config.concurrent_kernels == 1024 and config.kernel("advance").block_size == 256
-    assert roads.param("warp_threshold") == "off" and hubs.param("warp_threshold") == 32
+    assert roads.param("warp_threshold") == "off"
     assert hubs.param("block_threshold") == 1024
+
+
+def test_a_warp_bin_only_where_the_mean_degree_fills_a_warp():
+    h100 = load_device("hopper-h100")
+    dense = GraphFeatures("random24k-d200", 24576, 24576 * 200, max_degree=200, degree_cv=0.0, mean_weight=50.5,
+                          min_positive_weight=1, max_weight=100)
+    sparse_hubs = dataclasses.replace(POWER_LAW, n_edges=131072 * 31)  # mean degree 31: the hubs alone reach a warp
+    assert get("delta").predict(dense, h100).config.param("warp_threshold") == 32
+    prediction = get("delta").predict(sparse_hubs, h100)
+    assert prediction.config.param("warp_threshold") == "off"
+    assert prediction.config.param("block_threshold") == 1024
+    assert {d.parameter: d.reason for d in prediction.decisions}["warp_threshold"] == "largest degree 12000, mean degree 31.0"
 
 
 def test_a_block_size_a_gpu_cannot_hold_gives_way_to_the_largest_it_can():
