@@ -19,7 +19,11 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
 4. Concurrent instances: the largest of the algorithm's CK values (1024 at most) whose
    workspaces fit in the device's memory (`autotune.model.memory`): on the H100 the largest CK
    measured won or came within 11% on every graph.
-5. Block size: `block_size`, among the sizes an SM can hold (the largest such otherwise).
+5. Block size: `block_size`, among the sizes an SM can hold (the largest such otherwise). The
+   probe of rule 6 shows the best size growing with the graph's level width (without a warp
+   bin: 128 on usa-roads and rome99, widths 237 and 75; 256 on the meshes and geometric graphs,
+   widths 220 to 580; 512 on the larger roads and the graphs of width 700 to 1,600; 1,024 from
+   about 1,900), which these rules do not read yet: they have no level width at the batch end.
 6. Bin thresholds: whole blocks for degrees of at least `block_threshold` (when the graph has
    them); a warp for degrees of at least a warp only where the mean degree reaches a warp,
    otherwise off. At the batch end the warp bin's pass costs more than the few wide vertices
