@@ -10,7 +10,7 @@ Usage (on a GPU machine, from the repository's root):
 
     python3 scripts/probe_batch_bins.py OUT.jsonl [GRAPH,GRAPH,...]
 
-Default graphs: the shipped table's whose batch-end best is Delta-stepping's. Each row is one
+Default graphs: the shipped table's whose queries curve ends in Delta-stepping. Each row is one
 configuration of one graph: {"graph", "class": "bins grid" | "table best", "config", "status",
 "ms_per_sssp", "rounds"}.
 """
@@ -68,8 +68,8 @@ def main(out_path: str, names: str = "") -> None:
                            **timing}
                     out.write(json.dumps(row) + "\n")
                     out.flush()
-                    print(name, row["class"], next(iter(config.kernels.values())).block_size, config.params.get("warp_threshold"),
-                          timing["ms_per_sssp"], flush=True)
+                    size = next(iter(config.kernels.values())).block_size
+                    print(name, row["class"], size, config.params.get("warp_threshold"), timing["ms_per_sssp"], flush=True)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ def test_a_warp_bin_only_where_the_mean_degree_fills_a_warp():
     prediction = get("delta").predict(sparse_hubs, h100)
     assert prediction.config.param("warp_threshold") == "off"
     assert prediction.config.param("block_threshold") == 1024
-    assert {d.parameter: d.reason for d in prediction.decisions}["warp_threshold"] == "largest degree 12000, mean degree 31.0"
+    reasons = {d.parameter: d.reason for d in prediction.decisions}
+    assert reasons["warp_threshold"] == "largest degree 12000, mean degree 31.0"
 
 
 def test_a_block_size_a_gpu_cannot_hold_gives_way_to_the_largest_it_can():
