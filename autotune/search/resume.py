@@ -8,11 +8,11 @@ GPU Crauser's and Martín's studies being abandoned early.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from optuna.trial import TrialState
 
+from autotune.launch import LaunchConfig
 from autotune.search.stages import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
 from autotune.search.storage import trial_measurement
 from autotune.search.trials import ATTR_TASK, task_of
@@ -48,20 +48,19 @@ def requeue_dropped(study: Any) -> int:
     tried the prediction's Δ neighbours; with them (`road-FLA-curve-75197ef`) Δ 256 came first,
     0.195 ms per SSSP against 0.221. Returns how many."""
     trials = study.get_trials(deepcopy=False)
-    done = {_key(m.config.to_json()) for t in trials if (m := trial_measurement(t)) is not None}
+    done = {m.config for t in trials if (m := trial_measurement(t)) is not None}
     queued = 0
     for trial in trials:
         task = task_of(trial)
-        if (trial.state is TrialState.FAIL and trial.datetime_start is None and task is not None
-                and task.get("phase") in REQUEUED_PHASES and _key(task["config"]) not in done):
-            done.add(_key(task["config"]))
+        if not (trial.state is TrialState.FAIL and trial.datetime_start is None and task is not None
+                and task.get("phase") in REQUEUED_PHASES):
+            continue
+        config = LaunchConfig.from_json(task["config"], f"trial {trial.number}")
+        if config not in done:
+            done.add(config)
             study.enqueue_trial(dict(trial.system_attrs.get("fixed_params", {})), user_attrs={ATTR_TASK: dict(task)})
             queued += 1
     return queued
-
-
-def _key(config_json: Any) -> str:
-    return json.dumps(config_json, sort_keys=True)
 
 
 __all__ = ["cut_short", "reopen", "requeue_dropped"]
