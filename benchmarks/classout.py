@@ -10,7 +10,8 @@ checked. Delta-stepping's one-query rules (`autotune.model.delta_latency`) are r
 the class too, on the other graphs' widths in `benchmarks/data/shapes.json`; the left-out graph's
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
 and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
-graphs of the first suite, less the class's). The fitted GPU Crauser and Martín models are the
+graphs of the first suite, less the class's; the ladder of block sizes by level width on
+`WIDTH_ROWS`, less the class's). The fitted GPU Crauser and Martín models are the
 shipped ones (fitted on the generated graphs only).
 
 Targets (issue 28): within 15% of the measured best on at least 80% of the graphs and within 30%
@@ -31,6 +32,7 @@ from benchmarks.results import Results, command_line, commit, graph_by_graph, ho
 SAMPLE = 32
 QUERIES = (1, 1024)
 DELTA_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "delta-grid.jsonl.gz"
+WIDTH_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "bins-grid-d16ea63.jsonl.gz"  # scripts/probe_batch_bins.py
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 
@@ -72,9 +74,20 @@ def delta_without(left_out: str) -> Any:
     rows = {g: r for g, r in delta_fit.read_rows([DELTA_ROWS]).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
                                                        for g in rows})
+    widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
+    sizes, cuts = delta_fit.fit_block_widths(delta_fit.read_rows([WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths)
     shipped = algorithms.get("delta").characterization
     return dataclasses.replace(shipped, model={**dict(shipped.model), "delta_scale": scale, "delta_skew": skew,
-                                               "delta_spread": spread, "block_size": size})
+                                               "delta_spread": spread, "block_size": size,
+                                               "block_sizes": sizes, "block_width_cuts": cuts})
+
+
+def constants_json(constants: Any) -> dict[str, Any]:
+    """Delta's [model] constants as JSON (a list for a ladder, "inf" for a width never reached)."""
+    def value(v: Any) -> Any:
+        return [value(x) for x in v] if isinstance(v, tuple) else "inf" if v == float("inf") else v
+
+    return {k: value(v) for k, v in dict(constants).items()}
 
 
 def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[str, Any], rounds: int
@@ -99,17 +112,17 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
         features = GraphFeatures.from_graph(graph)
+        width = functools.cache(lambda g=graph: level_width(g))  # searched once for both K, if asked
         for k in QUERIES:
             chosen = servable(model.predict(graph_features(features.n_vertices, features.mean_degree,
                                                            features.degree_cv), k)[0], k)
-            config, _ = predicted(chosen, features, profile, "auto", k,
-                                  None if latency is None else (latency, lambda: level_width(graph)),
+            config, _ = predicted(chosen, features, profile, "auto", k, latency, width,
                                   batch if chosen == "delta" else None)
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, config, best, sources, expected, rounds)
             rows.append({"graph": name, "class": left_out, "queries": k, "predicted": config.to_json(),
                          "latency_rules": None if latency is None else latency.to_json(),
-                         "delta_constants": dict(batch.model),
+                         "delta_constants": constants_json(batch.model),
                          "best": best.to_json(), "predicted_timing": timing, "best_timing": against,
                          "slowdown": slowdown})
             print(f"classout: {name} ({left_out} left out) K={k}: predicted {config.algorithm} {ms_text(timing)} ms/SSSP, "

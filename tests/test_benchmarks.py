@@ -249,3 +249,7 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     (scale, skew, spread), size = delta_fit.fit(kept, {g: {"d": entries[g]["mean_degree"], **entries[g]} for g in kept})
     assert [without.model[k] for k in keys] == [scale, skew, spread, size]
     assert without.model["block_threshold"] == shipped["block_threshold"]
+    widths = {g: w for g, w in classout.shape_widths().items() if data.graph_class(g) != "road"}
+    ladder = delta_fit.fit_block_widths(delta_fit.read_rows([classout.WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths)
+    assert (without.model["block_sizes"], without.model["block_width_cuts"]) == ladder
+    assert ladder[1] != shipped["block_width_cuts"]  # the roads' narrow levels are what fits 128

@@ -51,6 +51,8 @@ class Algorithm:
             measured is tuned only when named, so that it takes no share of a sweep's budget).
         bytes_per_vertex, bytes_per_instance: the GPU workspace one concurrent instance takes (its
             engine allocates CK x (bytes_per_vertex x n + bytes_per_instance)); see `instances_that_fit`.
+        reads_level_width: whether its model's rules read the graph's level width
+            (`GraphFeatures.level_width`): callers measure it (breadth-first searches) only then.
     """
 
     name: str = ""
@@ -67,6 +69,7 @@ class Algorithm:
     in_auto: bool = True
     bytes_per_vertex: int = 0
     bytes_per_instance: int = 0
+    reads_level_width: bool = False
 
     # --- kernels and compilation ------------------------------------------------------------------
 

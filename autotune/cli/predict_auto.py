@@ -5,6 +5,8 @@ the choice tree and the rule behind every value."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
 from typing import Any, Callable, Sequence
 
@@ -40,27 +42,31 @@ def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, q
 
 
 def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_option: str,
-              queries: int | None, one_query: tuple[LatencyRules, Callable[[], float]] | None = None,
-              characterization: Any = None) -> tuple[Any, list[Any]]:
+              queries: int | None, latency: LatencyRules | None = None,
+              level_width: Callable[[], float] | None = None, characterization: Any = None) -> tuple[Any, list[Any]]:
     """One algorithm's configuration and decisions for a graph (for K sources when given): its
     fitted model where `model_option` resolves to one, else its rules (with the constants of
-    `characterization` when given, else the shipped ones); for one query of Delta-stepping,
-    `one_query`'s rules (fitted ones, not with --model thesis) and the graph's level width (a
-    callable: the breadth-first searches are made only when needed)."""
+    `characterization` when given, else the shipped ones), given the graph's level width where
+    they read it (`level_width`, a callable: the breadth-first searches are made only when needed;
+    not with --model thesis); for one query of Delta-stepping, `latency`'s rules (fitted ones, not
+    with --model thesis)."""
     from autotune.model.fitted import resolve_model
 
     entry = algorithms.get(name)
     fitted = resolve_model(model_option, name, device)
     if fitted is not None:
         return fitted_prediction(fitted, graph, device, queries)
+    fitted_rules = model_option != "thesis"
+    level_width = None if level_width is None else functools.cache(level_width)  # searched once, if asked
+    if entry.reads_level_width and level_width is not None and fitted_rules:
+        graph = dataclasses.replace(graph, level_width=level_width())
     prediction = entry.predict(graph, device, characterization or entry.characterization)
     if queries is not None:
         prediction = for_queries(prediction, entry, queries)
     kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
     config, decisions = prediction.config, [*kernels, *prediction.decisions]
-    if queries == 1 and name == "delta" and one_query is not None and model_option != "thesis":
-        rules, width = one_query
-        config, applied = rules.apply(config, decisions, entry, graph, width())
+    if queries == 1 and name == "delta" and latency is not None and level_width is not None and fitted_rules:
+        config, applied = latency.apply(config, decisions, entry, graph, level_width())
         decisions = list(applied)
     return config, decisions
 
@@ -86,8 +92,8 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[C
         graph = GraphFeatures.from_graph(csr)
         chosen, path = chooser.predict(graph_features(graph.n_vertices, graph.mean_degree, graph.degree_cv), queries)
         name = servable(chosen, queries)
-        one_query = None if chooser.latency is None else (chooser.latency, lambda: level_width(csr))
-        config, decisions = predicted(name, graph, device, args.model, args.queries, one_query)
+        config, decisions = predicted(name, graph, device, args.model, args.queries, chooser.latency,
+                                      lambda g=csr: level_width(g))
         reason = " and ".join(path) or "the tree's one leaf"
         if name != chosen:
             reason += f"; {chosen} solves at least {min(algorithms.get(chosen).concurrent_kernels)} at once"

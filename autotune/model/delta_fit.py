@@ -14,6 +14,13 @@ Fitted: `delta_scale`, `delta_skew` and `delta_spread` in Delta = delta_scale x 
 skew), together, and `block_size`, each the values of their grid with the least geometric mean of
 the slowdowns over the graphs (ties: the largest scale, the smallest exponents, the smallest
 block size). `scripts/fit_delta_model.py` writes them; the benchmark suite `model` checks them.
+
+Rule 5's ladder (`fit_block_widths`) is fitted on other rows: the `bins grid` rows of
+`scripts/probe_batch_bins.py` (the batch-end prediction at every block size), each graph's level
+width from `benchmarks/data/shapes.json`. The block sizes measured, in order, and the widths from
+which each next one is taken, the cuts chosen among the geometric midpoints of the graphs' widths
+(and 0 and INF: a size never taken) with the least geometric mean of the slowdowns, a size priced
+by its conditional best; ties: the smallest cuts.
 """
 from __future__ import annotations
 
@@ -23,23 +30,24 @@ import math
 from collections import defaultdict
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from autotune.algorithms.delta import delta_values
 from autotune.files import atomic_write, read_json_lines
-from autotune.model.delta_rules import delta_target, nearest_power
+from autotune.model.delta_rules import delta_target, ladder_size, nearest_power
 
 SCALES = tuple(2.0 ** (k / 2) for k in range(-4, 21))  # 1/4 to 1024, half powers of two
 SKEWS = tuple(k / 8 for k in range(9))  # 0 to 1
 SPREADS = tuple(k / 8 for k in range(9))  # 0 (the mean weight) to 1 (half the largest, Meyer and Sanders' unit)
 CLASSES = ("batched", "model grid")
+WIDTH_CLASSES = ("bins grid",)  # rule 5's ladder: scripts/probe_batch_bins.py's rows
 OLD = (64.0, 0.0, 0.0)  # the constants before any fit (one prototype measurement)
 MISSING = 10.0  # the slowdown counted where a graph's records cannot price a value
 
 
-def read_rows(paths: Sequence[str | Path]) -> dict[str, list[dict]]:
-    """The verified `batched` and `model grid` rows of benchmark files (JSON Lines, plain or gzip),
-    by graph.
+def read_rows(paths: Sequence[str | Path], classes: Sequence[str] = CLASSES) -> dict[str, list[dict]]:
+    """The verified rows of `classes` (by default `batched` and `model grid`) of benchmark files
+    (JSON Lines, plain or gzip), by graph.
 
     Raises:
         InputError: a file cannot be read, or a line is not JSON.
@@ -47,7 +55,7 @@ def read_rows(paths: Sequence[str | Path]) -> dict[str, list[dict]]:
     rows: dict[str, list[dict]] = defaultdict(list)
     for path in paths:
         for _number, row in read_json_lines(path, "Delta-stepping benchmark rows"):
-            if isinstance(row, dict) and row.get("class") in CLASSES and row.get("status") == "ok":
+            if isinstance(row, dict) and row.get("class") in classes and row.get("status") == "ok":
                 rows[row["graph"]].append(row)
     return dict(rows)
 
@@ -147,21 +155,48 @@ def fit(rows: dict[str, list[dict]], graphs: dict[str, dict]) -> tuple[tuple[flo
     return constants, size
 
 
+def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float]
+                     ) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Rule 5's ladder (the module docstring) on the rows of the graphs `widths` knows: the block
+    sizes and the widths from which each next one is taken.
+
+    Raises:
+        ValueError: no row of a graph with a width.
+    """
+    prices = {g: conditional_best(rs, "block_size") for g, rs in rows.items() if widths.get(g) is not None}
+    if not prices:
+        raise ValueError("no block-size rows of a graph whose level width is known")
+    sizes = tuple(sorted({size for priced in prices.values() for size in priced}))
+    known = sorted({float(widths[g]) for g in prices})
+    cuts = [0.0, *(float(round(math.sqrt(low * high))) for low, high in zip(known, known[1:])), math.inf]
+
+    def cost(chosen: tuple[float, ...]) -> float:
+        return sum(math.log(priced.get(ladder_size(sizes, chosen, widths[g]), MISSING * min(priced.values()))
+                            / min(priced.values())) for g, priced in prices.items())
+
+    return sizes, min(itertools.combinations_with_replacement(cuts, len(sizes) - 1), key=cost)
+
+
 def write_constants(path: Path, constants: tuple[float, float, float], size: int, files: Sequence[Path],
-                    command: str, base: Path = Path(".")) -> None:
+                    command: str, base: Path = Path("."),
+                    ladder: tuple[tuple[int, ...], tuple[float, ...]] | None = None) -> None:
     """Rewrite the [model] table of a characterization with fitted constants and their records
-    (`files` as they are named, read from `base`)."""
+    (`files` as they are named, read from `base`), rule 5's `ladder` (`fit_block_widths`) when given."""
     scale, skew, spread = constants
     text = Path(path).read_text(encoding="utf-8")
     start = text.index("[model]")
     end = text.index("\n[", start + 1)
     provenance = "\n".join(f"#   {f} sha256 {hashlib.sha256((base / f).read_bytes()).hexdigest()}" for f in files)
-    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records of:\n{provenance}\n"
+    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records (rules 1 and 5), the bins-grid ones (rule 5's ladder) of:\n{provenance}\n"
              "# Rule 1: Delta = delta_scale x mean weight / d(G) / (1 + cv(G))^delta_skew\n"
              "#   x (largest weight / (2 x mean weight))^delta_spread (Meyer and Sanders' Theta(1/d), its unit\n"
              "#   between the mean weight and half the largest; cv: the degree skew).\n"
              f"delta_scale = {scale:g}\ndelta_skew = {skew:g}\ndelta_spread = {spread:g}\n"
-             f"# Rule 5: the block size of the one block each instance runs on.\nblock_size = {size}\n"
+             f"# Rule 5: the block size of the one block each instance runs on (where the level width is unknown).\n"
+             f"block_size = {size}\n" + ("" if ladder is None else
+             "# ... and where it is known, block_sizes[i] from the width block_width_cuts[i - 1] (`fit_block_widths`).\n"
+             f"block_sizes = [{', '.join(str(s) for s in ladder[0])}]\n"
+             f"block_width_cuts = [{', '.join(f'{c:g}' for c in ladder[1])}]\n") +
              "# Rule 6: the degree from which whole blocks expand a vertex (not fitted: every batched record\n"
              "# used 1024).\nblock_threshold = 1024\n")
     atomic_write(path, text[:start] + model + text[end:], "the characterization")

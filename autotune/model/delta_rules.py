@@ -19,11 +19,16 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
 4. Concurrent instances: the largest of the algorithm's CK values (1024 at most) whose
    workspaces fit in the device's memory (`autotune.model.memory`): on the H100 the largest CK
    measured won or came within 11% on every graph.
-5. Block size: `block_size`, among the sizes an SM can hold (the largest such otherwise). The
-   probe of rule 6 shows the best size growing with the graph's level width (without a warp
-   bin: 128 on usa-roads and rome99, widths 237 and 75; 256 on the meshes and geometric graphs,
-   widths 220 to 580; 512 on the larger roads and the graphs of width 700 to 1,600; 1,024 from
-   about 1,900), which these rules do not read yet: they have no level width at the batch end.
+5. Block size: where the graph's level width is known (`autotune.model.shape`: the vertices a
+   source reaches per breadth-first level), the ladder `block_sizes` / `block_width_cuts`: the
+   i-th size from the (i - 1)-th width on. Each instance's block works through a level's share of
+   the queue; a wide level keeps a large block busy, a narrow one leaves most of its threads idle.
+   `scripts/probe_batch_bins.py` timed the batch-end prediction at every size on 29 graphs of the
+   H100 (`benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz`): 128 won on usa-roads and rome99
+   (widths 237, 75), 256 on the meshes and geometric graphs (220 to 580), 512 on the larger
+   roads and widths of 700 to 1,600, 1,024 from about 1,900; `delta_fit.fit_block_widths` places
+   the cuts. Where the width is unknown, `block_size`. Either among the sizes an SM can hold (the
+   largest such otherwise).
 6. Bin thresholds: whole blocks for degrees of at least `block_threshold` (when the graph has
    them); a warp for degrees of at least a warp only where the mean degree reaches a warp,
    otherwise off. At the batch end the warp bin's pass costs more than the few wide vertices
@@ -48,7 +53,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
@@ -83,7 +88,7 @@ class DeltaPrediction:
                 "constants": dict(self.constants), "model": self.model}
 
 
-def constants_of(characterization: Characterization, defaults: Mapping[str, float] = DEFAULTS) -> dict[str, float]:
+def constants_of(characterization: Characterization, defaults: Mapping[str, Any] = DEFAULTS) -> dict[str, Any]:
     """The [model] constants of the characterization, `defaults` (these rules') where it has none."""
     return {**defaults, **dict(getattr(characterization, "model", {}) or {})}
 
@@ -104,6 +109,24 @@ def delta_target(scale: float, skew: float, spread: float, mean_weight: float, m
     spread_factor = max_weight / (2.0 * mean_weight) if max_weight and mean_weight else 1.0
     return (scale * mean_weight / max(mean_degree, 1e-9) / (1.0 + (degree_cv or 0.0)) ** skew
             * spread_factor ** spread)
+
+
+def ladder_size(sizes: Sequence[Any], cuts: Sequence[float], width: float) -> int:
+    """Rule 5's block size for a level width: `sizes[i]`, i the number of `cuts` the width reaches."""
+    return int(sizes[sum(width >= cut for cut in cuts)])
+
+
+def block_size_for(graph: GraphFeatures, constants: Mapping[str, Any]) -> tuple[int, str]:
+    """Rule 5's block size before the device's limits, and why."""
+    sizes, cuts = constants.get("block_sizes"), constants.get("block_width_cuts")
+    fixed = int(constants["block_size"])
+    if not sizes or cuts is None or len(cuts) != len(sizes) - 1:
+        return fixed, f"block_size {fixed}"
+    if graph.level_width is None:
+        return fixed, f"block_size {fixed}: the level width is unknown"
+    size = ladder_size(sizes, cuts, graph.level_width)
+    ladder = ", ".join(f"{int(s)}" + (f" from {cuts[i - 1]:,.0f}" if i else "") for i, s in enumerate(sizes))
+    return size, f"level width {graph.level_width:,.0f}: {size} (block sizes {ladder})"
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
@@ -143,7 +166,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         why = occupancy(device, advance, min(candidate_block_sizes(device))).reason
         raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "
                          f"there ({why or 'no SM holds one'})")
-    wanted = int(constants["block_size"])
+    wanted, why = block_size_for(graph, constants)
     block_size = wanted if wanted in sizes else max(sizes)
     decisions.append(Decision("blocks", 1, "delta 2", "one block per instance: independent instances fill the GPU"))
     decisions.append(Decision("loop", "persistent", "delta 3", "one launch per batch, no grid barrier"))
@@ -151,8 +174,8 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     ck, bound = memory_bound(algorithm, largest, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
     decisions.append(Decision("concurrent_kernels", ck, "delta 4", f"the largest CK, {largest}" +
                               (f"; {bound}" if bound else "")))
-    decisions.append(Decision("block_size", block_size, "delta 5", f"block_size {wanted}" if block_size == wanted else
-                              f"block_size {wanted} does not launch on {device.name}: the largest that does"))
+    decisions.append(Decision("block_size", block_size, "delta 5", why if block_size == wanted else
+                              f"{why}, which does not launch on {device.name}: the largest that does"))
     blocks = 1
 
     max_degree = graph.max_degree if graph.max_degree is not None else int(math.ceil(d))

@@ -54,6 +54,8 @@ class GraphFeatures:
         degree_cv: the coefficient of variation of the out-degrees (their skew), when known.
         min_positive_weight, max_weight, mean_weight: the arc weights, when known (Delta's domain
             and the Delta-stepping model use them).
+        level_width: the vertices a source reaches per breadth-first level (`autotune.model.shape`),
+            when measured: algorithms whose rules read it (`Algorithm.reads_level_width`) get it.
     """
 
     name: str
@@ -65,6 +67,7 @@ class GraphFeatures:
     min_positive_weight: int | None = None
     max_weight: int | None = None
     mean_weight: float | None = None
+    level_width: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.n_vertices, bool) or not isinstance(self.n_vertices, int) or self.n_vertices < 1:

@@ -203,3 +203,24 @@ def test_predict_refuses_a_number_of_sources_in_one_line(argv, message, capsys):
     assert main(["predict", "--graph", "rmat12", "--device", "hopper-h100", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_delta_s_block_size_reads_the_level_width_and_others_never_search(tmp_path, monkeypatch, capsys):
+    from autotune.cli.predict_auto import predicted
+    from autotune.graphs import load_graph
+    from autotune.model.device import load_device
+    from autotune.model.features import GraphFeatures
+    from autotune.model.shape import level_width
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "--algorithm", "delta",
+                 "--explain"]) == 0
+    width = level_width(load_graph("random3000-d8"))
+    assert f"[delta 5] level width {width:,.0f}: " in capsys.readouterr().out
+    assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "--algorithm", "delta",
+                 "--model", "thesis", "--explain"]) == 0
+    assert "[delta 5] block_size 256: the level width is unknown" in capsys.readouterr().out
+    graph, asked = GraphFeatures("g", 1000, 4000, mean_weight=10.0, max_weight=20), []
+    for name in ("crauser", "delta_lanes", "delta"):
+        predicted(name, graph, load_device("hopper-h100"), "auto", 1024, None, lambda: asked.append(name) or 5000.0)
+    assert asked == ["delta"]

@@ -70,3 +70,26 @@ def test_hubs_and_a_wide_weight_range_move_delta_apart_from_the_mean_weight_over
     assert delta(uniform) == 256  # 8 x 95.3 / 2.77 = 275
     assert delta(ROADS) > delta(uniform)  # road lengths: a largest weight 26 x the mean
     assert delta(skewed) == 16 and delta(POWER_LAW) < delta(skewed)  # 14.2, then damped by the skew
+
+
+def test_the_block_size_climbs_the_fitted_ladder_with_the_level_width():
+    h100 = load_device("hopper-h100")
+    sizes = {}
+    for width in (75.0, 237.0, 300.0, 1000.0, 5000.0):
+        prediction = get("delta").predict(dataclasses.replace(ROADS, level_width=width), h100)
+        sizes[width] = prediction.config.kernel("advance").block_size
+        assert prediction.config.kernel("split").block_size == sizes[width]
+        assert {d.parameter: d.reason for d in prediction.decisions}["block_size"].startswith(f"level width {width:,.0f}: ")
+    assert sizes == {75.0: 128, 237.0: 128, 300.0: 256, 1000.0: 512, 5000.0: 1024}  # usa-roads' width is 237
+    unknown = get("delta").predict(ROADS, h100)
+    assert unknown.config.kernel("advance").block_size == 256
+    assert {d.parameter: d.reason for d in unknown.decisions}["block_size"] == "block_size 256: the level width is unknown"
+
+
+def test_a_characterization_without_a_ladder_keeps_its_block_size():
+    from autotune.model.delta_rules import block_size_for
+
+    wide = dataclasses.replace(ROADS, level_width=5000.0)
+    assert block_size_for(wide, {"block_size": 384}) == (384, "block_size 384")
+    assert block_size_for(wide, {"block_size": 384, "block_sizes": (128, 256), "block_width_cuts": ()})[0] == 384
+    assert block_size_for(wide, {"block_size": 384, "block_sizes": (128, 256), "block_width_cuts": (100.0,)})[0] == 256

@@ -61,6 +61,10 @@ def test_the_latency_end_of_delta_leads_with_its_one_query_rules():
         assert sp.Specials.from_json(specials.to_json(), "delta").leads
     assert len(asked) == 2
     _, batch = _job((1, 1024))
-    specials = sp.model_specials(info, profile, "delta", space=batch, level_width=lambda: asked.append(0) or 0.0)
-    assert not specials.leads and len(asked) == 2  # a batch's space: no searches made, the batch rules'
+    specials = sp.model_specials(info, profile, "delta", space=batch, level_width=lambda: asked.append(5000.0) or 5000.0)
+    assert not specials.leads and len(asked) == 3  # a batch's space: the batch rules', rule 5 reading the width
+    assert specials.prediction.kernel("advance").block_size == 1024
+    assert specials.prediction_details["rules"]["block_size"] == "delta 5"
     assert specials.first([specials.default, specials.prediction]) == [specials.default, specials.prediction]
+    sp.model_specials(info, profile, "delta_lanes", space=batch, level_width=lambda: asked.append(1.0) or 1.0)
+    assert len(asked) == 3  # the lanes' rules do not read it: no searches made
