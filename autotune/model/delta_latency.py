@@ -13,9 +13,12 @@ one road network. Every value is fitted (`fit`), none is written here:
    the split of the samples' widths that misplaces the fewest winners; else `grid_blocks`, the
    median (the lower middle) of the grid winners' blocks.
 2. Delta: `delta_ratio` x the batch rule's unit (mean weight / mean degree, with the batch
-   model's skew and weight-spread factors: `delta_rules.delta_target` at scale 1), the ratio the
-   median of that shape's winners (INF where the median winner is INF), rounded to the nearest
-   power of two of the graph's domain.
+   model's skew and weight-spread factors: `delta_rules.delta_target` at scale 1) / mean degree
+   ^ `degree_exponent`, rounded to the nearest power of two of the graph's domain. The exponent
+   (0 to 2 by eighths) is the one whose ratio, the median of that shape's winners' (INF where the
+   median winner is INF), predicts the winners' Delta with the least summed log error (ties: the
+   smallest): one query's Delta falls faster with the degree than the batch's (on the H100's
+   one-block winners, 32 at mean degree 15 to 1,024 at 2.4 with the same weights).
 3. Block size: the median of that shape's winners.
 4. Bins: the median of the shape's warp and block thresholds, over the winners whose largest
    degree reaches the bin's smallest threshold (elsewhere the bin is never used, and any value
@@ -30,13 +33,14 @@ Example::
     ...            for i, (width, blocks, delta) in enumerate([(300, 1, 64), (500, 1, 128), (2000, 64, "inf"),
     ...                                                       (9000, 128, "inf")])]
     >>> rules = fit(samples)
-    >>> round(rules.width_threshold), rules.grid_blocks, rules.delta_ratio["block"]
-    (1000, 64, 2.56)
+    >>> round(rules.width_threshold), rules.grid_blocks, rules.delta_ratio["block"], rules.degree_exponent["block"]
+    (1000, 64, 2.56, 0.0)
 """
 from __future__ import annotations
 
 import math
 import statistics
+import dataclasses
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
@@ -59,6 +63,7 @@ class LatencySample:
     params: Mapping[str, Any]
     block_size: int
     shared_fits: bool  # the graph fits loop mode shared
+    mean_degree: float = 1.0
 
     @property
     def shape(self) -> str:
@@ -85,6 +90,7 @@ class LatencyRules:
     unit_spread: float
     samples: int
     placed: int  # samples whose shape rule 1 gives
+    degree_exponent: Mapping[str, float] = dataclasses.field(default_factory=lambda: {shape: 0.0 for shape in SHAPES})
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -114,14 +120,17 @@ class LatencyRules:
         domain = algorithm.parameter("delta").domain(graph)
         unit = delta_unit(graph.mean_weight, graph.max_weight, graph.mean_degree, graph.degree_cv,
                           self.unit_skew, self.unit_spread)
+        exponent = self.degree_exponent.get(shape, 0.0)
         finite = not math.isinf(ratio) and unit and any(isinstance(v, int) for v in domain)
-        delta = nearest_power(ratio * unit, domain) if finite else INF if INF in domain else config.param("delta")
+        target = ratio * unit / max(graph.mean_degree, 1e-9) ** exponent if finite else math.inf
+        delta = nearest_power(target, domain) if finite else INF if INF in domain else config.param("delta")
         loop = SHARED if shape == "block" and self.shared_where_fits and SHARED in loop_values(graph) else "persistent"
         params = {"blocks": blocks, "delta": delta, "loop": loop}
         made = [Decision("blocks", blocks, "delta latency 1", why + (": one block" if blocks == 1 else
                                                                      f": the grid winners' median, {blocks}")),
                 Decision("delta", delta, "delta latency 2", f"{shape} winners' median {ratio:.3g} x the batch rule's "
-                         f"unit {unit:.3g}: {delta}"),
+                         f"unit {unit:.3g}" + (f" / mean degree {graph.mean_degree:.2f}^{exponent:g}" if exponent else "")
+                         + f": {delta}"),
                 Decision("loop", loop, "delta latency 5", "the graph fits one block's shared memory" if loop == SHARED
                          else "persistent: one launch")]
         for name, chosen in (("warp_threshold", self.warp_threshold), ("block_threshold", self.block_threshold)):
@@ -193,10 +202,12 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         by_shape[shape] = by_shape[shape] or by_shape[other]
     grids = [int(s.params["blocks"]) for s in by_shape["grid"] if s.shape == "grid"]
     fits = [s for s in by_shape["block"] if s.shape == "block" and s.shared_fits]
+    deltas = {shape: _fit_delta(group) for shape, group in by_shape.items()}
     return LatencyRules(
         width_threshold=threshold,
         grid_blocks=statistics.median_low(grids) if grids else GRID_BLOCKS,
-        delta_ratio={shape: _median_ratio([s.delta_ratio() for s in group]) for shape, group in by_shape.items()},
+        delta_ratio={shape: ratio for shape, (ratio, _) in deltas.items()},
+        degree_exponent={shape: exponent for shape, (_, exponent) in deltas.items()},
         block_size={shape: 32 * round(statistics.median(s.block_size for s in group) / 32)
                     for shape, group in by_shape.items()},
         warp_threshold={shape: _bin("warp_threshold", group) for shape, group in by_shape.items()},
@@ -204,6 +215,23 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
         unit_skew=skew, unit_spread=spread,
         samples=len(samples), placed=placed)
+
+
+EXPONENTS = tuple(k / 8 for k in range(17))  # rule 2's degree exponent: 0 to 2
+
+
+def _fit_delta(group: Sequence[LatencySample]) -> tuple[float, float]:
+    """Rule 2's ratio and degree exponent for one shape's winners."""
+    def ratio_at(exponent: float) -> float:
+        return _median_ratio([s.delta_ratio() * max(s.mean_degree, 1e-9) ** exponent for s in group])
+
+    def error(exponent: float) -> float:
+        ratio = ratio_at(exponent)
+        return sum(abs(math.log2(ratio * s.unit / max(s.mean_degree, 1e-9) ** exponent) - math.log2(float(s.params["delta"])))
+                   for s in group if not math.isinf(s.delta_ratio()) and not math.isinf(ratio))
+
+    exponent = min(EXPONENTS, key=lambda e: (error(e), e))
+    return ratio_at(exponent), exponent
 
 
 def _median_ratio(ratios: Sequence[float]) -> float:
@@ -234,7 +262,8 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: t
             delta_unit(graph.get("mean_weight"), graph.get("max_weight"),
                        graph.get("mean_degree") or graph["edges"] / graph["vertices"], graph.get("degree_cv"), skew, spread),
             int(graph.get("max_degree") or 0), dict(config.get("params") or {}),
-            int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(SimpleNamespace(n_vertices=graph["vertices"], n_edges=graph["edges"]))))
+            int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(SimpleNamespace(n_vertices=graph["vertices"], n_edges=graph["edges"])),
+            graph.get("mean_degree") or graph["edges"] / graph["vertices"]))
     return samples
 
 

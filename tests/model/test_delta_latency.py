@@ -91,3 +91,21 @@ def test_level_width_is_the_widest_sources_vertices_per_level():
     assert breadth_first_reach(path, 0) == (3, 4)
     star = build_csr("star", 5, np.zeros(4, dtype=np.int32), np.arange(1, 5), np.ones(4, dtype=np.int32))
     assert graph_shape(star).level_width == pytest.approx(5 / 2)
+
+
+def test_delta_s_degree_exponent_is_fitted_where_one_query_s_delta_falls_faster_than_the_unit():
+    import dataclasses
+
+    # the same unit (12.5) everywhere, the winners' Delta 512 / d: one power of the degree beyond it
+    found = [dataclasses.replace(sample(f"g{d}", 100 + d, 1, 512 // d), mean_degree=float(d)) for d in (2, 4, 8, 16)]
+    rules = fit_latency(found)
+    assert rules.degree_exponent["block"] == 1.0 and rules.delta_ratio["block"] == pytest.approx(512 / 12.5)
+    assert ChoiceModel([], {}, rules).latency == rules
+    flat = fit_latency([dataclasses.replace(sample(f"g{d}", 100 + d, 1, 64), mean_degree=float(d)) for d in (2, 8)])
+    assert flat.degree_exponent["block"] == 0.0  # the unit alone: the same Delta at every degree
+    assert fit_latency(winners()).degree_exponent == {"block": 0.0, "grid": 0.0}  # degree 1: nothing to fit
+    graph = GraphFeatures("g", 1000, 8000, max_degree=12, mean_weight=12.5 * 8, min_positive_weight=1, max_weight=200)
+    config = DELTA.predict(graph, load_device("hopper-h100")).config.replace(concurrent_kernels=1)
+    changed, decisions = rules.apply(config, (), DELTA, graph, 150.0)
+    assert changed.param("delta") == 64  # 40.96 x 12.5 / 8 = 64
+    assert "/ mean degree 8.00^1" in {d.parameter: d.reason for d in decisions}["delta"]
