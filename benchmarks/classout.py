@@ -66,7 +66,7 @@ def delta_without(left_out: str) -> Any:
     import dataclasses
 
     from autotune import algorithms
-    from autotune.model import delta_fit
+    from autotune.model import delta_fit, delta_rules
 
     features = {g["name"]: {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), **{k: g.get(k) for k in (
         "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}}
@@ -75,19 +75,12 @@ def delta_without(left_out: str) -> Any:
     (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
                                                        for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
-    sizes, cuts = delta_fit.fit_block_widths(delta_fit.read_rows([WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths)
+    ladder = delta_fit.fit_block_widths(delta_fit.read_rows([WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths)
     shipped = algorithms.get("delta").characterization
-    return dataclasses.replace(shipped, model={**dict(shipped.model), "delta_scale": scale, "delta_skew": skew,
-                                               "delta_spread": spread, "block_size": size,
-                                               "block_sizes": sizes, "block_width_cuts": cuts})
-
-
-def constants_json(constants: Any) -> dict[str, Any]:
-    """Delta's [model] constants as JSON (a list for a ladder, "inf" for a width never reached)."""
-    def value(v: Any) -> Any:
-        return [value(x) for x in v] if isinstance(v, tuple) else "inf" if v == float("inf") else v
-
-    return {k: value(v) for k, v in dict(constants).items()}
+    kept = {k: v for k, v in dict(shipped.model).items() if not k.startswith(delta_rules.LADDER)}
+    return dataclasses.replace(shipped, model={**kept, "delta_scale": scale, "delta_skew": skew, "delta_spread": spread,
+                                               "block_size": size,
+                                               **{f"{delta_rules.LADDER}{s}": start for s, start in ladder.items()}})
 
 
 def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[str, Any], rounds: int
@@ -122,7 +115,7 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
             timing, against, slowdown = timed_against(graph, config, best, sources, expected, rounds)
             rows.append({"graph": name, "class": left_out, "queries": k, "predicted": config.to_json(),
                          "latency_rules": None if latency is None else latency.to_json(),
-                         "delta_constants": constants_json(batch.model),
+                         "delta_constants": dict(batch.model),
                          "best": best.to_json(), "predicted_timing": timing, "best_timing": against,
                          "slowdown": slowdown})
             print(f"classout: {name} ({left_out} left out) K={k}: predicted {config.algorithm} {ms_text(timing)} ms/SSSP, "

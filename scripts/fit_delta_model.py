@@ -42,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     files = [path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path for path in named]
     print(f"{len(rows)} graphs: delta_scale = {constants[0]:g}, delta_skew = {constants[1]:g}, "
           f"delta_spread = {constants[2]:g}, block_size = {size}" +
-          ("" if ladder is None else f"; block sizes {list(ladder[0])} from level widths {list(ladder[1])}"))
+          ("" if ladder is None else "; block sizes " + ", ".join(f"{s} from level width {w:g}"
+                                                                 for s, w in sorted(ladder.items()))))
     if args.write is not None:
         given, widths = files[:len(args.rows)], files[len(args.rows):]
         command = "python3 scripts/fit_delta_model.py " + " ".join(str(f) for f in given) + (

@@ -142,8 +142,7 @@ class Characterization:
         resources_arch: the architecture the resources were compiled for (e.g. "sm_90").
         resources_command: the command that produced them.
         path: the TOML file it came from.
-        model: the [model] table: named constants of the algorithm's model rules (numbers, or
-            lists of numbers as tuples).
+        model: the [model] table: named constants of the algorithm's model rules.
     """
 
     kernels: Mapping[str, KernelCharacterization]
@@ -151,7 +150,7 @@ class Characterization:
     resources_arch: str = ""
     resources_command: str = ""
     path: Path | None = None
-    model: Mapping[str, float | tuple[float, ...]] = field(default_factory=dict)
+    model: Mapping[str, float] = field(default_factory=dict)
 
     def kernel(self, name: str) -> KernelCharacterization:
         """The characterization of `name`.
@@ -197,20 +196,16 @@ def characterization_from_mapping(data: Mapping[str, Any], path: Path | str) -> 
         raise InputError(f"{where}: [compiled] must be a table")
     model = data.get("model", {})
     if not isinstance(model, Mapping) or not all(
-            _is_number(v) or isinstance(v, list) and all(_is_number(x) for x in v) for v in model.values()):
-        raise InputError(f"{where}: [model] must be a table of numbers and lists of numbers")
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in model.values()):
+        raise InputError(f"{where}: [model] must be a table of numbers")
     return Characterization(
         kernels=kernels,
         source=str(data.get("source", "")),
         resources_arch=str(compiled.get("arch", "")),
         resources_command=str(compiled.get("command", "")),
         path=Path(path),
-        model={str(k): tuple(float(x) for x in v) if isinstance(v, list) else float(v) for k, v in model.items()},
+        model={str(k): float(v) for k, v in model.items()},
     )
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 _KERNEL_KEYS = {

@@ -34,7 +34,7 @@ from typing import Mapping, Sequence
 
 from autotune.algorithms.delta import delta_values
 from autotune.files import atomic_write, read_json_lines
-from autotune.model.delta_rules import delta_target, ladder_size, nearest_power
+from autotune.model.delta_rules import LADDER, delta_target, nearest_power
 
 SCALES = tuple(2.0 ** (k / 2) for k in range(-4, 21))  # 1/4 to 1024, half powers of two
 SKEWS = tuple(k / 8 for k in range(9))  # 0 to 1
@@ -155,10 +155,10 @@ def fit(rows: dict[str, list[dict]], graphs: dict[str, dict]) -> tuple[tuple[flo
     return constants, size
 
 
-def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float]
-                     ) -> tuple[tuple[int, ...], tuple[float, ...]]:
-    """Rule 5's ladder (the module docstring) on the rows of the graphs `widths` knows: the block
-    sizes and the widths from which each next one is taken.
+def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float]) -> dict[int, float]:
+    """Rule 5's ladder (the module docstring) on the rows of the graphs `widths` knows: each block
+    size taken and the level width from which it is (the smallest from 0; a size never taken is
+    left out).
 
     Raises:
         ValueError: no row of a graph with a width.
@@ -166,20 +166,24 @@ def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float]
     prices = {g: conditional_best(rs, "block_size") for g, rs in rows.items() if widths.get(g) is not None}
     if not prices:
         raise ValueError("no block-size rows of a graph whose level width is known")
-    sizes = tuple(sorted({size for priced in prices.values() for size in priced}))
+    sizes = sorted({size for priced in prices.values() for size in priced})
     known = sorted({float(widths[g]) for g in prices})
     cuts = [0.0, *(float(round(math.sqrt(low * high))) for low, high in zip(known, known[1:])), math.inf]
 
+    def size_at(chosen: tuple[float, ...], width: float) -> int:
+        return sizes[sum(width >= cut for cut in chosen)]
+
     def cost(chosen: tuple[float, ...]) -> float:
-        return sum(math.log(priced.get(ladder_size(sizes, chosen, widths[g]), MISSING * min(priced.values()))
+        return sum(math.log(priced.get(size_at(chosen, widths[g]), MISSING * min(priced.values()))
                             / min(priced.values())) for g, priced in prices.items())
 
-    return sizes, min(itertools.combinations_with_replacement(cuts, len(sizes) - 1), key=cost)
+    best = min(itertools.combinations_with_replacement(cuts, len(sizes) - 1), key=cost)
+    return {size: start for size, start in zip(sizes, (0.0, *best)) if not math.isinf(start)}
 
 
 def write_constants(path: Path, constants: tuple[float, float, float], size: int, files: Sequence[Path],
                     command: str, base: Path = Path("."),
-                    ladder: tuple[tuple[int, ...], tuple[float, ...]] | None = None) -> None:
+                    ladder: Mapping[int, float] | None = None) -> None:
     """Rewrite the [model] table of a characterization with fitted constants and their records
     (`files` as they are named, read from `base`), rule 5's `ladder` (`fit_block_widths`) when given."""
     scale, skew, spread = constants
@@ -194,9 +198,9 @@ def write_constants(path: Path, constants: tuple[float, float, float], size: int
              f"delta_scale = {scale:g}\ndelta_skew = {skew:g}\ndelta_spread = {spread:g}\n"
              f"# Rule 5: the block size of the one block each instance runs on (where the level width is unknown).\n"
              f"block_size = {size}\n" + ("" if ladder is None else
-             "# ... and where it is known, block_sizes[i] from the width block_width_cuts[i - 1] (`fit_block_widths`).\n"
-             f"block_sizes = [{', '.join(str(s) for s in ladder[0])}]\n"
-             f"block_width_cuts = [{', '.join(f'{c:g}' for c in ladder[1])}]\n") +
+             "# ... and where it is known, the largest size of the ladder whose level width it reaches\n"
+             "# (`fit_block_widths`): block_width_<size> = the width from which <size> is taken.\n"
+             + "".join(f"{LADDER}{s} = {start:g}\n" for s, start in sorted(ladder.items()))) +
              "# Rule 6: the degree from which whole blocks expand a vertex (not fitted: every batched record\n"
              "# used 1024).\nblock_threshold = 1024\n")
     atomic_write(path, text[:start] + model + text[end:], "the characterization")

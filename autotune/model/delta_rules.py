@@ -20,8 +20,8 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    workspaces fit in the device's memory (`autotune.model.memory`): on the H100 the largest CK
    measured won or came within 11% on every graph.
 5. Block size: where the graph's level width is known (`autotune.model.shape`: the vertices a
-   source reaches per breadth-first level), the ladder `block_sizes` / `block_width_cuts`: the
-   i-th size from the (i - 1)-th width on. Each instance's block works through a level's share of
+   source reaches per breadth-first level), the ladder `block_width_<size>`: the largest size
+   whose width the graph's reaches. Each instance's block works through a level's share of
    the queue; a wide level keeps a large block busy, a narrow one leaves most of its threads idle.
    `scripts/probe_batch_bins.py` timed the batch-end prediction at every size on 29 graphs of the
    H100 (`benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz`): 128 won on usa-roads and rome99
@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
@@ -88,7 +88,7 @@ class DeltaPrediction:
                 "constants": dict(self.constants), "model": self.model}
 
 
-def constants_of(characterization: Characterization, defaults: Mapping[str, Any] = DEFAULTS) -> dict[str, Any]:
+def constants_of(characterization: Characterization, defaults: Mapping[str, float] = DEFAULTS) -> dict[str, float]:
     """The [model] constants of the characterization, `defaults` (these rules') where it has none."""
     return {**defaults, **dict(getattr(characterization, "model", {}) or {})}
 
@@ -111,22 +111,30 @@ def delta_target(scale: float, skew: float, spread: float, mean_weight: float, m
             * spread_factor ** spread)
 
 
-def ladder_size(sizes: Sequence[Any], cuts: Sequence[float], width: float) -> int:
-    """Rule 5's block size for a level width: `sizes[i]`, i the number of `cuts` the width reaches."""
-    return int(sizes[sum(width >= cut for cut in cuts)])
+LADDER = "block_width_"  # rule 5's constants: block_width_<size> = the level width from which <size> is taken
+
+
+def ladder_of(constants: Mapping[str, Any]) -> dict[int, float]:
+    """Rule 5's ladder in `constants`: block size -> the level width from which it is taken."""
+    return {int(key[len(LADDER):]): float(value) for key, value in constants.items()
+            if key.startswith(LADDER) and key[len(LADDER):].isdigit()}
+
+
+def ladder_size(ladder: Mapping[int, float], width: float) -> int:
+    """The ladder's block size for a level width: the largest whose width it reaches (else the smallest)."""
+    return max((size for size, start in ladder.items() if width >= start), default=min(ladder))
 
 
 def block_size_for(graph: GraphFeatures, constants: Mapping[str, Any]) -> tuple[int, str]:
     """Rule 5's block size before the device's limits, and why."""
-    sizes, cuts = constants.get("block_sizes"), constants.get("block_width_cuts")
-    fixed = int(constants["block_size"])
-    if not sizes or cuts is None or len(cuts) != len(sizes) - 1:
+    ladder, fixed = ladder_of(constants), int(constants["block_size"])
+    if not ladder:
         return fixed, f"block_size {fixed}"
     if graph.level_width is None:
         return fixed, f"block_size {fixed}: the level width is unknown"
-    size = ladder_size(sizes, cuts, graph.level_width)
-    ladder = ", ".join(f"{int(s)}" + (f" from {cuts[i - 1]:,.0f}" if i else "") for i, s in enumerate(sizes))
-    return size, f"level width {graph.level_width:,.0f}: {size} (block sizes {ladder})"
+    size = ladder_size(ladder, graph.level_width)
+    steps = ", ".join(f"{s} from {start:,.0f}" for s, start in sorted(ladder.items()))
+    return size, f"level width {graph.level_width:,.0f}: {size} (block sizes {steps})"
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,

@@ -213,10 +213,13 @@ def test_delta_s_block_size_reads_the_level_width_and_others_never_search(tmp_pa
     from autotune.model.shape import level_width
 
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "delta.json"
     assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "--algorithm", "delta",
-                 "--explain"]) == 0
+                 "--explain", "-o", str(out)]) == 0
     width = level_width(load_graph("random3000-d8"))
     assert f"[delta 5] level width {width:,.0f}: " in capsys.readouterr().out
+    predicted_json = _valid(read_table(out))["entries"][0]["predicted"]  # the ladder's constants are numbers
+    assert predicted_json["constants"]["block_width_256"] > 0
     assert main(["predict", "--graph", "random3000-d8", "--device", "hopper-h100", "--algorithm", "delta",
                  "--model", "thesis", "--explain"]) == 0
     assert "[delta 5] block_size 256: the level width is unknown" in capsys.readouterr().out

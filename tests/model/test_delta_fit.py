@@ -2,11 +2,10 @@
 (autotune/model/delta_fit.py `fit_block_widths`)."""
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from autotune.model import delta_fit
+from autotune.model.delta_rules import ladder_size
 
 
 def _rows(graph, times):
@@ -19,14 +18,13 @@ def test_the_cuts_fall_between_the_widths_whose_best_sizes_differ():
             "middle": _rows("middle", {128: 1.4, 256: 1.0, 512: 1.2}),
             "wide": _rows("wide", {128: 3.0, 256: 2.0, 512: 1.0}),
             "unknown": _rows("unknown", {128: 9.0, 256: 1.0, 512: 9.0})}  # no width: not fitted on
-    sizes, cuts = delta_fit.fit_block_widths(rows, {"narrow": 100.0, "middle": 400.0, "wide": 1600.0})
-    assert sizes == (128, 256, 512) and cuts == (200.0, 800.0)  # the geometric midpoints
-    assert [delta_fit.ladder_size(sizes, cuts, w) for w in (100.0, 400.0, 1600.0)] == [128, 256, 512]
+    ladder = delta_fit.fit_block_widths(rows, {"narrow": 100.0, "middle": 400.0, "wide": 1600.0})
+    assert ladder == {128: 0.0, 256: 200.0, 512: 800.0}  # the geometric midpoints
+    assert [ladder_size(ladder, w) for w in (100.0, 400.0, 1600.0)] == [128, 256, 512]
 
 
 def test_a_size_no_graph_wants_is_never_reached_and_the_fit_needs_a_width():
     rows = {"a": _rows("a", {128: 1.2, 256: 1.0, 512: 1.5}), "b": _rows("b", {128: 1.3, 256: 1.0, 512: 1.1})}
-    sizes, cuts = delta_fit.fit_block_widths(rows, {"a": 100.0, "b": 900.0})
-    assert sizes == (128, 256, 512) and cuts == (0.0, math.inf)
+    assert delta_fit.fit_block_widths(rows, {"a": 100.0, "b": 900.0}) == {128: 0.0, 256: 0.0}  # 512: never
     with pytest.raises(ValueError, match="level width"):
         delta_fit.fit_block_widths(rows, {})
