@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Time Delta-stepping's batch-end prediction (its block size from the level width: rule 5) at
-every CK of a small grid, and the shipped table's batch-end best, in one process on the same 32
+every CK and block size of a small grid, and the shipped table's batch-end best, in one process on the same 32
 sources (every solve checked against scipy's Dijkstra): the evidence for the model's rule 4
 (`autotune.model.delta_rules`: the largest CK). The H100's table re-swept at 9ce6f1c has its batch
 best at CK 128 on the random graphs, Email-Enron and sx-askubuntu, 1.26x to 1.85x faster than its
-CK 1,024 point; its curve points were tuned apart, so this probe holds the configuration and moves
-CK alone.
+CK 1,024 point; its curve points were tuned apart, so this probe holds the rest of the configuration
+and moves CK and the block size (rule 5's ladder was fitted at CK 1,024).
 
 Usage (on a GPU machine, from the repository's root):
 
@@ -23,11 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autotune import algorithms  # noqa: E402
+from autotune.launch import KernelLaunch  # noqa: E402
 from benchmarks import data  # noqa: E402
 from benchmarks.answers import timed_together  # noqa: E402
 from benchmarks.classout import profile_of  # noqa: E402
 
 CONCURRENT = (64, 128, 256, 512, 1024)
+BLOCK_SIZES = (128, 256, 512, 1024)
 GRAPHS = ("Email-Enron.txt.gz,sx-askubuntu,random98k-d2,random49k-d20,anybeat,ca-CondMat,p2p-Gnutella31,"
           "web-Stanford,usa-roads.gr.gz")
 SAMPLE, ROUNDS = 32, 2
@@ -46,7 +48,9 @@ def main(out_path: str, names: str = GRAPHS) -> None:
             for name, graph, sources, expected in data.suite_graphs(names, SAMPLE):
                 features = dataclasses.replace(GraphFeatures.from_graph(graph), level_width=level_width(graph))
                 predicted = algorithms.get("delta").predict(features, profile).config
-                configs = [predicted.replace(concurrent_kernels=ck) for ck in CONCURRENT]
+                configs = [predicted.replace(concurrent_kernels=ck, **{k: KernelLaunch(size, launch.cache)
+                                                                       for k, launch in predicted.kernels.items()})
+                           for ck in CONCURRENT for size in BLOCK_SIZES]
                 best = table.lookup(graph, device=gpu, allow_other_device=False).config
                 measured = timed_together(graph, [*configs, best], sources, expected, ROUNDS)
                 for config in dict.fromkeys([*configs, best]):
@@ -56,7 +60,8 @@ def main(out_path: str, names: str = GRAPHS) -> None:
                            **timing}
                     out.write(json.dumps(row) + "\n")
                     out.flush()
-                    print(name, row["class"], config.concurrent_kernels, timing["ms_per_sssp"], flush=True)
+                    size = next(iter(config.kernels.values())).block_size
+                    print(name, row["class"], config.concurrent_kernels, size, timing["ms_per_sssp"], flush=True)
 
 
 if __name__ == "__main__":
