@@ -11,7 +11,7 @@ the class too, on the other graphs' widths in `benchmarks/data/shapes.json`; the
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
 and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
 graphs of the first suite, less the class's; the ladder of block sizes by level width on
-`WIDTH_ROWS`, less the class's). The fitted GPU Crauser and Martín models are the
+`WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's). The fitted GPU Crauser and Martín models are the
 shipped ones (fitted on the generated graphs only).
 
 Targets (issue 28): within 15% of the measured best on at least 80% of the graphs and within 30%
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 from typing import Any, Sequence
 
 from autotune.files import read_json
@@ -33,6 +34,7 @@ SAMPLE = 32
 QUERIES = (1, 1024)
 DELTA_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "delta-grid.jsonl.gz"
 WIDTH_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "bins-grid-d16ea63.jsonl.gz"  # scripts/probe_batch_bins.py
+WIDE_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "ck-bs-grid-93dca1c.jsonl.gz"  # scripts/probe_batch_ck.py
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 
@@ -54,8 +56,10 @@ def profile_of(gpu_name: str) -> Any:
 
 @functools.cache
 def shape_widths() -> dict[str, float]:
-    """The level width of every graph of `benchmarks/data/shapes.json` (read once)."""
-    return {g: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()}
+    """The level width of every graph of `benchmarks/data/shapes.json` (read once), by its table's
+    name and its suite name (a probe's records may name it either way)."""
+    return {name: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()
+            for name in (g, g.removesuffix(data.CONVERTED))}
 
 
 @functools.cache
@@ -76,10 +80,15 @@ def delta_without(left_out: str) -> Any:
                                                        for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
     ladder = delta_fit.fit_block_widths(delta_fit.read_rows([WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths)
+    per_sm_ck = delta_rules.per_sm(algorithms.get("delta").concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
+    wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows([WIDE_ROWS], delta_fit.WIDE_CLASSES), widths, ladder,
+                                               per_sm_ck)
     shipped = algorithms.get("delta").characterization
-    kept = {k: v for k, v in dict(shipped.model).items() if not k.startswith(delta_rules.LADDER)}
+    kept = {k: v for k, v in dict(shipped.model).items() if not k.startswith(delta_rules.LADDER)
+            and k not in ("wide_width", "wide_block_size")}
+    wide = {} if math.isinf(wide_width) else {"wide_width": wide_width, "wide_block_size": wide_size}
     return dataclasses.replace(shipped, model={**kept, "delta_scale": scale, "delta_skew": skew, "delta_spread": spread,
-                                               "block_size": size,
+                                               "block_size": size, **wide,
                                                **{f"{delta_rules.LADDER}{s}": start for s, start in ladder.items()}})
 
 

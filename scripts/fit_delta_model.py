@@ -2,10 +2,12 @@
 benchmark rows and write them into a characterization: a maintainer's command. The fit and its
 leave-one-graph-out check are `autotune/model/delta_fit.py`; the benchmark suite `model` reports the
 check. `--width-rows` (scripts/probe_batch_bins.py's records) fits rule 5's ladder of block sizes
-by level width, the widths read from `--shapes`; the suite `classout` checks it by class.
+by level width, and `--wide-rows` (scripts/probe_batch_ck.py's) rule 4's one instance per SM from a
+level width on, the widths read from `--shapes`; the suite `classout` checks them by class.
 
     python3 scripts/fit_delta_model.py benchmarks/data/h100/delta-grid.jsonl.gz \
-        --width-rows benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz --write characterizations/delta.toml
+        --width-rows benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz \
+        --wide-rows benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz --write characterizations/delta.toml
 """
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from autotune import algorithms  # noqa: E402
 from autotune.files import read_json  # noqa: E402
 from autotune.model import delta_fit  # noqa: E402
-from benchmarks.data import spec  # noqa: E402
+from autotune.model.delta_rules import per_sm  # noqa: E402
+from autotune.model.device import load_device  # noqa: E402
+from benchmarks.data import CONVERTED, spec  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("rows", type=Path, nargs="+", help="benchmark rows (JSON Lines, plain or gzip)")
     parser.add_argument("--width-rows", type=Path, nargs="*", default=[],
                         help="block-size rows (`bins grid`) to fit rule 5's ladder by level width on")
+    parser.add_argument("--wide-rows", type=Path, nargs="*", default=[],
+                        help="CK and block-size rows (`ck grid`, the H100's) to fit rule 4's one instance per SM on "
+                        "(with --width-rows)")
     parser.add_argument("--shapes", type=Path, default=ROOT / "benchmarks" / "data" / "shapes.json",
                         help="the graphs' level widths (default benchmarks/data/shapes.json)")
     parser.add_argument("--write", type=Path, default=None, help="rewrite this characterization's [model] constants")
@@ -33,22 +41,31 @@ def main(argv: list[str] | None = None) -> int:
     rows = delta_fit.read_rows(args.rows)
     graphs = {name: delta_fit.features(spec(name)) for name in sorted(rows)}
     constants, size = delta_fit.fit(rows, graphs)
-    ladder = None
+    ladder = wide = None
+    if args.wide_rows and not args.width_rows:
+        parser.error("--wide-rows needs --width-rows: the narrow shape it is priced against takes the ladder")
     if args.width_rows:
         shapes = read_json(args.shapes)["shapes"]
-        ladder = delta_fit.fit_block_widths(delta_fit.read_rows(args.width_rows, delta_fit.WIDTH_CLASSES),
-                                            {g: s["level_width"] for g, s in shapes.items()})
-    named = [*args.rows, *args.width_rows]
+        widths = {name: s["level_width"] for g, s in shapes.items() for name in (g, g.removesuffix(CONVERTED))}
+        ladder = delta_fit.fit_block_widths(delta_fit.read_rows(args.width_rows, delta_fit.WIDTH_CLASSES), widths)
+    if args.wide_rows:
+        per_sm_ck = per_sm(algorithms.get("delta").concurrent_kernels, load_device("hopper-h100"))  # the records' GPU
+        wide = delta_fit.fit_wide(delta_fit.read_rows(args.wide_rows, delta_fit.WIDE_CLASSES), widths, ladder, per_sm_ck)
+    named = [*args.rows, *args.width_rows, *args.wide_rows]
     files = [path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path for path in named]
     print(f"{len(rows)} graphs: delta_scale = {constants[0]:g}, delta_skew = {constants[1]:g}, "
           f"delta_spread = {constants[2]:g}, block_size = {size}" +
           ("" if ladder is None else "; block sizes " + ", ".join(f"{s} from level width {w:g}"
-                                                                 for s, w in sorted(ladder.items()))))
+                                                                 for s, w in sorted(ladder.items()))) +
+          ("" if wide is None else f"; one instance per SM, blocks of {wide[1]}, from level width {wide[0]:g}"))
     if args.write is not None:
-        given, widths = files[:len(args.rows)], files[len(args.rows):]
+        given = files[:len(args.rows)]
+        width_files = files[len(args.rows):len(args.rows) + len(args.width_rows)]
+        wide_files = files[len(args.rows) + len(args.width_rows):]
         command = "python3 scripts/fit_delta_model.py " + " ".join(str(f) for f in given) + (
-            " --width-rows " + " ".join(str(f) for f in widths) if widths else "")
-        delta_fit.write_constants(args.write, constants, size, files, command, base=ROOT, ladder=ladder)
+            " --width-rows " + " ".join(str(f) for f in width_files) if width_files else "") + (
+            " --wide-rows " + " ".join(str(f) for f in wide_files) if wide_files else "")
+        delta_fit.write_constants(args.write, constants, size, files, command, base=ROOT, ladder=ladder, wide=wide)
         print(f"wrote the [model] constants of {args.write}")
     return 0
 

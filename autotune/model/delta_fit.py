@@ -21,6 +21,12 @@ width from `benchmarks/data/shapes.json`. The block sizes measured, in order, an
 which each next one is taken, the cuts chosen among the geometric midpoints of the graphs' widths
 (and 0 and INF: a size never taken) with the least geometric mean of the slowdowns, a size priced
 by its conditional best; ties: the smallest cuts.
+
+Rule 4's one instance per SM (`fit_wide`) is fitted on the `ck grid` rows of
+`scripts/probe_batch_ck.py` (the batch-end prediction at every CK and block size): the block size
+of the one-per-SM CK and the level width from which that shape is taken instead of the largest CK
+with the ladder's block size, with the least summed log slowdown over the graphs, each shape priced
+by its row (a missing row counts as `MISSING`); ties: the larger width, then the larger block.
 """
 from __future__ import annotations
 
@@ -34,13 +40,14 @@ from typing import Mapping, Sequence
 
 from autotune.algorithms.delta import delta_values
 from autotune.files import atomic_write, read_json_lines
-from autotune.model.delta_rules import LADDER, delta_target, nearest_power
+from autotune.model.delta_rules import LADDER, delta_target, ladder_size, nearest_power
 
 SCALES = tuple(2.0 ** (k / 2) for k in range(-4, 21))  # 1/4 to 1024, half powers of two
 SKEWS = tuple(k / 8 for k in range(9))  # 0 to 1
 SPREADS = tuple(k / 8 for k in range(9))  # 0 (the mean weight) to 1 (half the largest, Meyer and Sanders' unit)
 CLASSES = ("batched", "model grid")
 WIDTH_CLASSES = ("bins grid",)  # rule 5's ladder: scripts/probe_batch_bins.py's rows
+WIDE_CLASSES = ("ck grid",)  # rule 4's one instance per SM: scripts/probe_batch_ck.py's rows
 OLD = (64.0, 0.0, 0.0)  # the constants before any fit (one prototype measurement)
 MISSING = 10.0  # the slowdown counted where a graph's records cannot price a value
 
@@ -181,17 +188,47 @@ def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float]) -
     return {size: start for size, start in zip(sizes, (0.0, *best)) if not math.isinf(start)}
 
 
+def fit_wide(rows: dict[str, list[dict]], widths: Mapping[str, float], ladder: Mapping[int, float],
+             per_sm_ck: int) -> tuple[float, int]:
+    """Rule 4's (`wide_width`, `wide_block_size`) on the rows of the graphs `widths` knows (the
+    module docstring; a width of INF: never); `per_sm_ck`: the records' GPU's CK of one instance
+    per SM (128 on 132 SMs).
+
+    Raises:
+        ValueError: no row of a graph with a width.
+    """
+    def key(row: dict) -> tuple[int, int]:
+        return value_of(row, "concurrent_kernels"), value_of(row, "block_size")
+
+    priced = {g: {key(r): r["ms_per_sssp"] for r in rs} for g, rs in rows.items() if widths.get(g) is not None}
+    if not priced:
+        raise ValueError("no CK rows of a graph whose level width is known")
+    largest = max(ck for times in priced.values() for ck, _ in times)
+    sizes = sorted({size for times in priced.values() for ck, size in times if ck == per_sm_ck})
+    known = sorted({float(widths[g]) for g in priced})
+    cuts = [math.inf, *(float(round(math.sqrt(low * high))) for low, high in reversed(list(zip(known, known[1:])))), 0.0]
+
+    def cost(cut: float, size: int) -> float:
+        return sum(math.log(times.get((per_sm_ck, size) if widths[g] >= cut else (largest, ladder_size(ladder, widths[g])),
+                                      MISSING * min(times.values())) / min(times.values()))
+                   for g, times in priced.items())
+
+    return min(((cut, size) for cut in cuts for size in reversed(sizes)), key=lambda shape: cost(*shape))
+
+
 def write_constants(path: Path, constants: tuple[float, float, float], size: int, files: Sequence[Path],
                     command: str, base: Path = Path("."),
-                    ladder: Mapping[int, float] | None = None) -> None:
+                    ladder: Mapping[int, float] | None = None, wide: tuple[float, int] | None = None) -> None:
     """Rewrite the [model] table of a characterization with fitted constants and their records
-    (`files` as they are named, read from `base`), rule 5's `ladder` (`fit_block_widths`) when given."""
+    (`files` as they are named, read from `base`), rule 5's `ladder` (`fit_block_widths`) and rule
+    4's `wide` shape (`fit_wide`) when given."""
     scale, skew, spread = constants
     text = Path(path).read_text(encoding="utf-8")
     start = text.index("[model]")
     end = text.index("\n[", start + 1)
     provenance = "\n".join(f"#   {f} sha256 {hashlib.sha256((base / f).read_bytes()).hexdigest()}" for f in files)
-    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records (rules 1 and 5), the bins-grid ones (rule 5's ladder) of:\n{provenance}\n"
+    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records (rules 1 and 5), the bins-grid (rule 5's ladder) and\n"
+             f"# ck-grid ones (rules 4 and 5 of wide levels) of:\n{provenance}\n"
              "# Rule 1: Delta = delta_scale x mean weight / d(G) / (1 + cv(G))^delta_skew\n"
              "#   x (largest weight / (2 x mean weight))^delta_spread (Meyer and Sanders' Theta(1/d), its unit\n"
              "#   between the mean weight and half the largest; cv: the degree skew).\n"
@@ -200,7 +237,10 @@ def write_constants(path: Path, constants: tuple[float, float, float], size: int
              f"block_size = {size}\n" + ("" if ladder is None else
              "# ... and where it is known, the largest size of the ladder whose level width it reaches\n"
              "# (`fit_block_widths`): block_width_<size> = the width from which <size> is taken.\n"
-             + "".join(f"{LADDER}{s} = {start:g}\n" for s, start in sorted(ladder.items()))) +
+             + "".join(f"{LADDER}{s} = {start:g}\n" for s, start in sorted(ladder.items()))) + (
+             "" if wide is None or math.isinf(wide[0]) else
+             "# Rules 4 and 5 from the level width wide_width on (`fit_wide`): one instance per SM, blocks of\n"
+             f"# wide_block_size.\nwide_width = {wide[0]:g}\nwide_block_size = {wide[1]}\n") +
              "# Rule 6: the degree from which whole blocks expand a vertex (not fitted: every batched record\n"
              "# used 1024).\nblock_threshold = 1024\n")
     atomic_write(path, text[:start] + model + text[end:], "the characterization")

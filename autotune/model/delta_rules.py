@@ -17,8 +17,15 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    but rmat17, where two blocks per instance were 11% faster).
 3. Loop mode: persistent (the host launches once; one block per instance needs no grid barrier).
 4. Concurrent instances: the largest of the algorithm's CK values (1024 at most) whose
-   workspaces fit in the device's memory (`autotune.model.memory`): on the H100 the largest CK
-   measured won or came within 11% on every graph.
+   workspaces fit in the device's memory (`autotune.model.memory`); but where the level width
+   reaches `wide_width`, one instance per SM (the largest CK no larger than the SM count: 128 on
+   the H100's and H200's 132), each with a block of `wide_block_size`. Wide levels keep a whole
+   SM busy, and an instance with an SM to itself was faster than 1,024 instances at any block
+   size: `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`)
+   found CK 128 with blocks of 1,024 the best of CK 64 to 1,024 and blocks of 128 to 1,024 on all
+   10 of its 14 graphs whose width is above 900 (social, web, collaboration, p2p, random; by 7% to
+   84% over CK 1,024 with rule 5's ladder) and, by 2%, on delaunay_n16 (width 580); CK 1,024 best
+   on usa-roads, road-NY and cit-HepTh (widths 237 to 687). `delta_fit.fit_wide` places the width.
 5. Block size: where the graph's level width is known (`autotune.model.shape`: the vertices a
    source reaches per breadth-first level), the ladder `block_width_<size>`: the largest size
    whose width the graph's reaches. Each instance's block works through a level's share of
@@ -27,8 +34,8 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    H100 (`benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz`): 128 won on usa-roads and rome99
    (widths 237, 75), 256 on the meshes and geometric graphs (220 to 580), 512 on the larger
    roads and widths of 700 to 1,600, 1,024 from about 1,900; `delta_fit.fit_block_widths` places
-   the cuts. Where the width is unknown, `block_size`. Either among the sizes an SM can hold (the
-   largest such otherwise).
+   the cuts. Where the width is unknown, `block_size`; from `wide_width` on, rule 4's. Each among
+   the sizes an SM can hold (the largest such otherwise).
 6. Bin thresholds: whole blocks for degrees of at least `block_threshold` (when the graph has
    them); a warp for degrees of at least a warp only where the mean degree reaches a warp,
    otherwise off. At the batch end the warp bin's pass costs more than the few wide vertices
@@ -53,7 +60,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
@@ -125,8 +132,21 @@ def ladder_size(ladder: Mapping[int, float], width: float) -> int:
     return max((size for size, start in ladder.items() if width >= start), default=min(ladder))
 
 
+def is_wide(graph: GraphFeatures, constants: Mapping[str, Any]) -> bool:
+    """Whether rule 4's one instance per SM applies: a fitted `wide_width` the graph's level width reaches."""
+    return "wide_width" in constants and graph.level_width is not None and graph.level_width >= constants["wide_width"]
+
+
+def per_sm(choices: Sequence[int], device: DeviceProfile) -> int:
+    """Rule 4's CK of one instance per SM: the largest of `choices` no larger than the SM count."""
+    return max([c for c in choices if c <= device.sm_count] or [min(choices)])
+
+
 def block_size_for(graph: GraphFeatures, constants: Mapping[str, Any]) -> tuple[int, str]:
     """Rule 5's block size before the device's limits, and why."""
+    if is_wide(graph, constants):
+        size = int(constants["wide_block_size"])
+        return size, f"level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}: {size}, an SM's block"
     ladder, fixed = ladder_of(constants), int(constants["block_size"])
     if not ladder:
         return fixed, f"block_size {fixed}"
@@ -178,10 +198,15 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     block_size = wanted if wanted in sizes else max(sizes)
     decisions.append(Decision("blocks", 1, "delta 2", "one block per instance: independent instances fill the GPU"))
     decisions.append(Decision("loop", "persistent", "delta 3", "one launch per batch, no grid barrier"))
-    largest = max(c for c in algorithm.concurrent_kernels if c <= 1024)
+    if is_wide(graph, constants):
+        largest = per_sm(algorithm.concurrent_kernels, device)
+        many = (f"level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}: one instance per SM, "
+                f"the largest CK up to {device.sm_count} SMs, {largest}")
+    else:
+        largest = max(c for c in algorithm.concurrent_kernels if c <= 1024)
+        many = f"the largest CK, {largest}"
     ck, bound = memory_bound(algorithm, largest, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
-    decisions.append(Decision("concurrent_kernels", ck, "delta 4", f"the largest CK, {largest}" +
-                              (f"; {bound}" if bound else "")))
+    decisions.append(Decision("concurrent_kernels", ck, "delta 4", many + (f"; {bound}" if bound else "")))
     decisions.append(Decision("block_size", block_size, "delta 5", why if block_size == wanted else
                               f"{why}, which does not launch on {device.name}: the largest that does"))
     blocks = 1

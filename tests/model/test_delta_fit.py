@@ -28,3 +28,20 @@ def test_a_size_no_graph_wants_is_never_reached_and_the_fit_needs_a_width():
     assert delta_fit.fit_block_widths(rows, {"a": 100.0, "b": 900.0}) == {128: 0.0, 256: 0.0}  # 512: never
     with pytest.raises(ValueError, match="level width"):
         delta_fit.fit_block_widths(rows, {})
+
+
+def _ck_rows(graph, times):
+    return [{"graph": graph, "class": "ck grid", "status": "ok", "ms_per_sssp": ms,
+             "config": {"concurrent_kernels": ck, "kernels": {"advance": {"block_size": size}}, "params": {}}}
+            for (ck, size), ms in times.items()]
+
+
+def test_one_instance_per_sm_is_taken_from_the_width_where_it_wins():
+    ladder = {128: 0.0, 512: 300.0}
+    rows = {"road": _ck_rows("road", {(1024, 128): 1.0, (128, 1024): 3.0, (128, 512): 3.5}),
+            "web": _ck_rows("web", {(1024, 512): 1.2, (128, 1024): 1.0, (128, 512): 1.3}),
+            "social": _ck_rows("social", {(1024, 512): 1.8, (128, 1024): 1.0, (128, 512): 1.1})}
+    widths = {"road": 200.0, "web": 800.0, "social": 3200.0}
+    assert delta_fit.fit_wide(rows, widths, ladder, 128) == (400.0, 1024)  # between road and web
+    narrow_wins = {g: _ck_rows(g, {(1024, 128): 1.0, (1024, 512): 1.0, (128, 1024): 2.0, (128, 512): 2.0}) for g in widths}
+    assert delta_fit.fit_wide(narrow_wins, widths, ladder, 128) == (float("inf"), 1024)  # never

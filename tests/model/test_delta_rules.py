@@ -75,15 +75,30 @@ def test_hubs_and_a_wide_weight_range_move_delta_apart_from_the_mean_weight_over
 def test_the_block_size_climbs_the_fitted_ladder_with_the_level_width():
     h100 = load_device("hopper-h100")
     sizes = {}
-    for width in (75.0, 237.0, 300.0, 1000.0, 5000.0):
+    for width in (75.0, 237.0, 300.0, 500.0):
         prediction = get("delta").predict(dataclasses.replace(ROADS, level_width=width), h100)
         sizes[width] = prediction.config.kernel("advance").block_size
         assert prediction.config.kernel("split").block_size == sizes[width]
+        assert prediction.config.concurrent_kernels == 1024
         assert {d.parameter: d.reason for d in prediction.decisions}["block_size"].startswith(f"level width {width:,.0f}: ")
-    assert sizes == {75.0: 128, 237.0: 128, 300.0: 256, 1000.0: 512, 5000.0: 1024}  # usa-roads' width is 237
+    assert sizes == {75.0: 128, 237.0: 128, 300.0: 256, 500.0: 512}  # usa-roads' width is 237
     unknown = get("delta").predict(ROADS, h100)
     assert unknown.config.kernel("advance").block_size == 256
     assert {d.parameter: d.reason for d in unknown.decisions}["block_size"] == "block_size 256: the level width is unknown"
+
+
+def test_wide_levels_give_each_instance_an_sm_of_its_own():
+    h100 = load_device("hopper-h100")
+    for width in (1000.0, 50000.0):  # cit-HepTh's width is 687, Email-Enron's 3,744
+        prediction = get("delta").predict(dataclasses.replace(ROADS, level_width=width), h100)
+        assert prediction.config.concurrent_kernels == 128 and prediction.config.kernel("advance").block_size == 1024
+        reasons = {d.parameter: d.reason for d in prediction.decisions}
+        assert reasons["concurrent_kernels"] == (f"level width {width:,.0f} >= 822: one instance per SM, the largest CK "
+                                                 "up to 132 SMs, 128")
+        assert reasons["block_size"] == f"level width {width:,.0f} >= 822: 1024, an SM's block"
+    few = dataclasses.replace(h100, sm_count=16)
+    assert get("delta").predict(dataclasses.replace(ROADS, level_width=1000.0), few).config.concurrent_kernels == 16
+    assert get("delta").predict(dataclasses.replace(ROADS, level_width=600.0), h100).config.concurrent_kernels == 1024
 
 
 def test_a_characterization_without_a_ladder_keeps_its_block_size():
