@@ -11,8 +11,9 @@ the class too, on the other graphs' widths in `benchmarks/data/shapes.json`; the
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
 and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
 graphs of the first suite, less the class's; the ladder of block sizes by level width on
-`WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's). The fitted GPU Crauser and Martín models are the
-shipped ones (fitted on the generated graphs only).
+`WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's).
+The fitted GPU Crauser and Martín models are the shipped ones (fitted on the generated graphs
+only).
 
 Targets (issue 28): within 15% of the measured best on at least 80% of the graphs and within 30%
 on all, for K = 1 and for the batch end, separately.

@@ -8,6 +8,10 @@ records (no GPU).
   every sweep measured, is priced alongside.
 - Δ-stepping (`autotune/model/delta_fit.py`): Δ fitted without the graph, priced by its
   conditional best (the least time per SSSP of the graph's rows with that Δ).
+- Δ-stepping's batch shape (rules 4 and 5 of `autotune/model/delta_rules.py`: CK and the block
+  size from the level width), fitted without the graph's whole class as the suite `classout` fits
+  it (`classout.delta_without`), priced from the graph's rows of `scripts/probe_batch_ck.py` (the
+  prediction at every CK and block size) against their best.
 
 Targets (issue 14): within 15% of the best on at least 80% of the graphs, within 30% on all.
 """
@@ -67,6 +71,32 @@ def delta_rows(gpu: str) -> list[dict[str, Any]]:
     return out
 
 
+def shape_rows() -> list[dict[str, Any]]:
+    from types import SimpleNamespace
+
+    from autotune import algorithms
+    from autotune.model import delta_fit, delta_rules
+    from benchmarks import classout
+
+    rows = delta_fit.read_rows([classout.WIDE_ROWS], delta_fit.WIDE_CLASSES)
+    widths = classout.shape_widths()
+    per_sm_ck = delta_rules.per_sm(algorithms.get("delta").concurrent_kernels, classout.profile_of("H100"))
+    out = []
+    for name in sorted(g for g in rows if widths.get(g) is not None):
+        left_out = data.graph_class(name)
+        constants = classout.delta_without(left_out).model
+        graph = SimpleNamespace(level_width=widths[name])  # what rules 4 and 5 read
+        priced = {(delta_fit.value_of(r, "concurrent_kernels"), delta_fit.value_of(r, "block_size")): r["ms_per_sssp"]
+                  for r in rows[name]}
+        ck = per_sm_ck if delta_rules.is_wide(graph, constants) else max(ck for ck, _ in priced)
+        size = delta_rules.block_size_for(graph, constants)[0]
+        best = min(priced.values())
+        out.append({"model": "delta shape", "graph": name, "class_left_out": left_out, "best_ms": best,
+                    "fitted": f"CK {ck}, blocks of {size}",
+                    "fitted_slowdown": priced[(ck, size)] / best - 1 if (ck, size) in priced else None})
+    return out
+
+
 def verdict(values: Sequence[float | None]) -> dict[str, Any]:
     known = [v if v is not None else float("inf") for v in values]
     return {"graphs": len(known), "within_15": sum(v <= WITHIN for v in known),
@@ -75,12 +105,13 @@ def verdict(values: Sequence[float | None]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> Results:
-    rows = fitted_rows(args.records_gpu, "crauser") + fitted_rows(args.records_gpu, "martin") + delta_rows(args.records_gpu)
+    rows = (fitted_rows(args.records_gpu, "crauser") + fitted_rows(args.records_gpu, "martin") + delta_rows(args.records_gpu)
+            + shape_rows())
     summary = {}
-    for model in ("crauser", "martin", "delta"):
+    for model in ("crauser", "martin", "delta", "delta shape"):
         mine = [r for r in rows if r["model"] == model]
         summary[f"{model} fitted"] = verdict([r["fitted_slowdown"] for r in mine])
-        if model != "delta":
+        if not model.startswith("delta"):
             summary[f"{model} thesis"] = verdict([r["thesis_slowdown"] for r in mine])
     return Results("model", data.RECORDS_GPU, command_line(), commit(), now(), host(), {"records": args.records_gpu},
                    tuple(rows), summary)
@@ -93,7 +124,7 @@ def percent(value: float | None) -> str:
 def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
-        lines += [f"Leave one graph out, priced from the {results.gpu_name}'s records (`{results.command}`, "
+        lines += [f"Leave one graph out (Delta-stepping's batch shape: its class), priced from the {results.gpu_name}'s records (`{results.command}`, "
                   f"{results.date[:10]}, commit {results.commit}):", "",
                   "| model | graphs | within 15% | within 30% | worst | median | target met |",
                   "|---|---:|---:|---:|---:|---:|---|"]

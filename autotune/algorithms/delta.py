@@ -125,7 +125,7 @@ class DeltaStepping(Algorithm):
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
     bytes_per_instance = 128  # 30 int fields of state, a source and a target (hub chunks, when used, come on top)
-    reads_level_width = True  # rule 5: the block size from the level width (delta_rules)
+    reads_level_width = True  # rules 4 and 5: CK and block size from the level width (delta_rules)
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         """`advance` launches as the host loop's advance or a persistent solve; `split` as finish."""

@@ -227,8 +227,8 @@ def write_constants(path: Path, constants: tuple[float, float, float], size: int
     start = text.index("[model]")
     end = text.index("\n[", start + 1)
     provenance = "\n".join(f"#   {f} sha256 {hashlib.sha256((base / f).read_bytes()).hexdigest()}" for f in files)
-    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records (rules 1 and 5), the bins-grid (rule 5's ladder) and\n"
-             f"# ck-grid ones (rules 4 and 5 of wide levels) of:\n{provenance}\n"
+    model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records (rules 1 and 5), the\n"
+             f"# bins-grid (rule 5's ladder) and ck-grid ones (rules 4 and 5 of wide levels) of:\n{provenance}\n"
              "# Rule 1: Delta = delta_scale x mean weight / d(G) / (1 + cv(G))^delta_skew\n"
              "#   x (largest weight / (2 x mean weight))^delta_spread (Meyer and Sanders' Theta(1/d), its unit\n"
              "#   between the mean weight and half the largest; cv: the degree skew).\n"

@@ -1,5 +1,5 @@
-"""Rule 5's ladder of block sizes by level width, fitted on block-size rows
-(autotune/model/delta_fit.py `fit_block_widths`)."""
+"""Delta-stepping's batch shape by level width, fitted on probe rows (autotune/model/delta_fit.py):
+rule 5's ladder of block sizes (`fit_block_widths`) and rule 4's one instance per SM (`fit_wide`)."""
 from __future__ import annotations
 
 import pytest
