@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from autotune.algorithms import get
-from autotune.gpu.delta_engine import bitmap_words, state_fields
+from autotune.algorithms.delta_shared import bitmap_words
+from autotune.gpu.delta_engine import state_fields
 
 H100_SMS = 132
 

@@ -9,6 +9,7 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping
 
 from autotune.algorithms.base import Algorithm
+from autotune.algorithms.delta_shared import QUEUE_CAPACITY
 from autotune.algorithms.parameters import Parameter
 from autotune.launch import LaunchConfig, ParamValue
 
@@ -27,7 +28,7 @@ GRID_BLOCKS = 128  # the blocks a one-query grid launches (latency_design), shar
 DELTA_SPAN = 16  # the largest finite Delta tried: the largest weight times this, in powers of two
 # Shared memory for the graph in loop mode shared, at most: Hopper's 227 KiB a block less
 # solve_block's arrays at 1,024 threads (12 bytes a thread and two queue heads of 2,048 entries).
-MAX_SHARED_GRAPH_BYTES = 232_448 - 12 * 1024 - 8 * 2048
+MAX_SHARED_GRAPH_BYTES = 232_448 - 12 * 1024 - 8 * QUEUE_CAPACITY
 
 
 def delta_values(features: Any) -> tuple[ParamValue, ...]:

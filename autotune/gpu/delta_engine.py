@@ -35,6 +35,7 @@ from autotune.algorithms.delta import (
     shared_graph_bytes,
     threshold_argument,
 )
+from autotune.algorithms.delta_shared import QUEUE_CAPACITY, bitmap_words
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
@@ -55,19 +56,9 @@ from autotune.gpu.memory import DeviceArrays
 from autotune.launch import KernelLaunch, LaunchConfig
 
 WORK_ARRAYS = 7  # delta.cu's work arrays (dist first): n ints each per instance
-QUEUE_CAPACITY = 2048  # near-queue entries solve_block keeps in shared memory (each of two queues)
 SCRATCH_BYTES_PER_THREAD = 12  # advance_tile's shared arrays
 ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)",
           2: "the iteration cap was reached", 3: "a queue overflowed"}
-
-
-def bitmap_words(n: int, ck: int, sm_count: int, free_bytes: int) -> int:
-    """Words of each of `solve_block`'s four shared duplicate bitmaps (n bits each), or 0 to keep
-    its stamps in global memory: bitmaps only when every instance has an SM to itself (CK at most
-    the SMs, so that a larger block costs no residency) and the four fit in the `free_bytes` of
-    shared memory the block has left."""
-    words = (n + 31) // 32
-    return words if ck <= sm_count and 4 * 4 * words <= free_bytes else 0
 
 
 def state_fields(source: str) -> dict[str, int]:

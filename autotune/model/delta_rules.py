@@ -21,7 +21,11 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    reaches `wide_width`, one instance per SM (the largest CK no larger than the SM count: 128 on
    the H100's and H200's 132), each with a block of `wide_block_size`. Wide levels keep a whole
    SM busy, and an instance with an SM to itself was faster than 1,024 instances at any block
-   size: `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`)
+   size, as long as its duplicate bitmaps fit in the block's shared memory (n bits each, four:
+   graphs of up to about 400,000 vertices), which solve_block keeps there only when every instance
+   has an SM to itself (`algorithms.delta_shared.bitmap_words`; beyond the SM count its stamps live in
+   global memory, and each SSSP took 1.5 to 2 times as long at CK 256 as at 128 with the same
+   blocks): `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`)
    found CK 128 with blocks of 1,024 the best of CK 64 to 1,024 and blocks of 128 to 1,024 on all
    10 of its 14 graphs whose width is above 900 (social, web, collaboration, p2p, random; by 7% to
    84% over CK 1,024 with rule 5's ladder) and, by 2%, on delaunay_n16 (width 580); CK 1,024 best
@@ -62,6 +66,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from autotune.algorithms.delta_shared import QUEUE_CAPACITY, bitmap_words
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.model.characterization import Characterization
@@ -133,8 +138,15 @@ def ladder_size(ladder: Mapping[int, float], width: float) -> int:
 
 
 def is_wide(graph: GraphFeatures, constants: Mapping[str, Any]) -> bool:
-    """Whether rule 4's one instance per SM applies: a fitted `wide_width` the graph's level width reaches."""
+    """Whether the graph's level width reaches rule 4's fitted `wide_width`."""
     return "wide_width" in constants and graph.level_width is not None and graph.level_width >= constants["wide_width"]
+
+
+def bitmaps_fit(graph: GraphFeatures, device: DeviceProfile, resources: Any, block_size: int) -> bool:
+    """Whether one instance per SM keeps its duplicate bitmaps in shared memory at `block_size`
+    (`resources`: the advance kernel's, whose launch solve_block is)."""
+    free = device.max_shared_memory_per_block - resources.shared_memory_bytes(block_size) - 8 * QUEUE_CAPACITY
+    return bitmap_words(graph.n_vertices, device.sm_count, device.sm_count, free) > 0
 
 
 def per_sm(choices: Sequence[int], device: DeviceProfile) -> int:
@@ -142,9 +154,10 @@ def per_sm(choices: Sequence[int], device: DeviceProfile) -> int:
     return max([c for c in choices if c <= device.sm_count] or [min(choices)])
 
 
-def block_size_for(graph: GraphFeatures, constants: Mapping[str, Any]) -> tuple[int, str]:
-    """Rule 5's block size before the device's limits, and why."""
-    if is_wide(graph, constants):
+def block_size_for(graph: GraphFeatures, constants: Mapping[str, Any], wide: bool | None = None) -> tuple[int, str]:
+    """Rule 5's block size before the device's limits, and why; `wide`: whether rule 4 gives one
+    instance per SM (by default, whether the graph's width reaches `wide_width`)."""
+    if is_wide(graph, constants) if wide is None else wide:
         size = int(constants["wide_block_size"])
         return size, f"level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}: {size}, an SM's block"
     ladder, fixed = ladder_of(constants), int(constants["block_size"])
@@ -194,17 +207,20 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         why = occupancy(device, advance, min(candidate_block_sizes(device))).reason
         raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "
                          f"there ({why or 'no SM holds one'})")
-    wanted, why = block_size_for(graph, constants)
+    wide = is_wide(graph, constants) and bitmaps_fit(graph, device, advance, int(constants["wide_block_size"]))
+    wanted, why = block_size_for(graph, constants, wide)
     block_size = wanted if wanted in sizes else max(sizes)
     decisions.append(Decision("blocks", 1, "delta 2", "one block per instance: independent instances fill the GPU"))
     decisions.append(Decision("loop", "persistent", "delta 3", "one launch per batch, no grid barrier"))
-    if is_wide(graph, constants):
+    if wide:
         largest = per_sm(algorithm.concurrent_kernels, device)
         many = (f"level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}: one instance per SM, "
                 f"the largest CK up to {device.sm_count} SMs, {largest}")
     else:
         largest = max(c for c in algorithm.concurrent_kernels if c <= 1024)
-        many = f"the largest CK, {largest}"
+        many = f"the largest CK, {largest}" + (f" (level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}, "
+                                               "but the duplicate bitmaps of one instance per SM do not fit its block's "
+                                               "shared memory)" if is_wide(graph, constants) else "")
     ck, bound = memory_bound(algorithm, largest, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
     decisions.append(Decision("concurrent_kernels", ck, "delta 4", many + (f"; {bound}" if bound else "")))
     decisions.append(Decision("block_size", block_size, "delta 5", why if block_size == wanted else

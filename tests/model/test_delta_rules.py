@@ -96,6 +96,10 @@ def test_wide_levels_give_each_instance_an_sm_of_its_own():
         assert reasons["concurrent_kernels"] == (f"level width {width:,.0f} >= 822: one instance per SM, the largest CK "
                                                  "up to 132 SMs, 128")
         assert reasons["block_size"] == f"level width {width:,.0f} >= 822: 1024, an SM's block"
+    huge = dataclasses.replace(ROADS, n_vertices=1_048_576, n_edges=4_000_000, level_width=5000.0)
+    prediction = get("delta").predict(huge, h100)  # four bitmaps of 2^20 bits: 512 KiB, beyond a block's shared memory
+    assert prediction.config.concurrent_kernels == 1024 and prediction.config.kernel("advance").block_size == 1024
+    assert "do not fit its block's shared memory" in {d.parameter: d.reason for d in prediction.decisions}["concurrent_kernels"]
     few = dataclasses.replace(h100, sm_count=16)
     assert get("delta").predict(dataclasses.replace(ROADS, level_width=1000.0), few).config.concurrent_kernels == 16
     assert get("delta").predict(dataclasses.replace(ROADS, level_width=600.0), h100).config.concurrent_kernels == 1024

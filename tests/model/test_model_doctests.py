@@ -16,6 +16,7 @@ MODULES = [
     "autotune.model.rules",
     "autotune.tables",
     "autotune.algorithms.base",
+    "autotune.algorithms.delta_shared",
 ]
 
 
