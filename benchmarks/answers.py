@@ -130,6 +130,18 @@ def timed_together(graph: Any, configs: Sequence[Any], sources: Sequence[int], e
     return measured
 
 
+def probe_rows(name: str, graph: Any, grid: Sequence[Any], reference: Any, sources: Sequence[int], expected: dict,
+               rounds: int, grid_class: str) -> Iterator[dict[str, Any]]:
+    """A probe's records (`scripts/probe_batch_*.py`): the configurations of `grid` and the table's
+    best (`reference`) timed together (`timed_together`), each as {"graph", "class": `grid_class`
+    or "table best", "config", "status", "ms_per_sssp", "rounds"}."""
+    measured = timed_together(graph, [*grid, reference], sources, expected, rounds)
+    for config in dict.fromkeys([*grid, reference]):
+        timing = measured[config]
+        yield {"graph": name, "class": grid_class if config in grid else "table best", "config": config.to_json(),
+               "status": "ok" if timing["ms_per_sssp"] is not None else "failed", **timing}
+
+
 def slowdown(timing: dict, against: dict) -> float | None:
     """How much slower one timing is than another (None if either failed)."""
     a, d = timing["ms_per_sssp"], against["ms_per_sssp"]

@@ -26,7 +26,7 @@ from autotune import algorithms  # noqa: E402
 from autotune.files import read_json  # noqa: E402
 from autotune.launch import KernelLaunch, LaunchConfig  # noqa: E402
 from benchmarks import data  # noqa: E402
-from benchmarks.answers import timed_together  # noqa: E402
+from benchmarks.answers import probe_rows  # noqa: E402
 from benchmarks.classout import profile_of  # noqa: E402
 
 BLOCK_SIZES = (128, 256, 512, 1024)
@@ -59,17 +59,12 @@ def main(out_path: str, names: str = "") -> None:
             for name, graph, sources, expected in data.suite_graphs(names, SAMPLE):
                 predicted = algorithms.get("delta").predict(GraphFeatures.from_graph(graph), profile).config
                 best = table.lookup(graph, device=gpu, allow_other_device=False).config
-                configs = grid(predicted)
-                measured = timed_together(graph, [*configs, best], sources, expected, ROUNDS)
-                for config in dict.fromkeys([*configs, best]):
-                    timing = measured[config]
-                    row = {"graph": name, "class": "bins grid" if config in configs else "table best",
-                           "config": config.to_json(), "status": "ok" if timing["ms_per_sssp"] is not None else "failed",
-                           **timing}
+                for row in probe_rows(name, graph, grid(predicted), best, sources, expected, ROUNDS, "bins grid"):
                     out.write(json.dumps(row) + "\n")
                     out.flush()
-                    size = next(iter(config.kernels.values())).block_size
-                    print(name, row["class"], size, config.params.get("warp_threshold"), timing["ms_per_sssp"], flush=True)
+                    config = row["config"]
+                    print(name, row["class"], config["kernels"]["advance"]["block_size"],
+                          config["params"].get("warp_threshold"), row["ms_per_sssp"], flush=True)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from autotune import algorithms  # noqa: E402
 from autotune.launch import KernelLaunch  # noqa: E402
 from benchmarks import data  # noqa: E402
-from benchmarks.answers import timed_together  # noqa: E402
+from benchmarks.answers import probe_rows  # noqa: E402
 from benchmarks.classout import profile_of  # noqa: E402
 
 CONCURRENT = (64, 128, 256, 512, 1024)
@@ -52,16 +52,12 @@ def main(out_path: str, names: str = GRAPHS) -> None:
                                                                        for k, launch in predicted.kernels.items()})
                            for ck in CONCURRENT for size in BLOCK_SIZES]
                 best = table.lookup(graph, device=gpu, allow_other_device=False).config
-                measured = timed_together(graph, [*configs, best], sources, expected, ROUNDS)
-                for config in dict.fromkeys([*configs, best]):
-                    timing = measured[config]
-                    row = {"graph": name, "class": "ck grid" if config in configs else "table best",
-                           "config": config.to_json(), "status": "ok" if timing["ms_per_sssp"] is not None else "failed",
-                           **timing}
+                for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "ck grid"):
                     out.write(json.dumps(row) + "\n")
                     out.flush()
-                    size = next(iter(config.kernels.values())).block_size
-                    print(name, row["class"], config.concurrent_kernels, size, timing["ms_per_sssp"], flush=True)
+                    config = row["config"]
+                    print(name, row["class"], config["concurrent_kernels"], config["kernels"]["advance"]["block_size"],
+                          row["ms_per_sssp"], flush=True)
 
 
 if __name__ == "__main__":

@@ -256,3 +256,16 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     assert without.model["wide_width"] == shipped["wide_width"] and without.model["wide_block_size"] == 1024
     no_citation = classout.delta_without("citation")  # cit-HepTh (width 687) is what keeps the cut above it
     assert no_citation.model["wide_width"] < shipped["wide_width"]
+
+
+def test_a_probe_s_rows_time_its_grid_with_the_table_s_best_and_keep_failures(monkeypatch):
+    from autotune.algorithms import get
+    from benchmarks import answers
+
+    grid = [get("delta").default_config(), get("delta").default_config().replace(concurrent_kernels=2)]
+    monkeypatch.setattr(answers, "timed_together", lambda graph, configs, *rest: {
+        c: {"ms_per_sssp": None if c == grid[1] else 1.0, "rounds": []} for c in configs})
+    rows = list(answers.probe_rows("g", None, grid, grid[0], (), {}, 1, "ck grid"))  # the best is in the grid: once
+    assert [(r["class"], r["status"]) for r in rows] == [("ck grid", "ok"), ("ck grid", "failed")]
+    rows = list(answers.probe_rows("g", None, grid[1:], grid[0], (), {}, 1, "ck grid"))
+    assert [r["class"] for r in rows] == ["ck grid", "table best"] and rows[1]["config"] == grid[0].to_json()
