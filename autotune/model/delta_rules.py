@@ -20,12 +20,11 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    workspaces fit in the device's memory (`autotune.model.memory`); but where the level width
    reaches `wide_width`, one instance per SM (the largest CK no larger than the SM count: 128 on
    the H100's and H200's 132), each with a block of `wide_block_size`. Wide levels keep a whole
-   SM busy, and an instance with an SM to itself was faster than 1,024 instances at any block
-   size, as long as its duplicate bitmaps fit in the block's shared memory (n bits each, four:
-   graphs of up to about 400,000 vertices), which solve_block keeps there only when every instance
-   has an SM to itself (`algorithms.delta_shared.bitmap_words`; beyond the SM count its stamps live in
-   global memory, and each SSSP took 1.5 to 2 times as long at CK 256 as at 128 with the same
-   blocks): `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`)
+   SM busy, and an instance with an SM to itself keeps its duplicate stamps as bitmaps in shared
+   memory (`algorithms.delta_shared.bitmap_words`; beyond the SM count they live in global memory,
+   and each SSSP took 1.5 to 2 times as long at CK 256 as at 128 with the same blocks), so the
+   rule applies only where the four bitmaps of n bits fit a block's shared memory (up to about
+   400,000 vertices). `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`)
    found CK 128 with blocks of 1,024 the best of CK 64 to 1,024 and blocks of 128 to 1,024 on all
    10 of its 14 graphs whose width is above 900 (social, web, collaboration, p2p, random; by 7% to
    84% over CK 1,024 with rule 5's ladder) and, by 2%, on delaunay_n16 (width 580); CK 1,024 best
