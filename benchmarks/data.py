@@ -32,6 +32,14 @@
   block size (128 to 1,024) and warp threshold (32, 64, off), beside the table's batch-end best
   (`python3 scripts/probe_batch_bins.py OUT GRAPHS`, H100, 2026-11-27; the graphs whose curve ends
   in Delta-stepping, rmat17 and sx-askubuntu): the evidence of `delta_rules`' rule 6.
+- `ck-grid-1468aa7.jsonl.gz`: Delta-stepping's batch-end prediction held, at CK 64 to 1,024, on
+  nine graphs, beside the table's best (`python3 scripts/probe_batch_ck.py OUT` at 1468aa7, which
+  moved CK alone; H100, 2026-11-27).
+- `ck-bs-grid-93dca1c.jsonl.gz`: the same at every CK and block size (128 to 1,024) on 14 graphs
+  (`python3 scripts/probe_batch_ck.py OUT "Email-Enron.txt.gz,sx-askubuntu,random98k-d2,random49k-d20,
+  anybeat,ca-CondMat,p2p-Gnutella31,web-Stanford,usa-roads.gr.gz,cit-HepTh,road-NY,delaunay_n16.mtx.gz,
+  random24k-d2,random49k-d2"` at 93dca1c; H100, 2026-11-27): the records `delta_rules`' rule 4 is
+  fitted on (`delta_fit.fit_wide`).
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.

@@ -72,24 +72,32 @@ def delta_rows(gpu: str) -> list[dict[str, Any]]:
 
 
 def shape_rows() -> list[dict[str, Any]]:
-    from types import SimpleNamespace
-
+    """Delta-stepping's batch-end prediction of each graph of the CK probe (its features from the
+    shipped H100 table, its width from `benchmarks/data/shapes.json`), with the constants fitted
+    without its class, priced at its CK and block size from the probe's rows."""
     from autotune import algorithms
-    from autotune.model import delta_fit, delta_rules
+    from autotune.files import read_json
+    from autotune.model import delta_fit
+    from autotune.model.features import GraphFeatures
     from benchmarks import classout
 
     rows = delta_fit.read_rows([classout.WIDE_ROWS], delta_fit.WIDE_CLASSES)
     widths = classout.shape_widths()
-    per_sm_ck = delta_rules.per_sm(algorithms.get("delta").concurrent_kernels, classout.profile_of("H100"))
+    tabled = {e["graph"]["name"].removesuffix(data.CONVERTED): e["graph"]
+              for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]}
+    profile = classout.profile_of("H100")
     out = []
     for name in sorted(g for g in rows if widths.get(g) is not None):
         left_out = data.graph_class(name)
-        constants = classout.delta_without(left_out).model
-        graph = SimpleNamespace(level_width=widths[name])  # what rules 4 and 5 read
+        g = tabled[name.removesuffix(data.CONVERTED)]
+        features = GraphFeatures(name, g["vertices"], g["edges"], max_degree=g.get("max_degree"),
+                                 degree_cv=g.get("degree_cv"), min_positive_weight=g.get("min_positive_weight"),
+                                 max_weight=g.get("max_weight"), mean_weight=g.get("mean_weight"),
+                                 level_width=widths[name])
+        config = algorithms.get("delta").predict(features, profile, classout.delta_without(left_out)).config
+        ck, size = config.concurrent_kernels, config.kernel("advance").block_size
         priced = {(delta_fit.value_of(r, "concurrent_kernels"), delta_fit.value_of(r, "block_size")): r["ms_per_sssp"]
                   for r in rows[name]}
-        ck = per_sm_ck if delta_rules.is_wide(graph, constants) else max(ck for ck, _ in priced)
-        size = delta_rules.block_size_for(graph, constants)[0]
         best = min(priced.values())
         out.append({"model": "delta shape", "graph": name, "class_left_out": left_out, "best_ms": best,
                     "fitted": f"CK {ck}, blocks of {size}",

@@ -153,10 +153,10 @@ def per_sm(choices: Sequence[int], device: DeviceProfile) -> int:
     return max([c for c in choices if c <= device.sm_count] or [min(choices)])
 
 
-def block_size_for(graph: GraphFeatures, constants: Mapping[str, Any], wide: bool | None = None) -> tuple[int, str]:
+def block_size_for(graph: GraphFeatures, constants: Mapping[str, Any], wide: bool) -> tuple[int, str]:
     """Rule 5's block size before the device's limits, and why; `wide`: whether rule 4 gives one
-    instance per SM (by default, whether the graph's width reaches `wide_width`)."""
-    if is_wide(graph, constants) if wide is None else wide:
+    instance per SM."""
+    if wide:
         size = int(constants["wide_block_size"])
         return size, f"level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}: {size}, an SM's block"
     ladder, fixed = ladder_of(constants), int(constants["block_size"])
@@ -206,7 +206,8 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         why = occupancy(device, advance, min(candidate_block_sizes(device))).reason
         raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "
                          f"there ({why or 'no SM holds one'})")
-    wide = is_wide(graph, constants) and bitmaps_fit(graph, device, advance, int(constants["wide_block_size"]))
+    reaches = is_wide(graph, constants)
+    wide = reaches and bitmaps_fit(graph, device, advance, int(constants["wide_block_size"]))
     wanted, why = block_size_for(graph, constants, wide)
     block_size = wanted if wanted in sizes else max(sizes)
     decisions.append(Decision("blocks", 1, "delta 2", "one block per instance: independent instances fill the GPU"))
@@ -219,7 +220,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         largest = max(c for c in algorithm.concurrent_kernels if c <= 1024)
         many = f"the largest CK, {largest}" + (f" (level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}, "
                                                "but the duplicate bitmaps of one instance per SM do not fit its block's "
-                                               "shared memory)" if is_wide(graph, constants) else "")
+                                               "shared memory)" if reaches else "")
     ck, bound = memory_bound(algorithm, largest, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
     decisions.append(Decision("concurrent_kernels", ck, "delta 4", many + (f"; {bound}" if bound else "")))
     decisions.append(Decision("block_size", block_size, "delta 5", why if block_size == wanted else

@@ -109,7 +109,7 @@ def test_a_characterization_without_a_ladder_keeps_its_block_size():
     from autotune.model.delta_rules import block_size_for
 
     wide = dataclasses.replace(ROADS, level_width=5000.0)
-    assert block_size_for(wide, {"block_size": 384}) == (384, "block_size 384")
+    assert block_size_for(wide, {"block_size": 384}, False) == (384, "block_size 384")
     ladder = {"block_size": 384, "block_width_128": 0.0, "block_width_256": 100.0, "block_width_1024": 9000.0}
-    assert block_size_for(wide, ladder)[0] == 256
-    assert block_size_for(dataclasses.replace(wide, level_width=50.0), ladder)[0] == 128
+    assert block_size_for(wide, ladder, False)[0] == 256
+    assert block_size_for(dataclasses.replace(wide, level_width=50.0), ladder, False)[0] == 128
