@@ -18,9 +18,25 @@ def test_bitmaps_of_n_bits_when_every_instance_has_an_sm_and_they_fit():
 
 
 def test_global_stamps_when_instances_share_sms_or_the_bitmaps_do_not_fit():
-    assert bitmap_words(87_575, H100_SMS + 1, H100_SMS, 10**9) == 0  # a larger block would cost residency
+    assert bitmap_words(87_575, H100_SMS + 1, H100_SMS, 10**9) == 0  # residency unknown: none beyond the SMs
     assert bitmap_words(1_048_576, 1, H100_SMS, 200_000) == 0  # rmat20: four bitmaps are 512 KiB
     assert bitmap_words(64, 1, H100_SMS, 31) == 0
+
+
+def test_bitmaps_beyond_the_sm_count_where_they_cost_no_residency():
+    from autotune.model.characterization import KernelResources
+    from autotune.model.device import load_device
+    from autotune.model.occupancy import occupancy
+
+    h100 = load_device("hopper-h100")
+
+    def resident(block_size: int, base: int):
+        return lambda extra: occupancy(h100, KernelResources(56, base + extra), block_size).blocks_per_sm
+
+    usa_roads, queues = 87_575, 16_384  # 2,737 words: 43,792 bytes of bitmaps
+    assert bitmap_words(usa_roads, 1024, H100_SMS, 150_000, resident(1024, queues)) == 2737  # one block per SM anyway
+    assert bitmap_words(usa_roads, 1024, H100_SMS, 150_000, resident(512, queues)) == 2737  # two blocks fit both ways
+    assert bitmap_words(usa_roads, 1024, H100_SMS, 150_000, resident(128, queues)) == 0  # nine blocks would drop to three
 
 
 def test_solve_block_takes_the_bitmap_words_last():

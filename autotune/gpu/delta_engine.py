@@ -143,6 +143,18 @@ class DeltaSolver(Solver):
                                        f"blocks, more than one per SM ({profile.sm_count}): not every block is sure "
                                        "to be resident for the barrier")
 
+    def _residency(self, function, launch: KernelLaunch, shared_bytes: int):
+        """The blocks of `launch`'s size an SM holds of `function`, as a function of the shared
+        memory each takes beyond its `shared_bytes` (`bitmap_words`' `resident`)."""
+        from autotune.model.characterization import KernelResources
+        from autotune.model.occupancy import occupancy
+
+        def resident(extra: int) -> int:
+            return occupancy(self.device_profile, KernelResources(function.num_regs, shared_bytes + extra),
+                             launch.block_size, launch.cache).blocks_per_sm
+
+        return resident
+
     def device_distances(self):
         """The work arrays begin with every instance's distances, a row each (delta.cu's layout)."""
         return None if self._workspace is None else self._workspace.work
@@ -235,7 +247,8 @@ class DeltaSolver(Solver):
                 raise LaunchRejected(None, f"loop shared: the graph and its distances take {graph_bytes:,} bytes of "
                                            f"shared memory; a block of {advance.block_size} threads has "
                                            f"{free_bytes + graph_bytes:,} left")
-            words = bitmap_words(int(n), int(ck), profile.sm_count, free_bytes)
+            words = bitmap_words(int(n), int(ck), profile.sm_count, free_bytes,
+                                 self._residency(function, advance, static + shared + graph_bytes))
             shared += 16 * words + graph_bytes
             # a block of more than 48 KiB of shared memory opts in (bitmap_words keeps it within the limit)
             function.set_attribute(self.cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, max(shared, 49152 - static))

@@ -1,8 +1,8 @@
 """Near-far Delta-stepping on the GPU (`pytest -m gpu`): every Delta of a graph's domain (INF
 included), both loop modes (the persistent one with one block and with a grid of blocks), every
-bin-threshold setting, block sizes, cache states and CK 1 to 64 (the host loop up to 256) give the CPU reference's
-distances, on the shared real graphs and generated ones; what cannot run or goes wrong is
-recorded as such and the process stays usable."""
+bin-threshold setting, block sizes, cache states and CK 1 to 64 (the host loop up to 256, one block
+per instance up to 1,024) give the CPU reference's distances, on the shared real graphs and
+generated ones; what cannot run or goes wrong is recorded as such and the process stays usable."""
 from __future__ import annotations
 
 import json
@@ -81,6 +81,14 @@ def test_many_instances_of_the_host_loop_and_one_block_each(session, graphs, nam
     configs = [config(ck, block=384, split_block=1024, delta=2048, warp_threshold=64, block_threshold=OFF, **loop)
                for loop in ({"loop": "host", "blocks": 1}, {"loop": "host", "blocks": 8}, BLOCK) for _ in range(3)]
     assert_all_ok(measure(graphs(name), configs, sample=32))
+
+
+@pytest.mark.parametrize("name", ["rome99.gr.gz", "usa-roads.gr.gz", "Email-Enron.txt.gz"])
+def test_shared_bitmaps_beyond_one_instance_per_sm(session, graphs, name):
+    # Blocks of 512 and 1,024 threads keep solve_block's bitmaps at CK 1,024 (they cost no
+    # residency there: delta_shared.bitmap_words); 128 does not on usa-roads. Distances the same.
+    configs = [config(1024, block=block, split_block=block, delta=1024, **BLOCK) for block in (128, 512, 1024)]
+    assert_all_ok(measure(graphs(name), configs, sample=1024))
 
 
 def test_a_grid_that_cannot_be_resident_is_refused_before_it_runs(session, graphs):
