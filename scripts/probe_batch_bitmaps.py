@@ -3,7 +3,7 @@
 (`autotune.algorithms.delta_shared.bitmap_words`), in one process on the same 32 sources, every
 solve checked against scipy's Dijkstra:
 
-- "sms": bitmaps only while CK is at most the SM count (the engine before d0c9d1b);
+- "sms": bitmaps only while CK is at most the SM count (the engine before a9bcd3b);
 - "residency": also beyond, where they do not lower the blocks an SM holds (the engine since);
 - "any ck": wherever they fit the block's shared memory.
 
