@@ -63,7 +63,7 @@ def main(out_path: str, names: str = "") -> None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
                     config = row["config"]
-                    print(name, row["class"], config["kernels"]["advance"]["block_size"],
+                    print(name, row["class"], next(iter(config["kernels"].values()))["block_size"],
                           config["params"].get("warp_threshold"), row["ms_per_sssp"], flush=True)
 
 
