@@ -64,7 +64,7 @@ def main(out_path: str, names: str = "") -> None:
                     out.flush()
                     config = row["config"]
                     print(name, row["class"], next(iter(config["kernels"].values()))["block_size"],
-                          config["params"].get("warp_threshold"), row["ms_per_sssp"], flush=True)
+                          config.get("params", {}).get("warp_threshold"), row["ms_per_sssp"], flush=True)
 
 
 if __name__ == "__main__":
