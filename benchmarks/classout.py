@@ -34,8 +34,8 @@ from benchmarks.results import Results, command_line, commit, graph_by_graph, ho
 SAMPLE = 32
 QUERIES = (1, 1024)
 DELTA_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "delta-grid.jsonl.gz"
-WIDTH_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "bins-grid-d16ea63.jsonl.gz"  # scripts/probe_batch_bins.py
-WIDE_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "ck-bs-grid-93dca1c.jsonl.gz"  # scripts/probe_batch_ck.py
+WIDTH_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "bins-grid-e6e4b8e.jsonl.gz"  # scripts/probe_batch_bins.py
+WIDE_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "ck-bs-grid-e6e4b8e.jsonl.gz"  # scripts/probe_batch_ck.py
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 

@@ -38,8 +38,17 @@
 - `ck-bs-grid-93dca1c.jsonl.gz`: the same at every CK and block size (128 to 1,024) on 14 graphs
   (`python3 scripts/probe_batch_ck.py OUT "Email-Enron.txt.gz,sx-askubuntu,random98k-d2,random49k-d20,
   anybeat,ca-CondMat,p2p-Gnutella31,web-Stanford,usa-roads.gr.gz,cit-HepTh,road-NY,delaunay_n16.mtx.gz,
-  random24k-d2,random49k-d2"` at 93dca1c; H100, 2026-11-27): the records `delta_rules`' rule 4 is
-  fitted on (`delta_fit.fit_wide`).
+  random24k-d2,random49k-d2"` at 93dca1c; H100, 2026-11-27): the records `delta_rules`' rule 4 was
+  fitted on (`delta_fit.fit_wide`) before the engine's bitmaps went beyond the SM count (a9bcd3b).
+- `bitmaps-e6e4b8e.jsonl.gz`: the evidence for that change: CK 128 and 1,024 with blocks of 128 to
+  1,024 on 17 graphs under three rules for solve_block's shared bitmaps (CK at most the SMs, the
+  engine before; where they cost no residency, since; wherever they fit), each pass beside the
+  table's batch best (`python3 scripts/probe_batch_bitmaps.py OUT` at e6e4b8e; H100, 2026-11-27).
+- `ck-bs-grid-e6e4b8e.jsonl.gz` and `bins-grid-e6e4b8e.jsonl.gz`: the two probes above repeated on
+  the engine of a9bcd3b (H100, 2026-11-27; `probe_batch_ck.py` with the 14 graphs above at e6e4b8e,
+  `probe_batch_bins.py` with the 29 graphs above, the first 17 at e6e4b8e and the last 12 at
+  8895979, which only mends the probe's printing): the records the shipped rules 4 and 5 are
+  fitted on.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.

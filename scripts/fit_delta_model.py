@@ -6,8 +6,8 @@ by level width, and `--wide-rows` (scripts/probe_batch_ck.py's) rule 4's one ins
 level width on, the widths read from `--shapes`; the suite `classout` checks them by class.
 
     python3 scripts/fit_delta_model.py benchmarks/data/h100/delta-grid.jsonl.gz \
-        --width-rows benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz \
-        --wide-rows benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz --write characterizations/delta.toml
+        --width-rows benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz \
+        --wide-rows benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz --write characterizations/delta.toml
 """
 from __future__ import annotations
 

@@ -18,27 +18,26 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
 3. Loop mode: persistent (the host launches once; one block per instance needs no grid barrier).
 4. Concurrent instances: the largest of the algorithm's CK values (1024 at most) whose
    workspaces fit in the device's memory (`autotune.model.memory`); but where the level width
-   reaches `wide_width`, one instance per SM (the largest CK no larger than the SM count: 128 on
-   the H100's and H200's 132), each with a block of `wide_block_size`. Wide levels keep a whole
-   SM busy, and an instance with an SM to itself keeps its duplicate stamps as bitmaps in shared
-   memory (`algorithms.delta_shared.bitmap_words`; beyond the SM count they live in global memory,
-   and each SSSP took 1.5 to 2 times as long at CK 256 as at 128 with the same blocks), so the
-   rule applies only where the four bitmaps of n bits fit a block's shared memory (up to about
-   400,000 vertices). `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`)
-   found CK 128 with blocks of 1,024 the best of CK 64 to 1,024 and blocks of 128 to 1,024 on all
-   10 of its 14 graphs whose width is above 900 (social, web, collaboration, p2p, random; by 7% to
-   84% over CK 1,024 with rule 5's ladder) and, by 2%, on delaunay_n16 (width 580); CK 1,024 best
-   on usa-roads, road-NY and cit-HepTh (widths 237 to 687). `delta_fit.fit_wide` places the width.
+   reaches `wide_width` (when the characterization fits one), one instance per SM (the largest CK
+   no larger than the SM count: 128 on the H100's and H200's 132), each with a block of
+   `wide_block_size`, and only where solve_block's duplicate bitmaps fit a block's shared memory
+   (`algorithms.delta_shared.bitmap_words`). Until a9bcd3b the engine kept those bitmaps in
+   shared memory only while CK was at most the SM count, and CK 128 with blocks of 1,024 beat
+   CK 1,024 by 7% to 84% on every graph wider than 900 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`).
+   Since a9bcd3b the engine keeps them at any CK where they cost no residency, and
+   `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz`)
+   found CK 1,024 the best on all 14 of its graphs (CK 128 2% to 62% slower with the same
+   blocks): `delta_fit.fit_wide` now places no width, and the shipped constants have none.
 5. Block size: where the graph's level width is known (`autotune.model.shape`: the vertices a
    source reaches per breadth-first level), the ladder `block_width_<size>`: the largest size
    whose width the graph's reaches. Each instance's block works through a level's share of
    the queue; a wide level keeps a large block busy, a narrow one leaves most of its threads idle.
    `scripts/probe_batch_bins.py` timed the batch-end prediction at every size on 29 graphs of the
-   H100 (`benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz`): 128 won on usa-roads and rome99
-   (widths 237, 75), 256 on the meshes and geometric graphs (220 to 580), 512 on the larger
-   roads and widths of 700 to 1,600, 1,024 from about 1,900; `delta_fit.fit_block_widths` places
-   the cuts. Where the width is unknown, `block_size`; from `wide_width` on, rule 4's. Each among
-   the sizes an SM can hold (the largest such otherwise).
+   H100 (`benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz`, the engine of a9bcd3b): 128 won on
+   usa-roads and rome99 (widths 237, 75), 256 on the meshes, geometric graphs and p2p-Gnutella04
+   (220 to 580), 512 from about 700 (and on two roads), 1,024 on most graphs from about 1,500;
+   `delta_fit.fit_block_widths` places the cuts. Where the width is unknown, `block_size`; from
+   `wide_width` on, rule 4's. Each among the sizes an SM can hold (the largest such otherwise).
 6. Bin thresholds: whole blocks for degrees of at least `block_threshold` (when the graph has
    them); a warp for degrees of at least a warp only where the mean degree reaches a warp,
    otherwise off. At the batch end the warp bin's pass costs more than the few wide vertices

@@ -33,8 +33,8 @@ def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(tmp_pa
     copy = tmp_path / "delta.toml"
     copy.write_text(shipped.read_text())
     assert script.main(["benchmarks/data/h100/delta-grid.jsonl.gz", "--width-rows",
-                        "benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz", "--wide-rows",
-                        "benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz", "--write", str(copy)]) == 0
+                        "benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz", "--wide-rows",
+                        "benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz", "--write", str(copy)]) == 0
     assert copy.read_text() == shipped.read_text()
 
 
