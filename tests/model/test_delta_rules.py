@@ -75,34 +75,49 @@ def test_hubs_and_a_wide_weight_range_move_delta_apart_from_the_mean_weight_over
 def test_the_block_size_climbs_the_fitted_ladder_with_the_level_width():
     h100 = load_device("hopper-h100")
     sizes = {}
-    for width in (75.0, 237.0, 300.0, 500.0):
+    for width in (75.0, 237.0, 700.0, 1500.0):
         prediction = get("delta").predict(dataclasses.replace(ROADS, level_width=width), h100)
         sizes[width] = prediction.config.kernel("advance").block_size
         assert prediction.config.kernel("split").block_size == sizes[width]
         assert prediction.config.concurrent_kernels == 1024
         assert {d.parameter: d.reason for d in prediction.decisions}["block_size"].startswith(f"level width {width:,.0f}: ")
-    assert sizes == {75.0: 128, 237.0: 128, 300.0: 256, 500.0: 512}  # usa-roads' width is 237
+    assert sizes == {75.0: 128, 237.0: 256, 700.0: 512, 1500.0: 1024}  # rome99's width is 75, usa-roads' 237
     unknown = get("delta").predict(ROADS, h100)
     assert unknown.config.kernel("advance").block_size == 256
     assert {d.parameter: d.reason for d in unknown.decisions}["block_size"] == "block_size 256: the level width is unknown"
 
 
-def test_wide_levels_give_each_instance_an_sm_of_its_own():
+def test_the_shipped_rules_keep_ck_1024_at_every_width():
+    # since the engine keeps its bitmaps beyond the SM count (a9bcd3b), no graph of the CK probe
+    # was faster at CK 128: the fit places no wide width
+    assert "wide_width" not in get("delta").characterization.model
+    for width in (75.0, 1000.0, 50000.0):
+        assert get("delta").predict(dataclasses.replace(ROADS, level_width=width),
+                                    load_device("hopper-h100")).config.concurrent_kernels == 1024
+
+
+def test_wide_levels_give_each_instance_an_sm_of_its_own_where_a_wide_width_is_fitted():
     h100 = load_device("hopper-h100")
+    shipped = get("delta").characterization
+    wide = dataclasses.replace(shipped, model={**shipped.model, "wide_width": 822, "wide_block_size": 1024})
+
+    def predict(features, device=h100):
+        return get("delta").predict(features, device, wide)
+
     for width in (1000.0, 50000.0):  # cit-HepTh's width is 687, Email-Enron's 3,744
-        prediction = get("delta").predict(dataclasses.replace(ROADS, level_width=width), h100)
+        prediction = predict(dataclasses.replace(ROADS, level_width=width))
         assert prediction.config.concurrent_kernels == 128 and prediction.config.kernel("advance").block_size == 1024
         reasons = {d.parameter: d.reason for d in prediction.decisions}
         assert reasons["concurrent_kernels"] == (f"level width {width:,.0f} >= 822: one instance per SM, the largest CK "
                                                  "up to 132 SMs, 128")
         assert reasons["block_size"] == f"level width {width:,.0f} >= 822: 1024, an SM's block"
     huge = dataclasses.replace(ROADS, n_vertices=1_048_576, n_edges=4_000_000, level_width=5000.0)
-    prediction = get("delta").predict(huge, h100)  # four bitmaps of 2^20 bits: 512 KiB, beyond a block's shared memory
+    prediction = predict(huge)  # four bitmaps of 2^20 bits: 512 KiB, beyond a block's shared memory
     assert prediction.config.concurrent_kernels == 1024 and prediction.config.kernel("advance").block_size == 1024
     assert "do not fit its block's shared memory" in {d.parameter: d.reason for d in prediction.decisions}["concurrent_kernels"]
     few = dataclasses.replace(h100, sm_count=16)
-    assert get("delta").predict(dataclasses.replace(ROADS, level_width=1000.0), few).config.concurrent_kernels == 16
-    assert get("delta").predict(dataclasses.replace(ROADS, level_width=600.0), h100).config.concurrent_kernels == 1024
+    assert predict(dataclasses.replace(ROADS, level_width=1000.0), few).config.concurrent_kernels == 16
+    assert predict(dataclasses.replace(ROADS, level_width=600.0)).config.concurrent_kernels == 1024
 
 
 def test_a_characterization_without_a_ladder_keeps_its_block_size():
