@@ -142,6 +142,35 @@ def probe_rows(name: str, graph: Any, grid: Sequence[Any], reference: Any, sourc
                "status": "ok" if timing["ms_per_sssp"] is not None else "failed", **timing}
 
 
+def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, dict, Any]]:
+    """The batch probes' graphs (`scripts/probe_batch_ck.py`, `probe_batch_bitmaps.py`), in one GPU
+    session: each graph of `names` with its sources and their distances (`data.suite_graphs`),
+    Delta-stepping's batch-end prediction with the graph's level width measured, a function that
+    gives it another CK and block size, and the shipped table's batch best."""
+    import dataclasses
+
+    from autotune import algorithms
+    from autotune.gpu import device_description, gpu_session
+    from autotune.launch import KernelLaunch
+    from autotune.model.device import load_device
+    from autotune.model.features import GraphFeatures
+    from autotune.model.shape import level_width
+
+    with gpu_session(0) as device:
+        gpu = device_description(device)
+        _, table = data.load_shipped_table(gpu)
+        profile = load_device(f"hopper-{data.gpu_file(str(gpu['name']))}")
+        for name, graph, sources, expected in data.suite_graphs(names, sample):
+            features = dataclasses.replace(GraphFeatures.from_graph(graph), level_width=level_width(graph))
+            predicted = algorithms.get("delta").predict(features, profile).config
+
+            def shaped(ck: int, size: int, predicted=predicted) -> Any:
+                return predicted.replace(concurrent_kernels=ck, **{k: KernelLaunch(size, launch.cache)
+                                                                   for k, launch in predicted.kernels.items()})
+
+            yield name, graph, sources, expected, shaped, table.lookup(graph, device=gpu, allow_other_device=False).config
+
+
 def slowdown(timing: dict, against: dict) -> float | None:
     """How much slower one timing is than another (None if either failed)."""
     a, d = timing["ms_per_sssp"], against["ms_per_sssp"]

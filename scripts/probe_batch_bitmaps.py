@@ -19,7 +19,6 @@ Usage (on a GPU machine, from the repository's root):
 Each row is one configuration of one graph in one pass: {"graph", "class": "<pass> grid" |
 "<pass> table best", "config", "status", "ms_per_sssp", "rounds"}.
 """
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -27,13 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autotune import algorithms  # noqa: E402
 from autotune.algorithms import delta_shared  # noqa: E402
 from autotune.gpu import delta_engine  # noqa: E402
-from autotune.launch import KernelLaunch  # noqa: E402
-from benchmarks import data  # noqa: E402
-from benchmarks.answers import probe_rows  # noqa: E402
-from benchmarks.classout import profile_of  # noqa: E402
+from benchmarks.answers import batch_shapes, probe_rows  # noqa: E402
 
 SHAPES = ((128, 1024), (1024, 1024), (1024, 512), (1024, 256), (1024, 128))  # (CK, block size)
 GRAPHS = ("Email-Enron.txt.gz,sx-askubuntu,random98k-d2,random49k-d20,anybeat,ca-CondMat,p2p-Gnutella31,"
@@ -53,33 +48,20 @@ def any_ck(n: int, ck: int, sm_count: int, free_bytes: int, resident=None) -> in
 
 
 def main(out_path: str, names: str = GRAPHS) -> None:
-    from autotune.gpu import device_description, gpu_session
-    from autotune.model.features import GraphFeatures
-    from autotune.model.shape import level_width
-
     stock = delta_engine.bitmap_words
-    with gpu_session(0) as device:
-        gpu = device_description(device)
-        _, table = data.load_shipped_table(gpu)
-        profile = profile_of(str(gpu["name"]))
-        with open(out_path, "w") as out:
-            for name, graph, sources, expected in data.suite_graphs(names, SAMPLE):
-                features = dataclasses.replace(GraphFeatures.from_graph(graph), level_width=level_width(graph))
-                predicted = algorithms.get("delta").predict(features, profile).config
-                configs = [predicted.replace(concurrent_kernels=ck, **{k: KernelLaunch(size, launch.cache)
-                                                                       for k, launch in predicted.kernels.items()})
-                           for ck, size in SHAPES]
-                best = table.lookup(graph, device=gpu, allow_other_device=False).config
-                for label, words in (("sms", within_sms), ("residency", stock), ("any ck", any_ck)):
-                    delta_engine.bitmap_words = words
-                    for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "grid"):
-                        row["class"] = f"{label} {row['class']}"
-                        out.write(json.dumps(row) + "\n")
-                        out.flush()
-                        config = row["config"]
-                        print(name, row["class"], config["concurrent_kernels"],
-                              config["kernels"]["advance"]["block_size"], row["ms_per_sssp"], flush=True)
-                delta_engine.bitmap_words = stock
+    with open(out_path, "w") as out:
+        for name, graph, sources, expected, shaped, best in batch_shapes(names, SAMPLE):
+            configs = [shaped(ck, size) for ck, size in SHAPES]
+            for label, words in (("sms", within_sms), ("residency", stock), ("any ck", any_ck)):
+                delta_engine.bitmap_words = words
+                for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "grid"):
+                    row["class"] = f"{label} {row['class']}"
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+                    config = row["config"]
+                    print(name, row["class"], config["concurrent_kernels"],
+                          next(iter(config["kernels"].values()))["block_size"], row["ms_per_sssp"], flush=True)
+            delta_engine.bitmap_words = stock
 
 
 if __name__ == "__main__":

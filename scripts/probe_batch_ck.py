@@ -14,7 +14,6 @@ Usage (on a GPU machine, from the repository's root):
 Each row is one configuration of one graph: {"graph", "class": "ck grid" | "table best", "config",
 "status", "ms_per_sssp", "rounds"}.
 """
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -22,11 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autotune import algorithms  # noqa: E402
-from autotune.launch import KernelLaunch  # noqa: E402
-from benchmarks import data  # noqa: E402
-from benchmarks.answers import probe_rows  # noqa: E402
-from benchmarks.classout import profile_of  # noqa: E402
+from benchmarks.answers import batch_shapes, probe_rows  # noqa: E402
 
 CONCURRENT = (64, 128, 256, 512, 1024)
 BLOCK_SIZES = (128, 256, 512, 1024)
@@ -36,28 +31,15 @@ SAMPLE, ROUNDS = 32, 2
 
 
 def main(out_path: str, names: str = GRAPHS) -> None:
-    from autotune.gpu import device_description, gpu_session
-    from autotune.model.features import GraphFeatures
-    from autotune.model.shape import level_width
-
-    with gpu_session(0) as device:
-        gpu = device_description(device)
-        _, table = data.load_shipped_table(gpu)
-        profile = profile_of(str(gpu["name"]))
-        with open(out_path, "w") as out:
-            for name, graph, sources, expected in data.suite_graphs(names, SAMPLE):
-                features = dataclasses.replace(GraphFeatures.from_graph(graph), level_width=level_width(graph))
-                predicted = algorithms.get("delta").predict(features, profile).config
-                configs = [predicted.replace(concurrent_kernels=ck, **{k: KernelLaunch(size, launch.cache)
-                                                                       for k, launch in predicted.kernels.items()})
-                           for ck in CONCURRENT for size in BLOCK_SIZES]
-                best = table.lookup(graph, device=gpu, allow_other_device=False).config
-                for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "ck grid"):
-                    out.write(json.dumps(row) + "\n")
-                    out.flush()
-                    config = row["config"]
-                    print(name, row["class"], config["concurrent_kernels"], config["kernels"]["advance"]["block_size"],
-                          row["ms_per_sssp"], flush=True)
+    with open(out_path, "w") as out:
+        for name, graph, sources, expected, shaped, best in batch_shapes(names, SAMPLE):
+            configs = [shaped(ck, size) for ck in CONCURRENT for size in BLOCK_SIZES]
+            for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "ck grid"):
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                config = row["config"]
+                print(name, row["class"], config["concurrent_kernels"],
+                      next(iter(config["kernels"].values()))["block_size"], row["ms_per_sssp"], flush=True)
 
 
 if __name__ == "__main__":

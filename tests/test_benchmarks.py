@@ -267,3 +267,20 @@ def test_a_probe_s_rows_time_its_grid_with_the_table_s_best_and_keep_failures(mo
     assert [(r["class"], r["status"]) for r in rows] == [("ck grid", "ok"), ("ck grid", "failed")]
     rows = list(answers.probe_rows("g", None, grid[1:], grid[0], (), {}, 1, "ck grid"))
     assert [r["class"] for r in rows] == ["ck grid", "table best"] and rows[1]["config"] == grid[0].to_json()
+
+
+def test_the_batch_probes_shape_the_prediction_and_take_the_table_s_best(monkeypatch):
+    import contextlib
+
+    import autotune.gpu
+    from benchmarks import answers
+
+    h100 = json.loads((data.ROOT / "tables" / "h100.json").read_text())["device"]
+    monkeypatch.setattr(autotune.gpu, "gpu_session", lambda index: contextlib.nullcontext("device"))
+    monkeypatch.setattr(autotune.gpu, "device_description", lambda device: dict(h100))
+    [(name, graph, sources, expected, shaped, best)] = answers.batch_shapes("rome99.gr.gz", 4)
+    assert name == "rome99.gr.gz" and len(sources) == 4 and graph.n_vertices == 3353
+    config = shaped(128, 1024)
+    assert config.algorithm == "delta" and config.concurrent_kernels == 128
+    assert {launch.block_size for launch in config.kernels.values()} == {1024}
+    assert best.concurrent_kernels == 1024  # the table's batch end for rome99
