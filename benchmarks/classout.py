@@ -64,6 +64,21 @@ def shape_widths() -> dict[str, float]:
 
 
 @functools.cache
+def ladder_taken() -> Any:
+    """Rule 5's second step on the H100 records (`delta_rules.bitmap_sizes_of` at CK 1,024, the
+    vertices of each graph from the shipped H100 table, which holds every graph of the records):
+    what `delta_fit.fit_block_widths` prices the ladder at."""
+    from autotune import algorithms
+    from autotune.model import delta_rules
+
+    vertices = {name: g["vertices"] for g in (e["graph"] for e in read_json(
+        data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]) for name in (g["name"], g["name"].removesuffix(data.CONVERTED))}
+    delta = algorithms.get("delta")
+    return delta_rules.bitmap_sizes_of(vertices, profile_of("NVIDIA H100 80GB HBM3"), delta.characterization,
+                                       max(c for c in delta.concurrent_kernels if c <= 1024), (128, 256, 512, 1024))
+
+
+@functools.cache
 def delta_without(left_out: str) -> Any:
     """Delta-stepping's shipped characterization with its batch constants refitted on `DELTA_ROWS`
     less the graphs of class `left_out` (their features from the shipped H100 table, which holds
@@ -80,7 +95,8 @@ def delta_without(left_out: str) -> Any:
     (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
                                                        for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
-    ladder = delta_fit.fit_block_widths(delta_fit.read_rows([WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths)
+    ladder = delta_fit.fit_block_widths(delta_fit.read_rows([WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths,
+                                        ladder_taken())
     per_sm_ck = delta_rules.per_sm(algorithms.get("delta").concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
     wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows([WIDE_ROWS], delta_fit.WIDE_CLASSES), widths, ladder,
                                                per_sm_ck)

@@ -11,17 +11,19 @@ records (no GPU).
 - Δ-stepping's batch shape (rules 4 and 5 of `autotune/model/delta_rules.py`: CK and the block
   size from the level width), fitted without the graph's whole class as the suite `classout` fits
   it (`classout.delta_without`), priced from the graph's rows of `scripts/probe_batch_ck.py` (the
-  prediction at every CK and block size) against their best.
+  prediction at every CK and block size) against their best; its block size alone (rule 5) the
+  same way on the rows of `scripts/probe_batch_bins.py` (29 graphs, CK 1,024).
 
 Targets (issue 14): within 15% of the best on at least 80% of the graphs, within 30% on all.
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 from typing import Any, Sequence
 
-from benchmarks import data
+from benchmarks import classout, data
 from benchmarks.results import Results, command_line, commit, host, now
 
 WITHIN, ALL_WITHIN = 0.15, 0.30
@@ -71,30 +73,42 @@ def delta_rows(gpu: str) -> list[dict[str, Any]]:
     return out
 
 
+def predicted_at(name: str) -> Any:
+    """Delta-stepping's batch-end prediction for a graph of the H100 records (its features from
+    the shipped H100 table, its width from `benchmarks/data/shapes.json`), with the constants
+    fitted without its class (`classout.delta_without`)."""
+    from autotune import algorithms
+    from autotune.model.features import GraphFeatures
+
+    g = tabled()[name.removesuffix(data.CONVERTED)]
+    features = GraphFeatures(name, g["vertices"], g["edges"], max_degree=g.get("max_degree"),
+                             degree_cv=g.get("degree_cv"), min_positive_weight=g.get("min_positive_weight"),
+                             max_weight=g.get("max_weight"), mean_weight=g.get("mean_weight"),
+                             level_width=classout.shape_widths()[name])
+    return algorithms.get("delta").predict(features, classout.profile_of("H100"),
+                                           classout.delta_without(data.graph_class(name))).config
+
+
+@functools.cache
+def tabled() -> dict[str, dict[str, Any]]:
+    """The shipped H100 table's graphs, by name without the converted suffix."""
+    from autotune.files import read_json
+
+    return {e["graph"]["name"].removesuffix(data.CONVERTED): e["graph"]
+            for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]}
+
+
 def shape_rows() -> list[dict[str, Any]]:
     """Delta-stepping's batch-end prediction of each graph of the CK probe (its features from the
     shipped H100 table, its width from `benchmarks/data/shapes.json`), with the constants fitted
     without its class, priced at its CK and block size from the probe's rows."""
-    from autotune import algorithms
-    from autotune.files import read_json
     from autotune.model import delta_fit
-    from autotune.model.features import GraphFeatures
-    from benchmarks import classout
 
     rows = delta_fit.read_rows([classout.WIDE_ROWS], delta_fit.WIDE_CLASSES)
-    widths = classout.shape_widths()
-    tabled = {e["graph"]["name"].removesuffix(data.CONVERTED): e["graph"]
-              for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]}
-    profile = classout.profile_of("H100")
     out = []
-    for name in sorted(g for g in rows if widths.get(g) is not None):
+    for name in sorted(g for g in rows if classout.shape_widths().get(g) is not None):
         left_out = data.graph_class(name)
-        g = tabled[name.removesuffix(data.CONVERTED)]
-        features = GraphFeatures(name, g["vertices"], g["edges"], max_degree=g.get("max_degree"),
-                                 degree_cv=g.get("degree_cv"), min_positive_weight=g.get("min_positive_weight"),
-                                 max_weight=g.get("max_weight"), mean_weight=g.get("mean_weight"),
-                                 level_width=widths[name])
-        config = algorithms.get("delta").predict(features, profile, classout.delta_without(left_out)).config
+        config = predicted_at(name)
         ck, size = config.concurrent_kernels, config.kernel("advance").block_size
         priced = {(delta_fit.value_of(r, "concurrent_kernels"), delta_fit.value_of(r, "block_size")): r["ms_per_sssp"]
                   for r in rows[name]}
@@ -102,6 +116,27 @@ def shape_rows() -> list[dict[str, Any]]:
         out.append({"model": "delta shape", "graph": name, "class_left_out": left_out, "best_ms": best,
                     "fitted": f"CK {ck}, blocks of {size}",
                     "fitted_slowdown": priced[(ck, size)] / best - 1 if (ck, size) in priced else None})
+    return out
+
+
+def ladder_rows() -> list[dict[str, Any]]:
+    """Delta-stepping's batch-end block size (rule 5) for each graph of the bins probe, fitted
+    without its class, priced from the graph's rows of `scripts/probe_batch_bins.py` (the
+    prediction at CK 1,024 with every block size and warp threshold) at the predicted block size
+    and warp threshold, against their best."""
+    from autotune.model import delta_fit
+
+    rows = delta_fit.read_rows([classout.WIDTH_ROWS], delta_fit.WIDTH_CLASSES)
+    out = []
+    for name in sorted(g for g in rows if classout.shape_widths().get(g) is not None):
+        config = predicted_at(name)
+        key = (config.kernel("advance").block_size, str(config.param("warp_threshold")))
+        priced = {(delta_fit.value_of(r, "block_size"), str(delta_fit.value_of(r, "warp_threshold"))): r["ms_per_sssp"]
+                  for r in rows[name]}
+        best = min(priced.values())
+        out.append({"model": "delta block size", "graph": name, "class_left_out": data.graph_class(name), "best_ms": best,
+                    "fitted": f"blocks of {key[0]}, warp threshold {key[1]}",
+                    "fitted_slowdown": priced[key] / best - 1 if key in priced else None})
     return out
 
 
@@ -114,9 +149,9 @@ def verdict(values: Sequence[float | None]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> Results:
     rows = (fitted_rows(args.records_gpu, "crauser") + fitted_rows(args.records_gpu, "martin") + delta_rows(args.records_gpu)
-            + shape_rows())
+            + shape_rows() + ladder_rows())
     summary = {}
-    for model in ("crauser", "martin", "delta", "delta shape"):
+    for model in ("crauser", "martin", "delta", "delta shape", "delta block size"):
         mine = [r for r in rows if r["model"] == model]
         summary[f"{model} fitted"] = verdict([r["fitted_slowdown"] for r in mine])
         if not model.startswith("delta"):

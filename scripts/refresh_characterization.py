@@ -158,6 +158,11 @@ def rewrite(text: str, usage: dict[str, dict[str, Usage]], arch: str, compiled: 
         start, end = _section_bounds(text, f"kernels.{kernel}")
         body = text[start:end]
         body = _set_key(body, "registers_per_thread", f"registers_per_thread = {registers}  # {arch}: {per_build_registers}")
+        if len(names) > 1:  # each function's own registers, the most over the builds
+            each = {f: max(per_function[f].registers for per_function in usage.values() if f in per_function)
+                    for f in names if any(f in per_function for per_function in usage.values())}
+            body = _set_key(body, "registers_by_function", "registers_by_function = { "
+                            + ", ".join(f"{f} = {r}" for f, r in each.items()) + f" }}  # {arch}")
         body = _set_key(
             body, "static_shared_memory_bytes", f"static_shared_memory_bytes = {shared}  # {arch}: {per_build_shared}"
         )

@@ -15,7 +15,7 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping
@@ -113,8 +113,11 @@ class KernelCharacterization:
         threads_per_vertex: threads a launch starts per vertex (0.5 for a kernel whose thread
             reads two vertices); ignored when `uses_lanes`.
         uses_lanes: the kernel starts L threads per vertex (relax).
-        resources: registers and shared memory of the compiled kernel.
+        resources: registers and shared memory of the compiled kernel (the most over the compiled
+            functions that launch as it).
         notes: why these classes (free text, shown by --explain).
+        registers_by_function: where several compiled functions launch as the kernel, each one's
+            registers per thread (`resources_of`).
     """
 
     name: str
@@ -127,9 +130,16 @@ class KernelCharacterization:
     threads_per_vertex: float = 1.0
     uses_lanes: bool = False
     notes: str = ""
+    registers_by_function: tuple[tuple[str, int], ...] = ()
 
     def threads_launched_per_vertex(self, lanes: int = 1) -> float:
         return float(lanes) if self.uses_lanes else self.threads_per_vertex
+
+    def resources_of(self, function: str) -> KernelResources:
+        """The resources of one compiled function that launches as the kernel: its own registers
+        where the characterization lists them, else the kernel's."""
+        registers = dict(self.registers_by_function).get(function, self.resources.registers_per_thread)
+        return replace(self.resources, registers_per_thread=registers)
 
 
 @dataclass(frozen=True)
@@ -219,6 +229,7 @@ _KERNEL_KEYS = {
     "static_shared_memory_bytes",
     "dynamic_shared_memory_bytes_per_thread",
     "notes",
+    "registers_by_function",
 }
 _REQUIRED_KERNEL_KEYS = ("memory_access_pattern", "computational_load", "data_sharing", "registers_per_thread")
 
@@ -253,6 +264,10 @@ def _kernel_from_mapping(name: str, table: Any, where: str) -> KernelCharacteriz
     notes = table.get("notes", "")
     if not isinstance(notes, str):
         raise InputError(f"{where}: notes must be a string")
+    by_function = table.get("registers_by_function", {})
+    if not isinstance(by_function, Mapping):
+        raise InputError(f"{where}: registers_by_function must be a table of function = registers")
+    by_function = tuple((str(f), _count(r, f"{where} registers_by_function.{f}", minimum=1)) for f, r in by_function.items())
     return KernelCharacterization(
         name=name,
         memory_access_pattern=pattern,
@@ -264,6 +279,7 @@ def _kernel_from_mapping(name: str, table: Any, where: str) -> KernelCharacteriz
         threads_per_vertex=1.0 if uses_lanes else float(per_vertex),
         uses_lanes=uses_lanes,
         notes=" ".join(notes.split()),
+        registers_by_function=by_function,
     )
 
 

@@ -36,7 +36,7 @@ import math
 from collections import defaultdict
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from autotune.algorithms.delta import delta_values
 from autotune.files import atomic_write, read_json_lines
@@ -162,14 +162,19 @@ def fit(rows: dict[str, list[dict]], graphs: dict[str, dict]) -> tuple[tuple[flo
     return constants, size
 
 
-def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float]) -> dict[int, float]:
+def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float],
+                     taken: Callable[[str, int], int] | None = None) -> dict[int, float]:
     """Rule 5's ladder (the module docstring) on the rows of the graphs `widths` knows: each block
     size taken and the level width from which it is (the smallest from 0; a size never taken is
-    left out).
+    left out). `taken(graph, size)`: the size the rules take for the ladder's (its second step,
+    `delta_rules.bitmap_size`), which the ladder is priced at.
 
     Raises:
         ValueError: no row of a graph with a width.
     """
+    def final(graph: str, size: int) -> int:
+        return size if taken is None else taken(graph, size)
+
     prices = {g: conditional_best(rs, "block_size") for g, rs in rows.items() if widths.get(g) is not None}
     if not prices:
         raise ValueError("no block-size rows of a graph whose level width is known")
@@ -181,7 +186,7 @@ def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float]) -
         return sizes[sum(width >= cut for cut in chosen)]
 
     def cost(chosen: tuple[float, ...]) -> float:
-        return sum(math.log(priced.get(size_at(chosen, widths[g]), MISSING * min(priced.values()))
+        return sum(math.log(priced.get(final(g, size_at(chosen, widths[g])), MISSING * min(priced.values()))
                             / min(priced.values())) for g, priced in prices.items())
 
     best = min(itertools.combinations_with_replacement(cuts, len(sizes) - 1), key=cost)

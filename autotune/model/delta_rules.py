@@ -62,12 +62,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from autotune.algorithms.delta_shared import QUEUE_CAPACITY, bitmap_words
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
-from autotune.model.characterization import Characterization
+from autotune.model.characterization import Characterization, KernelResources
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.memory import memory_bound
@@ -147,6 +147,36 @@ def bitmaps_fit(graph: GraphFeatures, device: DeviceProfile, resources: Any, blo
     return bitmap_words(graph.n_vertices, device.sm_count, device.sm_count, free) > 0
 
 
+def keeps_bitmaps(n_vertices: int, device: DeviceProfile, characterization: Characterization, block_size: int,
+                  ck: int) -> bool:
+    """Whether the engine gives solve_block's blocks of `block_size` their duplicate bitmaps at
+    `ck` instances (`bitmap_words` as `gpu.delta_engine` calls it, with solve_block's own
+    registers): they fit, and they cost no residency or CK is at most the SM count."""
+    resources = characterization.kernel("advance").resources_of("solve_block")
+    base = resources.shared_memory_bytes(block_size) + 8 * QUEUE_CAPACITY
+
+    def resident(extra: int) -> int:
+        return occupancy(device, KernelResources(resources.registers_per_thread, base + extra), block_size).blocks_per_sm
+
+    return bitmap_words(n_vertices, ck, device.sm_count, device.max_shared_memory_per_block - base, resident) > 0
+
+
+def bitmap_size(size: int, sizes: Sequence[int], keeps: Callable[[int], bool]) -> int:
+    """Rule 5's second step: `size` if it keeps the bitmaps (`keeps`), else the smallest larger of
+    `sizes` that does, else `size`."""
+    return size if keeps(size) else next((s for s in sorted(sizes) if s > size and keeps(s)), size)
+
+
+def bitmap_sizes_of(vertices: Mapping[str, int], device: DeviceProfile, characterization: Characterization,
+                    ck: int, sizes: Sequence[int]) -> Callable[[str, int], int]:
+    """`delta_fit.fit_block_widths`' `taken`: for a graph of `vertices` and a ladder size, the size
+    rule 5's second step takes at `ck` instances (`bitmap_size` among `sizes`)."""
+    def taken(graph: str, size: int) -> int:
+        return bitmap_size(size, sizes, lambda b: keeps_bitmaps(vertices[graph], device, characterization, b, ck))
+
+    return taken
+
+
 def per_sm(choices: Sequence[int], device: DeviceProfile) -> int:
     """Rule 4's CK of one instance per SM: the largest of `choices` no larger than the SM count."""
     return max([c for c in choices if c <= device.sm_count] or [min(choices)])
@@ -207,10 +237,6 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
                          f"there ({why or 'no SM holds one'})")
     reaches = is_wide(graph, constants)
     wide = reaches and bitmaps_fit(graph, device, advance, int(constants["wide_block_size"]))
-    wanted, why = block_size_for(graph, constants, wide)
-    block_size = wanted if wanted in sizes else max(sizes)
-    decisions.append(Decision("blocks", 1, "delta 2", "one block per instance: independent instances fill the GPU"))
-    decisions.append(Decision("loop", "persistent", "delta 3", "one launch per batch, no grid barrier"))
     if wide:
         largest = per_sm(algorithm.concurrent_kernels, device)
         many = (f"level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}: one instance per SM, "
@@ -220,6 +246,17 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         many = f"the largest CK, {largest}" + (f" (level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}, "
                                                "but the duplicate bitmaps of one instance per SM do not fit its block's "
                                                "shared memory)" if reaches else "")
+    wanted, why = block_size_for(graph, constants, wide)
+    ladder = ladder_of(constants)
+    if ladder and graph.level_width is not None and not wide:
+        size = bitmap_size(wanted, list(ladder), lambda b: keeps_bitmaps(graph.n_vertices, device, characterization,
+                                                                          b, largest))
+        if size != wanted:
+            why += f"; {size}, the smallest larger that keeps solve_block's duplicate bitmaps at CK {largest}"
+        wanted = size
+    block_size = wanted if wanted in sizes else max(sizes)
+    decisions.append(Decision("blocks", 1, "delta 2", "one block per instance: independent instances fill the GPU"))
+    decisions.append(Decision("loop", "persistent", "delta 3", "one launch per batch, no grid barrier"))
     ck, bound = memory_bound(algorithm, largest, algorithm.concurrent_kernels, graph.n_vertices, graph.n_edges, device)
     decisions.append(Decision("concurrent_kernels", ck, "delta 4", many + (f"; {bound}" if bound else "")))
     decisions.append(Decision("block_size", block_size, "delta 5", why if block_size == wanted else
