@@ -36,8 +36,15 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    H100 (`benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz`, the engine of a9bcd3b): 128 won on
    usa-roads and rome99 (widths 237, 75), 256 on the meshes, geometric graphs and p2p-Gnutella04
    (220 to 580), 512 from about 700 (and on two roads), 1,024 on most graphs from about 1,500;
-   `delta_fit.fit_block_widths` places the cuts. Where the width is unknown, `block_size`; from
-   `wide_width` on, rule 4's. Each among the sizes an SM can hold (the largest such otherwise).
+   `delta_fit.fit_block_widths` places the cuts. Then, beyond one instance per SM, a size at which
+   solve_block would lose its duplicate bitmaps (they would lower the blocks an SM holds:
+   `keeps_bitmaps`, with solve_block's own registers) gives way to the smallest larger size of the
+   ladder that keeps them, where one does: in the same records, a size without its bitmaps was
+   1.4x to 1.8x slower than the next with them on the meshes, rgg and delaunay graphs (blocks of
+   128 against 256) and web-Stanford (512 against 1,024). Not on usa-roads, whose narrow levels
+   want 128 (512, the first with bitmaps, is 1.41x). The ladder is fitted at the sizes this step
+   takes. Where the width is unknown, `block_size`; from `wide_width` on, rule 4's. Each
+   among the sizes an SM can hold (the largest such otherwise).
 6. Bin thresholds: whole blocks for degrees of at least `block_threshold` (when the graph has
    them); a warp for degrees of at least a warp only where the mean degree reaches a warp,
    otherwise off. At the batch end the warp bin's pass costs more than the few wide vertices

@@ -74,14 +74,31 @@ def test_hubs_and_a_wide_weight_range_move_delta_apart_from_the_mean_weight_over
 
 def test_the_block_size_climbs_the_fitted_ladder_with_the_level_width():
     h100 = load_device("hopper-h100")
+    small = dataclasses.replace(ROADS, n_vertices=3353, n_edges=8859)  # rome99's size: bitmaps at every block size
     sizes = {}
-    for width in (75.0, 237.0, 700.0, 1500.0):
-        prediction = get("delta").predict(dataclasses.replace(ROADS, level_width=width), h100)
+    for width in (75.0, 237.0, 700.0, 2500.0):
+        prediction = get("delta").predict(dataclasses.replace(small, level_width=width), h100)
         sizes[width] = prediction.config.kernel("advance").block_size
         assert prediction.config.kernel("split").block_size == sizes[width]
         assert prediction.config.concurrent_kernels == 1024
         assert {d.parameter: d.reason for d in prediction.decisions}["block_size"].startswith(f"level width {width:,.0f}: ")
-    assert sizes == {75.0: 128, 237.0: 256, 700.0: 512, 1500.0: 1024}  # rome99's width is 75, usa-roads' 237
+    assert sizes == {75.0: 128, 237.0: 256, 700.0: 512, 2500.0: 1024}  # rome99's width is 75, usa-roads' 237
+
+
+def test_the_block_size_rises_to_one_that_keeps_the_duplicate_bitmaps():
+    from autotune.model.delta_rules import keeps_bitmaps
+
+    h100 = load_device("hopper-h100")
+    characterization = get("delta").characterization
+    assert [b for b in (128, 256, 512, 1024) if keeps_bitmaps(87575, h100, characterization, b, 1024)] == [512, 1024]
+    assert [b for b in (128, 256, 512, 1024) if keeps_bitmaps(87575, h100, characterization, b, 128)] == [128, 256, 512, 1024]
+    assert [b for b in (128, 256, 512, 1024) if keeps_bitmaps(15606, h100, characterization, b, 1024)] == [256, 512, 1024]
+    prediction = get("delta").predict(dataclasses.replace(ROADS, level_width=237.0), h100)  # usa-roads: 256 keeps none
+    assert prediction.config.kernel("advance").block_size == 512
+    assert {d.parameter: d.reason for d in prediction.decisions}["block_size"].endswith(
+        "; 512, the smallest larger that keeps solve_block's duplicate bitmaps at CK 1024")
+    huge = dataclasses.replace(ROADS, n_vertices=1_070_376, n_edges=2_687_902, level_width=578.0)  # road-FLA: no size does
+    assert get("delta").predict(huge, h100).config.kernel("advance").block_size == 256
     unknown = get("delta").predict(ROADS, h100)
     assert unknown.config.kernel("advance").block_size == 256
     assert {d.parameter: d.reason for d in unknown.decisions}["block_size"] == "block_size 256: the level width is unknown"

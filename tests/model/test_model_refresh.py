@@ -88,6 +88,20 @@ def test_rewrite_keeps_classes_and_comments(refresh):
     assert refresh.rewrite(text, usage, "sm_90", {"arch": "sm_90", "command": "nvcc ..."}) == text
 
 
+def test_rewrite_lists_each_function_s_registers_where_several_launch_as_one_kernel(tmp_path, refresh):
+    usage = {"a": refresh.parse_resource_usage(NVCC_OUTPUT), "b": {"relax": refresh.Usage(23, 0), "update": refresh.Usage(9, 0)}}
+    text = refresh.rewrite(TOML, usage, "sm_90", {"arch": "sm_90"}, {"relax": ("relax", "update"), "minimum": ("minimum",)})
+    data = tomllib.loads(text)
+    assert data["kernels"]["relax"]["registers_per_thread"] == 23
+    assert data["kernels"]["relax"]["registers_by_function"] == {"relax": 23, "update": 12}  # the most over the builds
+    assert "registers_by_function" not in data["kernels"]["minimum"]
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    relax = load_characterization(path).kernel("relax")
+    assert relax.resources_of("update").registers_per_thread == 12
+    assert relax.resources_of("relax").registers_per_thread == 23 == relax.resources_of("other").registers_per_thread
+
+
 def test_rewrite_refuses_a_kernel_missing_from_the_source(refresh):
     with pytest.raises(SystemExit, match="'relax' of the characterization is not in the compiled source"):
         refresh.rewrite(TOML, {"a": {"minimum": refresh.Usage(1, 0)}}, "sm_90", {})
