@@ -147,8 +147,6 @@ def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, 
     session: each graph of `names` with its sources and their distances (`data.suite_graphs`),
     Delta-stepping's batch-end prediction with the graph's level width measured, a function that
     gives it another CK and block size, and the shipped table's batch best."""
-    import dataclasses
-
     from autotune import algorithms
     from autotune.gpu import device_description, gpu_session
     from autotune.launch import KernelLaunch
@@ -161,8 +159,9 @@ def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, 
         _, table = data.load_shipped_table(gpu)
         profile = load_device(f"hopper-{data.gpu_file(str(gpu['name']))}")
         for name, graph, sources, expected in data.suite_graphs(names, sample):
-            features = dataclasses.replace(GraphFeatures.from_graph(graph), level_width=level_width(graph))
-            predicted = algorithms.get("delta").predict(features, profile).config
+            delta = algorithms.get("delta")
+            predicted = delta.predict(delta.with_level_width(GraphFeatures.from_graph(graph), lambda: level_width(graph)),
+                                      profile).config
 
             def shaped(ck: int, size: int, predicted=predicted) -> Any:
                 return predicted.replace(concurrent_kernels=ck, **{k: KernelLaunch(size, launch.cache)

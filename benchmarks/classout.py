@@ -64,6 +64,14 @@ def shape_widths() -> dict[str, float]:
 
 
 @functools.cache
+def h100_graphs() -> dict[str, dict[str, Any]]:
+    """The graphs of the shipped H100 table (read once), which holds every graph of the H100
+    records, by its table's name and its suite name."""
+    return {name: g for g in (e["graph"] for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"])
+            for name in (g["name"], g["name"].removesuffix(data.CONVERTED))}
+
+
+@functools.cache
 def ladder_taken() -> Any:
     """Rule 5's second step on the H100 records (`delta_rules.bitmap_sizes_of` at CK 1,024, the
     vertices of each graph from the shipped H100 table, which holds every graph of the records):
@@ -71,8 +79,7 @@ def ladder_taken() -> Any:
     from autotune import algorithms
     from autotune.model import delta_rules
 
-    vertices = {name: g["vertices"] for g in (e["graph"] for e in read_json(
-        data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]) for name in (g["name"], g["name"].removesuffix(data.CONVERTED))}
+    vertices = {name: g["vertices"] for name, g in h100_graphs().items()}
     delta = algorithms.get("delta")
     return delta_rules.bitmap_sizes_of(vertices, profile_of("NVIDIA H100 80GB HBM3"), delta.characterization,
                                        max(c for c in delta.concurrent_kernels if c <= 1024), (128, 256, 512, 1024))
@@ -88,9 +95,8 @@ def delta_without(left_out: str) -> Any:
     from autotune import algorithms
     from autotune.model import delta_fit, delta_rules
 
-    features = {g["name"]: {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), **{k: g.get(k) for k in (
-        "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}}
-        for g in (e["graph"] for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"])}
+    features = {name: {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), **{k: g.get(k) for k in (
+        "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}} for name, g in h100_graphs().items()}
     rows = {g: r for g, r in delta_fit.read_rows([DELTA_ROWS]).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
                                                        for g in rows})

@@ -49,9 +49,9 @@
   `probe_batch_bins.py` with the 29 graphs above, the first 17 at e6e4b8e and the last 12 at
   8895979, which only mends the probe's printing): the records the shipped rules 4 and 5 are
   fitted on.
-- `classout-repeat-f5049df.json.gz`: suite `classout` run a second time at f5049df on another H100
-  (2026-11-27; asked for an H200 with `--classout-fit-table tables/h100.json`, the held H100 ran
-  it): the same counts as the committed results of that commit, every real graph on the same side
+- `classout-repeat-f5049df.json.gz`: suite `classout` run a second time at f5049df on an H100
+  (2026-11-27; asked for an H200 with `--classout-fit-table tables/h100.json`, an H100 came):
+  the same counts as the committed results of that commit, every real graph on the same side
   of 15% and 30%.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's

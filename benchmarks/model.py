@@ -19,7 +19,6 @@ Targets (issue 14): within 15% of the best on at least 80% of the graphs, within
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 from typing import Any, Sequence
 
@@ -80,22 +79,13 @@ def predicted_at(name: str) -> Any:
     from autotune import algorithms
     from autotune.model.features import GraphFeatures
 
-    g = tabled()[name.removesuffix(data.CONVERTED)]
+    g = classout.h100_graphs()[name]
     features = GraphFeatures(name, g["vertices"], g["edges"], max_degree=g.get("max_degree"),
                              degree_cv=g.get("degree_cv"), min_positive_weight=g.get("min_positive_weight"),
                              max_weight=g.get("max_weight"), mean_weight=g.get("mean_weight"),
                              level_width=classout.shape_widths()[name])
     return algorithms.get("delta").predict(features, classout.profile_of("H100"),
                                            classout.delta_without(data.graph_class(name))).config
-
-
-@functools.cache
-def tabled() -> dict[str, dict[str, Any]]:
-    """The shipped H100 table's graphs, by name without the converted suffix."""
-    from autotune.files import read_json
-
-    return {e["graph"]["name"].removesuffix(data.CONVERTED): e["graph"]
-            for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"]}
 
 
 def shape_rows() -> list[dict[str, Any]]:

@@ -24,14 +24,13 @@ def test_global_stamps_when_instances_share_sms_or_the_bitmaps_do_not_fit():
 
 
 def test_bitmaps_beyond_the_sm_count_where_they_cost_no_residency():
-    from autotune.model.characterization import KernelResources
     from autotune.model.device import load_device
-    from autotune.model.occupancy import occupancy
+    from autotune.model.occupancy import blocks_with_extra_shared
 
     h100 = load_device("hopper-h100")
 
     def resident(block_size: int, base: int):
-        return lambda extra: occupancy(h100, KernelResources(56, base + extra), block_size).blocks_per_sm
+        return blocks_with_extra_shared(h100, 56, base, block_size)
 
     usa_roads, queues = 87_575, 16_384  # 2,737 words: 43,792 bytes of bitmaps
     assert bitmap_words(usa_roads, 1024, H100_SMS, 150_000, resident(1024, queues)) == 2737  # one block per SM anyway

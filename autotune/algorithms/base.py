@@ -6,9 +6,10 @@ The engine, the search space, the model, records, tables, reports and the comman
 """
 from __future__ import annotations
 
+import dataclasses
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from autotune.algorithms.parameters import Parameter
 from autotune.errors import InputError
@@ -191,6 +192,13 @@ class Algorithm:
                 characterization: Characterization | None = None) -> Any:
         """The model's `Prediction` (`config`, `rules()`, `to_json()`) for a graph on a GPU."""
         raise NotImplementedError
+
+    def with_level_width(self, features: GraphFeatures, level_width: Callable[[], float] | None) -> GraphFeatures:
+        """`features` with the graph's level width where this algorithm's rules read it
+        (`reads_level_width`) and `level_width` (a callable: the breadth-first searches) is given."""
+        if not self.reads_level_width or level_width is None:
+            return features
+        return dataclasses.replace(features, level_width=level_width())
 
     def baseline_candidates(self, device: DeviceProfile) -> tuple[LaunchConfig, ...]:
         """Thesis 4.6.1's baseline candidates: the uniform configurations (default cache, CK 1,

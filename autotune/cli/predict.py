@@ -8,7 +8,6 @@ that chose each value) and writes the JSON table of docs/tables.md with `-o`.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import shlex
 import sys
@@ -61,13 +60,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def load_features(args: argparse.Namespace, with_level_width: bool = False) -> list[GraphFeatures]:
-    """The features of every graph the arguments name (loaded through the graph cache), their level
-    width measured when asked (`autotune.model.shape`: breadth-first searches)."""
+def load_features(args: argparse.Namespace, entry: Any = None) -> list[GraphFeatures]:
+    """The features of every graph the arguments name (loaded through the graph cache), with their
+    level width where `entry`'s rules read it (`Algorithm.with_level_width`; not with --model
+    thesis)."""
     from autotune.model.shape import level_width
 
-    return [dataclasses.replace(GraphFeatures.from_graph(graph), level_width=level_width(graph))
-            if with_level_width else GraphFeatures.from_graph(graph) for graph in load_graphs(args)]
+    return [GraphFeatures.from_graph(graph) if entry is None or args.model == "thesis"
+            else entry.with_level_width(GraphFeatures.from_graph(graph), lambda g=graph: level_width(g))
+            for graph in load_graphs(args)]
 
 
 def prediction_table(
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     if args.queries is not None:
         queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load
     characterization = load_characterization(args.characterization) if args.characterization else entry.characterization
-    features = load_features(args, entry.reads_level_width and args.model != "thesis")
+    features = load_features(args, entry)
     from autotune.model.fitted import resolve_model
 
     # a characterization of one's own is the thesis rules' input: auto then means the thesis's

@@ -5,7 +5,6 @@ the choice tree and the rule behind every value."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import json
 from typing import Any, Callable, Sequence
@@ -58,8 +57,8 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
         return fitted_prediction(fitted, graph, device, queries)
     fitted_rules = model_option != "thesis"
     level_width = None if level_width is None else functools.cache(level_width)  # searched once, if asked
-    if entry.reads_level_width and level_width is not None and fitted_rules:
-        graph = dataclasses.replace(graph, level_width=level_width())
+    if fitted_rules:
+        graph = entry.with_level_width(graph, level_width)
     prediction = entry.predict(graph, device, characterization or entry.characterization)
     if queries is not None:
         prediction = for_queries(prediction, entry, queries)

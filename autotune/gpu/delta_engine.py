@@ -54,6 +54,7 @@ from autotune.gpu.engine import (
 )
 from autotune.gpu.memory import DeviceArrays
 from autotune.launch import KernelLaunch, LaunchConfig
+from autotune.model.occupancy import blocks_with_extra_shared
 
 WORK_ARRAYS = 7  # delta.cu's work arrays (dist first): n ints each per instance
 SCRATCH_BYTES_PER_THREAD = 12  # advance_tile's shared arrays
@@ -142,18 +143,6 @@ class DeltaSolver(Solver):
             raise LaunchRejected(None, f"persistent grid of {blocks} blocks x CK {instances} = {blocks * instances} "
                                        f"blocks, more than one per SM ({profile.sm_count}): not every block is sure "
                                        "to be resident for the barrier")
-
-    def _residency(self, function, launch: KernelLaunch, shared_bytes: int):
-        """The blocks of `launch`'s size an SM holds of `function`, as a function of the shared
-        memory each takes beyond its `shared_bytes` (`bitmap_words`' `resident`)."""
-        from autotune.model.characterization import KernelResources
-        from autotune.model.occupancy import occupancy
-
-        def resident(extra: int) -> int:
-            return occupancy(self.device_profile, KernelResources(function.num_regs, shared_bytes + extra),
-                             launch.block_size, launch.cache).blocks_per_sm
-
-        return resident
 
     def device_distances(self):
         """The work arrays begin with every instance's distances, a row each (delta.cu's layout)."""
@@ -247,8 +236,9 @@ class DeltaSolver(Solver):
                 raise LaunchRejected(None, f"loop shared: the graph and its distances take {graph_bytes:,} bytes of "
                                            f"shared memory; a block of {advance.block_size} threads has "
                                            f"{free_bytes + graph_bytes:,} left")
-            words = bitmap_words(int(n), int(ck), profile.sm_count, free_bytes,
-                                 self._residency(function, advance, static + shared + graph_bytes))
+            resident = blocks_with_extra_shared(profile, function.num_regs, static + shared + graph_bytes,
+                                                advance.block_size, advance.cache)
+            words = bitmap_words(int(n), int(ck), profile.sm_count, free_bytes, resident)
             shared += 16 * words + graph_bytes
             # a block of more than 48 KiB of shared memory opts in (bitmap_words keeps it within the limit)
             function.set_attribute(self.cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, max(shared, 49152 - static))

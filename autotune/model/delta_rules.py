@@ -74,11 +74,11 @@ from typing import Any, Callable, Mapping, Sequence
 from autotune.algorithms.delta_shared import QUEUE_CAPACITY, bitmap_words
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
-from autotune.model.characterization import Characterization, KernelResources
+from autotune.model.characterization import Characterization
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.memory import memory_bound
-from autotune.model.occupancy import candidate_block_sizes, occupancy
+from autotune.model.occupancy import blocks_with_extra_shared, candidate_block_sizes, occupancy
 from autotune.model.rules import Decision
 
 WARP = 32  # rule 6: the warp bin's threshold, and the mean degree from which it pays
@@ -161,10 +161,7 @@ def keeps_bitmaps(n_vertices: int, device: DeviceProfile, characterization: Char
     registers): they fit, and they cost no residency or CK is at most the SM count."""
     resources = characterization.kernel("advance").resources_of("solve_block")
     base = resources.shared_memory_bytes(block_size) + 8 * QUEUE_CAPACITY
-
-    def resident(extra: int) -> int:
-        return occupancy(device, KernelResources(resources.registers_per_thread, base + extra), block_size).blocks_per_sm
-
+    resident = blocks_with_extra_shared(device, resources.registers_per_thread, base, block_size)
     return bitmap_words(n_vertices, ck, device.sm_count, device.max_shared_memory_per_block - base, resident) > 0
 
 

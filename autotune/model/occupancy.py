@@ -20,7 +20,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from autotune.model.characterization import KernelResources
 from autotune.model.device import DeviceProfile
@@ -158,6 +158,18 @@ def occupancy(
     limits[LIMIT_SHARED_MEMORY] = shared_per_sm // per_block if per_block else UNLIMITED
 
     return Occupancy(blocks_per_sm=min(limits.values()), limits=limits, shared_memory_per_sm=shared_per_sm, **base)
+
+
+def blocks_with_extra_shared(device: DeviceProfile, registers_per_thread: int, shared_bytes: int, block_size: int,
+                             cache: CacheState = CacheState.DEFAULT) -> Callable[[int], int]:
+    """The resident blocks per SM of a kernel of `registers_per_thread` and `shared_bytes` per
+    block, as a function of the extra shared bytes each block takes (what a buffer would cost,
+    e.g. `algorithms.delta_shared.bitmap_words`' `resident`)."""
+    def resident(extra: int) -> int:
+        return occupancy(device, KernelResources(registers_per_thread, shared_bytes + extra), block_size,
+                         cache).blocks_per_sm
+
+    return resident
 
 
 # Fermi (2.x) gives a warp its registers in units of 128 instead of 64 at these counts per thread

@@ -148,11 +148,8 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crau
     if fitted is not None:
         config, details = fitted_prediction(graph, fitted, space, profile)
         return Specials(entry.default_config(), entry.baseline_candidates(profile), config, details)
-    known = features(graph)
     level_width = None if level_width is None else functools.cache(level_width)  # searched once, if asked
-    if entry.reads_level_width and level_width is not None:
-        known = dataclasses.replace(known, level_width=level_width())
-    prediction = entry.predict(known, profile)
+    prediction = entry.predict(entry.with_level_width(features(graph), level_width), profile)
     config, details = within_ck(prediction.config, prediction.to_json(), space)
     latency = one_query(config, details, graph, profile, space, level_width)
     return Specials(entry.default_config(), entry.baseline_candidates(profile), *(latency or (config, details)),
