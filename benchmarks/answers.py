@@ -146,7 +146,8 @@ def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, 
     """The batch probes' graphs (`scripts/probe_batch_ck.py`, `probe_batch_bitmaps.py`), in one GPU
     session: each graph of `names` with its sources and their distances (`data.suite_graphs`),
     Delta-stepping's batch-end prediction with the graph's level width measured, a function that
-    gives it another CK and block size, and the shipped table's batch best."""
+    gives it another CK and block size (`shaped()`: the prediction itself), and the shipped table's
+    batch best."""
     from autotune import algorithms
     from autotune.gpu import device_description, gpu_session
     from autotune.launch import KernelLaunch
@@ -163,9 +164,11 @@ def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, 
             predicted = delta.predict(delta.with_level_width(GraphFeatures.from_graph(graph), lambda: level_width(graph)),
                                       profile).config
 
-            def shaped(ck: int, size: int, predicted=predicted) -> Any:
-                return predicted.replace(concurrent_kernels=ck, **{k: KernelLaunch(size, launch.cache)
-                                                                   for k, launch in predicted.kernels.items()})
+            def shaped(ck: int | None = None, size: int | None = None, predicted=predicted) -> Any:
+                if size is None:
+                    return predicted.replace(concurrent_kernels=ck or predicted.concurrent_kernels)
+                return predicted.replace(concurrent_kernels=ck or predicted.concurrent_kernels,
+                                         **{k: KernelLaunch(size, launch.cache) for k, launch in predicted.kernels.items()})
 
             yield name, graph, sources, expected, shaped, table.lookup(graph, device=gpu, allow_other_device=False).config
 

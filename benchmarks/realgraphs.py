@@ -1,4 +1,4 @@
-"""The real-graph suite (issue 28): public graphs of eight classes, fetched from the repositories
+"""The real-graph suite (issue 28): public graphs of nine classes, fetched from the repositories
 that hold them at a pinned commit, checked against their sha256 and converted to `.csr.npz` files
 the suites read (`benchmarks/graphs/NAME.csr.npz`, not in git).
 
@@ -8,8 +8,11 @@ the suites read (`benchmarks/graphs/NAME.csr.npz`, not in git).
 
 `benchmarks/realgraphs.toml` names each graph's source (repository, commit, path, sha256), how it
 is read (`format`), its class, and the vertices and arcs the conversion must give. The sources are
-unweighted: every arc gets a weight drawn uniformly from 1..100 with seed 0, the same weight both
-ways on an undirected edge (what `autotune` does with any unweighted file). Ids are renumbered
+unweighted but for the power grids: every arc gets a weight drawn uniformly from 1..100 with seed 0,
+the same weight both ways on an undirected edge (what `autotune` does with any unweighted file). A
+power grid (MATPOWER case, `format = "matpower"`) keeps its own weights: each branch in service is
+an edge weighted by its series impedance |r + jx| in units of 1e-5 per unit (at least 1), the
+electrical distance of its two buses. Ids are renumbered
 0..n-1 where a file leaves gaps (SNAP's collaboration networks), self-loops and parallel arcs
 dropped. The five graphs reserved for independent validation (luxembourg_osm, wave, cnr-2000,
 soc-Slashdot0902, bremen) are not in the suite, and a test keeps them out.
@@ -21,6 +24,7 @@ import hashlib
 import io
 import json
 import lzma
+import re
 import shutil
 import sys
 import tomllib
@@ -47,13 +51,13 @@ class RealGraph:
     """One graph of the suite, as `realgraphs.toml` describes it."""
 
     name: str
-    kind: str  # its class: road, web, social, collaboration, citation, p2p, mesh, geometric
+    kind: str  # its class: road, web, social, collaboration, citation, p2p, mesh, geometric, power
     about: str
     repo: str
     commit: str
     path: str
     sha256: str
-    format: str  # pace, edges, metis, scipy-npz
+    format: str  # pace, edges, metis, scipy-npz, matpower
     undirected: bool
     vertices: int
     arcs: int
@@ -114,18 +118,52 @@ def int_pairs(text: bytes) -> np.ndarray:
     return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
-def arcs_of(graph: RealGraph, data: bytes) -> tuple[int, np.ndarray, np.ndarray]:
-    """(n, sources, targets) of a source file, ids 0-based and without gaps."""
+def matpower_rows(text: str, table: str) -> np.ndarray:
+    """The numeric rows of a MATPOWER case's `mpc.<table> = [ ... ];` (comments dropped).
+
+    Raises:
+        SuiteError: the case has no such table.
+    """
+    found = re.search(rf"mpc\.{table}\s*=\s*\[(.*?)\];", text, re.S)
+    if found is None:
+        raise SuiteError(f"no mpc.{table} table in the MATPOWER case")
+    rows = [line.split("%")[0].strip().rstrip(";").split() for line in found.group(1).splitlines()]
+    return np.array([[float(x) for x in row] for row in rows if row], dtype=np.float64)
+
+
+IMPEDANCE_UNIT = 1e-5  # a power grid's weights: series impedance in these per-unit steps
+
+
+def matpower_arcs(text: str) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(n, sources, targets, weights) of a MATPOWER case: its buses in the order listed, an edge
+    per branch in service (column 11, status) weighted by round(|r + jx| / IMPEDANCE_UNIT), at least 1."""
+    buses, branches = matpower_rows(text, "bus"), matpower_rows(text, "branch")
+    index = {int(bus): i for i, bus in enumerate(buses[:, 0])}
+    branches = branches[branches[:, 10] != 0]
+    sources = np.array([index[int(b)] for b in branches[:, 0]], dtype=np.int64)
+    targets = np.array([index[int(b)] for b in branches[:, 1]], dtype=np.int64)
+    weights = np.maximum(1, np.rint(np.hypot(branches[:, 2], branches[:, 3]) / IMPEDANCE_UNIT)).astype(np.int64)
+    return len(buses), sources, targets, weights
+
+
+def arcs_of(graph: RealGraph, data: bytes) -> tuple[int, np.ndarray, np.ndarray, np.ndarray | None]:
+    """(n, sources, targets, weights) of a source file, ids 0-based and without gaps; weights None
+    where the source has none (they are drawn)."""
+    if graph.format == "matpower":
+        try:
+            return matpower_arcs(data.decode())
+        except SuiteError as error:
+            raise SuiteError(f"{graph.name}: {error}") from None
     if graph.format == "pace":  # PACE 2016 `.gr.xz`: `p tw n m`, then edges `u v`, 1-based
         text = lzma.decompress(data)
         header = next(line.split() for line in text.splitlines() if line.startswith(b"p "))
         pairs = int_pairs(text)
-        return int(header[2]), pairs[:, 0] - 1, pairs[:, 1] - 1
+        return int(header[2]), pairs[:, 0] - 1, pairs[:, 1] - 1, None
     if graph.format == "scipy-npz":  # scipy.sparse.save_npz of a CSR adjacency matrix
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             indptr, indices = archive["indptr"].astype(np.int64), archive["indices"].astype(np.int64)
             n = int(archive["shape"][0])
-        return n, np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr)), indices
+        return n, np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr)), indices, None
     if graph.format == "metis":  # read as autotune reads any METIS file
         import tempfile
 
@@ -135,26 +173,28 @@ def arcs_of(graph: RealGraph, data: bytes) -> tuple[int, np.ndarray, np.ndarray]
             path = Path(scratch) / graph.source_name
             path.write_bytes(data)
             edges = read_metis(path, with_weights=False)
-        return edges.n_vertices, edges.sources, edges.targets
+        return edges.n_vertices, edges.sources, edges.targets, None
     if graph.format == "edges":  # an edge list; ids renumbered in order
         pairs = int_pairs(data)
         ids, compact = np.unique(pairs, return_inverse=True)
         compact = compact.reshape(-1, 2)
-        return len(ids), compact[:, 0], compact[:, 1]
+        return len(ids), compact[:, 0], compact[:, 1], None
     raise SuiteError(f"{graph.name}: unknown format {graph.format!r} in {MANIFEST.name}")
 
 
 def convert(graph: RealGraph, data: bytes, directory: Path | None = None) -> Path:
-    """Write the graph's `.csr.npz` (weights 1..100, seed 0) after checking its counts."""
+    """Write the graph's `.csr.npz` (its own weights, or 1..100 drawn with seed 0) after checking its
+    counts."""
     from autotune.graphs.build import build_csr
     from autotune.graphs.csr_file import save_csr
 
-    n, sources, targets = arcs_of(graph, data)
-    csr = build_csr(f"{graph.name}.csr.npz", n, sources, targets, None, undirected=graph.undirected)
+    n, sources, targets, weights = arcs_of(graph, data)
+    csr = build_csr(f"{graph.name}.csr.npz", n, sources, targets, weights, undirected=graph.undirected)
     if (csr.n_vertices, csr.n_edges) != (graph.vertices, graph.arcs):
         raise SuiteError(f"{graph.name}: converted to {csr.n_vertices} vertices and {csr.n_edges} arcs, the manifest "
                          f"says {graph.vertices} and {graph.arcs}")
-    meta = {"source": graph.url, "sha256": graph.sha256, "class": graph.kind, "weights": "1-100", "seed": 0}
+    drawn = {"weights": "1-100", "seed": 0} if weights is None else {"weights": f"impedance / {IMPEDANCE_UNIT:g} p.u."}
+    meta = {"source": graph.url, "sha256": graph.sha256, "class": graph.kind, **drawn}
     directory = directory or GRAPHS_DIR
     directory.mkdir(parents=True, exist_ok=True)
     save_csr(csr, graph.csr_path(directory), json.dumps(meta))

@@ -285,3 +285,16 @@ def test_the_batch_probes_shape_the_prediction_and_take_the_table_s_best(monkeyp
     assert config.algorithm == "delta" and config.concurrent_kernels == 128
     assert {launch.block_size for launch in config.kernels.values()} == {1024}
     assert best.concurrent_kernels == 1024  # the table's batch end for rome99
+    assert shaped(64) == shaped().replace(concurrent_kernels=64) and shaped().concurrent_kernels == 1024
+
+
+def test_the_delta_grid_probe_measures_the_domain_s_deltas_within_its_span_of_the_prediction():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("probe_delta_grid", data.ROOT / "scripts" / "probe_delta_grid.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    domain = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, "inf")
+    assert probe.deltas_around(64, domain) == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+    assert probe.deltas_around(8192, domain) == [128, 256, 512, 1024, 2048, 4096, 8192]
+    assert probe.deltas_around("inf", domain) == list(domain[:-1])

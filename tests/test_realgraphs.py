@@ -19,13 +19,14 @@ from benchmarks.realgraphs import RESERVED, RealGraph, SuiteError, convert, mark
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_suite_has_fifteen_graphs_of_six_classes_or_more_none_reserved():
+def test_the_suite_has_fifteen_graphs_of_10k_to_2m_vertices_and_six_classes_or_more_none_reserved():
     graphs = suite()
-    assert len(graphs) >= 15 and len({g.name for g in graphs}) == len(graphs)
+    assert sum(10_000 <= g.vertices <= 2_000_000 for g in graphs) >= 15 and len({g.name for g in graphs}) == len(graphs)
     assert len({g.kind for g in graphs}) >= 6
     for g in graphs:
-        assert 10_000 <= g.vertices <= 2_000_000, g.name
-        assert len(g.sha256) == 64 and len(g.commit) == 40 and g.format in ("pace", "edges", "metis", "scipy-npz")
+        assert g.vertices <= 2_000_000, g.name
+        assert len(g.sha256) == 64 and len(g.commit) == 40
+        assert g.format in ("pace", "edges", "metis", "scipy-npz", "matpower")
         text = f"{g.name} {g.path} {g.about} {g.repo}".lower()
         assert not any(reserved in text for reserved in RESERVED), g.name
     assert set(data.real_suite()) == {g.name for g in graphs}
@@ -82,6 +83,35 @@ def test_each_format_converts_to_the_counts_the_manifest_names(tmp_path, fmt, co
     assert realgraphs.prepared(graph, tmp_path)
     with pytest.raises(SuiteError, match="converted to 3 vertices and 2 arcs, the manifest says 3 and 5"):
         convert(dataclasses.replace(_graph("edges", EDGES, False, 3, 5)), EDGES, tmp_path)
+
+
+MATPOWER = b"""function mpc = tiny
+%% bus data
+mpc.bus = [
+\t7\t3\t0.0\t0.0\t0.0\t0.0\t1\t1.0\t0.0\t380.0\t1\t1.1\t0.9; % a comment
+\t9\t1\t0.0\t0.0\t0.0\t0.0\t1\t1.0\t0.0\t380.0\t1\t1.1\t0.9;
+\t12\t1\t0.0\t0.0\t0.0\t0.0\t1\t1.0\t0.0\t380.0\t1\t1.1\t0.9;
+];
+%% branch data
+%\tfbus\ttbus\tr\tx\tb\trateA\trateB\trateC\tratio\tangle\tstatus\tangmin\tangmax
+mpc.branch = [
+\t7\t9\t0.0003\t0.0004\t0.0\t0.0\t0.0\t0.0\t0.0\t0.0\t1\t-30.0\t30.0;
+\t9\t12\t0.0\t0.000001\t0.0\t0.0\t0.0\t0.0\t0.0\t0.0\t1\t-30.0\t30.0;
+\t7\t12\t0.1\t0.1\t0.0\t0.0\t0.0\t0.0\t0.0\t0.0\t0\t-30.0\t30.0;
+];
+"""
+
+
+def test_a_power_grid_keeps_its_branches_impedances_as_weights_and_drops_those_out_of_service(tmp_path):
+    from autotune.graphs.csr_file import load_csr, read_meta
+
+    graph = _graph("matpower", MATPOWER, True, 3, 4)
+    csr = load_csr(convert(graph, MATPOWER, tmp_path))
+    assert csr.row_offsets.tolist() == [0, 1, 3, 4] and csr.columns.tolist() == [1, 0, 2, 1]
+    assert csr.weights.tolist() == [50, 50, 1, 1]  # |0.0003 + 0.0004j| = 5e-4 p.u.; 1e-6 p.u. rounds up to 1
+    assert "impedance" in read_meta(graph.csr_path(tmp_path))
+    with pytest.raises(SuiteError, match="tiny: no mpc.branch table"):
+        convert(graph, MATPOWER.split(b"%% branch")[0], tmp_path)
 
 
 def test_a_source_is_kept_taken_from_a_folder_or_downloaded_and_a_wrong_one_is_refused(tmp_path, monkeypatch):
