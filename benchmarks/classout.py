@@ -33,9 +33,14 @@ from benchmarks.results import Results, command_line, commit, graph_by_graph, ho
 
 SAMPLE = 32
 QUERIES = (1, 1024)
-DELTA_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "delta-grid.jsonl.gz"
-WIDTH_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "bins-grid-e6e4b8e.jsonl.gz"  # scripts/probe_batch_bins.py
-WIDE_ROWS = data.ROOT / "benchmarks" / "data" / "h100" / "ck-bs-grid-e6e4b8e.jsonl.gz"  # scripts/probe_batch_ck.py
+H100_DATA = data.ROOT / "benchmarks" / "data" / "h100"
+# The records Delta-stepping's batch constants are fitted on (as `scripts/fit_delta_model.py` is
+# given them for the shipped `characterizations/delta.toml`): rule 1's model grids (the power grids'
+# from scripts/probe_delta_grid.py), rule 5's ladder (scripts/probe_batch_bins.py) and rule 4's
+# one instance per SM (scripts/probe_batch_ck.py).
+DELTA_ROWS = (H100_DATA / "delta-grid.jsonl.gz", H100_DATA / "delta-grid-power-3415118.jsonl.gz")
+WIDTH_ROWS = (H100_DATA / "bins-grid-e6e4b8e.jsonl.gz", H100_DATA / "bins-grid-power-3415118.jsonl.gz")
+WIDE_ROWS = (H100_DATA / "ck-bs-grid-e6e4b8e.jsonl.gz",)
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 
@@ -97,14 +102,14 @@ def delta_without(left_out: str) -> Any:
 
     features = {name: {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), **{k: g.get(k) for k in (
         "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}} for name, g in h100_graphs().items()}
-    rows = {g: r for g, r in delta_fit.read_rows([DELTA_ROWS]).items() if data.graph_class(g) != left_out}
+    rows = {g: r for g, r in delta_fit.read_rows(DELTA_ROWS).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
                                                        for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
-    ladder = delta_fit.fit_block_widths(delta_fit.read_rows([WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths,
+    ladder = delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS, delta_fit.WIDTH_CLASSES), widths,
                                         ladder_taken())
     per_sm_ck = delta_rules.per_sm(algorithms.get("delta").concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
-    wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows([WIDE_ROWS], delta_fit.WIDE_CLASSES), widths, ladder,
+    wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows(WIDE_ROWS, delta_fit.WIDE_CLASSES), widths, ladder,
                                                per_sm_ck)
     shipped = algorithms.get("delta").characterization
     kept = {k: v for k, v in dict(shipped.model).items() if not k.startswith(delta_rules.LADDER)

@@ -54,10 +54,11 @@ def fitted_rows(gpu: str, algorithm: str) -> list[dict[str, Any]]:
     return rows
 
 
-def delta_rows(gpu: str) -> list[dict[str, Any]]:
+def delta_rows() -> list[dict[str, Any]]:
+    """Rule 1 of Delta-stepping left one graph out, on the H100's model-grid records (`classout.DELTA_ROWS`)."""
     from autotune.model import delta_fit
 
-    rows = delta_fit.read_rows([data.path(gpu, "delta-grid.jsonl.gz")])
+    rows = delta_fit.read_rows(classout.DELTA_ROWS)
     graphs = {name: delta_fit.features(data.spec(name)) for name in sorted(rows)}
     out = []
     for name in sorted(rows):
@@ -94,7 +95,7 @@ def shape_rows() -> list[dict[str, Any]]:
     without its class, priced at its CK and block size from the probe's rows."""
     from autotune.model import delta_fit
 
-    rows = delta_fit.read_rows([classout.WIDE_ROWS], delta_fit.WIDE_CLASSES)
+    rows = delta_fit.read_rows(classout.WIDE_ROWS, delta_fit.WIDE_CLASSES)
     out = []
     for name in sorted(g for g in rows if classout.shape_widths().get(g) is not None):
         left_out = data.graph_class(name)
@@ -116,7 +117,7 @@ def ladder_rows() -> list[dict[str, Any]]:
     and warp threshold, against their best."""
     from autotune.model import delta_fit
 
-    rows = delta_fit.read_rows([classout.WIDTH_ROWS], delta_fit.WIDTH_CLASSES)
+    rows = delta_fit.read_rows(classout.WIDTH_ROWS, delta_fit.WIDTH_CLASSES)
     out = []
     for name in sorted(g for g in rows if classout.shape_widths().get(g) is not None):
         config = predicted_at(name)
@@ -138,7 +139,7 @@ def verdict(values: Sequence[float | None]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> Results:
-    rows = (fitted_rows(args.records_gpu, "crauser") + fitted_rows(args.records_gpu, "martin") + delta_rows(args.records_gpu)
+    rows = (fitted_rows(args.records_gpu, "crauser") + fitted_rows(args.records_gpu, "martin") + delta_rows()
             + shape_rows() + ladder_rows())
     summary = {}
     for model in ("crauser", "martin", "delta", "delta shape", "delta block size"):

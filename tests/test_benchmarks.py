@@ -237,7 +237,7 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     from autotune.model.delta_rules import ladder_of
     from benchmarks import classout, data
 
-    rows = delta_fit.read_rows([classout.DELTA_ROWS])
+    rows = delta_fit.read_rows(classout.DELTA_ROWS)
     shipped = algorithms.get("delta").characterization.model
     keys = ("delta_scale", "delta_skew", "delta_spread", "block_size")
     everything = classout.delta_without("p2p")  # no p2p graph among the records: the shipped fit itself
@@ -245,13 +245,13 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     roads = [g for g in rows if data.graph_class(g) == "road"]
     assert roads  # usa-roads and rome99 are among the records
     without = classout.delta_without("road")
-    entries = {e["graph"]["name"]: e["graph"] for e in json.loads((data.ROOT / "tables" / "h100.json").read_text())["entries"]}
+    entries = classout.h100_graphs()
     kept = {g: r for g, r in rows.items() if g not in roads}
     (scale, skew, spread), size = delta_fit.fit(kept, {g: {"d": entries[g]["mean_degree"], **entries[g]} for g in kept})
     assert [without.model[k] for k in keys] == [scale, skew, spread, size]
     assert without.model["block_threshold"] == shipped["block_threshold"]
     widths = {g: w for g, w in classout.shape_widths().items() if data.graph_class(g) != "road"}
-    ladder = delta_fit.fit_block_widths(delta_fit.read_rows([classout.WIDTH_ROWS], delta_fit.WIDTH_CLASSES), widths,
+    ladder = delta_fit.fit_block_widths(delta_fit.read_rows(classout.WIDTH_ROWS, delta_fit.WIDTH_CLASSES), widths,
                                         classout.ladder_taken())
     assert ladder_of(without.model) == ladder != ladder_of(shipped)  # the roads' narrow levels are what fit 128
     assert "wide_width" not in without.model and "wide_width" not in shipped  # CK 1,024 best on every probed graph

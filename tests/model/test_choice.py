@@ -68,7 +68,7 @@ def test_fit_choice_writes_the_model_the_shipped_one_is(tmp_path, capsys):
     assert main(["model", "fit-choice", "tables/h100.json", "--shapes", "benchmarks/data/shapes.json",
                  "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "fitted on 33 graphs of tables/h100.json" in printed and "delta one query: one block below" in printed
+    assert "fitted on 36 graphs of tables/h100.json" in printed and "delta one query: one block below" in printed
     shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
     refitted = fit_table("tables/h100.json", "benchmarks/data/shapes.json")
     assert ChoiceModel.from_toml(out).nodes == shipped.nodes == refitted.nodes
@@ -82,14 +82,14 @@ def test_predict_auto_names_an_algorithm_per_graph_and_why(tmp_path, capsys, mon
     assert main(["predict", "--graph", "rmat12", "--graph", "random3000-d200", "--device", "hopper-h100",
                  "--algorithm", "auto", "--queries", str(queries), "--explain", "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "algorithm = " in text and "[choice tree fitted on 33 graphs of tables/h100.json]" in text
+    assert "algorithm = " in text and "[choice tree fitted on 36 graphs of tables/h100.json]" in text
     table = read_table(out)
     jsonschema.Draft202012Validator(schema()).validate(table)
     assert table["algorithm"] == "auto"
     for entry in table["entries"]:
         config = entry["predicted"]["config"]
         assert config["concurrent_kernels"] <= queries
-        assert entry["predicted"]["rules"]["algorithm"].startswith("choice tree fitted on 33 graphs")
+        assert entry["predicted"]["rules"]["algorithm"].startswith("choice tree fitted on 36 graphs")
     shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
     for entry in table["entries"]:
         graph = entry["graph"]

@@ -19,7 +19,7 @@ def test_every_value_has_its_rule_and_the_fitted_constants_show():
     assert set(rules) >= {"delta", "blocks", "loop", "concurrent_kernels", "block_size", "warp_threshold",
                           "block_threshold", "cache"}
     constants = prediction.constants
-    assert (constants["delta_scale"], constants["delta_skew"], constants["delta_spread"]) == (8, 0.5, 0.375)
+    assert (constants["delta_scale"], constants["delta_skew"], constants["delta_spread"]) == (8, 0.5, 0.25)
     assert constants["block_size"] == 256
     reason = {d.parameter: d.reason for d in prediction.decisions}["delta"]
     assert reason.startswith("8 x mean weight 95.3 / d(G) 2.77 / (1 + cv(G) 0.00)^0.5 x (largest weight 2467")
@@ -29,7 +29,7 @@ def test_delta_follows_the_weights_over_the_degree_and_the_batch_fills_the_gpu()
     h100 = load_device("hopper-h100")
     roads = get("delta").predict(ROADS, h100).config
     hubs = get("delta").predict(POWER_LAW, h100).config
-    # 8 x 95.3 / 2.77 x (2467 / 190.6)^0.375 = 718; 8 x 50.5 / 28.4 / 6.62^0.5 x (100 / 101)^0.375 = 5.5
+    # 8 x 95.3 / 2.77 x (2467 / 190.6)^0.25 = 522; 8 x 50.5 / 28.4 / 6.62^0.5 x (100 / 101)^0.25 = 5.5
     assert roads.param("delta") == 512 and hubs.param("delta") == 4
     for config in (roads, hubs):
         assert config.param("blocks") == 1 and config.param("loop") == "persistent"
