@@ -140,6 +140,8 @@ def matpower_arcs(text: str) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     buses, branches = matpower_rows(text, "bus"), matpower_rows(text, "branch")
     index = {int(bus): i for i, bus in enumerate(buses[:, 0])}
     branches = branches[branches[:, 10] != 0]
+    if missing := {int(b) for b in branches[:, :2].ravel()} - index.keys():
+        raise SuiteError(f"a branch names bus {min(missing)}, which mpc.bus does not list")
     sources = np.array([index[int(b)] for b in branches[:, 0]], dtype=np.int64)
     targets = np.array([index[int(b)] for b in branches[:, 1]], dtype=np.int64)
     weights = np.maximum(1, np.rint(np.hypot(branches[:, 2], branches[:, 3]) / IMPEDANCE_UNIT)).astype(np.int64)

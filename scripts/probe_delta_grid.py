@@ -37,12 +37,12 @@ def deltas_around(predicted: object, domain: tuple) -> list:
 
 def main(out_path: str, names: str) -> None:
     from autotune.algorithms.delta import delta_values
-    from autotune.model.features import graph_statistics
+    from autotune.model.features import GraphFeatures
 
     with open(out_path, "w") as out:
         for name, graph, sources, expected, shaped, best in batch_shapes(names, SAMPLE):
             predicted = shaped()
-            domain = delta_values(type("Weights", (), graph_statistics(graph)))
+            domain = delta_values(GraphFeatures.from_graph(graph))
             configs = [predicted.replace(delta=d) for d in deltas_around(predicted.params["delta"], domain)]
             for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "model grid"):
                 out.write(json.dumps(row) + "\n")

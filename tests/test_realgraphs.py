@@ -112,6 +112,8 @@ def test_a_power_grid_keeps_its_branches_impedances_as_weights_and_drops_those_o
     assert "impedance" in read_meta(graph.csr_path(tmp_path))
     with pytest.raises(SuiteError, match="tiny: no mpc.branch table"):
         convert(graph, MATPOWER.split(b"%% branch")[0], tmp_path)
+    with pytest.raises(SuiteError, match="tiny: a branch names bus 13, which mpc.bus does not list"):
+        convert(graph, MATPOWER.replace(b"\t9\t12\t", b"\t9\t13\t"), tmp_path)
 
 
 def test_a_source_is_kept_taken_from_a_folder_or_downloaded_and_a_wrong_one_is_refused(tmp_path, monkeypatch):
