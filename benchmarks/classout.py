@@ -76,6 +76,20 @@ def h100_graphs() -> dict[str, dict[str, Any]]:
             for name in (g["name"], g["name"].removesuffix(data.CONVERTED))}
 
 
+def record_features(name: str) -> dict[str, Any]:
+    """The features rule 1 reads (`delta_fit.features`: d(G), the degree skew, the weights) of a
+    graph of the H100 records, from the shipped H100 table, which holds every graph of them (no
+    graph is loaded: the suite's real graphs are not on a machine without their sources); a graph
+    it lacks is loaded."""
+    from autotune.model import delta_fit
+
+    g = h100_graphs().get(name)
+    if g is None:
+        return delta_fit.features(data.spec(name))
+    return {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1),
+            **{k: g.get(k) for k in ("degree_cv", "mean_weight", "max_weight", "min_positive_weight")}}
+
+
 @functools.cache
 def ladder_taken() -> Any:
     """Rule 5's second step on the H100 records (`delta_rules.bitmap_sizes_of` at CK 1,024, the
@@ -100,11 +114,8 @@ def delta_without(left_out: str) -> Any:
     from autotune import algorithms
     from autotune.model import delta_fit, delta_rules
 
-    features = {name: {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), **{k: g.get(k) for k in (
-        "degree_cv", "mean_weight", "max_weight", "min_positive_weight")}} for name, g in h100_graphs().items()}
     rows = {g: r for g, r in delta_fit.read_rows(DELTA_ROWS).items() if data.graph_class(g) != left_out}
-    (scale, skew, spread), size = delta_fit.fit(rows, {g: features.get(g) or delta_fit.features(data.spec(g))
-                                                       for g in rows})
+    (scale, skew, spread), size = delta_fit.fit(rows, {g: record_features(g) for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
     ladder = delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS, delta_fit.WIDTH_CLASSES), widths,
                                         ladder_taken())

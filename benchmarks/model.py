@@ -59,7 +59,7 @@ def delta_rows() -> list[dict[str, Any]]:
     from autotune.model import delta_fit
 
     rows = delta_fit.read_rows(classout.DELTA_ROWS)
-    graphs = {name: delta_fit.features(data.spec(name)) for name in sorted(rows)}
+    graphs = {name: classout.record_features(name) for name in sorted(rows)}
     out = []
     for name in sorted(rows):
         others = {g: r for g, r in rows.items() if g != name}

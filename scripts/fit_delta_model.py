@@ -6,8 +6,11 @@ by level width, and `--wide-rows` (scripts/probe_batch_ck.py's) rule 4's one ins
 level width on, the widths read from `--shapes`; the suite `classout` checks them by class.
 
     python3 scripts/fit_delta_model.py benchmarks/data/h100/delta-grid.jsonl.gz \
-        --width-rows benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz \
+        benchmarks/data/h100/delta-grid-power-3415118.jsonl.gz \
+        --width-rows benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz benchmarks/data/h100/bins-grid-power-3415118.jsonl.gz \
         --wide-rows benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz --write characterizations/delta.toml
+
+The graphs' features are the shipped H100 table's (`benchmarks.classout.record_features`).
 """
 from __future__ import annotations
 
@@ -23,8 +26,8 @@ from autotune.files import read_json  # noqa: E402
 from autotune.model import delta_fit  # noqa: E402
 from autotune.model.delta_rules import per_sm  # noqa: E402
 from autotune.model.device import load_device  # noqa: E402
-from benchmarks.classout import ladder_taken  # noqa: E402
-from benchmarks.data import CONVERTED, spec  # noqa: E402
+from benchmarks.classout import ladder_taken, record_features  # noqa: E402
+from benchmarks.data import CONVERTED  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", type=Path, default=None, help="rewrite this characterization's [model] constants")
     args = parser.parse_args(argv)
     rows = delta_fit.read_rows(args.rows)
-    graphs = {name: delta_fit.features(spec(name)) for name in sorted(rows)}
+    graphs = {name: record_features(name) for name in sorted(rows)}
     constants, size = delta_fit.fit(rows, graphs)
     ladder = wide = None
     if args.wide_rows and not args.width_rows:
