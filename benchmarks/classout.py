@@ -69,6 +69,14 @@ def shape_widths() -> dict[str, float]:
 
 
 @functools.cache
+def shape_weights() -> dict[str, float | None]:
+    """The lightest-arc weight (rule 1's weight unit) of every graph of `benchmarks/data/shapes.json`
+    (tables do not hold it), by its table's name and its suite name."""
+    return {name: shape.get("lightest_weight") for g, shape in read_json(SHAPES_FILE)["shapes"].items()
+            for name in (g, g.removesuffix(data.CONVERTED))}
+
+
+@functools.cache
 def h100_graphs() -> dict[str, dict[str, Any]]:
     """The graphs of the shipped H100 table (read once), which holds every graph of the H100
     records, by its table's name and its suite name."""
@@ -78,15 +86,15 @@ def h100_graphs() -> dict[str, dict[str, Any]]:
 
 def record_features(name: str) -> dict[str, Any]:
     """The features rule 1 reads (`delta_fit.features`: d(G), the degree skew, the weights) of a
-    graph of the H100 records, from the shipped H100 table, which holds every graph of them (no
-    graph is loaded: the suite's real graphs are not on a machine without their sources); a graph
-    it lacks is loaded."""
+    graph of the H100 records, from the shipped H100 table, which holds every graph of them, and
+    its lightest-arc weight from `benchmarks/data/shapes.json` (no graph is loaded: the suite's
+    real graphs are not on a machine without their sources); a graph they lack is loaded."""
     from autotune.model import delta_fit
 
     g = h100_graphs().get(name)
     if g is None:
         return delta_fit.features(data.spec(name))
-    return {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1),
+    return {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), "lightest_weight": shape_weights().get(name),
             **{k: g.get(k) for k in ("degree_cv", "mean_weight", "max_weight", "min_positive_weight")}}
 
 
@@ -146,7 +154,7 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
     batch = delta_without(left_out)
     unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
-    winners = delta_latency.table_samples(kept, shape_widths(), unit)
+    winners = delta_latency.table_samples(kept, shape_widths(), unit, shape_weights())
     latency = delta_latency.fit(winners, unit) if winners else None  # no Delta one-query winner: its batch rules
     model = fit(samples, {})
     profile = profile_of(str(gpu["name"]))

@@ -84,6 +84,7 @@ def predicted_at(name: str) -> Any:
     features = GraphFeatures(name, g["vertices"], g["edges"], max_degree=g.get("max_degree"),
                              degree_cv=g.get("degree_cv"), min_positive_weight=g.get("min_positive_weight"),
                              max_weight=g.get("max_weight"), mean_weight=g.get("mean_weight"),
+                             lightest_weight=classout.shape_weights().get(name),
                              level_width=classout.shape_widths()[name])
     return algorithms.get("delta").predict(features, classout.profile_of("H100"),
                                            classout.delta_without(data.graph_class(name))).config

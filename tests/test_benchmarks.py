@@ -245,9 +245,8 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     roads = [g for g in rows if data.graph_class(g) == "road"]
     assert roads  # usa-roads and rome99 are among the records
     without = classout.delta_without("road")
-    entries = classout.h100_graphs()
     kept = {g: r for g, r in rows.items() if g not in roads}
-    (scale, skew, spread), size = delta_fit.fit(kept, {g: {"d": entries[g]["mean_degree"], **entries[g]} for g in kept})
+    (scale, skew, spread), size = delta_fit.fit(kept, {g: classout.record_features(g) for g in kept})
     assert [without.model[k] for k in keys] == [scale, skew, spread, size]
     assert without.model["block_threshold"] == shipped["block_threshold"]
     widths = {g: w for g, w in classout.shape_widths().items() if data.graph_class(g) != "road"}

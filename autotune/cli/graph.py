@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     info.add_argument("--json", action="store_true",
                       help="print JSON with keys name, vertices, edges, mean_degree, max_degree, "
                            "sinks, sha256 and shape (degree_cv, degree_ratio, weight_cv, zero_weights, hop_depth, "
-                           "reach, level_width, sources)")
+                           "reach, level_width, sources, lightest_weight)")
     info.set_defaults(run=run_info)
 
 
@@ -46,7 +46,9 @@ def render_info(info: dict[str, Any]) -> str:
         ratio = f", max / mean {shape['degree_ratio']:.1f}" if shape["degree_ratio"] is not None else ""
         lines.append(f"  degree skew       cv {shape['degree_cv']:.2f}{ratio}")
         if shape["weight_cv"] is not None:
-            lines.append(f"  weights           cv {shape['weight_cv']:.2f}, {100 * shape['zero_weights']:.1f}% zero")
+            lightest = shape.get("lightest_weight")
+            lines.append(f"  weights           cv {shape['weight_cv']:.2f}, {100 * shape['zero_weights']:.1f}% zero"
+                         + (f", lightest out-arc {lightest:.1f} on average (Delta's unit)" if lightest is not None else ""))
         if shape["hop_depth"] is not None:
             lines.append(f"  depth             {shape['hop_depth']:,} levels (median from {len(shape['sources'])} "
                          f"sampled sources, which reach {100 * shape['reach']:.1f}% of the graph)")

@@ -245,9 +245,11 @@ def fit_table(path: str | Path, shapes: str | Path | None = None) -> ChoiceModel
     table = read_json(path)
     latency = None
     if shapes is not None:
-        widths = {name: shape["level_width"] for name, shape in read_json(shapes)["shapes"].items()
+        found_shapes = read_json(shapes)["shapes"]
+        weights = {name: shape.get("lightest_weight") for name, shape in found_shapes.items()}
+        widths = {name: shape["level_width"] for name, shape in found_shapes.items()
                   if shape.get("level_width") is not None}
-        found = latency_samples(table, widths)
+        found = latency_samples(table, widths, weights=weights)
         if not found:
             raise InputError(f"{shapes}: no graph of {path} whose one-query winner is delta has a level width there")
         latency = fit_latency(found)

@@ -9,9 +9,9 @@ measured nearest to it (log scale, ties to the smaller). Where the graph has `mo
 model's own configuration with every Delta), the prediction is also priced *whole*: the grid's row
 at the predicted Delta, over the graph's best row of any configuration.
 
-Fitted: `delta_scale`, `delta_skew` and `delta_spread` in Delta = delta_scale x mean weight / d(G)
-/ (1 + cv(G))^delta_skew x (largest weight / (2 x mean weight))^delta_spread (cv: the degree
-skew), together, and `block_size`, each the values of their grid with the least geometric mean of
+Fitted: `delta_scale`, `delta_skew` and `delta_spread` in Delta = delta_scale x unit / d(G)
+/ (1 + cv(G))^delta_skew x (largest weight / (2 x unit))^delta_spread (cv: the degree skew; the
+unit: `delta_rules.unit_weight`; the spread exponent held at 0, `SPREADS`), together, and `block_size`, each the values of their grid with the least geometric mean of
 the slowdowns over the graphs (ties: the largest scale, the smallest exponents, the smallest
 block size). `scripts/fit_delta_model.py` writes them; the benchmark suite `model` checks them.
 
@@ -40,11 +40,14 @@ from typing import Callable, Mapping, Sequence
 
 from autotune.algorithms.delta import delta_values
 from autotune.files import atomic_write, read_json_lines
-from autotune.model.delta_rules import LADDER, delta_target, ladder_size, nearest_power
+from autotune.model.delta_rules import LADDER, delta_target, ladder_size, nearest_power, unit_weight
 
 SCALES = tuple(2.0 ** (k / 2) for k in range(-4, 21))  # 1/4 to 1024, half powers of two
 SKEWS = tuple(k / 8 for k in range(9))  # 0 to 1
-SPREADS = tuple(k / 8 for k in range(9))  # 0 (the mean weight) to 1 (half the largest, Meyer and Sanders' unit)
+# Held at 0: with the lightest-arc unit (`delta_rules.unit_weight`), a spread factor only fits one
+# class's Delta against another's (`scripts/study_delta_unit.py`: with the power grids left out, it
+# takes the roads' 0.625 and puts the grids at 2x to 2.8x their best Delta).
+SPREADS = (0.0,)
 CLASSES = ("batched", "model grid")
 WIDTH_CLASSES = ("bins grid",)  # rule 5's ladder: scripts/probe_batch_bins.py's rows
 WIDE_CLASSES = ("ck grid",)  # rule 4's one instance per SM: scripts/probe_batch_ck.py's rows
@@ -105,12 +108,12 @@ def nearest_measured(delta, measured) -> object:
 def predicted_delta(constants: tuple[float, float, float], graph: dict) -> object:
     """Rule 1 of delta_rules for (delta_scale, delta_skew, delta_spread): the power of two of the
     graph's Delta domain nearest delta_target."""
-    if not graph.get("mean_weight"):
+    unit = unit_weight(graph.get("lightest_weight"), graph.get("mean_weight"))
+    if not unit:
         return "inf"
     scale, skew, spread = constants
     domain = delta_values(SimpleNamespace(**graph))
-    target = delta_target(scale, skew, spread, graph["mean_weight"], graph.get("max_weight"), graph["d"],
-                          graph.get("degree_cv"))
+    target = delta_target(scale, skew, spread, unit, graph.get("max_weight"), graph["d"], graph.get("degree_cv"))
     return nearest_power(target, domain)
 
 
@@ -133,11 +136,12 @@ def whole_slowdown(constants: tuple[float, float, float], rows: list[dict], grap
 
 
 def best_delta(row: dict, graph: dict) -> str:
-    """A record's Delta, with its scale: Delta over mean weight / d(G)."""
+    """A record's Delta, with its scale: Delta over unit / d(G)."""
     delta = value_of(row, "delta")
-    if not isinstance(delta, int) or not graph.get("mean_weight"):
+    unit = unit_weight(graph.get("lightest_weight"), graph.get("mean_weight"))
+    if not isinstance(delta, int) or not unit:
         return str(delta)
-    return f"{delta} ({delta * graph['d'] / graph['mean_weight']:.1f})"
+    return f"{delta} ({delta * graph['d'] / unit:.1f})"
 
 
 def block_slowdown(size: int, rows: list[dict]) -> float:
@@ -234,9 +238,9 @@ def write_constants(path: Path, constants: tuple[float, float, float], size: int
     provenance = "\n".join(f"#   {f} sha256 {hashlib.sha256((base / f).read_bytes()).hexdigest()}" for f in files)
     model = (f"[model]\n# Fitted by `{command}`\n# on the batched and model-grid records (rules 1 and 5), the\n"
              f"# bins-grid (rule 5's ladder) and ck-grid ones (rules 4 and 5 of wide levels) of:\n{provenance}\n"
-             "# Rule 1: Delta = delta_scale x mean weight / d(G) / (1 + cv(G))^delta_skew\n"
-             "#   x (largest weight / (2 x mean weight))^delta_spread (Meyer and Sanders' Theta(1/d), its unit\n"
-             "#   between the mean weight and half the largest; cv: the degree skew).\n"
+             "# Rule 1: Delta = delta_scale x unit / d(G) / (1 + cv(G))^delta_skew\n"
+             "#   x (largest weight / (2 x unit))^delta_spread (Meyer and Sanders' Theta(1/d); the unit: the mean\n"
+             "#   of the vertices' lightest out-arc weights; cv: the degree skew).\n"
              f"delta_scale = {scale:g}\ndelta_skew = {skew:g}\ndelta_spread = {spread:g}\n"
              f"# Rule 5: the block size of the one block each instance runs on (where the level width is unknown).\n"
              f"block_size = {size}\n" + ("" if ladder is None else

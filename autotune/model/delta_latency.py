@@ -110,7 +110,7 @@ class LatencyRules:
         """`config` (the batch rules' configuration at CK 1) with rules 1-5's values, and the
         decisions with theirs."""
         from autotune.algorithms.delta import SHARED, loop_values
-        from autotune.model.delta_rules import nearest_power
+        from autotune.model.delta_rules import nearest_power, unit_weight
 
         shape = self.shape_for(level_width)
         side = "<" if shape == "block" else ">="
@@ -118,8 +118,8 @@ class LatencyRules:
         blocks = 1 if shape == "block" else self.grid_blocks
         ratio = self.delta_ratio[shape]
         domain = algorithm.parameter("delta").domain(graph)
-        unit = delta_unit(graph.mean_weight, graph.max_weight, graph.mean_degree, graph.degree_cv,
-                          self.unit_skew, self.unit_spread)
+        unit = delta_unit(unit_weight(graph.lightest_weight, graph.mean_weight), graph.max_weight, graph.mean_degree,
+                          graph.degree_cv, self.unit_skew, self.unit_spread)
         exponent = self.degree_exponent.get(shape, 0.0)
         finite = not math.isinf(ratio) and unit and any(isinstance(v, int) for v in domain)
         target = ratio * unit / max(graph.mean_degree, 1e-9) ** exponent if finite else math.inf
@@ -146,12 +146,13 @@ class LatencyRules:
         return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
 
 
-def delta_unit(mean_weight: float | None, max_weight: float | None, mean_degree: float, degree_cv: float | None,
+def delta_unit(weight: float | None, max_weight: float | None, mean_degree: float, degree_cv: float | None,
                skew: float, spread: float) -> float:
-    """Rule 2's unit of Delta: the batch rule's Delta at scale 1 (0 for a graph without weights)."""
+    """Rule 2's unit of Delta: the batch rule's Delta at scale 1 (0 for a graph without weights);
+    `weight`: the batch rule's weight unit (`delta_rules.unit_weight`)."""
     from autotune.model.delta_rules import delta_target
 
-    return delta_target(1.0, skew, spread, mean_weight, max_weight, mean_degree, degree_cv) if mean_weight else 0.0
+    return delta_target(1.0, skew, spread, weight, max_weight, mean_degree, degree_cv) if weight else 0.0
 
 
 def batch_constants() -> tuple[float, float]:
@@ -240,13 +241,16 @@ def _median_ratio(ratios: Sequence[float]) -> float:
     return middle if math.isinf(middle) else round(middle, 3)
 
 
-def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: tuple[float, float] | None = None
-                  ) -> list[LatencySample]:
+def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: tuple[float, float] | None = None,
+                  weights: Mapping[str, float | None] | None = None) -> list[LatencySample]:
     """The one-query winners of a table's curves that are Delta-stepping's, for the graphs `widths`
-    (graph name: level width) knows; `unit` as `fit` takes it."""
+    (graph name: level width) knows; `unit` as `fit` takes it; `weights`: each graph's lightest-arc
+    weight (`GraphShape.lightest_weight`: tables do not hold it), rule 1's weight unit, else its
+    mean weight."""
     from types import SimpleNamespace
 
     from autotune.algorithms.delta import SHARED, loop_values
+    from autotune.model.delta_rules import unit_weight
 
     skew, spread = unit or batch_constants()
     samples = []
@@ -259,7 +263,7 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: t
         config = one[0]["config"]
         samples.append(LatencySample(
             graph["name"], float(widths[graph["name"]]),
-            delta_unit(graph.get("mean_weight"), graph.get("max_weight"),
+            delta_unit(unit_weight((weights or {}).get(graph["name"]), graph.get("mean_weight")), graph.get("max_weight"),
                        graph.get("mean_degree") or graph["edges"] / graph["vertices"], graph.get("degree_cv"), skew, spread),
             int(graph.get("max_degree") or 0), dict(config.get("params") or {}),
             int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(SimpleNamespace(n_vertices=graph["vertices"], n_edges=graph["edges"])),

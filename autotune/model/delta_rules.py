@@ -6,12 +6,15 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
 (the benchmark suite `model`: `python3 -m benchmarks run model`).
 
 1. Delta: Meyer and Sanders show Delta = Theta(1 / d) keeps the work linear for random weights in
-   [0, 1], Delta in units of the largest weight; here in units between the mean weight and half
-   the largest (equal for uniform weights, far apart for road lengths) and damped by the degree
-   skew cv(G) (a hub's edges come in one bucket, so skewed graphs want smaller buckets):
-   Delta = `delta_scale` x mean weight / d(G) / (1 + cv(G))^`delta_skew` x (largest weight /
-   (2 x mean weight))^`delta_spread` (`delta_target`), rounded to the nearest power of two of the
-   algorithm's domain. A graph without weights (all 0) gets INF.
+   [0, 1], Delta in units of the largest weight; here in units of the weight of the arcs shortest
+   paths take, estimated by the mean of the vertices' lightest out-arc weights (`unit_weight`: a
+   power grid's few huge impedances and a dense graph's heavy arcs do not move it, where they move
+   the mean; `scripts/study_delta_unit.py` found it predicts every class left out, the road
+   networks included, where the mean and the median weight do not), and damped by the degree skew
+   cv(G) (a hub's edges come in one bucket, so skewed graphs want smaller buckets):
+   Delta = `delta_scale` x unit / d(G) / (1 + cv(G))^`delta_skew` x (largest weight /
+   (2 x unit))^`delta_spread` (`delta_target`; the spread exponent is fitted at 0), rounded to the
+   nearest power of two of the algorithm's domain. A graph without weights (all 0) gets INF.
 2. Blocks per instance: 1. Many independent instances fill the GPU better than one instance
    spread over blocks that meet at barriers (the batched winner of every graph of the H100 runs
    but rmat17, where two blocks per instance were 11% faster).
@@ -119,13 +122,20 @@ def nearest_power(value: float, domain: tuple[Any, ...]) -> Any:
     return min(finite, key=lambda v: (abs(math.log2(v) - math.log2(max(value, 1e-9))), v))
 
 
-def delta_target(scale: float, skew: float, spread: float, mean_weight: float, max_weight: float | None,
+def delta_target(scale: float, skew: float, spread: float, unit: float, max_weight: float | None,
                  mean_degree: float, degree_cv: float | None) -> float:
-    """Rule 1's Delta before rounding (the module docstring); without a largest weight, the
-    weights are taken as uniform (the spread factor 1)."""
-    spread_factor = max_weight / (2.0 * mean_weight) if max_weight and mean_weight else 1.0
-    return (scale * mean_weight / max(mean_degree, 1e-9) / (1.0 + (degree_cv or 0.0)) ** skew
+    """Rule 1's Delta before rounding (the module docstring), `unit` its weight unit
+    (`unit_weight`); without a largest weight, the weights are taken as uniform (the spread factor 1)."""
+    spread_factor = max_weight / (2.0 * unit) if max_weight and unit else 1.0
+    return (scale * unit / max(mean_degree, 1e-9) / (1.0 + (degree_cv or 0.0)) ** skew
             * spread_factor ** spread)
+
+
+def unit_weight(lightest_weight: float | None, mean_weight: float | None) -> float | None:
+    """Rule 1's weight unit: the mean of the vertices' lightest out-arc weights
+    (`features.lightest_weight`), or the mean weight where that is unknown (a table written
+    before it was recorded)."""
+    return lightest_weight or mean_weight
 
 
 LADDER = "block_width_"  # rule 5's constants: block_width_<size> = the level width from which <size> is taken
@@ -219,19 +229,21 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     d = max(graph.mean_degree, 1e-9)
 
     domain = algorithm.parameter("delta").domain(graph)
-    if not graph.mean_weight:
+    unit = unit_weight(graph.lightest_weight, graph.mean_weight)
+    if not unit:
         delta: Any = "inf"
         decisions.append(Decision("delta", delta, "delta 1", "no positive weight known: relaxed settlement (INF)"))
     else:
         target = delta_target(constants["delta_scale"], constants["delta_skew"], constants["delta_spread"],
-                              graph.mean_weight, graph.max_weight, d, graph.degree_cv)
+                              unit, graph.max_weight, d, graph.degree_cv)
         delta = nearest_power(target, domain)
-        largest = f"{graph.max_weight}" if graph.max_weight else "unknown (uniform)"
+        named = "lightest-arc weight" if graph.lightest_weight else "mean weight"
+        spread = (f" x (largest weight {graph.max_weight or 'unknown (uniform)'} / 2 x unit)^{constants['delta_spread']:g}"
+                  if constants["delta_spread"] else "")
         decisions.append(Decision("delta", delta, "delta 1 (Meyer-Sanders)",
-                                  f"{constants['delta_scale']:g} x mean weight {graph.mean_weight:.1f} / d(G) "
-                                  f"{d:.2f} / (1 + cv(G) {graph.degree_cv or 0.0:.2f})^{constants['delta_skew']:g} "
-                                  f"x (largest weight {largest} / 2 x mean)^{constants['delta_spread']:g} = "
-                                  f"{target:.0f}: nearest power of two {delta}"))
+                                  f"{constants['delta_scale']:g} x {named} {unit:.1f} / d(G) "
+                                  f"{d:.2f} / (1 + cv(G) {graph.degree_cv or 0.0:.2f})^{constants['delta_skew']:g}"
+                                  f"{spread} = {target:.0f}: nearest power of two {delta}"))
 
     advance = characterization.kernel("advance").resources
     sizes = [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from autotune.errors import InputError
 from autotune.model.characterization import Level
 from autotune.model.device import DeviceProfile
@@ -54,6 +56,8 @@ class GraphFeatures:
         degree_cv: the coefficient of variation of the out-degrees (their skew), when known.
         min_positive_weight, max_weight, mean_weight: the arc weights, when known (Delta's domain
             and the Delta-stepping model use them).
+        lightest_weight: the mean, over the vertices with out-arcs, of each one's lightest out-arc
+            weight, when known: the unit of Delta-stepping's rule 1 (`delta_rules.unit_weight`).
         level_width: the vertices a source reaches per breadth-first level (`autotune.model.shape`),
             when measured: algorithms whose rules read it (`Algorithm.reads_level_width`) get it.
     """
@@ -68,6 +72,7 @@ class GraphFeatures:
     max_weight: int | None = None
     mean_weight: float | None = None
     level_width: float | None = None
+    lightest_weight: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.n_vertices, bool) or not isinstance(self.n_vertices, int) or self.n_vertices < 1:
@@ -107,7 +112,26 @@ def graph_statistics(graph: CSRGraph) -> dict[str, Any]:
         "min_positive_weight": int(positive.min()) if len(positive) else None,
         "max_weight": int(graph.weights.max()) if graph.n_edges else None,
         "mean_weight": float(graph.weights.mean()) if graph.n_edges else None,
+        "lightest_weight": lightest_weight(graph),
     }
+
+
+def lightest_weight(graph: CSRGraph) -> float | None:
+    """The mean, over the vertices with out-arcs, of each one's lightest out-arc weight (None
+    without arcs): one pass over the arcs. It follows the weight of the arcs shortest paths take
+    (`scripts/study_delta_unit.py`), which a few huge weights (a power grid's) or many heavy arcs
+    beside light ones (a dense graph's) leave alone where they move the mean.
+
+    Example:
+        >>> from autotune.graphs import build_csr
+        >>> g = build_csr("g", 3, np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([5, 1, 7]))
+        >>> lightest_weight(g)  # vertex 0: min(5, 1); vertex 1: 7
+        4.0
+    """
+    if not graph.n_edges:
+        return None
+    starts = graph.row_offsets[:-1][graph.out_degrees > 0]
+    return float(np.minimum.reduceat(graph.weights, starts).mean())
 
 
 def stress_ratio(

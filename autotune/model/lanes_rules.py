@@ -32,7 +32,7 @@ from typing import Any
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.model.characterization import Characterization
-from autotune.model.delta_rules import DeltaPrediction, constants_of, delta_target, nearest_power
+from autotune.model.delta_rules import DeltaPrediction, constants_of, delta_target, nearest_power, unit_weight
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.memory import memory_bound
@@ -59,7 +59,8 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     constants = constants_of(characterization, DEFAULTS)
     decisions: list[Decision] = []
     skew = graph.degree_cv or 0.0
-    if not graph.mean_weight:
+    unit = unit_weight(graph.lightest_weight, graph.mean_weight)
+    if not unit:
         delta: Any = "inf"
         why = "no positive weight known: relaxed settlement (INF)"
     elif skew >= constants["inf_skew"]:
@@ -67,7 +68,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         why = f"degree skew cv(G) {skew:.2f} >= {constants['inf_skew']:g}: relaxed settlement (INF)"
     else:
         base = constants_of(delta_characterization)
-        single = delta_target(base["delta_scale"], base["delta_skew"], base["delta_spread"], graph.mean_weight,
+        single = delta_target(base["delta_scale"], base["delta_skew"], base["delta_spread"], unit,
                               graph.max_weight, max(graph.mean_degree, 1e-9), graph.degree_cv)
         target = constants["delta_factor"] * single
         delta = nearest_power(target, algorithm.parameter("delta").domain(graph))

@@ -17,7 +17,7 @@ import numpy as np
 
 from autotune.graphs.csr import CSRGraph
 from autotune.measure import choose_sources
-from autotune.model.features import graph_statistics
+from autotune.model.features import graph_statistics, lightest_weight
 
 DEPTH_SOURCES = 8  # sources the depth is sampled from, at most
 REACHED_ENOUGH = 0.5  # ... searched in turn until they have together reached this share of the vertices
@@ -38,6 +38,8 @@ class GraphShape:
         level_width: the widest, over the sampled sources, of the vertices a source reaches per
             breadth-first level (reached / (deepest level + 1)).
         sources: the sampled sources.
+        lightest_weight: the mean of the vertices' lightest out-arc weights
+            (`features.lightest_weight`: Delta's weight unit).
     """
 
     degree_cv: float
@@ -48,6 +50,7 @@ class GraphShape:
     reach: float | None
     level_width: float | None
     sources: tuple[int, ...]
+    lightest_weight: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "sources": list(self.sources)}
@@ -147,6 +150,7 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
         reach=reach,
         level_width=width_of(searched),
         sources=sources,
+        lightest_weight=lightest_weight(graph),
     )
 
 

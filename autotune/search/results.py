@@ -124,6 +124,9 @@ class GraphInfo:
             classes), when a device profile is known.
         degree_cv: the coefficient of variation of its out-degrees (skew), when known.
         min_positive_weight, max_weight, mean_weight: its arc weights, when known.
+        lightest_weight: the mean of its vertices' lightest out-arc weights, when known (not
+            written into tables: their format has no such key; the model reads it from the loaded
+            graph).
     """
 
     name: str
@@ -138,6 +141,7 @@ class GraphInfo:
     min_positive_weight: int | None = None
     max_weight: int | None = None
     mean_weight: float | None = None
+    lightest_weight: float | None = None
 
     @property
     def key(self) -> str:

@@ -118,7 +118,7 @@ def features(graph: GraphInfo) -> Any:
     return GraphFeatures(name=graph.name, n_vertices=max(graph.n_vertices, 1), n_edges=graph.n_edges,
                          max_degree=graph.max_degree, sha256=graph.sha256 or None, degree_cv=graph.degree_cv,
                          min_positive_weight=graph.min_positive_weight, max_weight=graph.max_weight,
-                         mean_weight=graph.mean_weight)
+                         mean_weight=graph.mean_weight, lightest_weight=graph.lightest_weight)
 
 
 def classify_graph(graph: GraphInfo, profile: Any | None) -> GraphInfo:

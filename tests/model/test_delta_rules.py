@@ -8,9 +8,10 @@ from autotune.algorithms import get
 from autotune.model import load_device
 from autotune.model.features import GraphFeatures
 
-ROADS = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3, min_positive_weight=10, max_weight=2467)
+ROADS = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3, min_positive_weight=10, max_weight=2467,
+                      lightest_weight=45.4)
 POWER_LAW = GraphFeatures("rmat17", 131072, 3728785, max_degree=12000, degree_cv=5.62, mean_weight=50.5,
-                          min_positive_weight=1, max_weight=100)
+                          min_positive_weight=1, max_weight=100, lightest_weight=20.7)
 
 
 def test_every_value_has_its_rule_and_the_fitted_constants_show():
@@ -19,17 +20,19 @@ def test_every_value_has_its_rule_and_the_fitted_constants_show():
     assert set(rules) >= {"delta", "blocks", "loop", "concurrent_kernels", "block_size", "warp_threshold",
                           "block_threshold", "cache"}
     constants = prediction.constants
-    assert (constants["delta_scale"], constants["delta_skew"], constants["delta_spread"]) == (8, 0.5, 0.25)
+    assert (constants["delta_scale"], constants["delta_skew"], constants["delta_spread"]) == (32, 1, 0)
     assert constants["block_size"] == 256
     reason = {d.parameter: d.reason for d in prediction.decisions}["delta"]
-    assert reason.startswith("8 x mean weight 95.3 / d(G) 2.77 / (1 + cv(G) 0.00)^0.5 x (largest weight 2467")
+    assert reason.startswith("32 x lightest-arc weight 45.4 / d(G) 2.77 / (1 + cv(G) 0.00)^1 = 524")
+    mean_only = get("delta").predict(dataclasses.replace(ROADS, lightest_weight=None), load_device("hopper-h100"))
+    assert {d.parameter: d.reason for d in mean_only.decisions}["delta"].startswith("32 x mean weight 95.3 / d(G)")
 
 
 def test_delta_follows_the_weights_over_the_degree_and_the_batch_fills_the_gpu():
     h100 = load_device("hopper-h100")
     roads = get("delta").predict(ROADS, h100).config
     hubs = get("delta").predict(POWER_LAW, h100).config
-    # 8 x 95.3 / 2.77 x (2467 / 190.6)^0.25 = 522; 8 x 50.5 / 28.4 / 6.62^0.5 x (100 / 101)^0.25 = 5.5
+    # 32 x 45.4 / 2.77 = 524; 32 x 20.7 / 28.4 / 6.62 = 3.5 (the lightest-arc weights of usa-roads and rmat17)
     assert roads.param("delta") == 512 and hubs.param("delta") == 4
     for config in (roads, hubs):
         assert config.param("blocks") == 1 and config.param("loop") == "persistent"
@@ -59,17 +62,18 @@ def test_a_block_size_a_gpu_cannot_hold_gives_way_to_the_largest_it_can():
     assert "does not launch" in {d.parameter: d.reason for d in prediction.decisions}["block_size"]
 
 
-def test_hubs_and_a_wide_weight_range_move_delta_apart_from_the_mean_weight_over_the_degree():
+def test_delta_follows_the_lightest_arcs_not_the_mean_weight_and_the_skew_damps_it():
     h100 = load_device("hopper-h100")
-    uniform = dataclasses.replace(ROADS, min_positive_weight=1, max_weight=190)  # max = 2 x mean: factor 1
-    skewed = dataclasses.replace(POWER_LAW, degree_cv=0.0)
 
     def delta(features):
         return get("delta").predict(features, h100).config.param("delta")
 
-    assert delta(uniform) == 256  # 8 x 95.3 / 2.77 = 275
-    assert delta(ROADS) > delta(uniform)  # road lengths: a largest weight 26 x the mean
-    assert delta(skewed) == 16 and delta(POWER_LAW) < delta(skewed)  # 14.2, then damped by the skew
+    assert delta(ROADS) == 512  # 32 x 45.4 / 2.77 = 524
+    heavy_tail = dataclasses.replace(ROADS, mean_weight=9530.0, max_weight=10**6)  # a few huge arcs: no change
+    assert delta(heavy_tail) == 512
+    assert delta(dataclasses.replace(ROADS, lightest_weight=11.35)) == 128  # 131
+    skewed = dataclasses.replace(POWER_LAW, degree_cv=0.0)
+    assert delta(skewed) == 32 and delta(POWER_LAW) < delta(skewed)  # 23.3, then damped by the skew
 
 
 def test_the_block_size_climbs_the_fitted_ladder_with_the_level_width():

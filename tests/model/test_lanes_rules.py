@@ -8,7 +8,7 @@ from autotune.model import load_device
 from autotune.model.features import GraphFeatures
 
 ROADS = GraphFeatures("roads", 87575, 242982, max_degree=6, degree_cv=0.3, mean_weight=95.3, min_positive_weight=10,
-                      max_weight=2467)
+                      max_weight=2467, lightest_weight=45.4)
 POWER_LAW = GraphFeatures("rmat17", 131072, 3728785, max_degree=12000, degree_cv=5.62, mean_weight=50.5,
                           min_positive_weight=1, max_weight=100)
 
@@ -17,10 +17,10 @@ def test_skewed_graphs_take_relaxed_settlement_and_the_others_wider_buckets_than
     h100 = load_device("hopper-h100")
     lanes, single = get("delta_lanes"), get("delta")
     assert lanes.predict(POWER_LAW, h100).config.param("delta") == "inf"
-    # Delta-stepping's rule 1 on the roads: 718 -> 512; eight times 718 is 5,744 -> 4096
+    # Delta-stepping's rule 1 on the roads: 32 x 45.4 / 2.77 / 1.3 = 403 -> 512; eight times 403 is 3,226 -> 4096
     assert single.predict(ROADS, h100).config.param("delta") == 512
     assert lanes.predict(ROADS, h100).config.param("delta") == 4096
-    unweighted = dataclasses.replace(ROADS, mean_weight=0.0)
+    unweighted = dataclasses.replace(ROADS, mean_weight=0.0, lightest_weight=0.0)
     assert lanes.predict(unweighted, h100).config.param("delta") == "inf"
 
 

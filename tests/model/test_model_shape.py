@@ -63,7 +63,7 @@ def test_graph_info_prints_the_shape(capsys, data_dir):
     assert main(["graph", "info", str(data_dir / "rome99.gr.gz"), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert set(info["shape"]) == {"degree_cv", "degree_ratio", "weight_cv", "zero_weights", "hop_depth", "reach",
-                                  "level_width", "sources"}
+                                  "level_width", "sources", "lightest_weight"}
     assert info["shape"]["reach"] == 1.0 and info["shape"]["hop_depth"] > 10
     assert main(["graph", "info", str(data_dir / "rome99.gr.gz")]) == 0
     text = capsys.readouterr().out
