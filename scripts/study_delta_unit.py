@@ -15,7 +15,9 @@ The candidate units:
 - `median`: the median arc weight;
 - `tree`: the mean weight of the arcs of shortest-path trees from four sampled sources (seed 0),
   which weighs an arc by whether shortest paths use it: a power grid's few huge impedances and a
-  dense graph's heavy arcs drop out.
+  dense graph's heavy arcs drop out;
+- `lightest`: the mean of the vertices' lightest out-arc weights (`features.lightest_weight`, one
+  pass over the arcs, what rule 1 ships), a cheap estimate of the tree's.
 
 Usage:
 
@@ -37,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from autotune.algorithms.delta import delta_values  # noqa: E402
 from autotune.model import delta_fit  # noqa: E402
 from autotune.model.delta_rules import nearest_power  # noqa: E402
+from autotune.model.features import lightest_weight  # noqa: E402
 from benchmarks import classout, data  # noqa: E402
 
 SCALES = tuple(2.0 ** (k / 2) for k in range(-4, 12))
@@ -62,7 +65,8 @@ def units(name: str) -> dict:
     return {"d": graph.mean_degree, "cv": float(degrees.std() / degrees.mean()),
             "domain": delta_values(SimpleNamespace(min_positive_weight=int(weights[weights > 0].min()),
                                                    max_weight=int(weights.max()))),
-            "mean": float(weights.mean()), "median": float(np.median(weights)), "tree": float(tree.mean())}
+            "mean": float(weights.mean()), "median": float(np.median(weights)), "tree": float(tree.mean()),
+            "lightest": lightest_weight(graph)}
 
 
 def slowdown(constants: tuple, unit: str, graph: dict, rows: list) -> float:
@@ -81,11 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = delta_fit.read_rows(classout.DELTA_ROWS)
     graphs = {name: units(name) for name in rows}
     classes = sorted({data.graph_class(g) for g in rows})
-    print("graph: class, mean degree, degree skew, units (mean, median, tree)")
+    print("graph: class, mean degree, degree skew, units (mean, median, tree, lightest)")
     for name, g in graphs.items():
         print(f"  {name}: {data.graph_class(name)}, {g['d']:.2f}, {g['cv']:.2f}, "
-              f"{g['mean']:.1f} {g['median']:.1f} {g['tree']:.1f}")
-    for unit in ("mean", "median", "tree"):
+              f"{g['mean']:.1f} {g['median']:.1f} {g['tree']:.1f} {g['lightest']:.1f}")
+    for unit in ("mean", "median", "tree", "lightest"):
         print(f"unit {unit}:")
         for left_out in (None, *classes):
             kept = [g for g in rows if data.graph_class(g) != left_out]
