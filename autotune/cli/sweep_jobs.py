@@ -264,7 +264,8 @@ def fitted_model(option: str, algorithm: str, profile: Any, required: bool) -> A
 
 
 def recorded_graph_features(graph: GraphInfo, load: Callable[[str], Any]) -> GraphInfo:
-    """A recorded graph with the features its records lack (the degree skew), from the graph itself
+    """A recorded graph with the features its records lack (the degree skew in older records, the
+    lightest-arc weight in every one: rule 1's unit, which tables and records do not hold), from the graph itself
     where it can be had (a generator spec, a file) and is the one recorded (same sha256); else as
     recorded."""
     try:
@@ -297,7 +298,7 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
         graph = group[0].graph
         if graph.n_vertices < 1:  # records that do not say (engine benchmark): load it
             graph = sp.graph_info(load(graph.name), seed=graph.seed, weights=graph.weights)
-        elif model != "auto" and graph.degree_cv is None:  # older records: the fitted rules read the degree skew
+        elif model != "auto" and graph.lightest_weight is None:  # the fitted rules read the skew and the lightest arcs
             graph = recorded_graph_features(graph, load)
         graph = sp.classify_graph(graph, profile)
         for entry in algorithms.resolve(algorithm):

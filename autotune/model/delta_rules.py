@@ -133,8 +133,8 @@ def delta_target(scale: float, skew: float, spread: float, unit: float, max_weig
 
 def unit_weight(lightest_weight: float | None, mean_weight: float | None) -> float | None:
     """Rule 1's weight unit: the mean of the vertices' lightest out-arc weights
-    (`features.lightest_weight`), or the mean weight where that is unknown (a table written
-    before it was recorded)."""
+    (`features.lightest_weight`), or the mean weight where that is unknown (a graph known only by
+    a table's or records' figures, which do not hold it) or 0 (every vertex has an arc of weight 0)."""
     return lightest_weight or mean_weight
 
 

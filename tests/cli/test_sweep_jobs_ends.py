@@ -40,7 +40,9 @@ def test_a_replay_of_records_without_the_degree_skew_gets_it_from_the_graph_itse
     graph = load_spec("rmat10", 0, None)
     recorded = GraphInfo("rmat10", graph.sha256, graph.n_vertices, graph.n_edges, seed=0)
     assert recorded.degree_cv is None
-    assert recorded_graph_features(recorded, lambda name: load_spec(name, 0, None)).degree_cv > 1.0
+    loaded = recorded_graph_features(recorded, lambda name: load_spec(name, 0, None))
+    assert loaded.degree_cv > 1.0 and 1 <= loaded.lightest_weight < loaded.mean_weight  # rule 1's unit, never recorded
+    assert "lightest_weight" not in loaded.to_json()
     other = GraphInfo("rmat10", "0" * 64, graph.n_vertices, graph.n_edges, seed=0)  # another graph of that name
     assert recorded_graph_features(other, lambda name: load_spec(name, 0, None)) is other
 
