@@ -94,7 +94,8 @@ def record_features(name: str) -> dict[str, Any]:
     g = h100_graphs().get(name)
     if g is None:
         return delta_fit.features(data.spec(name))
-    return {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1), "lightest_weight": shape_weights().get(name),
+    return {"d": g.get("mean_degree") or g["edges"] / max(g["vertices"], 1),
+            "lightest_weight": shape_weights().get(name),
             **{k: g.get(k) for k in ("degree_cv", "mean_weight", "max_weight", "min_positive_weight")}}
 
 

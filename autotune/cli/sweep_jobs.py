@@ -265,9 +265,9 @@ def fitted_model(option: str, algorithm: str, profile: Any, required: bool) -> A
 
 def recorded_graph_features(graph: GraphInfo, load: Callable[[str], Any]) -> GraphInfo:
     """A recorded graph with the features its records lack (the degree skew in older records, the
-    lightest-arc weight in every one: rule 1's unit, which tables and records do not hold), from the graph itself
-    where it can be had (a generator spec, a file) and is the one recorded (same sha256); else as
-    recorded."""
+    lightest-arc weight in every one: rule 1's unit, which tables and records do not hold), from
+    the graph itself where it can be had (a generator spec, a file) and is the one recorded (same
+    sha256); else as recorded."""
     try:
         loaded = sp.graph_info(load(graph.name), seed=graph.seed, weights=graph.weights)
     except InputError:
