@@ -13,7 +13,8 @@ Fitted: `delta_scale`, `delta_skew` and `delta_spread` in Delta = delta_scale x 
 / (1 + cv(G))^delta_skew x (largest weight / (2 x unit))^delta_spread (cv: the degree skew; the
 unit: `delta_rules.unit_weight`; the spread exponent held at 0, `SPREADS`), together, and
 `block_size`, each the values of their grid with the least geometric mean of the slowdowns over
-the graphs (ties: the largest scale, the smallest exponents, the smallest block size). `scripts/fit_delta_model.py` writes them; the benchmark suite `model` checks them.
+the graphs (ties: the largest scale, the smallest exponents, the smallest block size).
+`scripts/fit_delta_model.py` writes them; the benchmark suite `model` checks them.
 
 Rule 5's ladder (`fit_block_widths`) is fitted on other rows: the `bins grid` rows of
 `scripts/probe_batch_bins.py` (the batch-end prediction at every block size), each graph's level

@@ -157,13 +157,6 @@ def is_wide(graph: GraphFeatures, constants: Mapping[str, Any]) -> bool:
     return "wide_width" in constants and graph.level_width is not None and graph.level_width >= constants["wide_width"]
 
 
-def bitmaps_fit(graph: GraphFeatures, device: DeviceProfile, resources: Any, block_size: int) -> bool:
-    """Whether one instance per SM keeps its duplicate bitmaps in shared memory at `block_size`
-    (`resources`: the advance kernel's, whose launch solve_block is)."""
-    free = device.max_shared_memory_per_block - resources.shared_memory_bytes(block_size) - 8 * QUEUE_CAPACITY
-    return bitmap_words(graph.n_vertices, device.sm_count, device.sm_count, free) > 0
-
-
 def keeps_bitmaps(n_vertices: int, device: DeviceProfile, characterization: Characterization, block_size: int,
                   ck: int) -> bool:
     """Whether the engine gives solve_block's blocks of `block_size` their duplicate bitmaps at
@@ -252,9 +245,11 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
         raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "
                          f"there ({why or 'no SM holds one'})")
     reaches = is_wide(graph, constants)
-    wide = reaches and bitmaps_fit(graph, device, advance, int(constants["wide_block_size"]))
+    one_per_sm = per_sm(algorithm.concurrent_kernels, device)
+    wide = reaches and keeps_bitmaps(graph.n_vertices, device, characterization, int(constants["wide_block_size"]),
+                                     one_per_sm)
     if wide:
-        largest = per_sm(algorithm.concurrent_kernels, device)
+        largest = one_per_sm
         many = (f"level width {graph.level_width:,.0f} >= {constants['wide_width']:,.0f}: one instance per SM, "
                 f"the largest CK up to {device.sm_count} SMs, {largest}")
     else:
