@@ -39,7 +39,7 @@ H100_DATA = data.ROOT / "benchmarks" / "data" / "h100"
 # from scripts/probe_delta_grid.py), rule 5's ladder (scripts/probe_batch_bins.py) and rule 4's
 # one instance per SM (scripts/probe_batch_ck.py).
 DELTA_ROWS = (H100_DATA / "delta-grid.jsonl.gz", H100_DATA / "delta-grid-power-3415118.jsonl.gz")
-WIDTH_ROWS = (H100_DATA / "bins-grid-e6e4b8e.jsonl.gz", H100_DATA / "bins-grid-power-3415118.jsonl.gz")
+WIDTH_ROWS = (H100_DATA / "bins-grid-4d19028.jsonl.gz",)
 WIDE_ROWS = (H100_DATA / "ck-bs-grid-e6e4b8e.jsonl.gz",)
 WITHIN, ALL_WITHIN = 0.15, 0.30
 

@@ -56,12 +56,18 @@
 - `delta-grid-power-3415118.jsonl.gz` and `bins-grid-power-3415118.jsonl.gz`: the model grid
   (`python3 scripts/probe_delta_grid.py OUT power-pegase2869,power-rte6515,power-pegase8387`) and
   the bins grid (`probe_batch_bins.py`, the same graphs) of the three power grids at 3415118 (H100,
-  2026-11-27), which rule 1 and rule 5's ladder are fitted on beside the files above.
+  2026-11-27), which rule 1 is fitted on beside the files above (and rule 5's ladder was, until
+  the bins grid below replaced it: these bins rows are at the Delta of the mean-weight unit).
 - `classout-repeat-9a8341b.json.gz`: suite `classout` at 9a8341b on an H100 (2026-11-27; asked for
   an H200 with `--classout-fit-table tables/h100.json`, the held H100 ran it, after re-sweeping 11
   graphs of its table): K = 1 19 of 23 real graphs within 15%, K = 1,024 17 of 23, against
   20 and 17 in the committed results of f75aed4; the one graph on another side is usa-roads' one
   query (+39% against +12%).
+- `bins-grid-4d19028.jsonl.gz`: the bins grid (`python3 scripts/probe_batch_bins.py OUT GRAPHS`
+  at 4d19028, H100, 2026-11-27) on the 31 graphs whose H100 curve ends in Delta-stepping, at
+  rule 1's Delta of the lightest-arc unit: the records rule 5's ladder is fitted on since. The
+  power grids moved (power-pegase2869 now best at blocks of 128, 1.22x at 256); the graphs
+  whose Delta did not change repeat the e6e4b8e rows within 5%.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.

@@ -35,10 +35,11 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    source reaches per breadth-first level), the ladder `block_width_<size>`: the largest size
    whose width the graph's reaches. Each instance's block works through a level's share of
    the queue; a wide level keeps a large block busy, a narrow one leaves most of its threads idle.
-   `scripts/probe_batch_bins.py` timed the batch-end prediction at every size on 29 graphs of the
-   H100 (`benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz`, the engine of a9bcd3b): 128 won on
-   usa-roads and rome99 (widths 237, 75), 256 on the meshes, geometric graphs and p2p-Gnutella04
-   (220 to 580), 512 from about 700 (and on two roads), 1,024 on most graphs from about 1,500;
+   `scripts/probe_batch_bins.py` timed the batch-end prediction at every size on 31 graphs of the
+   H100 (`benchmarks/data/h100/bins-grid-4d19028.jsonl.gz`, the engine of a9bcd3b): 128 won on
+   usa-roads, rome99 and power-pegase2869 (widths 237, 75, 56), 256 on the meshes, geometric
+   graphs, p2p-Gnutella04 and the other power grids (107 to 580), 512 from about 700 (and on two
+   roads), 1,024 on most graphs from about 1,500;
    `delta_fit.fit_block_widths` places the cuts. Then, beyond one instance per SM, a size at which
    solve_block would lose its duplicate bitmaps (they would lower the blocks an SM holds:
    `keeps_bitmaps`, with solve_block's own registers) gives way to the smallest larger size of the

@@ -33,8 +33,7 @@ def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(tmp_pa
     copy = tmp_path / "delta.toml"
     copy.write_text(shipped.read_text())
     assert script.main(["benchmarks/data/h100/delta-grid.jsonl.gz", "benchmarks/data/h100/delta-grid-power-3415118.jsonl.gz",
-                        "--width-rows", "benchmarks/data/h100/bins-grid-e6e4b8e.jsonl.gz",
-                        "benchmarks/data/h100/bins-grid-power-3415118.jsonl.gz", "--wide-rows",
+                        "--width-rows", "benchmarks/data/h100/bins-grid-4d19028.jsonl.gz", "--wide-rows",
                         "benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz", "--write", str(copy)]) == 0
     assert copy.read_text() == shipped.read_text()
 
