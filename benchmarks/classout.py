@@ -127,7 +127,7 @@ def delta_without(left_out: str) -> Any:
     (scale, skew, spread), size = delta_fit.fit(rows, {g: record_features(g) for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
     ladder = delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS, delta_fit.WIDTH_CLASSES), widths,
-                                        ladder_taken())
+                                        ladder_taken(), data.graph_class)
     per_sm_ck = delta_rules.per_sm(algorithms.get("delta").concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
     wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows(WIDE_ROWS, delta_fit.WIDE_CLASSES), widths, ladder,
                                                per_sm_ck)

@@ -27,7 +27,7 @@ from autotune.model import delta_fit  # noqa: E402
 from autotune.model.delta_rules import per_sm  # noqa: E402
 from autotune.model.device import load_device  # noqa: E402
 from benchmarks.classout import ladder_taken, record_features  # noqa: E402
-from benchmarks.data import CONVERTED  # noqa: E402
+from benchmarks.data import CONVERTED, graph_class  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         shapes = read_json(args.shapes)["shapes"]
         widths = {name: s["level_width"] for g, s in shapes.items() for name in (g, g.removesuffix(CONVERTED))}
         ladder = delta_fit.fit_block_widths(delta_fit.read_rows(args.width_rows, delta_fit.WIDTH_CLASSES), widths,
-                                            ladder_taken())
+                                            ladder_taken(), graph_class)
     if args.wide_rows:
         per_sm_ck = per_sm(algorithms.get("delta").concurrent_kernels, load_device("hopper-h100"))  # the records' GPU
         wide = delta_fit.fit_wide(delta_fit.read_rows(args.wide_rows, delta_fit.WIDE_CLASSES), widths, ladder, per_sm_ck)

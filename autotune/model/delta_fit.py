@@ -20,8 +20,9 @@ Rule 5's ladder (`fit_block_widths`) is fitted on other rows: the `bins grid` ro
 `scripts/probe_batch_bins.py` (the batch-end prediction at every block size), each graph's level
 width from `benchmarks/data/shapes.json`. The block sizes measured, in order, and the widths from
 which each next one is taken, the cuts chosen among the geometric midpoints of the graphs' widths
-(and 0 and INF: a size never taken) with the least geometric mean of the slowdowns, a size priced
-by its conditional best; ties: the smallest cuts.
+(and 0 and INF: a size never taken) with the least geometric mean of the slowdowns, each class of
+graphs weighing the same where the caller names the classes, a size priced by its conditional best;
+ties: the smallest cuts.
 
 Rule 4's one instance per SM (`fit_wide`) is fitted on the `ck grid` rows of
 `scripts/probe_batch_ck.py` (the batch-end prediction at every CK and block size): the block size
@@ -34,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable, Mapping, Sequence
@@ -168,11 +169,14 @@ def fit(rows: dict[str, list[dict]], graphs: dict[str, dict]) -> tuple[tuple[flo
 
 
 def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float],
-                     taken: Callable[[str, int], int] | None = None) -> dict[int, float]:
+                     taken: Callable[[str, int], int] | None = None,
+                     class_of: Callable[[str], str] | None = None) -> dict[int, float]:
     """Rule 5's ladder (the module docstring) on the rows of the graphs `widths` knows: each block
     size taken and the level width from which it is (the smallest from 0; a size never taken is
     left out). `taken(graph, size)`: the size the rules take for the ladder's (its second step,
-    `delta_rules.bitmap_size`), which the ladder is priced at.
+    `delta_rules.bitmap_size`), which the ladder is priced at. With `class_of(graph)`, each class
+    weighs the same (a graph's price is divided by its class's count of graphs), so that the class
+    with the most graphs does not place a cut that graphs of other classes dispute.
 
     Raises:
         ValueError: no row of a graph with a width.
@@ -183,6 +187,8 @@ def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float],
     prices = {g: conditional_best(rs, "block_size") for g, rs in rows.items() if widths.get(g) is not None}
     if not prices:
         raise ValueError("no block-size rows of a graph whose level width is known")
+    counts = Counter(class_of(g) for g in prices) if class_of else Counter()
+    weight = {g: 1 / counts[class_of(g)] if class_of else 1.0 for g in prices}
     sizes = sorted({size for priced in prices.values() for size in priced})
     known = sorted({float(widths[g]) for g in prices})
     cuts = [0.0, *(float(round(math.sqrt(low * high))) for low, high in zip(known, known[1:])), math.inf]
@@ -191,8 +197,8 @@ def fit_block_widths(rows: dict[str, list[dict]], widths: Mapping[str, float],
         return sizes[sum(width >= cut for cut in chosen)]
 
     def cost(chosen: tuple[float, ...]) -> float:
-        return sum(math.log(priced.get(final(g, size_at(chosen, widths[g])), MISSING * min(priced.values()))
-                            / min(priced.values())) for g, priced in prices.items())
+        return sum(weight[g] * math.log(priced.get(final(g, size_at(chosen, widths[g])), MISSING * min(priced.values()))
+                                        / min(priced.values())) for g, priced in prices.items())
 
     best = min(itertools.combinations_with_replacement(cuts, len(sizes) - 1), key=cost)
     return {size: start for size, start in zip(sizes, (0.0, *best)) if not math.isinf(start)}

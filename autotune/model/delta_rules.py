@@ -39,8 +39,8 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    H100 (`benchmarks/data/h100/bins-grid-4d19028.jsonl.gz`, the engine of a9bcd3b): 128 won on
    usa-roads, rome99 and power-pegase2869 (widths 237, 75, 56), 256 on the meshes, geometric
    graphs, p2p-Gnutella04 and the other power grids (107 to 580), 512 from about 700 (and on two
-   roads), 1,024 on most graphs from about 1,500;
-   `delta_fit.fit_block_widths` places the cuts. Then, beyond one instance per SM, a size at which
+   roads), 1,024 on most graphs from about 1,500; `delta_fit.fit_block_widths` places the cuts,
+   each class of graphs weighing the same. Then, beyond one instance per SM, a size at which
    solve_block would lose its duplicate bitmaps (they would lower the blocks an SM holds:
    `keeps_bitmaps`, with solve_block's own registers) gives way to the smallest larger size of the
    ladder that keeps them, where one does: in the same records, a size without its bitmaps was

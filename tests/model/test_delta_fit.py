@@ -23,6 +23,17 @@ def test_the_cuts_fall_between_the_widths_whose_best_sizes_differ():
     assert [ladder_size(ladder, w) for w in (100.0, 400.0, 1600.0)] == [128, 256, 512]
 
 
+def test_with_their_classes_named_the_graphs_of_a_crowded_class_weigh_as_one():
+    # two roads mildly prefer 512 where one mesh of a width among theirs clearly prefers 256
+    rows = {"road-a": _rows("road-a", {256: 1.04, 512: 1.0}), "road-b": _rows("road-b", {256: 1.04, 512: 1.0}),
+            "road-c": _rows("road-c", {256: 1.04, 512: 1.0}), "mesh": _rows("mesh", {256: 1.0, 512: 1.06})}
+    widths = {"road-a": 450.0, "road-b": 480.0, "road-c": 600.0, "mesh": 500.0}
+    by_graph = delta_fit.fit_block_widths(rows, widths)
+    by_class = delta_fit.fit_block_widths(rows, widths, class_of=lambda g: g.split("-")[0])
+    assert ladder_size(by_graph, 500.0) == 512  # three roads outvote the mesh
+    assert ladder_size(by_class, 500.0) == 256 and ladder_size(by_class, 600.0) == 512
+
+
 def test_a_size_no_graph_wants_is_never_reached_and_the_fit_needs_a_width():
     rows = {"a": _rows("a", {128: 1.2, 256: 1.0, 512: 1.5}), "b": _rows("b", {128: 1.3, 256: 1.0, 512: 1.1})}
     assert delta_fit.fit_block_widths(rows, {"a": 100.0, "b": 900.0}) == {128: 0.0, 256: 0.0}  # 512: never
