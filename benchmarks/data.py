@@ -68,6 +68,12 @@
   rule 1's Delta of the lightest-arc unit: the records rule 5's ladder is fitted on since. The
   power grids moved (power-pegase2869 now best at blocks of 128, 1.22x at 256); the graphs
   whose Delta did not change repeat the e6e4b8e rows within 5%.
+- `classout-03aaa58.json.gz`: suite `classout` at 03aaa58 (H100, 2026-11-27), the ladder refitted
+  on the rows above with every graph weighing the same: K = 1,024 19 of 23 real graphs within
+  15% (rome99 from +53% to +5%, p2p-Gnutella04 from +0% to +26%: two roads outvoted it with the
+  p2p class out, which 826dd46's class weights mend), 22 within 30%. Its K = 1 is the same model
+  as the committed results of 826dd46 and measured 19 of 23 within 15% against their 18:
+  anybeat's one query was +13.2% here and +15.3% there.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.
