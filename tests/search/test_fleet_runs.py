@@ -123,14 +123,16 @@ def test_three_workers_measure_every_grid_point_once_and_merge_the_one_process_t
 def _kill_when_busy(storage: str, device_index: int, after: int, killed: dict) -> None:
     """Kill -9 the worker of `device_index` once it has measured `after` trials and holds a trial."""
     deadline = time.monotonic() + 60
+    run = None  # opened once: reopening a PostgreSQL storage at every look let a loaded machine miss the window
     while time.monotonic() < deadline:
-        try:
-            opened, shown = open_storage(storage)
-            names = run_names(opened)
-        except Exception:  # the storage is being created
-            names = []
-        if names:
-            run = Run.open(opened, shown, names[0])
+        if run is None:
+            try:
+                opened, shown = open_storage(storage)
+                names = run_names(opened)
+            except Exception:  # the storage is being created
+                names = []
+            run = Run.open(opened, shown, names[0]) if names else None
+        if run is not None:
             for worker, record in run.workers().items():
                 if record.get("device_index") != device_index or record.get("measured", 0) < after:
                     continue
