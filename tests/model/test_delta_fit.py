@@ -24,7 +24,7 @@ def test_the_cuts_fall_between_the_widths_whose_best_sizes_differ():
 
 
 def test_with_their_classes_named_the_graphs_of_a_crowded_class_weigh_as_one():
-    # two roads mildly prefer 512 where one mesh of a width among theirs clearly prefers 256
+    # three roads mildly prefer 512 where one mesh of a width among theirs clearly prefers 256
     rows = {"road-a": _rows("road-a", {256: 1.04, 512: 1.0}), "road-b": _rows("road-b", {256: 1.04, 512: 1.0}),
             "road-c": _rows("road-c", {256: 1.04, 512: 1.0}), "mesh": _rows("mesh", {256: 1.0, 512: 1.06})}
     widths = {"road-a": 450.0, "road-b": 480.0, "road-c": 600.0, "mesh": 500.0}
