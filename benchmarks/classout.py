@@ -15,8 +15,9 @@ graphs of the first suite, less the class's; the ladder of block sizes by level 
 The fitted GPU Crauser and Martín models are the shipped ones (fitted on the generated graphs
 only).
 
-Targets (issue 28): within 15% of the measured best on at least 80% of the graphs and within 30%
-on all, for K = 1 and for the batch end, separately.
+Targets (issue 28): within 15% of the measured best on at least 80% of the real graphs and within
+30% on all, for K = 1 and for the batch end, separately; with the rules fitted on another GPU's
+table (`--classout-fit-table`: the H100's fit on an H200), within 15% on at least 80%.
 """
 from __future__ import annotations
 
@@ -196,17 +197,19 @@ def run(args: argparse.Namespace) -> Results:
                               lambda rows: results_of(rows, gpu, path, args), args.results)
 
 
-def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def summarize(rows: Sequence[dict[str, Any]], transferred: bool = False) -> dict[str, Any]:
     """Per K, the graphs within 15% and 30% and whether the target is met: over every graph, and
-    over the real graphs alone (`data.is_real`), which the target is about."""
+    over the real graphs alone (`data.is_real`), which the target is about. `transferred`: the
+    rules were fitted on another GPU's table, whose target has no 30% part."""
     def counts(mine: list[float | None]) -> dict[str, Any]:
         timed = [s for s in mine if s is not None]
         return {"graphs": len(mine), "within_15": sum(s <= WITHIN for s in timed),
                 "within_30": sum(s <= ALL_WITHIN for s in timed),
                 "met": bool(mine) and len(timed) == len(mine) and sum(s <= WITHIN for s in timed) >= 0.8 * len(mine)
-                and all(s <= ALL_WITHIN for s in timed)}
+                and (transferred or all(s <= ALL_WITHIN for s in timed))}
 
-    summary: dict[str, Any] = {"target": "within 15% on 80% of the real graphs and 30% on all, per K"}
+    summary: dict[str, Any] = {"target": "within 15% on 80% of the real graphs" + ("" if transferred else
+                                                                                   " and 30% on all") + ", per K"}
     for k in QUERIES:
         summary[str(k)] = counts([r["slowdown"] for r in rows if r.get("queries") == k])
         summary[f"real {k}"] = counts([r["slowdown"] for r in rows if r.get("queries") == k and data.is_real(r["graph"])])
@@ -217,13 +220,14 @@ def results_of(rows: list[dict[str, Any]], gpu: dict[str, Any], path: Any, args:
     return Results("classout", gpu, command_line(), commit(), now(), host(),
                    {"table": data.shown(path), "graphs": args.classout_graphs or "the table's", "rounds": args.classout_rounds,
                     "fitted_on": args.classout_fit_table or data.shown(path)},
-                   tuple(rows), summarize(rows))
+                   tuple(rows), summarize(rows, args.classout_fit_table is not None))
 
 
 def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
-        s = summarize(results.measurements)
+        fitted_on = results.parameters.get("fitted_on", results.parameters["table"])
+        s = summarize(results.measurements, fitted_on != results.parameters["table"])
         counts = "; ".join(f"K = {k}: {s[key]['within_15']} of {s[key]['graphs']} {what} within 15%, "
                            f"{s[key]['within_30']} within 30%" + (f" (target {'met' if s[key]['met'] else 'not met'})"
                                                                   if what == "real graphs" else "")
@@ -231,8 +235,8 @@ def render(found: Sequence[Results]) -> list[str]:
         shipped = sum(1 for r in results.measurements if "error" not in r and "delta_constants" not in r)
         constants = (f" Delta's batch constants: the shipped ones in {shipped} rows (measured before they were "
                      "refitted without the class)." if shipped else "")
-        fitted_on = results.parameters.get("fitted_on", results.parameters["table"])
-        fit = f", the choice and one-query rules fitted on `{fitted_on}`" if fitted_on != results.parameters["table"] else ""
+        fit = (f", the choice and one-query rules fitted on `{fitted_on}`, whose target is within 15% on 80% of the "
+               "real graphs" if fitted_on != results.parameters["table"] else "")
         lines += [f"{results.gpu_name}, against `{results.parameters['table']}`{fit} (`{results.command}`, "
                   f"{results.date[:10]}, commit {results.commit}): {counts}.{constants}", "",
                   "| graph | class left out | K | predicted | ms per SSSP | table's best | ms per SSSP | slowdown |",
