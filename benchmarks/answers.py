@@ -130,49 +130,6 @@ def timed_together(graph: Any, configs: Sequence[Any], sources: Sequence[int], e
     return measured
 
 
-def probe_rows(name: str, graph: Any, grid: Sequence[Any], reference: Any, sources: Sequence[int], expected: dict,
-               rounds: int, grid_class: str) -> Iterator[dict[str, Any]]:
-    """A probe's records (`scripts/probe_batch_*.py`): the configurations of `grid` and the table's
-    best (`reference`) timed together (`timed_together`), each as {"graph", "class": `grid_class`
-    or "table best", "config", "status", "ms_per_sssp", "rounds"}."""
-    measured = timed_together(graph, [*grid, reference], sources, expected, rounds)
-    for config in dict.fromkeys([*grid, reference]):
-        timing = measured[config]
-        yield {"graph": name, "class": grid_class if config in grid else "table best", "config": config.to_json(),
-               "status": "ok" if timing["ms_per_sssp"] is not None else "failed", **timing}
-
-
-def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, dict, Any]]:
-    """The batch probes' graphs (`scripts/probe_batch_ck.py`, `probe_batch_bitmaps.py`), in one GPU
-    session: each graph of `names` with its sources and their distances (`data.suite_graphs`),
-    Delta-stepping's batch-end prediction with the graph's level width measured, a function that
-    gives it another CK and block size (`shaped()`: the prediction itself), and the shipped table's
-    batch best."""
-    from autotune import algorithms
-    from autotune.gpu import device_description, gpu_session
-    from autotune.launch import KernelLaunch
-    from autotune.model.device import load_device
-    from autotune.model.features import GraphFeatures
-    from autotune.model.shape import level_width
-
-    with gpu_session(0) as device:
-        gpu = device_description(device)
-        _, table = data.load_shipped_table(gpu)
-        profile = load_device(f"hopper-{data.gpu_file(str(gpu['name']))}")
-        for name, graph, sources, expected in data.suite_graphs(names, sample):
-            delta = algorithms.get("delta")
-            predicted = delta.predict(delta.with_level_width(GraphFeatures.from_graph(graph), lambda: level_width(graph)),
-                                      profile).config
-
-            def shaped(ck: int | None = None, size: int | None = None, predicted=predicted) -> Any:
-                if size is None:
-                    return predicted.replace(concurrent_kernels=ck or predicted.concurrent_kernels)
-                return predicted.replace(concurrent_kernels=ck or predicted.concurrent_kernels,
-                                         **{k: KernelLaunch(size, launch.cache) for k, launch in predicted.kernels.items()})
-
-            yield name, graph, sources, expected, shaped, table.lookup(graph, device=gpu, allow_other_device=False).config
-
-
 def slowdown(timing: dict, against: dict) -> float | None:
     """How much slower one timing is than another (None if either failed)."""
     a, d = timing["ms_per_sssp"], against["ms_per_sssp"]

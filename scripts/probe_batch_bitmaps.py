@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from autotune.algorithms import delta_shared  # noqa: E402
 from autotune.gpu import delta_engine  # noqa: E402
-from benchmarks.answers import batch_shapes, probe_rows  # noqa: E402
+from benchmarks.probes import batch_shapes, probe_rows  # noqa: E402
 
 SHAPES = ((128, 1024), (1024, 1024), (1024, 512), (1024, 256), (1024, 128))  # (CK, block size)
 GRAPHS = ("Email-Enron.txt.gz,sx-askubuntu,random98k-d2,random49k-d20,anybeat,ca-CondMat,p2p-Gnutella31,"

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.answers import batch_shapes, probe_rows  # noqa: E402
+from benchmarks.probes import batch_shapes, probe_rows  # noqa: E402
 
 CONCURRENT = (64, 128, 256, 512, 1024)
 BLOCK_SIZES = (128, 256, 512, 1024)

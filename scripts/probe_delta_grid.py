@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time Delta-stepping's batch-end prediction with every power-of-two Delta of the graph's domain
-within 64 times either side of the predicted one, and the shipped table's batch-end best, in one
-process on the same 32 sources (every solve checked against scipy's Dijkstra): the `model grid`
+within 64 times either side of the predicted one (`benchmarks.probes.delta_grid`), and the
+shipped table's batch-end best, in one process on the same 32 sources (every solve checked against scipy's Dijkstra): the `model grid`
 rows that rule 1's constants (`autotune.model.delta_fit.fit`: Delta's scale and its degree-skew and
 weight-spread exponents) are fitted on, for graphs that `benchmarks/data/h100/delta-grid.jsonl.gz`
 (measured on the engine of 2026-11-23) does not hold.
@@ -14,25 +14,15 @@ Each row is one configuration of one graph: {"graph", "class": "model grid" | "t
 "config", "status", "ms_per_sssp", "rounds"}.
 """
 import json
-import math
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.answers import batch_shapes, probe_rows  # noqa: E402
+from benchmarks.probes import batch_shapes, delta_grid, probe_rows  # noqa: E402
 
-SPAN = 64  # the Deltas measured: the domain's within this factor of the predicted one
 SAMPLE, ROUNDS = 32, 2
-
-
-def deltas_around(predicted: object, domain: tuple) -> list:
-    """The finite Deltas of `domain` within SPAN of `predicted` (every finite one if it is INF)."""
-    finite = [d for d in domain if isinstance(d, int)]
-    if not isinstance(predicted, int):
-        return finite
-    return [d for d in finite if abs(math.log2(d / predicted)) <= math.log2(SPAN)]
 
 
 def main(out_path: str, names: str) -> None:
@@ -41,9 +31,7 @@ def main(out_path: str, names: str) -> None:
 
     with open(out_path, "w") as out:
         for name, graph, sources, expected, shaped, best in batch_shapes(names, SAMPLE):
-            predicted = shaped()
-            domain = delta_values(GraphFeatures.from_graph(graph))
-            configs = [predicted.replace(delta=d) for d in deltas_around(predicted.params["delta"], domain)]
+            configs = delta_grid(shaped(), delta_values(GraphFeatures.from_graph(graph)))
             for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "model grid"):
                 out.write(json.dumps(row) + "\n")
                 out.flush()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+import pytest
 
 from autotune.cli import main
 from benchmarks import SUITES, data, kernels, render, results, tables
@@ -262,27 +263,60 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
 
 def test_a_probe_s_rows_time_its_grid_with_the_table_s_best_and_keep_failures(monkeypatch):
     from autotune.algorithms import get
-    from benchmarks import answers
+    from benchmarks import answers, probes
 
     grid = [get("delta").default_config(), get("delta").default_config().replace(concurrent_kernels=2)]
     monkeypatch.setattr(answers, "timed_together", lambda graph, configs, *rest: {
         c: {"ms_per_sssp": None if c == grid[1] else 1.0, "rounds": []} for c in configs})
-    rows = list(answers.probe_rows("g", None, grid, grid[0], (), {}, 1, "ck grid"))  # the best is in the grid: once
+    rows = list(probes.probe_rows("g", None, grid, grid[0], (), {}, 1, "ck grid"))  # the best is in the grid: once
     assert [(r["class"], r["status"]) for r in rows] == [("ck grid", "ok"), ("ck grid", "failed")]
-    rows = list(answers.probe_rows("g", None, grid[1:], grid[0], (), {}, 1, "ck grid"))
+    rows = list(probes.probe_rows("g", None, grid[1:], grid[0], (), {}, 1, "ck grid"))
     assert [r["class"] for r in rows] == ["ck grid", "table best"] and rows[1]["config"] == grid[0].to_json()
 
 
-def test_the_batch_probes_shape_the_prediction_and_take_the_table_s_best(monkeypatch):
+def test_a_delta_grid_spans_64_times_either_side_of_the_prediction_which_leads_it():
+    from autotune.algorithms import get
+    from benchmarks import probes
+
+    domain = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, "inf")
+    assert probes.deltas_around(256, domain) == [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
+    assert probes.deltas_around(2, domain) == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert probes.deltas_around(16384, domain) == [256, 512, 1024, 2048, 4096, 8192, 16384]
+    assert probes.deltas_around("inf", domain) == list(domain[:-1])
+    predicted = get("delta").default_config().replace(delta="inf")
+    grid = probes.delta_grid(predicted, domain)
+    assert grid[0] == predicted and [c.params["delta"] for c in grid[1:]] == list(domain[:-1])
+    assert len(probes.delta_grid(predicted.replace(delta=64), domain)) == 13  # the prediction among its Deltas once
+
+
+def _h100_session(monkeypatch):
     import contextlib
 
     import autotune.gpu
-    from benchmarks import answers
 
     h100 = json.loads((data.ROOT / "tables" / "h100.json").read_text())["device"]
     monkeypatch.setattr(autotune.gpu, "gpu_session", lambda index: contextlib.nullcontext("device"))
     monkeypatch.setattr(autotune.gpu, "device_description", lambda device: dict(h100))
-    [(name, graph, sources, expected, shaped, best)] = answers.batch_shapes("rome99.gr.gz", 4)
+
+
+def test_the_one_query_probe_takes_predict_s_configuration_and_the_table_s_one_query_best(monkeypatch):
+    from benchmarks import probes
+
+    _h100_session(monkeypatch)
+    [(name, graph, sources, expected, predicted, best)] = probes.one_query_shapes("rome99.gr.gz", 4)
+    assert name == "rome99.gr.gz" and len(sources) == 4 and len(expected) == 4
+    assert predicted.algorithm == "delta" and predicted.concurrent_kernels == 1
+    table = json.loads((data.ROOT / "tables" / "h100.json").read_text())
+    [entry] = [e for e in table["entries"] if e["graph"]["name"] == "rome99.gr.gz"]
+    [point] = [p for p in entry["curve"] if p["config"]["concurrent_kernels"] == 1]
+    assert best.to_json() == point["config"]  # the one-query point of its curve
+
+
+def test_the_batch_probes_shape_the_prediction_and_take_the_table_s_best(monkeypatch):
+    from benchmarks import probes
+
+    _h100_session(monkeypatch)
+    [(name, graph, sources, expected, shaped, best)] = probes.batch_shapes("rome99.gr.gz", 4)
     assert name == "rome99.gr.gz" and len(sources) == 4 and graph.n_vertices == 3353
     config = shaped(128, 1024)
     assert config.algorithm == "delta" and config.concurrent_kernels == 128
@@ -291,13 +325,12 @@ def test_the_batch_probes_shape_the_prediction_and_take_the_table_s_best(monkeyp
     assert shaped(64) == shaped().replace(concurrent_kernels=64) and shaped().concurrent_kernels == 1024
 
 
-def test_the_delta_grid_probe_measures_the_domain_s_deltas_within_its_span_of_the_prediction():
+@pytest.mark.parametrize("script", sorted(p.name for p in (data.ROOT / "scripts").glob("probe_*.py")
+                                           if "from benchmarks.probes import" in p.read_text()))
+def test_each_probe_script_loads_with_its_helpers(script):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("probe_delta_grid", data.ROOT / "scripts" / "probe_delta_grid.py")
+    spec = importlib.util.spec_from_file_location(script.removesuffix(".py"), data.ROOT / "scripts" / script)
     probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
-    domain = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, "inf")
-    assert probe.deltas_around(64, domain) == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
-    assert probe.deltas_around(8192, domain) == [128, 256, 512, 1024, 2048, 4096, 8192]
-    assert probe.deltas_around("inf", domain) == list(domain[:-1])
+    spec.loader.exec_module(probe)  # its imports resolve; main() runs only on a GPU machine
+    assert callable(probe.main)

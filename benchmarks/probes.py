@@ -1,0 +1,96 @@
+"""What the probe scripts (`scripts/probe_*.py`) share: their graphs with a prediction and the
+shipped table's best, in one GPU session, and their records, a grid of configurations timed
+beside that best (`answers.timed_together`: every solve checked against scipy's Dijkstra).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterator, Sequence
+
+from benchmarks import answers, data
+
+SPAN = 64  # the Deltas of a Delta grid: the domain's within this factor of the predicted one
+
+
+def probe_rows(name: str, graph: Any, grid: Sequence[Any], reference: Any, sources: Sequence[int], expected: dict,
+               rounds: int, grid_class: str) -> Iterator[dict[str, Any]]:
+    """A probe's records: the configurations of `grid` and the table's best (`reference`) timed
+    together (`answers.timed_together`), each as {"graph", "class": `grid_class` or "table best",
+    "config", "status", "ms_per_sssp", "rounds"}."""
+    measured = answers.timed_together(graph, [*grid, reference], sources, expected, rounds)
+    for config in dict.fromkeys([*grid, reference]):
+        timing = measured[config]
+        yield {"graph": name, "class": grid_class if config in grid else "table best", "config": config.to_json(),
+               "status": "ok" if timing["ms_per_sssp"] is not None else "failed", **timing}
+
+
+def deltas_around(predicted: object, domain: tuple) -> list:
+    """The finite Deltas of `domain` within SPAN of `predicted` (every finite one if it is INF)."""
+    finite = [d for d in domain if isinstance(d, int)]
+    if not isinstance(predicted, int):
+        return finite
+    return [d for d in finite if abs(math.log2(d / predicted)) <= math.log2(SPAN)]
+
+
+def delta_grid(predicted: Any, domain: tuple) -> list[Any]:
+    """`predicted` with each Delta of `deltas_around` it, itself first (an INF Delta included)."""
+    return list(dict.fromkeys([predicted, *(predicted.replace(delta=d)
+                                            for d in deltas_around(predicted.params["delta"], domain))]))
+
+
+def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, Any, Any]]:
+    """The batch probes' graphs (`scripts/probe_batch_ck.py`, `probe_batch_bitmaps.py`,
+    `probe_delta_grid.py`), in one GPU session: each graph of `names` with its sources and their
+    distances (`data.suite_graphs`), Delta-stepping's batch-end prediction with the graph's level
+    width measured, a function that gives it another CK and block size (`shaped()`: the prediction
+    itself), and the shipped table's batch best."""
+    from autotune import algorithms
+    from autotune.gpu import device_description, gpu_session
+    from autotune.launch import KernelLaunch
+    from autotune.model.device import load_device
+    from autotune.model.features import GraphFeatures
+    from autotune.model.shape import level_width
+
+    with gpu_session(0) as device:
+        gpu = device_description(device)
+        _, table = data.load_shipped_table(gpu)
+        profile = load_device(f"hopper-{data.gpu_file(str(gpu['name']))}")
+        for name, graph, sources, expected in data.suite_graphs(names, sample):
+            delta = algorithms.get("delta")
+            predicted = delta.predict(delta.with_level_width(GraphFeatures.from_graph(graph), lambda: level_width(graph)),
+                                      profile).config
+
+            def shaped(ck: int | None = None, size: int | None = None, predicted=predicted) -> Any:
+                if size is None:
+                    return predicted.replace(concurrent_kernels=ck or predicted.concurrent_kernels)
+                return predicted.replace(concurrent_kernels=ck or predicted.concurrent_kernels,
+                                         **{k: KernelLaunch(size, launch.cache) for k, launch in predicted.kernels.items()})
+
+            yield name, graph, sources, expected, shaped, table.lookup(graph, device=gpu, allow_other_device=False).config
+
+
+def one_query_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, Any, Any]]:
+    """The one-query probe's graphs (`scripts/probe_latency_grid.py`), in one GPU session: each
+    graph of `names` (default: the shipped table's real graphs) with its sources and their
+    distances, Delta-stepping's one-query prediction as `autotune predict --algorithm delta
+    --queries 1` gives it (the shipped choice model's one-query rules, the level width measured),
+    and the shipped table's one-query best."""
+    from autotune.cli.predict_auto import predicted
+    from autotune.files import read_json
+    from autotune.gpu import device_description, gpu_session
+    from autotune.model.choice import shipped_choice
+    from autotune.model.device import load_device
+    from autotune.model.features import GraphFeatures
+    from autotune.model.shape import level_width
+
+    with gpu_session(0) as device:
+        gpu = device_description(device)
+        path, table = data.load_shipped_table(gpu)
+        names = names or ",".join(e["graph"]["name"] for e in read_json(path)["entries"] if data.is_real(e["graph"]["name"]))
+        profile = load_device(f"hopper-{data.gpu_file(str(gpu['name']))}")
+        chooser = shipped_choice(profile)
+        for name, graph, sources, expected in data.suite_graphs(names, sample):
+            config, _ = predicted("delta", GraphFeatures.from_graph(graph), profile, "auto", 1,
+                                  chooser.latency if chooser else None, lambda g=graph: level_width(g))
+            yield name, graph, sources, expected, config, table.lookup(graph, device=gpu, allow_other_device=False,
+                                                                       queries=1).config
