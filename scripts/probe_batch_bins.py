@@ -26,8 +26,8 @@ from autotune import algorithms  # noqa: E402
 from autotune.files import read_json  # noqa: E402
 from autotune.launch import KernelLaunch, LaunchConfig  # noqa: E402
 from benchmarks import data  # noqa: E402
-from benchmarks.probes import probe_rows  # noqa: E402
 from benchmarks.classout import profile_of  # noqa: E402
+from benchmarks.probes import probe_rows  # noqa: E402
 
 BLOCK_SIZES = (128, 256, 512, 1024)
 WARP_THRESHOLDS = (32, 64, "off")
