@@ -12,7 +12,7 @@ records (no GPU).
   size from the level width), fitted without the graph's whole class as the suite `classout` fits
   it (`classout.delta_without`), priced from the graph's rows of `scripts/probe_batch_ck.py` (the
   prediction at every CK and block size) against their best; its block size alone (rule 5) the
-  same way on the rows of `scripts/probe_batch_bins.py` (29 graphs, CK 1,024).
+  same way on the rows of `scripts/probe_batch_bins.py` (`classout.WIDTH_ROWS`: 31 graphs, CK 1,024).
 
 Targets (issue 14): within 15% of the best on at least 80% of the graphs, within 30% on all.
 """

@@ -17,7 +17,7 @@ import numpy as np
 
 from autotune.graphs.csr import CSRGraph
 from autotune.measure import choose_sources
-from autotune.model.features import graph_statistics, lightest_weight
+from autotune.model.features import graph_statistics
 
 DEPTH_SOURCES = 8  # sources the depth is sampled from, at most
 REACHED_ENOUGH = 0.5  # ... searched in turn until they have together reached this share of the vertices
@@ -136,13 +136,14 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
     degrees = graph.out_degrees
     mean_degree = float(degrees.mean()) if graph.n_vertices else 0.0
     weights = graph.weights.astype(np.float64)
+    statistics = graph_statistics(graph)
     sources, searched = sampled_searches(graph, samples, seed)
     hop_depth = reach = None
     if searched:
         hop_depth = int(np.median([depth for depth, _ in searched]))
         reach = float(np.mean([reached for _, reached in searched]) / graph.n_vertices)
     return GraphShape(
-        degree_cv=graph_statistics(graph)["degree_cv"],
+        degree_cv=statistics["degree_cv"],
         degree_ratio=float(degrees.max() / mean_degree) if mean_degree else None,
         weight_cv=float(weights.std() / weights.mean()) if graph.n_edges and weights.mean() else None,
         zero_weights=float(np.mean(weights == 0)) if graph.n_edges else None,
@@ -150,7 +151,7 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
         reach=reach,
         level_width=width_of(searched),
         sources=sources,
-        lightest_weight=lightest_weight(graph),
+        lightest_weight=statistics["lightest_weight"],
     )
 
 
