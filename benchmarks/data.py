@@ -67,7 +67,7 @@
   at 4d19028, H100, 2026-11-27) on the 31 graphs whose H100 curve ends in Delta-stepping, at
   rule 1's Delta of the lightest-arc unit: the records rule 5's ladder is fitted on since. The
   power grids moved (power-pegase2869 now best at blocks of 128, 1.22x at 256); the graphs
-  whose Delta did not change repeat the e6e4b8e rows within 2%.
+  whose Delta did not change keep the e6e4b8e rows' best block sizes.
 - `classout-03aaa58.json.gz`: suite `classout` at 03aaa58 (H100, 2026-11-27), the ladder refitted
   on the rows above with every graph weighing the same: K = 1,024 19 of 23 real graphs within
   15% (rome99 from +53% to +5%, p2p-Gnutella04 from +0% to +26%: two roads outvoted it with the
