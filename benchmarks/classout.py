@@ -7,7 +7,8 @@ and K = 1,024 and that algorithm's shipped model predicts its configuration. The
 timed on the GPU against the table's answer for K (`Table.lookup(queries=K)`: the best its sweep
 measured), both in this process on the same 32 sources (`answers.timed_against`), every distance
 checked. Delta-stepping's one-query rules (`autotune.model.delta_latency`) are refitted without
-the class too, on the other graphs' widths in `benchmarks/data/shapes.json`; the left-out graph's
+the class too, on the other graphs' widths in `benchmarks/data/shapes.json` and their one-query
+Delta's prices (`LATENCY_ROWS`); the left-out graph's
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
 and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
 graphs of the first suite, less the class's; the ladder of block sizes by level width on
@@ -42,6 +43,9 @@ H100_DATA = data.ROOT / "benchmarks" / "data" / "h100"
 DELTA_ROWS = (H100_DATA / "delta-grid.jsonl.gz", H100_DATA / "delta-grid-power-3415118.jsonl.gz")
 WIDTH_ROWS = (H100_DATA / "bins-grid-4d19028.jsonl.gz",)
 WIDE_ROWS = (H100_DATA / "ck-bs-grid-e6e4b8e.jsonl.gz",)
+# The one-query Delta's prices (scripts/probe_latency_grid.py), as `autotune model fit-choice
+# --latency-rows` is given them for the shipped `characterizations/choice-h100.toml`.
+LATENCY_ROWS = (H100_DATA / "latency-grid-100b87c.jsonl.gz",)
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 
@@ -115,6 +119,14 @@ def ladder_taken() -> Any:
 
 
 @functools.cache
+def latency_prices() -> dict[str, dict[Any, float]]:
+    """The one-query Delta's prices of every graph (`LATENCY_ROWS`)."""
+    from autotune.model.delta_latency import read_prices
+
+    return read_prices(LATENCY_ROWS)
+
+
+@functools.cache
 def delta_without(left_out: str) -> Any:
     """Delta-stepping's shipped characterization with its batch constants refitted on `DELTA_ROWS`
     less the graphs of class `left_out` (their features from the shipped H100 table, which holds
@@ -157,7 +169,8 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     batch = delta_without(left_out)
     unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
     winners = delta_latency.table_samples(kept, shape_widths(), unit, shape_weights())
-    latency = delta_latency.fit(winners, unit) if winners else None  # no Delta one-query winner: its batch rules
+    prices = {graph: found for graph, found in latency_prices().items() if data.graph_class(graph) != left_out}
+    latency = delta_latency.fit(winners, unit, prices) if winners else None  # no Delta one-query winner: its batch rules
     model = fit(samples, {})
     profile = profile_of(str(gpu["name"]))
     rows = []

@@ -74,6 +74,12 @@
   p2p class out, which 826dd46's class weights mend), 22 within 30%. Its K = 1 is the same model
   as the committed results of 826dd46 and measured 19 of 23 within 15% against their 18:
   anybeat's one query was +13.2% here and +15.3% there.
+- `latency-grid-100b87c.jsonl.gz`: the one-query grid (`python3 scripts/probe_latency_grid.py OUT`
+  at 100b87c, H100, 2026-11-27, 200 s) on the shipped H100 table's 23 real graphs: Delta-stepping's
+  one-query prediction of that commit at every Delta within 64x of its own, beside the table's
+  one-query best, 32 sources, every solve checked. The prices the one-query Delta is fitted on
+  since (`autotune model fit-choice --latency-rows`, `delta_latency._priced_delta`); only the
+  one-block graphs' Delta is, as the grid winners include generated graphs it does not hold.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.

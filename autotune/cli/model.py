@@ -36,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     choice.add_argument("table", metavar="TABLE.json", help="a table of `autotune sweep`'s queries curve")
     choice.add_argument("--shapes", metavar="SHAPES.json", default=None,
                         help="the table's graphs' shapes (python3 -m benchmarks shapes: benchmarks/data/shapes.json)")
+    choice.add_argument("--latency-rows", metavar="ROWS.jsonl", nargs="+", default=[],
+                        help="with --shapes: scripts/probe_latency_grid.py's rows (the one-query prediction timed at "
+                        "every Delta), on which the one-query Delta is fitted by its price rather than as the winners' "
+                        "median ratio")
     choice.add_argument("--output", "-o", metavar="FILE.toml", required=True)
     choice.set_defaults(run=run_fit_choice)
 
@@ -90,9 +94,13 @@ def run_fit_choice(args: argparse.Namespace) -> int:
     from autotune.files import atomic_write, check_outputs
     from autotune.model.choice import fit_table
 
+    from autotune.errors import InputError
+
+    if args.latency_rows and not args.shapes:
+        raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")
     inputs = [("a table", args.table)] + ([("--shapes", args.shapes)] if args.shapes else [])
-    check_outputs({"--output": args.output}, inputs)
-    model = fit_table(args.table, args.shapes)
+    check_outputs({"--output": args.output}, inputs + [("--latency-rows", row) for row in args.latency_rows])
+    model = fit_table(args.table, args.shapes, args.latency_rows)
     atomic_write(args.output, model.to_toml(), "the choice model")
     on = model.fitted_on
     print(f"wrote {args.output}: {len(model.nodes)} nodes, fitted on {on['graphs']} graphs of {args.table} "
@@ -101,4 +109,7 @@ def run_fit_choice(args: argparse.Namespace) -> int:
         rules = model.latency
         print(f"  delta one query: one block below a level width of {rules.width_threshold:,.0f}, else "
               f"{rules.grid_blocks} blocks; the shape of {rules.placed} of its {rules.samples} winners")
+        for shape, priced in rules.delta_priced.items():
+            print(f"  {shape} Delta: {rules.delta_ratio[shape]} x unit / mean degree^{rules.degree_exponent[shape]}, "
+                  + (f"the least slowdown on {priced} graphs' prices" if priced else "the winners' median ratio"))
     return 0

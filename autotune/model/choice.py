@@ -42,6 +42,7 @@ from autotune.errors import InputError
 from autotune.files import read_toml
 from autotune.model.delta_latency import SECTION, LatencyRules
 from autotune.model.delta_latency import fit as fit_latency
+from autotune.model.delta_latency import read_prices
 from autotune.model.delta_latency import table_samples as latency_samples
 
 FORMAT = "autotune.choice-model/1"
@@ -236,10 +237,12 @@ def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any], latency: Latenc
     return ChoiceModel(model.nodes, {**fitted_on, "samples": len(samples), "agreeing": right}, latency)
 
 
-def fit_table(path: str | Path, shapes: str | Path | None = None) -> ChoiceModel:
+def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: Sequence[str | Path] = ()
+              ) -> ChoiceModel:
     """The tree fitted on a table file (its digest, GPU and graphs recorded), with Delta-stepping's
     one-query rules where `shapes` (a JSON file: `shapes`, graph name: `GraphShape.to_json()`)
-    gives the graphs' level widths."""
+    gives the graphs' level widths; `latency_rows`: files of `scripts/probe_latency_grid.py`'s rows
+    (their digests recorded), which price the one-query Delta (`delta_latency.read_prices`)."""
     from autotune.files import read_json
 
     table = read_json(path)
@@ -252,14 +255,17 @@ def fit_table(path: str | Path, shapes: str | Path | None = None) -> ChoiceModel
         found = latency_samples(table, widths, weights=weights)
         if not found:
             raise InputError(f"{shapes}: no graph of {path} whose one-query winner is delta has a level width there")
-        latency = fit_latency(found)
+        latency = fit_latency(found, prices=read_prices(latency_rows))
     device = table.get("device") or {}
     graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
     return fit(table_samples(table), {"table": str(path), "table_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
                                       "device": str(device.get("name", "")),
                                       "compute_capability": str(device.get("compute_capability", "")),
                                       "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),
-                                      **({"shapes": str(shapes)} if shapes is not None else {})}, latency)
+                                      **({"shapes": str(shapes)} if shapes is not None else {}),
+                                      **({"latency_rows": ", ".join(f"{row} ({hashlib.sha256(Path(row).read_bytes()).hexdigest()})"
+                                                                    for row in latency_rows)} if latency_rows else {})},
+               latency)
 
 
 def shipped_choice(device: Any) -> ChoiceModel | None:

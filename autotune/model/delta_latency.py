@@ -14,11 +14,16 @@ one road network. Every value is fitted (`fit`), none is written here:
    median (the lower middle) of the grid winners' blocks.
 2. Delta: `delta_ratio` x the batch rule's unit (mean weight / mean degree, with the batch
    model's skew and weight-spread factors: `delta_rules.delta_target` at scale 1) / mean degree
-   ^ `degree_exponent`, rounded to the nearest power of two of the graph's domain. The exponent
-   (0 to 2 by eighths) is the one whose ratio, the median of that shape's winners' (INF where the
-   median winner is INF), predicts the winners' Delta with the least summed log error (ties: the
-   smallest): one query's Delta falls faster with the degree than the batch's (on the H100's
-   one-block winners, 32 at mean degree 15 to 1,024 at 2.4 with the same weights).
+   ^ `degree_exponent`, rounded to the nearest power of two of the graph's domain. Where every
+   winner of a shape has prices (`prices`: the `latency grid` rows of
+   `scripts/probe_latency_grid.py`, the one-query prediction timed at every Delta within 64x),
+   the ratio (eighths of an octave) and the exponent (0 to 2 by eighths) are those with the least
+   summed log slowdown over that shape's graphs, a Delta priced at the measured one nearest it
+   (ties: the smallest exponent, then the middle of the tied ratios). Otherwise the exponent is
+   the one whose ratio, the median of that shape's winners' (INF where the median winner is INF),
+   predicts the winners' Delta with the least summed log error (ties: the smallest): one query's
+   Delta falls faster with the degree than the batch's (on the H100's one-block winners, 32 at
+   mean degree 15 to 1,024 at 2.4 with the same weights).
 3. Block size: the median of that shape's winners.
 4. Bins: the median of the shape's warp and block thresholds, over the winners whose largest
    degree reaches the bin's smallest threshold (elsewhere the bin is never used, and any value
@@ -42,6 +47,7 @@ import math
 import statistics
 import dataclasses
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from autotune.launch import KernelLaunch
@@ -49,6 +55,7 @@ from autotune.model.rules import Decision
 
 SECTION = "delta_latency"  # the choice model's TOML table that holds these rules
 INF = "inf"
+MISSING = 10.0  # the slowdown counted where a graph's prices cannot price the predicted Delta (INF unmeasured)
 SHAPES = ("block", "grid")
 
 
@@ -91,6 +98,7 @@ class LatencyRules:
     samples: int
     placed: int  # samples whose shape rule 1 gives
     degree_exponent: Mapping[str, float] = dataclasses.field(default_factory=lambda: {shape: 0.0 for shape in SHAPES})
+    delta_priced: Mapping[str, int] = dataclasses.field(default_factory=lambda: {shape: 0 for shape in SHAPES})
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -128,7 +136,7 @@ class LatencyRules:
         params = {"blocks": blocks, "delta": delta, "loop": loop}
         made = [Decision("blocks", blocks, "delta latency 1", why + (": one block" if blocks == 1 else
                                                                      f": the grid winners' median, {blocks}")),
-                Decision("delta", delta, "delta latency 2", f"{shape} winners' median {ratio:.3g} x the batch rule's "
+                Decision("delta", delta, "delta latency 2", f"{self._ratio_source(shape)} {ratio:.3g} x the batch rule's "
                          f"unit {unit:.3g}" + (f" / mean degree {graph.mean_degree:.2f}^{exponent:g}" if exponent else "")
                          + f": {delta}"),
                 Decision("loop", loop, "delta latency 5", "the graph fits one block's shared memory" if loop == SHARED
@@ -144,6 +152,11 @@ class LatencyRules:
         made.append(Decision("block_size", size, "delta latency 3", f"the {shape} winners' median"))
         replaced = {d.parameter for d in made}
         return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
+
+
+    def _ratio_source(self, shape: str) -> str:
+        priced = self.delta_priced.get(shape, 0)
+        return f"the ratio with the least slowdown on {priced} {shape} graphs' prices" if priced else f"{shape} winners' median"
 
 
 def delta_unit(weight: float | None, max_weight: float | None, mean_degree: float, degree_cv: float | None,
@@ -188,10 +201,13 @@ def _threshold(samples: Sequence[LatencySample]) -> tuple[float, int]:
     return best
 
 
-def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = None) -> LatencyRules:
+def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = None,
+        prices: Mapping[str, Mapping[Any, float]] | None = None) -> LatencyRules:
     """Rules 1-5's constants from one-query winners (at least one of each shape, else the missing
     shape takes the other's values); `unit`: the skew and spread exponents the samples' units
-    were taken with (default: the shipped batch model's, as `table_samples` takes them)."""
+    were taken with (default: the shipped batch model's, as `table_samples` takes them);
+    `prices`: graph name: {Delta: ms per SSSP} (`read_prices`), rule 2's measure where a shape's
+    winners all have them."""
     from autotune.algorithms.delta import GRID_BLOCKS
 
     if not samples:
@@ -203,7 +219,10 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         by_shape[shape] = by_shape[shape] or by_shape[other]
     grids = [int(s.params["blocks"]) for s in by_shape["grid"] if s.shape == "grid"]
     fits = [s for s in by_shape["block"] if s.shape == "block" and s.shared_fits]
-    deltas = {shape: _fit_delta(group) for shape, group in by_shape.items()}
+    prices = prices or {}
+    deltas = {shape: _priced_delta(group, prices) if all(prices.get(s.graph) for s in group) else _fit_delta(group)
+              for shape, group in by_shape.items()}
+    priced = {shape: len(group) if all(prices.get(s.graph) for s in group) else 0 for shape, group in by_shape.items()}
     return LatencyRules(
         width_threshold=threshold,
         grid_blocks=statistics.median_low(grids) if grids else GRID_BLOCKS,
@@ -215,7 +234,7 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         block_threshold={shape: _bin("block_threshold", group) for shape, group in by_shape.items()},
         shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
         unit_skew=skew, unit_spread=spread,
-        samples=len(samples), placed=placed)
+        samples=len(samples), placed=placed, delta_priced=priced)
 
 
 EXPONENTS = tuple(k / 8 for k in range(17))  # rule 2's degree exponent: 0 to 2
@@ -233,6 +252,37 @@ def _fit_delta(group: Sequence[LatencySample]) -> tuple[float, float]:
 
     exponent = min(EXPONENTS, key=lambda e: (error(e), e))
     return ratio_at(exponent), exponent
+
+
+RATIOS = tuple(2.0 ** (k / 8) for k in range(-80, 241))  # rule 2's priced ratio: 2^-10 to 2^30
+
+
+def _priced_delta(group: Sequence[LatencySample], prices: Mapping[str, Mapping[Any, float]]) -> tuple[float, float]:
+    """Rule 2's ratio and degree exponent for one shape's winners, by the time their Deltas cost."""
+    from autotune.model.delta_fit import nearest_measured
+
+    def cost(ratio: float, exponent: float) -> float:
+        total = 0.0
+        for s in group:
+            measured = prices[s.graph]
+            target = ratio * s.unit / max(s.mean_degree, 1e-9) ** exponent if s.unit else math.inf
+            at = nearest_measured(2 ** round(math.log2(target)) if math.isfinite(target) else INF, measured)
+            total += math.log(measured[at] / min(measured.values())) if at in measured else math.log(MISSING)
+        return round(total, 9)
+
+    costs = {(exponent, ratio): cost(ratio, exponent) for exponent in EXPONENTS for ratio in RATIOS}
+    least = min(costs.values())
+    exponent = min(e for (e, _), c in costs.items() if c == least)
+    tied = sorted(r for (e, r), c in costs.items() if e == exponent and c == least)
+    return round(statistics.median_low(tied), 3), exponent
+
+
+def read_prices(paths: Sequence[str | Path]) -> dict[str, dict[Any, float]]:
+    """Rule 2's prices: graph name: {Delta: the least verified ms per SSSP} of the `latency grid`
+    rows of benchmark files (`scripts/probe_latency_grid.py`)."""
+    from autotune.model.delta_fit import conditional_best, read_rows
+
+    return {graph: conditional_best(rows, "delta") for graph, rows in read_rows(paths, ("latency grid",)).items()}
 
 
 def _median_ratio(ratios: Sequence[float]) -> float:
@@ -271,4 +321,4 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: t
     return samples
 
 
-__all__ = ["LatencyRules", "LatencySample", "SECTION", "fit", "table_samples"]
+__all__ = ["LatencyRules", "LatencySample", "SECTION", "fit", "read_prices", "table_samples"]

@@ -65,12 +65,14 @@ def test_a_malformed_or_foreign_model_file_is_one_line(tmp_path):
 
 def test_fit_choice_writes_the_model_the_shipped_one_is(tmp_path, capsys):
     out = tmp_path / "choice.toml"
+    rows = "benchmarks/data/h100/latency-grid-100b87c.jsonl.gz"
     assert main(["model", "fit-choice", "tables/h100.json", "--shapes", "benchmarks/data/shapes.json",
-                 "-o", str(out)]) == 0
+                 "--latency-rows", rows, "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "fitted on 36 graphs of tables/h100.json" in printed and "delta one query: one block below" in printed
+    assert "block Delta: " in printed and "graphs' prices" in printed
     shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
-    refitted = fit_table("tables/h100.json", "benchmarks/data/shapes.json")
+    refitted = fit_table("tables/h100.json", "benchmarks/data/shapes.json", [rows])
     assert ChoiceModel.from_toml(out).nodes == shipped.nodes == refitted.nodes
     assert ChoiceModel.from_toml(out).latency == shipped.latency == refitted.latency
 
@@ -127,3 +129,10 @@ def test_a_sample_with_two_answers_moves_the_threshold_to_the_side_they_share():
     assert model.predict({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": 5.6}, 1024)[0] == "delta_lanes"
     hard = fit([(f, k, w) for f, k, w, _ in samples], {})  # the winners alone put the threshold above 7.0
     assert hard.predict({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": 5.6}, 1024)[0] == "delta"
+
+
+def test_fit_choice_refuses_latency_rows_without_shapes_in_one_line(tmp_path, capsys):
+    assert main(["model", "fit-choice", "tables/h100.json", "--latency-rows", "rows.jsonl",
+                 "-o", str(tmp_path / "c.toml")]) == 2
+    assert capsys.readouterr().err.strip() == "autotune: fit-choice: --latency-rows prices the one-query rules, which need --shapes"
+    assert not (tmp_path / "c.toml").exists()

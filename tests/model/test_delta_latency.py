@@ -11,7 +11,7 @@ from autotune import algorithms
 from autotune.graphs import build_csr
 from autotune.model import GraphFeatures, load_device
 from autotune.model.choice import ChoiceModel, fit
-from autotune.model.delta_latency import LatencySample, fit as fit_latency, table_samples
+from autotune.model.delta_latency import LatencySample, fit as fit_latency, read_prices, table_samples
 from autotune.model.shape import breadth_first_reach, graph_shape
 
 DELTA = algorithms.get("delta")
@@ -109,3 +109,40 @@ def test_delta_s_degree_exponent_is_fitted_where_one_query_s_delta_falls_faster_
     changed, decisions = rules.apply(config, (), DELTA, graph, 150.0)
     assert changed.param("delta") == 64  # 40.96 x 12.5 / 8 = 64
     assert "/ mean degree 8.00^1" in {d.parameter: d.reason for d in decisions}["delta"]
+
+
+def test_a_priced_shape_takes_the_delta_its_graphs_measured_fastest_not_the_winners_median(tmp_path):
+    import json
+
+    # winners at Delta 64 (unit 12.5, degree 1): the median ratio 5.12; the prices say 256 is fastest
+    # on both graphs (the winners came from a coarser sweep), so the priced ratio lands on 256 / 12.5
+    found = [sample("a", 100, 1, 64), sample("b", 200, 1, 64), sample("wide", 5000, 64, 512, 704)]
+    rows = [{"graph": g, "class": "latency grid", "status": "ok", "ms_per_sssp": ms,
+             "config": {"params": {"delta": d}}} for g in ("a", "b") for d, ms in ((64, 1.5), (128, 1.2), (256, 1.0),
+                                                                                  (512, 1.1), (1024, 1.4))]
+    rows += [{"graph": "a", "class": "latency grid", "status": "failed", "ms_per_sssp": None,
+              "config": {"params": {"delta": 2048}}},
+             {"graph": "a", "class": "table best", "status": "ok", "ms_per_sssp": 0.5, "config": {"params": {"delta": 8}}}]
+    path = tmp_path / "lat.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    prices = read_prices([path])
+    assert prices["a"] == {64: 1.5, 128: 1.2, 256: 1.0, 512: 1.1, 1024: 1.4}  # neither the failure nor the table's best
+    rules = fit_latency(found, prices=prices)
+    assert rules.delta_priced == {"block": 2, "grid": 0}  # the grid winner has no prices: the median rule
+    assert 256 / math.sqrt(2) < rules.delta_ratio["block"] * 12.5 < 256 * math.sqrt(2)
+    assert rules.degree_exponent["block"] == 0.0 and rules.delta_ratio["grid"] == pytest.approx(512 / 12.5)
+    assert fit_latency(found).delta_ratio["block"] == pytest.approx(64 / 12.5)
+    unpriced = fit_latency([*found, sample("c", 150, 1, 64)], prices=prices)
+    assert unpriced.delta_priced["block"] == 0 and unpriced.delta_ratio["block"] == pytest.approx(64 / 12.5)
+    graph = GraphFeatures("g", 1000, 1000, max_degree=12, mean_weight=12.5, min_positive_weight=1, max_weight=200)
+    config = DELTA.predict(graph, load_device("hopper-h100")).config.replace(concurrent_kernels=1)
+    changed, decisions = rules.apply(config, (), DELTA, graph, 150.0)
+    assert changed.param("delta") == 256
+    assert "least slowdown on 2 block graphs' prices" in next(d.reason for d in decisions if d.parameter == "delta")
+    assert ChoiceModel.from_toml(_written(tmp_path, rules)).latency == rules
+
+
+def _written(tmp_path, rules):
+    model = fit([({"log2_vertices": 10, "mean_degree": 2, "degree_cv": 0.1}, 1, "delta")] * 2, {"graphs": 1}, rules)
+    (tmp_path / "priced.toml").write_text(model.to_toml())
+    return tmp_path / "priced.toml"
