@@ -8,7 +8,7 @@ timed on the GPU against the table's answer for K (`Table.lookup(queries=K)`: th
 measured), both in this process on the same 32 sources (`answers.timed_against`), every distance
 checked. Delta-stepping's one-query rules (`autotune.model.delta_latency`) are refitted without
 the class too, on the other graphs' widths in `benchmarks/data/shapes.json` and their one-query
-Delta's prices (`LATENCY_ROWS`); the left-out graph's
+prices (`LATENCY_ROWS`: Delta's, and the grid's block size and threshold); the left-out graph's
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
 and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
 graphs of the first suite, less the class's; the ladder of block sizes by level width on
@@ -43,9 +43,9 @@ H100_DATA = data.ROOT / "benchmarks" / "data" / "h100"
 DELTA_ROWS = (H100_DATA / "delta-grid.jsonl.gz", H100_DATA / "delta-grid-power-3415118.jsonl.gz")
 WIDTH_ROWS = (H100_DATA / "bins-grid-4d19028.jsonl.gz",)
 WIDE_ROWS = (H100_DATA / "ck-bs-grid-e6e4b8e.jsonl.gz",)
-# The one-query Delta's prices (scripts/probe_latency_grid.py), as `autotune model fit-choice
-# --latency-rows` is given them for the shipped `characterizations/choice-h100.toml`.
-LATENCY_ROWS = (H100_DATA / "latency-grid-100b87c.jsonl.gz",)
+# The one-query Delta's and grid bins' prices (scripts/probe_latency_grid.py, probe_latency_bins.py),
+# as `autotune model fit-choice --latency-rows` is given them for the shipped `choice-h100.toml`.
+LATENCY_ROWS = (H100_DATA / "latency-grid-100b87c.jsonl.gz", H100_DATA / "latency-bins-f71269e.jsonl.gz")
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 
@@ -119,11 +119,11 @@ def ladder_taken() -> Any:
 
 
 @functools.cache
-def latency_prices() -> dict[str, dict[Any, float]]:
-    """The one-query Delta's prices of every graph (`LATENCY_ROWS`)."""
-    from autotune.model.delta_latency import read_prices
+def latency_prices() -> tuple[dict[str, dict[Any, float]], dict[str, dict[Any, float]]]:
+    """The one-query Delta's and the grid bins' prices of every graph (`LATENCY_ROWS`)."""
+    from autotune.model.latency_prices import read_bins_prices, read_prices
 
-    return read_prices(LATENCY_ROWS)
+    return read_prices(LATENCY_ROWS), read_bins_prices(LATENCY_ROWS)
 
 
 @functools.cache
@@ -169,8 +169,9 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     batch = delta_without(left_out)
     unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
     winners = delta_latency.table_samples(kept, shape_widths(), unit, shape_weights())
-    prices = {graph: found for graph, found in latency_prices().items() if data.graph_class(graph) != left_out}
-    latency = delta_latency.fit(winners, unit, prices) if winners else None  # no Delta one-query winner: its batch rules
+    prices, bins = ({graph: found for graph, found in priced.items() if data.graph_class(graph) != left_out}
+                    for priced in latency_prices())
+    latency = delta_latency.fit(winners, unit, prices, bins) if winners else None  # no Delta winner: its batch rules
     model = fit(samples, {})
     profile = profile_of(str(gpu["name"]))
     rows = []

@@ -80,6 +80,13 @@
   one-query best, 32 sources, every solve checked. The prices the one-query Delta is fitted on
   since (`autotune model fit-choice --latency-rows`, `delta_latency._priced_delta`); only the
   one-block graphs' Delta is, as the grid winners include generated graphs it does not hold.
+- `latency-bins-f71269e.jsonl.gz`: the one-query bins grid (`python3 scripts/probe_latency_bins.py
+  OUT` at f71269e, H100, 2026-11-27, 259 s) on the 17 graphs whose H100 one-query winner is a
+  Delta-stepping grid (7 real, 10 generated): the grid prediction of that commit at every block
+  threshold crossed with blocks of 256 to 1,024, and at grids of 32 and 128 blocks, beside the
+  table's one-query best. The prices the grid's block size and threshold are fitted on since
+  (`latency_prices.priced_bins`). The prediction (672 threads, threshold 256, 64 blocks) was
+  1.19x the grid's best on ca-HepPh and 1.38x to 2.48x on rmat17 to rmat20.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.

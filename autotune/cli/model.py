@@ -37,9 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     choice.add_argument("--shapes", metavar="SHAPES.json", default=None,
                         help="the table's graphs' shapes (python3 -m benchmarks shapes: benchmarks/data/shapes.json)")
     choice.add_argument("--latency-rows", metavar="ROWS.jsonl", nargs="+", default=[],
-                        help="with --shapes: scripts/probe_latency_grid.py's rows (the one-query prediction timed at "
-                        "every Delta), on which the one-query Delta is fitted by its price rather than as the winners' "
-                        "median ratio")
+                        help="with --shapes: the one-query probes' rows (scripts/probe_latency_grid.py: the prediction "
+                        "at every Delta; probe_latency_bins.py: the grid's at every block size and threshold), on which "
+                        "those values are fitted by their price rather than as the winners' medians")
     choice.add_argument("--output", "-o", metavar="FILE.toml", required=True)
     choice.set_defaults(run=run_fit_choice)
 
@@ -112,4 +112,9 @@ def run_fit_choice(args: argparse.Namespace) -> int:
         for shape, priced in rules.delta_priced.items():
             print(f"  {shape} Delta: {rules.delta_ratio[shape]} x unit / mean degree^{rules.degree_exponent[shape]}, "
                   + (f"the least slowdown on {priced} graphs' prices" if priced else "the winners' median ratio"))
+        if rules.grid_bins:
+            split = rules.grid_bins
+            sides = (f"{split['low']} below {split['feature']} {split['cut']:,.4g}, else {split['high']}"
+                     if split["feature"] else str(split["low"]))
+            print(f"  grid block size and threshold: {sides}, the least slowdown on {split['graphs']} graphs' bins prices")
     return 0

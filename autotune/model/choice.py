@@ -42,8 +42,8 @@ from autotune.errors import InputError
 from autotune.files import read_toml
 from autotune.model.delta_latency import SECTION, LatencyRules
 from autotune.model.delta_latency import fit as fit_latency
-from autotune.model.delta_latency import read_prices
 from autotune.model.delta_latency import table_samples as latency_samples
+from autotune.model.latency_prices import read_bins_prices, read_prices
 
 FORMAT = "autotune.choice-model/1"
 FEATURES = ("log2_vertices", "mean_degree", "degree_cv", "log2_queries")
@@ -241,8 +241,9 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
               ) -> ChoiceModel:
     """The tree fitted on a table file (its digest, GPU and graphs recorded), with Delta-stepping's
     one-query rules where `shapes` (a JSON file: `shapes`, graph name: `GraphShape.to_json()`)
-    gives the graphs' level widths; `latency_rows`: files of `scripts/probe_latency_grid.py`'s rows
-    (their digests recorded), which price the one-query Delta (`delta_latency.read_prices`)."""
+    gives the graphs' level widths; `latency_rows`: files of the one-query probes' rows
+    (`scripts/probe_latency_grid.py`, `probe_latency_bins.py`; their digests recorded), which
+    price the one-query Delta and the grid's bins (`autotune.model.latency_prices`)."""
     from autotune.files import read_json
 
     table = read_json(path)
@@ -255,7 +256,7 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
         found = latency_samples(table, widths, weights=weights)
         if not found:
             raise InputError(f"{shapes}: no graph of {path} whose one-query winner is delta has a level width there")
-        latency = fit_latency(found, prices=read_prices(latency_rows))
+        latency = fit_latency(found, prices=read_prices(latency_rows), bins_prices=read_bins_prices(latency_rows))
     device = table.get("device") or {}
     graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
     return fit(table_samples(table), {"table": str(path), "table_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),

@@ -15,11 +15,8 @@ one road network. Every value is fitted (`fit`), none is written here:
 2. Delta: `delta_ratio` x the batch rule's unit (mean weight / mean degree, with the batch
    model's skew and weight-spread factors: `delta_rules.delta_target` at scale 1) / mean degree
    ^ `degree_exponent`, rounded to the nearest power of two of the graph's domain. Where every
-   winner of a shape has prices (`prices`: the `latency grid` rows of
-   `scripts/probe_latency_grid.py`, the one-query prediction timed at every Delta within 64x),
-   the ratio (eighths of an octave) and the exponent (0 to 2 by eighths) are those with the least
-   summed log slowdown over that shape's graphs, a Delta priced at the measured one nearest it
-   (ties: the smallest exponent, then the middle of the tied ratios). Otherwise the exponent is
+   winner of a shape has prices (`prices`: `scripts/probe_latency_grid.py`'s rows), the ratio and
+   exponent are those that cost the least (`latency_prices.priced_delta`). Otherwise the exponent is
    the one whose ratio, the median of that shape's winners' (INF where the median winner is INF),
    predicts the winners' Delta with the least summed log error (ties: the smallest): one query's
    Delta falls faster with the degree than the batch's (on the H100's one-block winners, 32 at
@@ -28,6 +25,9 @@ one road network. Every value is fitted (`fit`), none is written here:
 4. Bins: the median of the shape's warp and block thresholds, over the winners whose largest
    degree reaches the bin's smallest threshold (elsewhere the bin is never used, and any value
    won), a threshold above the largest degree counted as off.
+   Where every grid winner has bins prices (`bins_prices`: `scripts/probe_latency_bins.py`'s
+   rows), the grid's block size and block threshold are instead `grid_bins`: the pair that costs
+   the least on each side of one split of the graphs by a feature (`latency_prices.priced_bins`).
 5. Loop: `shared` (the graph in one block's shared memory) for one block where the graph fits and
    the winners that could use it mostly did; else persistent.
 
@@ -47,15 +47,14 @@ import math
 import statistics
 import dataclasses
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from autotune.launch import KernelLaunch
+from autotune.model.latency_prices import EXPONENTS, graph_key, priced_bins, priced_delta
 from autotune.model.rules import Decision
 
 SECTION = "delta_latency"  # the choice model's TOML table that holds these rules
 INF = "inf"
-MISSING = 10.0  # the slowdown counted where a graph's prices cannot price the predicted Delta (INF unmeasured)
 SHAPES = ("block", "grid")
 
 
@@ -99,6 +98,7 @@ class LatencyRules:
     placed: int  # samples whose shape rule 1 gives
     degree_exponent: Mapping[str, float] = dataclasses.field(default_factory=lambda: {shape: 0.0 for shape in SHAPES})
     delta_priced: Mapping[str, int] = dataclasses.field(default_factory=lambda: {shape: 0 for shape in SHAPES})
+    grid_bins: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # rules 3-4 priced: `priced_bins`
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -141,18 +141,36 @@ class LatencyRules:
                          + f": {delta}"),
                 Decision("loop", loop, "delta latency 5", "the graph fits one block's shared memory" if loop == SHARED
                          else "persistent: one launch")]
+        priced = self._priced_bins(shape, graph, level_width)
         for name, chosen in (("warp_threshold", self.warp_threshold), ("block_threshold", self.block_threshold)):
-            if chosen[shape] in algorithm.parameter(name).domain(graph):
-                params[name] = chosen[shape]
-                made.append(Decision(name, chosen[shape], "delta latency 4",
-                                     f"the median of the {shape} winners whose degrees reach the bin"))
-        size = self.block_size[shape]
+            value = priced[0]["block_threshold"] if priced and name == "block_threshold" else chosen[shape]
+            if value in algorithm.parameter(name).domain(graph):
+                params[name] = value
+                made.append(Decision(name, value, "delta latency 4", priced[1] if priced and name == "block_threshold"
+                                     else f"the median of the {shape} winners whose degrees reach the bin"))
+        size = priced[0]["block_size"] if priced else self.block_size[shape]
         launches = {k: KernelLaunch(size, config.kernel(k).cache) for k in algorithm.kernels}
         changed = config.replace(**params, **launches)
-        made.append(Decision("block_size", size, "delta latency 3", f"the {shape} winners' median"))
+        made.append(Decision("block_size", size, "delta latency 3", priced[1] if priced else f"the {shape} winners' median"))
         replaced = {d.parameter for d in made}
         return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
 
+
+    def _priced_bins(self, shape: str, graph: Any, level_width: float) -> tuple[Mapping[str, Any], str] | None:
+        """Rules 3-4's priced pair for the grid (`grid_bins`) and why; None where not fitted or
+        the graph lacks the split's feature."""
+        split = self.grid_bins
+        if shape != "grid" or not split:
+            return None
+        if not split["feature"]:
+            return split["low"], f"the least slowdown on {split['graphs']} grid graphs' bins prices"
+        value = level_width if split["feature"] == "level_width" else getattr(graph, split["feature"], None)
+        if value is None:
+            return None
+        below = float(value) < float(split["cut"])
+        return (split["low" if below else "high"],
+                f"{split['feature'].replace('_', ' ')} {float(value):,.4g} {'<' if below else '>='} {float(split['cut']):,.4g}: "
+                f"the least slowdown on that side of {split['graphs']} grid graphs' bins prices")
 
     def _ratio_source(self, shape: str) -> str:
         priced = self.delta_priced.get(shape, 0)
@@ -202,12 +220,14 @@ def _threshold(samples: Sequence[LatencySample]) -> tuple[float, int]:
 
 
 def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = None,
-        prices: Mapping[str, Mapping[Any, float]] | None = None) -> LatencyRules:
+        prices: Mapping[str, Mapping[Any, float]] | None = None,
+        bins_prices: Mapping[str, Mapping[tuple[int, Any], float]] | None = None) -> LatencyRules:
     """Rules 1-5's constants from one-query winners (at least one of each shape, else the missing
     shape takes the other's values); `unit`: the skew and spread exponents the samples' units
     were taken with (default: the shipped batch model's, as `table_samples` takes them);
-    `prices`: graph name: {Delta: ms per SSSP} (`read_prices`), rule 2's measure where a shape's
-    winners all have them."""
+    `prices` (`latency_prices.read_prices`): rule 2's measure where a shape's winners all have
+    them; `bins_prices` (`read_bins_prices`): rules 3-4's for the grid, where its winners all have
+    them."""
     from autotune.algorithms.delta import GRID_BLOCKS
 
     if not samples:
@@ -219,10 +239,14 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         by_shape[shape] = by_shape[shape] or by_shape[other]
     grids = [int(s.params["blocks"]) for s in by_shape["grid"] if s.shape == "grid"]
     fits = [s for s in by_shape["block"] if s.shape == "block" and s.shared_fits]
-    prices = prices or {}
-    deltas = {shape: _priced_delta(group, prices) if all(prices.get(s.graph) for s in group) else _fit_delta(group)
+    prices, bins_prices = prices or {}, bins_prices or {}
+    priced = {shape: len(group) if all(prices.get(graph_key(s.graph)) for s in group) else 0
               for shape, group in by_shape.items()}
-    priced = {shape: len(group) if all(prices.get(s.graph) for s in group) else 0 for shape, group in by_shape.items()}
+    deltas = {shape: priced_delta(group, prices) if priced[shape] else _fit_delta(group)
+              for shape, group in by_shape.items()}
+    grid_winners = [s for s in samples if s.shape == "grid"]
+    grid_bins = ({**priced_bins(grid_winners, bins_prices), "graphs": len(grid_winners)}
+                 if grid_winners and all(bins_prices.get(graph_key(s.graph)) for s in grid_winners) else {})
     return LatencyRules(
         width_threshold=threshold,
         grid_blocks=statistics.median_low(grids) if grids else GRID_BLOCKS,
@@ -234,10 +258,7 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         block_threshold={shape: _bin("block_threshold", group) for shape, group in by_shape.items()},
         shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
         unit_skew=skew, unit_spread=spread,
-        samples=len(samples), placed=placed, delta_priced=priced)
-
-
-EXPONENTS = tuple(k / 8 for k in range(17))  # rule 2's degree exponent: 0 to 2
+        samples=len(samples), placed=placed, delta_priced=priced, grid_bins=grid_bins)
 
 
 def _fit_delta(group: Sequence[LatencySample]) -> tuple[float, float]:
@@ -252,37 +273,6 @@ def _fit_delta(group: Sequence[LatencySample]) -> tuple[float, float]:
 
     exponent = min(EXPONENTS, key=lambda e: (error(e), e))
     return ratio_at(exponent), exponent
-
-
-RATIOS = tuple(2.0 ** (k / 8) for k in range(-80, 241))  # rule 2's priced ratio: 2^-10 to 2^30
-
-
-def _priced_delta(group: Sequence[LatencySample], prices: Mapping[str, Mapping[Any, float]]) -> tuple[float, float]:
-    """Rule 2's ratio and degree exponent for one shape's winners, by the time their Deltas cost."""
-    from autotune.model.delta_fit import nearest_measured
-
-    def cost(ratio: float, exponent: float) -> float:
-        total = 0.0
-        for s in group:
-            measured = prices[s.graph]
-            target = ratio * s.unit / max(s.mean_degree, 1e-9) ** exponent if s.unit else math.inf
-            at = nearest_measured(2 ** round(math.log2(target)) if math.isfinite(target) else INF, measured)
-            total += math.log(measured[at] / min(measured.values())) if at in measured else math.log(MISSING)
-        return round(total, 9)
-
-    costs = {(exponent, ratio): cost(ratio, exponent) for exponent in EXPONENTS for ratio in RATIOS}
-    least = min(costs.values())
-    exponent = min(e for (e, _), c in costs.items() if c == least)
-    tied = sorted(r for (e, r), c in costs.items() if e == exponent and c == least)
-    return round(statistics.median_low(tied), 3), exponent
-
-
-def read_prices(paths: Sequence[str | Path]) -> dict[str, dict[Any, float]]:
-    """Rule 2's prices: graph name: {Delta: the least verified ms per SSSP} of the `latency grid`
-    rows of benchmark files (`scripts/probe_latency_grid.py`)."""
-    from autotune.model.delta_fit import conditional_best, read_rows
-
-    return {graph: conditional_best(rows, "delta") for graph, rows in read_rows(paths, ("latency grid",)).items()}
 
 
 def _median_ratio(ratios: Sequence[float]) -> float:
@@ -321,4 +311,4 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: t
     return samples
 
 
-__all__ = ["LatencyRules", "LatencySample", "SECTION", "fit", "read_prices", "table_samples"]
+__all__ = ["LatencyRules", "LatencySample", "SECTION", "fit", "table_samples"]

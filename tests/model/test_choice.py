@@ -65,14 +65,14 @@ def test_a_malformed_or_foreign_model_file_is_one_line(tmp_path):
 
 def test_fit_choice_writes_the_model_the_shipped_one_is(tmp_path, capsys):
     out = tmp_path / "choice.toml"
-    rows = "benchmarks/data/h100/latency-grid-100b87c.jsonl.gz"
+    rows = ["benchmarks/data/h100/latency-grid-100b87c.jsonl.gz", "benchmarks/data/h100/latency-bins-f71269e.jsonl.gz"]
     assert main(["model", "fit-choice", "tables/h100.json", "--shapes", "benchmarks/data/shapes.json",
-                 "--latency-rows", rows, "-o", str(out)]) == 0
+                 "--latency-rows", *rows, "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "fitted on 36 graphs of tables/h100.json" in printed and "delta one query: one block below" in printed
-    assert "block Delta: " in printed and "graphs' prices" in printed
+    assert "block Delta: " in printed and "graphs' prices" in printed and "grid block size and threshold" in printed
     shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
-    refitted = fit_table("tables/h100.json", "benchmarks/data/shapes.json", [rows])
+    refitted = fit_table("tables/h100.json", "benchmarks/data/shapes.json", rows)
     assert ChoiceModel.from_toml(out).nodes == shipped.nodes == refitted.nodes
     assert ChoiceModel.from_toml(out).latency == shipped.latency == refitted.latency
 

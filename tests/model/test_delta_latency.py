@@ -11,7 +11,8 @@ from autotune import algorithms
 from autotune.graphs import build_csr
 from autotune.model import GraphFeatures, load_device
 from autotune.model.choice import ChoiceModel, fit
-from autotune.model.delta_latency import LatencySample, fit as fit_latency, read_prices, table_samples
+from autotune.model.delta_latency import LatencySample, fit as fit_latency, table_samples
+from autotune.model.latency_prices import priced_bins, read_bins_prices, read_prices
 from autotune.model.shape import breadth_first_reach, graph_shape
 
 DELTA = algorithms.get("delta")
@@ -146,3 +147,41 @@ def _written(tmp_path, rules):
     model = fit([({"log2_vertices": 10, "mean_degree": 2, "degree_cv": 0.1}, 1, "delta")] * 2, {"graphs": 1}, rules)
     (tmp_path / "priced.toml").write_text(model.to_toml())
     return tmp_path / "priced.toml"
+
+
+def bins_row(graph, size, threshold, ms, blocks=64):
+    return {"graph": graph, "class": "latency bins grid", "status": "ok", "ms_per_sssp": ms,
+            "config": {"params": {"blocks": blocks, "block_threshold": threshold},
+                       "kernels": {"advance": {"block_size": size}}}}
+
+
+def test_the_grid_s_bins_split_the_graphs_where_their_cheapest_pairs_differ(tmp_path):
+    import json
+
+    # two narrow graphs cheapest at (384, 128), two wide ones at (1024, 1024); a 128-block row is
+    # not the prediction's grid and prices nothing
+    narrow = {(384, 128): 1.0, (384, 1024): 1.3, (1024, 128): 1.2, (1024, 1024): 1.5}
+    wide = {(384, 128): 2.0, (384, 1024): 1.4, (1024, 128): 1.8, (1024, 1024): 1.0}
+    rows = [bins_row(g, size, t, ms) for g, prices in (("n1.csr.npz", narrow), ("n2", narrow), ("w1", wide),
+                                                       ("w2", wide)) for (size, t), ms in prices.items()]
+    rows.append(bins_row("w1", 1024, 1024, 0.1, blocks=128))
+    path = tmp_path / "bins.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    prices = read_bins_prices([path])
+    assert prices["n1"] == narrow and prices["w1"] == wide  # keyed without .csr.npz; the 128-block row left out
+    found = [sample("n1.csr.npz", 1000, 64), sample("n2", 2000, 64), sample("w1", 9000, 64), sample("w2", 20000, 64)]
+    split = priced_bins(found, prices)
+    assert split == {"feature": "level_width", "cut": 5500.0, "low": {"block_size": 384, "block_threshold": 128},
+                     "high": {"block_size": 1024, "block_threshold": 1024}}
+    assert priced_bins(found[:2], prices)["feature"] == ""  # one pair serves both: no split
+    rules = fit_latency([*found, sample("road", 300, 1, 64)], bins_prices=prices)
+    assert rules.grid_bins == {**split, "graphs": 4}
+    assert fit_latency([*found, sample("x", 3000, 64)], bins_prices=prices).grid_bins == {}  # a grid winner unpriced
+    device = load_device("hopper-h100")
+    graph = GraphFeatures("g", 100_000, 400_000, max_degree=4000, mean_weight=50.0, max_weight=100)
+    batch = DELTA.predict(graph, device).config.replace(concurrent_kernels=1)
+    for width, size, threshold in ((3000.0, 384, 128), (30000.0, 1024, 1024)):
+        config, decisions = rules.apply(batch, (), DELTA, graph, width)
+        assert config.kernel("advance").block_size == size and config.param("block_threshold") == threshold
+        assert "bins prices" in next(d.reason for d in decisions if d.parameter == "block_size")
+    assert ChoiceModel.from_toml(_written(tmp_path, rules)).latency == rules
