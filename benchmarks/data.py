@@ -87,6 +87,12 @@
   table's one-query best. The prices the grid's block size and threshold are fitted on since
   (`latency_prices.priced_bins`). The prediction (672 threads, threshold 256, 64 blocks) was
   1.19x the grid's best on ca-HepPh and 1.38x to 2.48x on rmat17 to rmat20.
+- `classout-5b50e8c.json.gz`: suite `classout` on the tree of 5b50e8c (H100, 2026-11-27; its
+  `commit` field reads 100b87c, the device copy's stale git HEAD, as `BENCH_COMMIT` was taken
+  from it), where the grid's bins split could cut on mean or largest degree as well as level
+  width: K = 1 23 of 23 real graphs within 15%, but R-MAT left out cut at mean degree 8.1 and
+  gave it threshold 128, +116% to +505% (+42% to +208% with the winners' medians). The split
+  is on level width alone since.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
   measurements (955 and 846), and every graph's best agrees within 0.6%.

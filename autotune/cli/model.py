@@ -114,7 +114,7 @@ def run_fit_choice(args: argparse.Namespace) -> int:
                   + (f"the least slowdown on {priced} graphs' prices" if priced else "the winners' median ratio"))
         if rules.grid_bins:
             split = rules.grid_bins
-            sides = (f"{split['low']} below {split['feature']} {split['cut']:,.4g}, else {split['high']}"
-                     if split["feature"] else str(split["low"]))
+            sides = (f"{split['low']} below a level width of {split['cut']:,.0f}, else {split['high']}"
+                     if split["cut"] else str(split["low"]))
             print(f"  grid block size and threshold: {sides}, the least slowdown on {split['graphs']} graphs' bins prices")
     return 0

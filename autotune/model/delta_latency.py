@@ -27,7 +27,7 @@ one road network. Every value is fitted (`fit`), none is written here:
    won), a threshold above the largest degree counted as off.
    Where every grid winner has bins prices (`bins_prices`: `scripts/probe_latency_bins.py`'s
    rows), the grid's block size and block threshold are instead `grid_bins`: the pair that costs
-   the least on each side of one split of the graphs by a feature (`latency_prices.priced_bins`).
+   the least on each side of one split of the graphs by level width (`latency_prices.priced_bins`).
 5. Loop: `shared` (the graph in one block's shared memory) for one block where the graph fits and
    the winners that could use it mostly did; else persistent.
 
@@ -141,7 +141,7 @@ class LatencyRules:
                          + f": {delta}"),
                 Decision("loop", loop, "delta latency 5", "the graph fits one block's shared memory" if loop == SHARED
                          else "persistent: one launch")]
-        priced = self._priced_bins(shape, graph, level_width)
+        priced = self._priced_bins(shape, level_width)
         for name, chosen in (("warp_threshold", self.warp_threshold), ("block_threshold", self.block_threshold)):
             value = priced[0]["block_threshold"] if priced and name == "block_threshold" else chosen[shape]
             if value in algorithm.parameter(name).domain(graph):
@@ -156,20 +156,16 @@ class LatencyRules:
         return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
 
 
-    def _priced_bins(self, shape: str, graph: Any, level_width: float) -> tuple[Mapping[str, Any], str] | None:
-        """Rules 3-4's priced pair for the grid (`grid_bins`) and why; None where not fitted or
-        the graph lacks the split's feature."""
+    def _priced_bins(self, shape: str, level_width: float) -> tuple[Mapping[str, Any], str] | None:
+        """Rules 3-4's priced pair for the grid (`grid_bins`) and why; None where not fitted."""
         split = self.grid_bins
         if shape != "grid" or not split:
             return None
-        if not split["feature"]:
+        if not split["cut"]:
             return split["low"], f"the least slowdown on {split['graphs']} grid graphs' bins prices"
-        value = level_width if split["feature"] == "level_width" else getattr(graph, split["feature"], None)
-        if value is None:
-            return None
-        below = float(value) < float(split["cut"])
+        below = level_width < float(split["cut"])
         return (split["low" if below else "high"],
-                f"{split['feature'].replace('_', ' ')} {float(value):,.4g} {'<' if below else '>='} {float(split['cut']):,.4g}: "
+                f"level width {level_width:,.0f} {'<' if below else '>='} {float(split['cut']):,.0f}: "
                 f"the least slowdown on that side of {split['graphs']} grid graphs' bins prices")
 
     def _ratio_source(self, shape: str) -> str:

@@ -9,10 +9,14 @@ says when each applies).
   the middle of the tied ratios).
 - Rules 3 and 4 of the grid (`priced_bins`), on `scripts/probe_latency_bins.py`'s `latency bins
   grid` rows (the grid prediction at every block threshold crossed with six block sizes): one
-  split of the graphs on one feature (`SPLIT_FEATURES`, cut at the midpoint between two graphs'
-  values, at least `MIN_SIDE` graphs a side), each side the block size and block threshold with its
-  graphs' least summed log slowdown; the split with the least total, none where none beats one
-  pair for all (ties: the smaller size, then the smaller threshold; the first feature, the lower cut).
+  split of the graphs by level width (rule 1's feature; cut at the midpoint between two graphs'
+  widths, at least `MIN_SIDE` graphs a side), each side the block size and block threshold with
+  its graphs' least summed log slowdown; the split with the least total, none where none beats one
+  pair for all (ties: the smaller size, then the smaller threshold; the lower cut). Mean and
+  largest degree were candidates too and split the full fit the same way, but with the R-MAT
+  graphs left out they cut at mean degree 8.1 and gave R-MAT threshold 128, 1.8x to 5.7x its
+  best in the rows of `benchmarks/data/h100/latency-bins-f71269e.jsonl.gz` (the level width
+  alone: 1.02x to 1.36x; an ad-hoc computation on those rows, not a committed command).
 
 A graph's rows are keyed by its name less `.csr.npz` (`graph_key`): the probes name a graph of
 the real-graph suite as given on their command line, the tables by its converted file.
@@ -22,12 +26,11 @@ from __future__ import annotations
 import math
 import statistics
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 MISSING = 10.0  # the slowdown counted where a graph's prices cannot price the predicted Delta (INF unmeasured)
 RATIOS = tuple(2.0 ** (k / 8) for k in range(-80, 241))  # rule 2's priced ratio: 2^-10 to 2^30
 EXPONENTS = tuple(k / 8 for k in range(17))  # rule 2's degree exponent: 0 to 2
-SPLIT_FEATURES = ("level_width", "mean_degree", "max_degree")  # what `LatencySample` holds of a graph
 MIN_SIDE = 2
 INF = "inf"
 
@@ -87,9 +90,9 @@ def priced_delta(group: Sequence[Any], prices: Mapping[str, Mapping[Any, float]]
 
 
 def priced_bins(group: Sequence[Any], prices: Mapping[str, Mapping[tuple[int, Any], float]]) -> dict[str, Any]:
-    """Rules 3 and 4 of the grid for its winners (each with prices): {"feature", "cut", "low",
-    "high"} (each side {"block_size", "block_threshold"}; feature "" and cut 0 where one pair
-    serves all, given as both sides)."""
+    """Rules 3 and 4 of the grid for its winners (each with prices): {"cut", "low", "high"}, the
+    level width and each side's {"block_size", "block_threshold"} (cut 0 where one pair serves
+    all, given as both sides)."""
     graphs = [graph_key(s.graph) for s in group]
     pairs = sorted(set.intersection(*(set(prices[g]) for g in graphs)), key=lambda p: (p[0], _order(p[1])))
     if not pairs:
@@ -101,21 +104,19 @@ def priced_bins(group: Sequence[Any], prices: Mapping[str, Mapping[tuple[int, An
         return least, next(p for c, p in costs if c == least)
 
     whole, pair = side(graphs)
-    best: tuple[float, str, float, tuple[int, Any], tuple[int, Any]] = (whole, "", 0.0, pair, pair)
-    for feature in SPLIT_FEATURES:
-        value: Callable[[Any], float] = lambda s, f=feature: float(getattr(s, f))
-        values = sorted({value(s) for s in group})
-        for low, high in zip(values, values[1:]):
-            cut = (low + high) / 2
-            below = [graph_key(s.graph) for s in group if value(s) < cut]
-            above = [graph_key(s.graph) for s in group if value(s) >= cut]
-            if min(len(below), len(above)) < MIN_SIDE:
-                continue
-            (low_cost, low_pair), (high_cost, high_pair) = side(below), side(above)
-            if round(low_cost + high_cost, 9) < best[0]:
-                best = (round(low_cost + high_cost, 9), feature, cut, low_pair, high_pair)
-    _, feature, cut, low_pair, high_pair = best
-    return {"feature": feature, "cut": cut, "low": _bins(low_pair), "high": _bins(high_pair)}
+    best: tuple[float, float, tuple[int, Any], tuple[int, Any]] = (whole, 0.0, pair, pair)
+    widths = sorted({s.level_width for s in group})
+    for low, high in zip(widths, widths[1:]):
+        cut = (low + high) / 2
+        below = [graph_key(s.graph) for s in group if s.level_width < cut]
+        above = [graph_key(s.graph) for s in group if s.level_width >= cut]
+        if min(len(below), len(above)) < MIN_SIDE:
+            continue
+        (low_cost, low_pair), (high_cost, high_pair) = side(below), side(above)
+        if round(low_cost + high_cost, 9) < best[0]:
+            best = (round(low_cost + high_cost, 9), cut, low_pair, high_pair)
+    _, cut, low_pair, high_pair = best
+    return {"cut": cut, "low": _bins(low_pair), "high": _bins(high_pair)}
 
 
 def _order(threshold: Any) -> float:

@@ -171,9 +171,9 @@ def test_the_grid_s_bins_split_the_graphs_where_their_cheapest_pairs_differ(tmp_
     assert prices["n1"] == narrow and prices["w1"] == wide  # keyed without .csr.npz; the 128-block row left out
     found = [sample("n1.csr.npz", 1000, 64), sample("n2", 2000, 64), sample("w1", 9000, 64), sample("w2", 20000, 64)]
     split = priced_bins(found, prices)
-    assert split == {"feature": "level_width", "cut": 5500.0, "low": {"block_size": 384, "block_threshold": 128},
+    assert split == {"cut": 5500.0, "low": {"block_size": 384, "block_threshold": 128},
                      "high": {"block_size": 1024, "block_threshold": 1024}}
-    assert priced_bins(found[:2], prices)["feature"] == ""  # one pair serves both: no split
+    assert priced_bins(found[:2], prices)["cut"] == 0.0  # one pair serves both: no split
     rules = fit_latency([*found, sample("road", 300, 1, 64)], bins_prices=prices)
     assert rules.grid_bins == {**split, "graphs": 4}
     assert fit_latency([*found, sample("x", 3000, 64)], bins_prices=prices).grid_bins == {}  # a grid winner unpriced
