@@ -91,7 +91,7 @@
   `commit` field reads 100b87c, the device copy's stale git HEAD, as `BENCH_COMMIT` was taken
   from it), where the grid's bins split could cut on mean or largest degree as well as level
   width: K = 1 23 of 23 real graphs within 15%, but R-MAT left out cut at mean degree 8.1 and
-  gave it threshold 128, +116% to +505% (+42% to +208% with the winners' medians). The split
+  gave it threshold 128, +116% to +605% (+42% to +208% with the winners' medians). The split
   is on level width alone since.
 - `h200/fleet-1a5fe48-{one,all}-gpu(s).json.gz`: the two tables of suite `fleet` at 1a5fe48 (two
   H200s, 2026-11-27, `--fleet-keep`): one GPU against both; `x-workers` counts each GPU's
