@@ -334,3 +334,28 @@ def test_each_probe_script_loads_with_its_helpers(script):
     probe = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(probe)  # its imports resolve; main() runs only on a GPU machine
     assert callable(probe.main)
+
+
+def test_the_one_query_bins_probe_crosses_thresholds_with_block_sizes_and_skips_one_block(monkeypatch, tmp_path):
+    import importlib.util
+
+    from autotune import algorithms
+    from autotune.model import GraphFeatures, load_device
+
+    spec = importlib.util.spec_from_file_location("probe_latency_bins", data.ROOT / "scripts" / "probe_latency_bins.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    delta = algorithms.get("delta")
+    graph = GraphFeatures("g", 100_000, 400_000, max_degree=4000, mean_weight=50.0, max_weight=100)
+    predicted = delta.predict(graph, load_device("hopper-h100")).config.replace(concurrent_kernels=1, blocks=64)
+    thresholds = delta.parameter("block_threshold").domain(graph)
+    grid = probe.bins_grid(predicted, thresholds)
+    assert grid[0] == predicted and len(grid) == len(set(grid))
+    crossed = {(c.kernel("advance").block_size, c.param("block_threshold")) for c in grid if c.param("blocks") == 64}
+    assert crossed >= {(size, t) for size in probe.SIZES for t in thresholds}
+    assert {c.param("blocks") for c in grid} == {64, *probe.BLOCKS}
+    one_block = predicted.replace(blocks=1)
+    monkeypatch.setattr(probe, "one_query_shapes", lambda names, sample: iter([("g", None, (), {}, one_block, one_block)]))
+    monkeypatch.setattr(probe, "probe_rows", lambda *args: pytest.fail("a one-block prediction is not probed"))
+    probe.main(str(tmp_path / "rows.jsonl"), "g")
+    assert (tmp_path / "rows.jsonl").read_text() == ""
