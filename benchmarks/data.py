@@ -78,7 +78,7 @@
   at 100b87c, H100, 2026-11-27, 200 s) on the shipped H100 table's 23 real graphs: Delta-stepping's
   one-query prediction of that commit at every Delta within 64x of its own, beside the table's
   one-query best, 32 sources, every solve checked. The prices the one-query Delta is fitted on
-  since (`autotune model fit-choice --latency-rows`, `delta_latency._priced_delta`); only the
+  since (`autotune model fit-choice --latency-rows`, `latency_prices.priced_delta`); only the
   one-block graphs' Delta is, as the grid winners include generated graphs it does not hold.
 - `latency-bins-f71269e.jsonl.gz`: the one-query bins grid (`python3 scripts/probe_latency_bins.py
   OUT` at f71269e, H100, 2026-11-27, 259 s) on the 17 graphs whose H100 one-query winner is a

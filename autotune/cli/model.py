@@ -91,10 +91,9 @@ def run_fit(args: argparse.Namespace) -> int:
 
 
 def run_fit_choice(args: argparse.Namespace) -> int:
+    from autotune.errors import InputError
     from autotune.files import atomic_write, check_outputs
     from autotune.model.choice import fit_table
-
-    from autotune.errors import InputError
 
     if args.latency_rows and not args.shapes:
         raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")

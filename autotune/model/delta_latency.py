@@ -155,7 +155,6 @@ class LatencyRules:
         replaced = {d.parameter for d in made}
         return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
 
-
     def _priced_bins(self, shape: str, level_width: float) -> tuple[Mapping[str, Any], str] | None:
         """Rules 3-4's priced pair for the grid (`grid_bins`) and why; None where not fitted."""
         split = self.grid_bins
