@@ -73,12 +73,15 @@ def hop_levels(graph: CSRGraph, sources: Sequence[int]) -> np.ndarray:
 
 
 def adjacency(graph: CSRGraph) -> Any:
-    """The graph's arcs as a scipy sparse matrix of ones (the searches ignore the weights)."""
+    """The graph's arcs as a scipy sparse matrix of ones (the searches ignore the weights): one
+    float64 1 seen at every arc (a read-only view, no array of its own), as scipy's searches take
+    float64 and would otherwise copy the data into that type before each search (on rmat20's 32M
+    arcs, 0.57 s of a 0.75 s search; allocating ones of float64 instead, 0.35 s)."""
     import scipy.sparse
 
     n = graph.n_vertices
-    return scipy.sparse.csr_array((np.ones(graph.n_edges, dtype=np.int8), graph.columns, graph.row_offsets),
-                                  shape=(n, n))
+    ones = np.broadcast_to(np.float64(1.0), (graph.n_edges,))
+    return scipy.sparse.csr_array((ones, graph.columns, graph.row_offsets), shape=(n, n))
 
 
 def breadth_first_reach(graph: CSRGraph, source: int, matrix: Any = None) -> tuple[int, int]:
