@@ -75,8 +75,9 @@ def hop_levels(graph: CSRGraph, sources: Sequence[int]) -> np.ndarray:
 def adjacency(graph: CSRGraph) -> Any:
     """The graph's arcs as a scipy sparse matrix of ones (the searches ignore the weights): one
     float64 1 seen at every arc (a read-only view, no array of its own), as scipy's searches take
-    float64 and would otherwise copy the data into that type before each search (on rmat20's 32M
-    arcs, 0.57 s of a 0.75 s search; allocating ones of float64 instead, 0.35 s)."""
+    float64 and would otherwise copy the data into that type before each search (rmat20's 32M
+    arcs: 0.57 s of a 0.75 s search, 0.35 s to allocate ones of float64 instead; cProfile of one
+    `autotune predict --queries 1` on a 2-core VM)."""
     import scipy.sparse
 
     n = graph.n_vertices
