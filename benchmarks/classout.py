@@ -66,19 +66,23 @@ def profile_of(gpu_name: str) -> Any:
 
 
 @functools.cache
-def shape_widths() -> dict[str, float]:
-    """The level width of every graph of `benchmarks/data/shapes.json` (read once), by its table's
-    name and its suite name (a probe's records may name it either way)."""
-    return {name: shape["level_width"] for g, shape in read_json(SHAPES_FILE)["shapes"].items()
+def shapes() -> dict[str, dict[str, Any]]:
+    """The shape of every graph of `benchmarks/data/shapes.json` (read once), by its table's name
+    and its suite name (a probe's records may name it either way)."""
+    return {name: shape for g, shape in read_json(SHAPES_FILE)["shapes"].items()
             for name in (g, g.removesuffix(data.CONVERTED))}
 
 
 @functools.cache
+def shape_widths() -> dict[str, float]:
+    """The level width of every graph of `shapes`."""
+    return {name: shape["level_width"] for name, shape in shapes().items()}
+
+
+@functools.cache
 def shape_weights() -> dict[str, float | None]:
-    """The lightest-arc weight (rule 1's weight unit) of every graph of `benchmarks/data/shapes.json`
-    (tables do not hold it), by its table's name and its suite name."""
-    return {name: shape.get("lightest_weight") for g, shape in read_json(SHAPES_FILE)["shapes"].items()
-            for name in (g, g.removesuffix(data.CONVERTED))}
+    """The lightest-arc weight (rule 1's weight unit) of every graph of `shapes` (tables do not hold it)."""
+    return {name: shape.get("lightest_weight") for name, shape in shapes().items()}
 
 
 @functools.cache

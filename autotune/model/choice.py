@@ -31,7 +31,6 @@ Example::
 """
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -245,6 +244,7 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
     (`scripts/probe_latency_grid.py`, `probe_latency_bins.py`; their digests recorded), which
     price the one-query Delta and the grid's bins (`autotune.model.latency_prices`)."""
     from autotune.files import read_json
+    from autotune.model.fitted import file_digest
 
     table = read_json(path)
     latency = None
@@ -259,13 +259,13 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
         latency = fit_latency(found, prices=read_prices(latency_rows), bins_prices=read_bins_prices(latency_rows))
     device = table.get("device") or {}
     graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
-    return fit(table_samples(table), {"table": str(path), "table_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+    return fit(table_samples(table), {"table": str(path), "table_sha256": file_digest(path),
                                       "device": str(device.get("name", "")),
                                       "compute_capability": str(device.get("compute_capability", "")),
                                       "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),
                                       **({"shapes": str(shapes)} if shapes is not None else {}),
-                                      **({"latency_rows": ", ".join(f"{row} ({hashlib.sha256(Path(row).read_bytes()).hexdigest()})"
-                                                                    for row in latency_rows)} if latency_rows else {})},
+                                      **({"latency_rows": ", ".join(f"{row} ({file_digest(row)})" for row in latency_rows)}
+                                         if latency_rows else {})},
                latency)
 
 

@@ -28,30 +28,28 @@ import statistics
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-MISSING = 10.0  # the slowdown counted where a graph's prices cannot price the predicted Delta (INF unmeasured)
+from autotune.algorithms.delta import INFINITE
+from autotune.graphs.csr_file import CSR_SUFFIX
+from autotune.model.delta_fit import MISSING, conditional_best, nearest_measured, read_rows
+
 RATIOS = tuple(2.0 ** (k / 8) for k in range(-80, 241))  # rule 2's priced ratio: 2^-10 to 2^30
 EXPONENTS = tuple(k / 8 for k in range(17))  # rule 2's degree exponent: 0 to 2
 MIN_SIDE = 2
-INF = "inf"
 
 
 def graph_key(name: str) -> str:
-    return name.removesuffix(".csr.npz")
+    return name.removesuffix(CSR_SUFFIX)
 
 
 def read_prices(paths: Sequence[str | Path]) -> dict[str, dict[Any, float]]:
     """Rule 2's prices: graph key: {Delta: the least verified ms per SSSP} of the `latency grid`
     rows of benchmark files."""
-    from autotune.model.delta_fit import conditional_best, read_rows
-
     return {graph_key(g): conditional_best(rows, "delta") for g, rows in read_rows(paths, ("latency grid",)).items()}
 
 
 def read_bins_prices(paths: Sequence[str | Path]) -> dict[str, dict[tuple[int, Any], float]]:
     """Rules 3 and 4's prices: graph key: {(block size, block threshold): ms per SSSP} of the
     `latency bins grid` rows at the grid size of the graph's first row (the prediction's)."""
-    from autotune.model.delta_fit import read_rows
-
     prices: dict[str, dict[tuple[int, Any], float]] = {}
     for graph, rows in read_rows(paths, ("latency bins grid",)).items():
         blocks = rows[0]["config"]["params"].get("blocks")
@@ -70,16 +68,14 @@ def _log_slowdown(price: Mapping[Any, float], at: Any) -> float:
 
 def priced_delta(group: Sequence[Any], prices: Mapping[str, Mapping[Any, float]]) -> tuple[float, float]:
     """Rule 2's ratio and degree exponent for one shape's winners (`LatencySample`s, each with
-    prices), by the time their Deltas cost."""
-    from autotune.model.delta_fit import nearest_measured
-
+    prices), by the time their Deltas cost (`MISSING` where an INF predicted was not measured)."""
     def cost(ratio: float, exponent: float) -> float:
         total = 0.0
         for s in group:
             measured = prices[graph_key(s.graph)]
             target = ratio * s.unit / max(s.mean_degree, 1e-9) ** exponent if s.unit else math.inf
             total += _log_slowdown(measured, nearest_measured(2 ** round(math.log2(target)) if math.isfinite(target)
-                                                              else INF, measured))
+                                                              else INFINITE, measured))
         return round(total, 9)
 
     costs = {(exponent, ratio): cost(ratio, exponent) for exponent in EXPONENTS for ratio in RATIOS}
