@@ -27,7 +27,7 @@ from typing import Any
 
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.model.characterization import Characterization
-from autotune.model.delta_rules import DeltaPrediction, constants_of, delta_target, nearest_power, unit_weight
+from autotune.model.delta_rules import DeltaPrediction, constants_of, graph_target, nearest_power
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.rules import Decision
@@ -46,14 +46,12 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     delta_constants = constants_of(delta_characterization)
     decisions: list[Decision] = []
     domain = algorithm.parameter("delta").domain(graph)
-    unit = unit_weight(graph.lightest_weight, graph.mean_weight)
-    if not unit:
+    single = graph_target(delta_constants, graph)
+    if single is None:
         delta: Any = "inf"
         decisions.append(Decision("delta", delta, "adds 1", "no positive weight known: one bucket (INF)"))
     else:
-        target = constants["delta_factor"] * delta_target(
-            delta_constants["delta_scale"], delta_constants["delta_skew"], delta_constants["delta_spread"],
-            unit, graph.max_weight, max(graph.mean_degree, 1e-9), graph.degree_cv)
+        target = constants["delta_factor"] * single
         delta = nearest_power(target, domain)
         decisions.append(Decision("delta", delta, "adds 1", f"{constants['delta_factor']:g} x Delta-stepping's rule 1 "
                                   f"= {target:.0f}: nearest power of two {delta}"))

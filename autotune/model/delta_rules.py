@@ -139,6 +139,16 @@ def unit_weight(lightest_weight: float | None, mean_weight: float | None) -> flo
     return lightest_weight or mean_weight
 
 
+def graph_target(constants: Mapping[str, Any], graph: GraphFeatures) -> float | None:
+    """Rule 1's Delta before rounding for `graph` with `constants`' delta_scale, delta_skew and
+    delta_spread, or None where no positive weight is known (relaxed settlement: INF)."""
+    unit = unit_weight(graph.lightest_weight, graph.mean_weight)
+    if not unit:
+        return None
+    return delta_target(constants["delta_scale"], constants["delta_skew"], constants["delta_spread"], unit,
+                        graph.max_weight, max(graph.mean_degree, 1e-9), graph.degree_cv)
+
+
 LADDER = "block_width_"  # rule 5's constants: block_width_<size> = the level width from which <size> is taken
 
 
@@ -223,13 +233,12 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     d = max(graph.mean_degree, 1e-9)
 
     domain = algorithm.parameter("delta").domain(graph)
-    unit = unit_weight(graph.lightest_weight, graph.mean_weight)
-    if not unit:
+    target = graph_target(constants, graph)
+    if target is None:
         delta: Any = "inf"
         decisions.append(Decision("delta", delta, "delta 1", "no positive weight known: relaxed settlement (INF)"))
     else:
-        target = delta_target(constants["delta_scale"], constants["delta_skew"], constants["delta_spread"],
-                              unit, graph.max_weight, d, graph.degree_cv)
+        unit = unit_weight(graph.lightest_weight, graph.mean_weight)
         delta = nearest_power(target, domain)
         named = "lightest-arc weight" if graph.lightest_weight else "mean weight"
         spread = (f" x (largest weight {graph.max_weight or 'unknown (uniform)'} / 2 x unit)^{constants['delta_spread']:g}"

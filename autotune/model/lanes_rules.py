@@ -32,7 +32,7 @@ from typing import Any
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.model.characterization import Characterization
-from autotune.model.delta_rules import DeltaPrediction, constants_of, delta_target, nearest_power, unit_weight
+from autotune.model.delta_rules import DeltaPrediction, constants_of, graph_target, nearest_power
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.memory import memory_bound
@@ -59,17 +59,14 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     constants = constants_of(characterization, DEFAULTS)
     decisions: list[Decision] = []
     skew = graph.degree_cv or 0.0
-    unit = unit_weight(graph.lightest_weight, graph.mean_weight)
-    if not unit:
+    single = graph_target(constants_of(delta_characterization), graph)
+    if single is None:
         delta: Any = "inf"
         why = "no positive weight known: relaxed settlement (INF)"
     elif skew >= constants["inf_skew"]:
         delta = "inf"
         why = f"degree skew cv(G) {skew:.2f} >= {constants['inf_skew']:g}: relaxed settlement (INF)"
     else:
-        base = constants_of(delta_characterization)
-        single = delta_target(base["delta_scale"], base["delta_skew"], base["delta_spread"], unit,
-                              graph.max_weight, max(graph.mean_degree, 1e-9), graph.degree_cv)
         target = constants["delta_factor"] * single
         delta = nearest_power(target, algorithm.parameter("delta").domain(graph))
         why = (f"cv(G) {skew:.2f} < {constants['inf_skew']:g}: {constants['delta_factor']:g} x Delta-stepping's "

@@ -149,3 +149,15 @@ def test_a_characterization_without_a_ladder_keeps_its_block_size():
     ladder = {"block_size": 384, "block_width_128": 0.0, "block_width_256": 100.0, "block_width_1024": 9000.0}
     assert block_size_for(wide, ladder, False)[0] == 256
     assert block_size_for(dataclasses.replace(wide, level_width=50.0), ladder, False)[0] == 128
+
+
+def test_rule_1_target_is_none_without_a_positive_weight_and_the_mean_weight_stands_in_for_the_lightest():
+    from autotune.model.delta_rules import graph_target
+
+    constants = {"delta_scale": 32.0, "delta_skew": 0.0, "delta_spread": 0.0}
+    assert graph_target(constants, dataclasses.replace(ROADS, lightest_weight=0.0, mean_weight=None)) is None
+    assert graph_target(constants, ROADS) == 32.0 * 45.4 / (242982 / 87575)
+    unknown = dataclasses.replace(ROADS, lightest_weight=None)
+    assert graph_target(constants, unknown) == 32.0 * 95.3 / (242982 / 87575)
+    assert get("delta").predict(dataclasses.replace(ROADS, lightest_weight=0.0, mean_weight=0.0),
+                                load_device("hopper-h100")).config.param("delta") == "inf"
