@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+from pathlib import Path
 from typing import Any, Sequence
 
 from autotune.files import read_json
@@ -65,12 +66,17 @@ def profile_of(gpu_name: str) -> Any:
     return load_device(f"hopper-{data.gpu_file(gpu_name)}")
 
 
+def shapes_in(path: Path) -> dict[str, dict[str, Any]]:
+    """The shape of every graph of a shapes file (`python3 -m benchmarks shapes`), by its table's
+    name and its suite name (a probe's records may name it either way)."""
+    return {name: shape for g, shape in read_json(path)["shapes"].items()
+            for name in (g, g.removesuffix(data.CONVERTED))}
+
+
 @functools.cache
 def shapes() -> dict[str, dict[str, Any]]:
-    """The shape of every graph of `benchmarks/data/shapes.json` (read once), by its table's name
-    and its suite name (a probe's records may name it either way)."""
-    return {name: shape for g, shape in read_json(SHAPES_FILE)["shapes"].items()
-            for name in (g, g.removesuffix(data.CONVERTED))}
+    """`shapes_in` of `benchmarks/data/shapes.json`, read once."""
+    return shapes_in(SHAPES_FILE)
 
 
 @functools.cache

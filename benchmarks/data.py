@@ -107,6 +107,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from autotune.graphs.csr_file import CSR_SUFFIX
 from autotune.search.records import Record, read_records, write_records
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -122,7 +123,7 @@ GENERATED = ("random24k-d2", "random24k-d20", "random24k-d200", "random49k-d2", 
 REAL = ("usa-roads.gr.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "Email-Enron.txt.gz", "rome99.gr.gz")
 
 
-CONVERTED = ".csr.npz"  # a real-graph suite graph's name in a table: its converted file's
+CONVERTED = CSR_SUFFIX  # a real-graph suite graph's name in a table: its converted file's
 
 REAL_CLASSES = {"usa-roads.gr.gz": "road", "rome99.gr.gz": "road", "delaunay_n16.mtx.gz": "mesh",
                 "rgg_n_2_15_s0.graph.gz": "geometric", "Email-Enron.txt.gz": "social"}

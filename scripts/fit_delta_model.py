@@ -22,12 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autotune import algorithms  # noqa: E402
-from autotune.files import read_json  # noqa: E402
 from autotune.model import delta_fit  # noqa: E402
 from autotune.model.delta_rules import per_sm  # noqa: E402
 from autotune.model.device import load_device  # noqa: E402
-from benchmarks.classout import ladder_taken, record_features  # noqa: E402
-from benchmarks.data import CONVERTED, graph_class  # noqa: E402
+from benchmarks.classout import ladder_taken, record_features, shapes_in  # noqa: E402
+from benchmarks.data import graph_class  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,8 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.wide_rows and not args.width_rows:
         parser.error("--wide-rows needs --width-rows: the narrow shape it is priced against takes the ladder")
     if args.width_rows:
-        shapes = read_json(args.shapes)["shapes"]
-        widths = {name: s["level_width"] for g, s in shapes.items() for name in (g, g.removesuffix(CONVERTED))}
+        widths = {name: shape["level_width"] for name, shape in shapes_in(args.shapes).items()}
         ladder = delta_fit.fit_block_widths(delta_fit.read_rows(args.width_rows, delta_fit.WIDTH_CLASSES), widths,
                                             ladder_taken(), graph_class)
     if args.wide_rows:
