@@ -1,0 +1,119 @@
+"""One query of a small graph on one small block with its whole state in shared memory
+(`scripts/probe_lean.cu`) against the tuned one query of tables/h100.json, in the same process,
+on the same 32 sources (docs/notes/kernels.md, run U).
+
+For each graph: scipy's Dijkstra on one core (8 sources, as suite kernels times it), the table's
+one-query configuration timed by the sweep's timer, then the lean kernel for every (block size,
+graph in shared memory or not, Delta: the tuned one's times a scale, or inf) of the grid where its
+shared memory fits: each source solved once to warm up, then `PASSES` passes over the 32 sources,
+each solve timed with CUDA events around its launch and checked against scipy's distances. Prints
+the six fastest and any that failed.
+
+    python3 scripts/probe_lean.py rome99.gr.gz,power-pegase2869 '{"block":[32,64,128,256],"scale":[0.25,1,4,"inf"]}'
+"""
+import itertools
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import data
+from benchmarks.kernels import scipy_ms
+from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
+from autotune.lookup import Table
+from autotune.measure import Protocol
+
+PASSES = 3
+SHARED_LIMIT = 227 * 1024
+SOURCE = Path(__file__).with_name("probe_lean.cu")
+
+
+def build(graph_shared: bool):
+    from pycuda.compiler import SourceModule
+
+    from autotune.resources import kernels_dir
+
+    return SourceModule(SOURCE.read_text(), options=[f"-DGRAPH_SHARED={int(graph_shared)}"], no_extern_c=True,
+                        include_dirs=[str(kernels_dir())]).get_function("solve_lean")
+
+
+def shared_bytes(n: int, m: int, graph_shared: bool) -> int:
+    return 4 * (5 * n + 3 * (-(-n // 32)) + ((n + 1 + 2 * m) if graph_shared else 0))
+
+
+def timed(function, graph, arrays, sources, expected, block, graph_shared, delta):
+    import pycuda.driver as cuda
+    import pycuda.gpuarray as gpuarray
+
+    n, m = graph.n_vertices, graph.n_edges
+    shared = shared_bytes(n, m, graph_shared)
+    function.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
+    out = gpuarray.empty(n, np.int32)
+    stats = gpuarray.zeros(4, np.int32)
+    start, stop = cuda.Event(), cuda.Event()
+    times, iterations = [], []
+    for rep in range(PASSES + 1):
+        for source in sources:
+            stats.fill(0)
+            start.record()
+            function(np.int32(n), np.int32(m), *arrays, np.int32(source), np.int32(delta), out.gpudata, stats.gpudata,
+                     np.int32(100 * n + 100), block=(block, 1, 1), grid=(1, 1, 1), shared=shared)
+            stop.record()
+            stop.synchronize()
+            got = out.get()
+            counts = stats.get()
+            if counts[3] or not np.array_equal(got, expected[source]):
+                wrong = int(np.count_nonzero(got != expected[source]))
+                return None, f"source {source}: iteration cap {int(counts[3])}, {wrong} distances differ"
+            if rep:
+                times.append(stop.time_since(start))
+                iterations.append(int(counts[0]))
+    return (statistics.median(times), min(times), max(times), statistics.median(iterations)), None
+
+
+def main() -> None:
+    import pycuda.gpuarray as gpuarray
+
+    names = sys.argv[1]
+    grid = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
+    with gpu_session(0) as device:
+        gpu = device_description(device)
+        table = Table.load("tables/h100.json")
+        builds = {}
+        for name, graph, sample, expected in data.suite_graphs(names, 32):
+            cpu = statistics.median(scipy_ms(graph, list(sample[:8])))
+            tuned = table.lookup(graph, queries=1, device=gpu).config
+            with open_solver(graph, tuned.algorithm) as solver:
+                base = CudaEventTimer(solver, sample, Protocol(sample=32, min_repetitions=5, max_repetitions=5),
+                                      expected=expected).measure(tuned)
+            print(f"{name}: n {graph.n_vertices}, m {graph.n_edges}, scipy {cpu:.4f} ms, tuned {tuned.params} "
+                  f"{base.status} {base.ms_per_sssp:.4f} ms ({cpu / base.ms_per_sssp:.1f}x scipy), "
+                  f"iterations {base.iterations}", flush=True)
+            arrays = [gpuarray.to_gpu(np.ascontiguousarray(a, dtype=np.int32)).gpudata
+                      for a in (graph.row_offsets, graph.columns, graph.weights)]
+            rows, failed = [], []
+            for block, graph_shared, scale in itertools.product(grid.get("block", [32, 64, 128, 256]),
+                                                                grid.get("graph_shared", [False, True]),
+                                                                grid.get("scale", [1])):
+                unit = tuned.param("delta")
+                delta = 2**31 - 1 if scale == "inf" or unit == "inf" else max(1, int(int(unit) * scale))
+                if shared_bytes(graph.n_vertices, graph.n_edges, graph_shared) > SHARED_LIMIT:
+                    failed.append((block, graph_shared, delta, "does not fit"))
+                    continue
+                if graph_shared not in builds:
+                    builds[graph_shared] = build(graph_shared)
+                result, why = timed(builds[graph_shared], graph, arrays, sample, expected, block, graph_shared, delta)
+                (rows if result else failed).append((*result, block, graph_shared, delta) if result
+                                                   else (block, graph_shared, delta, why))
+            rows.sort()
+            for r in rows[:6]:
+                print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} iterations): block {r[4]}, "
+                      f"graph in shared {r[5]}, delta {r[6]}; {cpu / r[0]:.1f}x scipy, "
+                      f"{base.ms_per_sssp / r[0]:.2f}x tuned", flush=True)
+            print("    failed:", len(failed), failed[:4], flush=True)
+
+
+if __name__ == "__main__":
+    main()
