@@ -94,3 +94,35 @@ def one_query_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, A
                                   chooser.latency if chooser else None, lambda g=graph: level_width(g))
             yield name, graph, sources, expected, config, table.lookup(graph, device=gpu, allow_other_device=False,
                                                                        queries=1).config
+
+
+def tuned_one_queries(names: str, sample: int) -> Iterator[tuple[str, Any, Any, dict, float, Any, Any, list]]:
+    """The one-query kernel probes' graphs (`scripts/probe_cluster.py`, `probe_lean.py`), in one
+    GPU session: each graph of `names` with its sources and their distances (`data.suite_graphs`),
+    scipy's Dijkstra on one core (the median over 8 of the sources, as suite kernels times it), the
+    shipped table's one-query best and its timing by the sweep's timer (5 repetitions; printed),
+    and the graph's offsets, columns and weights on the GPU (int32 device pointers)."""
+    import statistics
+
+    import numpy as np
+    import pycuda.gpuarray as gpuarray
+
+    from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
+    from autotune.measure import Protocol
+    from benchmarks.kernels import scipy_ms
+
+    with gpu_session(0) as device:
+        gpu = device_description(device)
+        _, table = data.load_shipped_table(gpu)
+        for name, graph, sources, expected in data.suite_graphs(names, sample):
+            cpu = statistics.median(scipy_ms(graph, list(sources[:8])))
+            tuned = table.lookup(graph, queries=1, device=gpu, allow_other_device=False).config
+            with open_solver(graph, tuned.algorithm) as solver:
+                base = CudaEventTimer(solver, sources, Protocol(sample=sample, min_repetitions=5, max_repetitions=5),
+                                      expected=expected).measure(tuned)
+            print(f"{name}: n {graph.n_vertices}, m {graph.n_edges}, scipy {cpu:.4f} ms, tuned {tuned.params} "
+                  f"{base.status} {base.ms_per_sssp:.4f} ms ({cpu / base.ms_per_sssp:.1f}x scipy), "
+                  f"iterations {base.iterations}", flush=True)
+            arrays = [gpuarray.to_gpu(np.ascontiguousarray(a, dtype=np.int32))
+                      for a in (graph.row_offsets, graph.columns, graph.weights)]
+            yield name, graph, sources, expected, cpu, tuned, base, [a.gpudata for a in arrays]

@@ -1,5 +1,6 @@
-"""One query on a thread-block cluster (`scripts/probe_cluster.cu`) against the tuned one query of
-tables/h100.json, in the same process, on the same 32 sources (docs/notes/kernels.md, run R).
+"""One query on a thread-block cluster (`scripts/probe_cluster.cu`) against the shipped table's
+tuned one query (tables/h100.json on an H100; `benchmarks.probes.tuned_one_queries`), in the same
+process, on the same 32 sources (docs/notes/kernels.md, run R).
 
 For each graph: scipy's Dijkstra on one core (8 sources), the table's one-query configuration
 timed by the sweep's timer, then the cluster kernel for every (cluster size, block size, Delta:
@@ -17,11 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import data
-from benchmarks.kernels import scipy_ms
-from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
-from autotune.lookup import Table
-from autotune.measure import Protocol
+from benchmarks import probes
 
 PASSES = 3
 SHARED_LIMIT = 227 * 1024
@@ -77,47 +74,32 @@ def timed(function, graph, arrays, sources, expected, cluster, block, delta, qca
 
 
 def main() -> None:
-    import pycuda.gpuarray as gpuarray
-
     names = sys.argv[1]
     grid = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
-    with gpu_session(0) as device:
-        gpu = device_description(device)
-        table = Table.load("tables/h100.json")
-        builds = {}
-        for name, graph, sample, expected in data.suite_graphs(names, 32):
-            cpu = statistics.median(scipy_ms(graph, list(sample[:8])))
-            tuned = table.lookup(graph, queries=1, device=gpu).config
-            with open_solver(graph, tuned.algorithm) as solver:
-                base = CudaEventTimer(solver, sample, Protocol(sample=32, min_repetitions=5, max_repetitions=5),
-                                      expected=expected).measure(tuned)
-            print(f"{name}: n {graph.n_vertices}, scipy {cpu:.4f} ms, tuned {tuned.params} {base.status} "
-                  f"{base.ms_per_sssp:.4f} ms ({cpu / base.ms_per_sssp:.1f}x scipy), iterations {base.iterations}",
-                  flush=True)
-            arrays = [gpuarray.to_gpu(np.ascontiguousarray(a, dtype=np.int32)).gpudata
-                      for a in (graph.row_offsets, graph.columns, graph.weights)]
-            rows, failed = [], []
-            for cluster, block, scale in itertools.product(grid.get("cluster", [8]), grid.get("block", [256, 1024]),
-                                                           grid.get("scale", [1])):
-                unit = tuned.param("delta")
-                delta = 2**31 - 1 if scale == "inf" or unit == "inf" else int(unit) * scale
-                qcap = 4096
-                while qcap > 256 and shared_bytes(graph.n_vertices, cluster, qcap) > SHARED_LIMIT:
-                    qcap //= 2
-                if shared_bytes(graph.n_vertices, cluster, qcap) > SHARED_LIMIT:
-                    failed.append((cluster, block, delta, "does not fit"))
-                    continue
-                if cluster not in builds:
-                    builds[cluster] = build(cluster)
-                result, why = timed(builds[cluster], graph, arrays, sample, expected, cluster, block, delta, qcap)
-                (rows if result else failed).append((*(result or ()), cluster, block, delta, qcap) if result
-                                                   else (cluster, block, delta, why))
-            rows.sort()
-            for r in rows[:6]:
-                print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} iterations): cluster {r[4]}, "
-                      f"block {r[5]}, delta {r[6]}, qcap {r[7]}; {cpu / r[0]:.1f}x scipy, "
-                      f"{base.ms_per_sssp / r[0]:.2f}x tuned", flush=True)
-            print("    failed:", len(failed), failed[:3], flush=True)
+    builds = {}
+    for name, graph, sample, expected, cpu, tuned, base, arrays in probes.tuned_one_queries(names, 32):
+        rows, failed = [], []
+        for cluster, block, scale in itertools.product(grid.get("cluster", [8]), grid.get("block", [256, 1024]),
+                                                       grid.get("scale", [1])):
+            unit = tuned.param("delta")
+            delta = 2**31 - 1 if scale == "inf" or unit == "inf" else int(unit) * scale
+            qcap = 4096
+            while qcap > 256 and shared_bytes(graph.n_vertices, cluster, qcap) > SHARED_LIMIT:
+                qcap //= 2
+            if shared_bytes(graph.n_vertices, cluster, qcap) > SHARED_LIMIT:
+                failed.append((cluster, block, delta, "does not fit"))
+                continue
+            if cluster not in builds:
+                builds[cluster] = build(cluster)
+            result, why = timed(builds[cluster], graph, arrays, sample, expected, cluster, block, delta, qcap)
+            (rows if result else failed).append((*(result or ()), cluster, block, delta, qcap) if result
+                                               else (cluster, block, delta, why))
+        rows.sort()
+        for r in rows[:6]:
+            print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} iterations): cluster {r[4]}, "
+                  f"block {r[5]}, delta {r[6]}, qcap {r[7]}; {cpu / r[0]:.1f}x scipy, "
+                  f"{base.ms_per_sssp / r[0]:.2f}x tuned", flush=True)
+        print("    failed:", len(failed), failed[:3], flush=True)
 
 
 if __name__ == "__main__":

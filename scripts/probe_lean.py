@@ -1,5 +1,6 @@
 """One query of a small graph on one small block with its whole state in shared memory
-(`scripts/probe_lean.cu`) against the tuned one query of tables/h100.json, in the same process,
+(`scripts/probe_lean.cu`) against the shipped table's tuned one query
+(tables/h100.json on an H100; `benchmarks.probes.tuned_one_queries`), in the same process,
 on the same 32 sources (docs/notes/kernels.md, run U).
 
 For each graph: scipy's Dijkstra on one core (8 sources, as suite kernels times it), the table's
@@ -19,11 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import data
-from benchmarks.kernels import scipy_ms
-from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
-from autotune.lookup import Table
-from autotune.measure import Protocol
+from benchmarks import probes
 
 PASSES = 3
 SHARED_LIMIT = 227 * 1024
@@ -74,45 +71,30 @@ def timed(function, graph, arrays, sources, expected, block, graph_shared, delta
 
 
 def main() -> None:
-    import pycuda.gpuarray as gpuarray
-
     names = sys.argv[1]
     grid = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
-    with gpu_session(0) as device:
-        gpu = device_description(device)
-        table = Table.load("tables/h100.json")
-        builds = {}
-        for name, graph, sample, expected in data.suite_graphs(names, 32):
-            cpu = statistics.median(scipy_ms(graph, list(sample[:8])))
-            tuned = table.lookup(graph, queries=1, device=gpu).config
-            with open_solver(graph, tuned.algorithm) as solver:
-                base = CudaEventTimer(solver, sample, Protocol(sample=32, min_repetitions=5, max_repetitions=5),
-                                      expected=expected).measure(tuned)
-            print(f"{name}: n {graph.n_vertices}, m {graph.n_edges}, scipy {cpu:.4f} ms, tuned {tuned.params} "
-                  f"{base.status} {base.ms_per_sssp:.4f} ms ({cpu / base.ms_per_sssp:.1f}x scipy), "
-                  f"iterations {base.iterations}", flush=True)
-            arrays = [gpuarray.to_gpu(np.ascontiguousarray(a, dtype=np.int32)).gpudata
-                      for a in (graph.row_offsets, graph.columns, graph.weights)]
-            rows, failed = [], []
-            for block, graph_shared, scale in itertools.product(grid.get("block", [32, 64, 128, 256]),
-                                                                grid.get("graph_shared", [False, True]),
-                                                                grid.get("scale", [1])):
-                unit = tuned.param("delta")
-                delta = 2**31 - 1 if scale == "inf" or unit == "inf" else max(1, int(int(unit) * scale))
-                if shared_bytes(graph.n_vertices, graph.n_edges, graph_shared) > SHARED_LIMIT:
-                    failed.append((block, graph_shared, delta, "does not fit"))
-                    continue
-                if graph_shared not in builds:
-                    builds[graph_shared] = build(graph_shared)
-                result, why = timed(builds[graph_shared], graph, arrays, sample, expected, block, graph_shared, delta)
-                (rows if result else failed).append((*result, block, graph_shared, delta) if result
-                                                   else (block, graph_shared, delta, why))
-            rows.sort()
-            for r in rows[:6]:
-                print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} iterations): block {r[4]}, "
-                      f"graph in shared {r[5]}, delta {r[6]}; {cpu / r[0]:.1f}x scipy, "
-                      f"{base.ms_per_sssp / r[0]:.2f}x tuned", flush=True)
-            print("    failed:", len(failed), failed[:4], flush=True)
+    builds = {}
+    for name, graph, sample, expected, cpu, tuned, base, arrays in probes.tuned_one_queries(names, 32):
+        rows, failed = [], []
+        for block, graph_shared, scale in itertools.product(grid.get("block", [32, 64, 128, 256]),
+                                                            grid.get("graph_shared", [False, True]),
+                                                            grid.get("scale", [1])):
+            unit = tuned.param("delta")
+            delta = 2**31 - 1 if scale == "inf" or unit == "inf" else max(1, int(int(unit) * scale))
+            if shared_bytes(graph.n_vertices, graph.n_edges, graph_shared) > SHARED_LIMIT:
+                failed.append((block, graph_shared, delta, "does not fit"))
+                continue
+            if graph_shared not in builds:
+                builds[graph_shared] = build(graph_shared)
+            result, why = timed(builds[graph_shared], graph, arrays, sample, expected, block, graph_shared, delta)
+            (rows if result else failed).append((*result, block, graph_shared, delta) if result
+                                               else (block, graph_shared, delta, why))
+        rows.sort()
+        for r in rows[:6]:
+            print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} iterations): block {r[4]}, "
+                  f"graph in shared {r[5]}, delta {r[6]}; {cpu / r[0]:.1f}x scipy, "
+                  f"{base.ms_per_sssp / r[0]:.2f}x tuned", flush=True)
+        print("    failed:", len(failed), failed[:4], flush=True)
 
 
 if __name__ == "__main__":
