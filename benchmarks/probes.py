@@ -126,3 +126,46 @@ def tuned_one_queries(names: str, sample: int) -> Iterator[tuple[str, Any, Any, 
             arrays = [gpuarray.to_gpu(np.ascontiguousarray(a, dtype=np.int32))
                       for a in (graph.row_offsets, graph.columns, graph.weights)]
             yield name, graph, sources, expected, cpu, tuned, base, [a.gpudata for a in arrays]
+
+
+def build_probe(source: Any, options: Sequence[str], name: str) -> Any:
+    """The kernel `name` of a probe's CUDA file `source` (a Path), compiled with `options` and the
+    shipped kernels' headers on the include path."""
+    from pycuda.compiler import SourceModule
+
+    from autotune.resources import kernels_dir
+
+    return SourceModule(source.read_text(), options=list(options), no_extern_c=True,
+                        include_dirs=[str(kernels_dir())]).get_function(name)
+
+
+def timed_solves(launch: Any, n: int, sources: Sequence[int], expected: dict, passes: int) -> tuple[Any, str | None]:
+    """A probe kernel's one queries: `launch(source, out, stats)` (the distances into `out`, n
+    int32; into `stats`, 4 int32 zeroed before each solve, the iterations at 0 and a failure at 3),
+    each source once to warm up, then `passes` passes over them, each solve timed by CUDA events
+    around its launch and checked against `expected`. ((median, least, most ms, median
+    iterations), None), or (None, why) at the first failure."""
+    import statistics
+
+    import numpy as np
+    import pycuda.driver as cuda
+    import pycuda.gpuarray as gpuarray
+
+    out, stats = gpuarray.empty(n, np.int32), gpuarray.zeros(4, np.int32)
+    start, stop = cuda.Event(), cuda.Event()
+    times, iterations = [], []
+    for rep in range(passes + 1):
+        for source in sources:
+            stats.fill(0)
+            start.record()
+            launch(source, out, stats)
+            stop.record()
+            stop.synchronize()
+            got, counts = out.get(), stats.get()
+            if counts[3] or not np.array_equal(got, expected[source]):
+                wrong = int(np.count_nonzero(got != expected[source]))
+                return None, f"source {source}: failure {int(counts[3])}, {wrong} distances differ"
+            if rep:
+                times.append(stop.time_since(start))
+                iterations.append(int(counts[0]))
+    return (statistics.median(times), min(times), max(times), statistics.median(iterations)), None

@@ -12,7 +12,6 @@ six fastest and any that failed.
 """
 import itertools
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -26,12 +25,7 @@ SOURCE = Path(__file__).with_name("probe_cluster.cu")
 
 
 def build(cluster: int):
-    from pycuda.compiler import SourceModule
-
-    from autotune.resources import kernels_dir
-
-    return SourceModule(SOURCE.read_text(), options=[f"-DCLUSTER={cluster}"], no_extern_c=True,
-                        include_dirs=[str(kernels_dir())]).get_function("solve_cluster")
+    return probes.build_probe(SOURCE, [f"-DCLUSTER={cluster}"], "solve_cluster")
 
 
 def shared_bytes(n: int, cluster: int, qcap: int) -> int:
@@ -49,28 +43,13 @@ def timed(function, graph, arrays, sources, expected, cluster, block, delta, qca
     function.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
     far = gpuarray.empty(cluster * 2 * chunk, np.int32)
     spill = gpuarray.empty(cluster * 2 * chunk, np.int32)
-    out = gpuarray.empty(n, np.int32)
-    stats = gpuarray.zeros(4, np.int32)
-    start, stop = cuda.Event(), cuda.Event()
-    times, iterations = [], []
-    for rep in range(PASSES + 1):
-        for source in sources:
-            stats.fill(0)
-            start.record()
-            function(np.int32(n), *arrays, np.int32(source), np.int32(delta), np.int32(qcap), far.gpudata, spill.gpudata,
-                     out.gpudata, stats.gpudata, np.int32(100 * n + 100), block=(block, 1, 1), grid=(cluster, 1, 1),
-                     shared=shared)
-            stop.record()
-            stop.synchronize()
-            got = out.get()
-            error = int(stats.get()[3])
-            if error or not np.array_equal(got, expected[source]):
-                wrong = int(np.count_nonzero(got != expected[source]))
-                return None, f"source {source}: error {error}, {wrong} distances differ"
-            if rep:
-                times.append(stop.time_since(start))
-                iterations.append(int(stats.get()[0]))
-    return (statistics.median(times), min(times), max(times), statistics.median(iterations)), None
+
+    def launch(source, out, stats):
+        function(np.int32(n), *arrays, np.int32(source), np.int32(delta), np.int32(qcap), far.gpudata, spill.gpudata,
+                 out.gpudata, stats.gpudata, np.int32(100 * n + 100), block=(block, 1, 1), grid=(cluster, 1, 1),
+                 shared=shared)
+
+    return probes.timed_solves(launch, n, sources, expected, PASSES)
 
 
 def main() -> None:

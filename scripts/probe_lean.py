@@ -14,7 +14,6 @@ the six fastest and any that failed.
 """
 import itertools
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -28,12 +27,7 @@ SOURCE = Path(__file__).with_name("probe_lean.cu")
 
 
 def build(graph_shared: bool):
-    from pycuda.compiler import SourceModule
-
-    from autotune.resources import kernels_dir
-
-    return SourceModule(SOURCE.read_text(), options=[f"-DGRAPH_SHARED={int(graph_shared)}"], no_extern_c=True,
-                        include_dirs=[str(kernels_dir())]).get_function("solve_lean")
+    return probes.build_probe(SOURCE, [f"-DGRAPH_SHARED={int(graph_shared)}"], "solve_lean")
 
 
 def shared_bytes(n: int, m: int, graph_shared: bool) -> int:
@@ -42,32 +36,16 @@ def shared_bytes(n: int, m: int, graph_shared: bool) -> int:
 
 def timed(function, graph, arrays, sources, expected, block, graph_shared, delta):
     import pycuda.driver as cuda
-    import pycuda.gpuarray as gpuarray
 
     n, m = graph.n_vertices, graph.n_edges
     shared = shared_bytes(n, m, graph_shared)
     function.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
-    out = gpuarray.empty(n, np.int32)
-    stats = gpuarray.zeros(4, np.int32)
-    start, stop = cuda.Event(), cuda.Event()
-    times, iterations = [], []
-    for rep in range(PASSES + 1):
-        for source in sources:
-            stats.fill(0)
-            start.record()
-            function(np.int32(n), np.int32(m), *arrays, np.int32(source), np.int32(delta), out.gpudata, stats.gpudata,
-                     np.int32(100 * n + 100), block=(block, 1, 1), grid=(1, 1, 1), shared=shared)
-            stop.record()
-            stop.synchronize()
-            got = out.get()
-            counts = stats.get()
-            if counts[3] or not np.array_equal(got, expected[source]):
-                wrong = int(np.count_nonzero(got != expected[source]))
-                return None, f"source {source}: iteration cap {int(counts[3])}, {wrong} distances differ"
-            if rep:
-                times.append(stop.time_since(start))
-                iterations.append(int(counts[0]))
-    return (statistics.median(times), min(times), max(times), statistics.median(iterations)), None
+
+    def launch(source, out, stats):
+        function(np.int32(n), np.int32(m), *arrays, np.int32(source), np.int32(delta), out.gpudata, stats.gpudata,
+                 np.int32(100 * n + 100), block=(block, 1, 1), grid=(1, 1, 1), shared=shared)
+
+    return probes.timed_solves(launch, n, sources, expected, PASSES)
 
 
 def main() -> None:
