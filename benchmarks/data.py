@@ -49,6 +49,11 @@
   `probe_batch_bins.py` with the 29 graphs above, the first 17 at e6e4b8e and the last 12 at
   8895979, which only mends the probe's printing): the records the shipped rules 4 and 5 are
   fitted on.
+- `bins-lattice-ec2511a.jsonl.gz`: the bins grid (`python3 scripts/probe_batch_bins.py OUT
+  benchmarks/graphs/sources/grid300.gr,usa-roads.gr.gz` at ec2511a; H100, 2026-11-27) of a
+  300 x 300 lattice (`python3 scripts/make_lattice.py benchmarks/graphs/sources/grid300.gr 300 0`,
+  not in any fit) beside usa-roads: whether rule 5's bitmap step loses on a graph of usa-roads'
+  size and narrow levels that is not a road network (it does not: characterizations/README.md).
 - `classout-repeat-f5049df.json.gz`: suite `classout` run a second time at f5049df on an H100
   (2026-11-27; asked for an H200 with `--classout-fit-table tables/h100.json`, an H100 came):
   the same counts as the committed results of that commit, every real graph on the same side
