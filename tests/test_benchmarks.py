@@ -326,7 +326,8 @@ def test_the_batch_probes_shape_the_prediction_and_take_the_table_s_best(monkeyp
 
 
 @pytest.mark.parametrize("script", sorted(p.name for p in (data.ROOT / "scripts").glob("probe_*.py")
-                                           if "from benchmarks.probes import" in p.read_text()))
+                                           if "from benchmarks.probes import" in p.read_text()
+                                           or "from benchmarks import probes" in p.read_text()))
 def test_each_probe_script_loads_with_its_helpers(script):
     import importlib.util
 
@@ -359,3 +360,19 @@ def test_the_one_query_bins_probe_crosses_thresholds_with_block_sizes_and_skips_
     monkeypatch.setattr(probe, "probe_rows", lambda *args: pytest.fail("a one-block prediction is not probed"))
     probe.main(str(tmp_path / "rows.jsonl"), "g")
     assert (tmp_path / "rows.jsonl").read_text() == ""
+
+
+def test_the_lattice_script_writes_every_grid_edge_both_ways_with_weights_of_1_to_100(tmp_path):
+    import importlib.util
+
+    from autotune.graphs.spec import load_graph
+
+    spec = importlib.util.spec_from_file_location("make_lattice", data.ROOT / "scripts" / "make_lattice.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.main(str(tmp_path / "grid3.gr"), "3", "0")
+    graph = load_graph(str(tmp_path / "grid3.gr"), use_cache=False)
+    assert graph.n_vertices == 9 and graph.n_edges == 24  # 12 grid edges, each way
+    arcs = {(int(t), int(h)) for t, h in zip(graph.tails, graph.columns)}
+    assert all((h, t) in arcs for t, h in arcs) and (0, 1) in arcs and (0, 3) in arcs and (0, 4) not in arcs
+    assert 1 <= graph.weights.min() and graph.weights.max() <= 100
