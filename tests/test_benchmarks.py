@@ -376,3 +376,39 @@ def test_the_lattice_script_writes_every_grid_edge_both_ways_with_weights_of_1_t
     arcs = {(int(t), int(h)) for t, h in zip(graph.tails, graph.columns)}
     assert all((h, t) in arcs for t, h in arcs) and (0, 1) in arcs and (0, 3) in arcs and (0, 4) not in arcs
     assert 1 <= graph.weights.min() and graph.weights.max() <= 100
+
+
+def test_the_hierarchy_probe_s_level_sweeps_give_dijkstra_s_distances(tmp_path):
+    """scripts/probe_ch.py: PHAST's order and the level sweeps that scripts/probe_phast.cu runs, on
+    rome99 and on a random directed graph with zero-weight arcs and unreachable vertices."""
+    import importlib.util
+
+    import numpy as np
+    from scipy.sparse.csgraph import dijkstra
+
+    from autotune.graphs.csr import CSRGraph
+    from autotune.graphs.spec import load_graph
+    from autotune.reference.oracle import _scipy_graph
+
+    spec = importlib.util.spec_from_file_location("probe_ch", data.ROOT / "scripts" / "probe_ch.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    rng = np.random.default_rng(3)
+    n, m = 300, 700
+    tails, heads = rng.integers(0, n - 20, m), rng.integers(0, n, m)  # the last 20 vertices have no out-arcs
+    order = np.argsort(tails, kind="stable")
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(tails, minlength=n))]).astype(np.int32)
+    weights = rng.integers(0, 20, m).astype(np.int32)  # about 1 in 20 of weight 0
+    random = CSRGraph("random", offsets, heads[order].astype(np.int32), weights[order])
+    for graph in (random, load_graph(str(data.ROOT / "tests" / "data" / "rome99.gr.gz"), use_cache=False)):
+        rank, level, t, h, w = probe.contract(graph, 60, 4.0)
+        assert sorted(rank.tolist()) == list(range(graph.n_vertices))
+        hierarchy = probe.layout(rank, level, t, h, w)
+        matrix = _scipy_graph(graph)
+        for source in (0, 17, graph.n_vertices // 2):
+            expected = dijkstra(matrix, directed=True, indices=source)
+            got, _, steps = probe.level_sweeps(hierarchy, source)
+            reached = np.isfinite(expected)
+            assert np.array_equal(got[reached], expected[reached].astype(np.int64))
+            assert (got[~reached] >= np.iinfo(np.int64).max // 4).all()
+            assert steps <= 2 * (level.max() + 1)

@@ -1,0 +1,63 @@
+// Probe (issue 29, docs/notes/kernels.md run V): one query on a contraction hierarchy the way PHAST
+// answers it (Delling, Goldberg, Nowatzyk and Werneck, IPDPS 2011), on one block: a step per level
+// and a barrier between steps, no queues. Upward, from the source's level to the top, every reached
+// vertex of the level relaxes its arcs to higher ranks (atomicMin); downward, from the top level to
+// the bottom, every vertex of the level takes the least of its distance and its in-arcs' from higher
+// ranks (plain reads and one store: the higher levels are final). The hierarchy is built on the CPU
+// by scripts/probe_ch.py --save (vertices numbered by descending level: a level is a range of ids).
+// Not a shipped kernel: scripts/probe_phast.py compiles and times it against the tuned one query.
+//
+// With DIST_SHARED the distances live in the block's shared memory (n ints), else in `dist`
+// (global, read past L1 with __ldcg: other threads' atomics are at L2). stats: the steps at 0.
+#include "frontier.cuh"  // INF
+
+#ifndef DIST_SHARED
+#define DIST_SHARED 0
+#endif
+
+__device__ __forceinline__ int read(const int *p) {
+#if DIST_SHARED
+  return *(volatile const int *)p;
+#else
+  return __ldcg(p);
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 1)
+phast_block(int n, int levels, const int *__restrict__ level_start, const int *__restrict__ up_offsets,
+            const int *__restrict__ up_heads, const int *__restrict__ up_weights,
+            const int *__restrict__ down_offsets, const int *__restrict__ down_tails,
+            const int *__restrict__ down_weights, const int *__restrict__ old_of, int source, int source_level,
+            int *global_dist, int *out_dist, int *stats) {
+#if DIST_SHARED
+  extern __shared__ int smem[];
+  int *dist = smem;
+#else
+  int *dist = global_dist;
+#endif
+  const int T = blockDim.x, tid = threadIdx.x;
+  for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
+  __syncthreads();
+  int steps = 0;
+  for (int level = source_level; level >= 0; --level, ++steps) {  // upward: the levels above the source's
+    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
+      const int d = read(&dist[v]);
+      if (d == INF) continue;
+      for (int e = up_offsets[v]; e < up_offsets[v + 1]; ++e) atomicMin(&dist[up_heads[e]], d + up_weights[e]);
+    }
+    __syncthreads();
+  }
+  for (int level = 0; level < levels; ++level, ++steps) {  // downward: every level from the top
+    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
+      int best = read(&dist[v]);
+      for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e) {
+        const int d = read(&dist[down_tails[e]]);
+        if (d != INF && d + down_weights[e] < best) best = d + down_weights[e];
+      }
+      dist[v] = best;
+    }
+    __syncthreads();
+  }
+  for (int i = tid; i < n; i += T) out_dist[old_of[i]] = read(&dist[i]);
+  if (tid == 0) stats[0] = steps;
+}
