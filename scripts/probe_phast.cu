@@ -8,11 +8,17 @@
 // Not a shipped kernel: scripts/probe_phast.py compiles and times it against the tuned one query.
 //
 // With DIST_SHARED the distances live in the block's shared memory (n ints), else in `dist`
-// (global, read past L1 with __ldcg: other threads' atomics are at L2). stats: the steps at 0.
+// (global, read past L1 with __ldcg: other threads' atomics are at L2). With SMALL_BY_WARP, a run
+// of consecutive levels of at most a warp's vertices each (most of a road network's levels hold
+// one to four) is swept by the first warp alone, a __syncwarp between its levels and one block
+// barrier after the run, instead of a block barrier per level. stats: the steps at 0.
 #include "frontier.cuh"  // INF
 
 #ifndef DIST_SHARED
 #define DIST_SHARED 0
+#endif
+#ifndef SMALL_BY_WARP
+#define SMALL_BY_WARP 0
 #endif
 
 __device__ __forceinline__ int read(const int *p) {
@@ -39,22 +45,69 @@ phast_block(int n, int levels, const int *__restrict__ level_start, const int *_
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
   __syncthreads();
   int steps = 0;
-  for (int level = source_level; level >= 0; --level, ++steps) {  // upward: the levels above the source's
-    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
-      const int d = read(&dist[v]);
-      if (d == INF) continue;
-      for (int e = up_offsets[v]; e < up_offsets[v + 1]; ++e) atomicMin(&dist[up_heads[e]], d + up_weights[e]);
+  // Upward: the levels from the source's to the top (level indices count from the top).
+  for (int level = source_level; level >= 0; --level, ++steps) {
+    int last = level;  // the run of levels this step sweeps: level down to last
+    if (SMALL_BY_WARP)
+      while (last > 0 && level_start[last] - level_start[last - 1] <= 32 &&
+             level_start[level + 1] - level_start[level] <= 32)
+        --last;
+    if (last < level) {  // a run of small levels: the first warp alone
+      if (tid < 32) {
+        for (int l = level; l >= last; --l) {
+          const int v = level_start[l] + tid;
+          if (v < level_start[l + 1]) {
+            const int d = read(&dist[v]);
+            if (d != INF)
+              for (int e = up_offsets[v]; e < up_offsets[v + 1]; ++e) atomicMin(&dist[up_heads[e]], d + up_weights[e]);
+          }
+          __syncwarp();
+        }
+      }
+      steps += level - last;
+      level = last;
+    } else {
+      for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
+        const int d = read(&dist[v]);
+        if (d == INF) continue;
+        for (int e = up_offsets[v]; e < up_offsets[v + 1]; ++e) atomicMin(&dist[up_heads[e]], d + up_weights[e]);
+      }
     }
     __syncthreads();
   }
-  for (int level = 0; level < levels; ++level, ++steps) {  // downward: every level from the top
-    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
-      int best = read(&dist[v]);
-      for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e) {
-        const int d = read(&dist[down_tails[e]]);
-        if (d != INF && d + down_weights[e] < best) best = d + down_weights[e];
+  // Downward: every level from the top.
+  for (int level = 0; level < levels; ++level, ++steps) {
+    int last = level;  // the run of levels this step sweeps: level up to last
+    if (SMALL_BY_WARP)
+      while (last + 1 < levels && level_start[last + 2] - level_start[last + 1] <= 32 &&
+             level_start[level + 1] - level_start[level] <= 32)
+        ++last;
+    if (last > level) {  // a run of small levels: the first warp alone
+      if (tid < 32) {
+        for (int l = level; l <= last; ++l) {
+          const int v = level_start[l] + tid;
+          if (v < level_start[l + 1]) {
+            int best = read(&dist[v]);
+            for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e) {
+              const int d = read(&dist[down_tails[e]]);
+              if (d != INF && d + down_weights[e] < best) best = d + down_weights[e];
+            }
+            dist[v] = best;
+          }
+          __syncwarp();
+        }
       }
-      dist[v] = best;
+      steps += last - level;
+      level = last;
+    } else {
+      for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
+        int best = read(&dist[v]);
+        for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e) {
+          const int d = read(&dist[down_tails[e]]);
+          if (d != INF && d + down_weights[e] < best) best = d + down_weights[e];
+        }
+        dist[v] = best;
+      }
     }
     __syncthreads();
   }

@@ -6,7 +6,8 @@ The hierarchies come from the CPU: `python3 scripts/probe_ch.py GRAPHS --level-w
 DIR` writes DIR/NAME.ch.npz (carry DIR to the GPU machine). For each graph: scipy's Dijkstra on
 one core (8 sources), the table's one-query configuration timed by the sweep's timer, then the
 level sweeps on one block of each size of the grid, with the distances in global memory and, where
-they fit, in shared memory: each source solved once to warm up, then `PASSES` passes over the 32
+they fit, in shared memory, and with a block barrier per level or runs of small levels swept by
+one warp: each source solved once to warm up, then `PASSES` passes over the 32
 sources, each solve timed with CUDA events around its launch and checked against scipy's
 distances. The timings are the query's alone: building the hierarchy is the CPU's, once per graph.
 
@@ -26,8 +27,9 @@ SHARED_LIMIT = 227 * 1024
 SOURCE = Path(__file__).with_name("probe_phast.cu")
 
 
-def build(dist_shared: bool):
-    return probes.build_probe(SOURCE, [f"-DDIST_SHARED={int(dist_shared)}"], "phast_block")
+def build(dist_shared: bool, small_by_warp: bool):
+    return probes.build_probe(SOURCE, [f"-DDIST_SHARED={int(dist_shared)}", f"-DSMALL_BY_WARP={int(small_by_warp)}"],
+                              "phast_block")
 
 
 def uploaded(path: Path) -> dict:
@@ -73,19 +75,22 @@ def main() -> None:
         print(f"    hierarchy: {len(h['host_level_start']) - 1} levels, {h['up_heads'].size + h['down_tails'].size} "
               f"arcs with shortcuts", flush=True)
         rows, failed = [], []
-        for block, dist_shared in itertools.product(grid.get("block", [256, 512, 1024]),
-                                                    grid.get("dist_shared", [False, True])):
+        for block, dist_shared, by_warp in itertools.product(grid.get("block", [256, 512, 1024]),
+                                                             grid.get("dist_shared", [False, True]),
+                                                             grid.get("small_by_warp", [False, True])):
             if dist_shared and 4 * n > SHARED_LIMIT:
-                failed.append((block, dist_shared, "does not fit"))
+                failed.append((block, dist_shared, by_warp, "does not fit"))
                 continue
-            if dist_shared not in builds:
-                builds[dist_shared] = build(dist_shared)
-            result, why = timed(builds[dist_shared], n, h, sample, expected, block, dist_shared)
-            (rows if result else failed).append((*result, block, dist_shared) if result else (block, dist_shared, why))
+            if (dist_shared, by_warp) not in builds:
+                builds[dist_shared, by_warp] = build(dist_shared, by_warp)
+            result, why = timed(builds[dist_shared, by_warp], n, h, sample, expected, block, dist_shared)
+            (rows if result else failed).append((*result, block, dist_shared, by_warp) if result
+                                               else (block, dist_shared, by_warp, why))
         rows.sort()
         for r in rows[:6]:
             print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} steps): block {r[4]}, "
-                  f"distances in shared {r[5]}; {cpu / r[0]:.1f}x scipy, {base.ms_per_sssp / r[0]:.2f}x tuned",
+                  f"distances in shared {r[5]}, small levels by one warp {r[6]}; {cpu / r[0]:.1f}x scipy, "
+                  f"{base.ms_per_sssp / r[0]:.2f}x tuned",
                   flush=True)
         print("    failed:", len(failed), failed[:4], flush=True)
 
