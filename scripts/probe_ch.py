@@ -7,10 +7,11 @@ The near-far kernels need one barrier per iteration (usa-roads: about 1,536 for 
 answers a one-to-all query on a contraction hierarchy with a small upward Dijkstra from the source
 and then one linear sweep over the vertices in descending level order, in which the vertices of a
 level are independent: one parallel step per level. This script builds the hierarchy on the CPU
-(plain Python: node order by edge difference and contracted neighbours, lazily updated; witness
-searches bounded by `--settle` vertices), answers `--sources` queries PHAST's way, checks every
-distance against scipy's Dijkstra and prints the hierarchy's size and levels, the upward searches'
-size and the preprocessing time.
+(plain Python: node order by edge difference, contracted neighbours and `--level-weight` x level,
+lazily updated; witness searches bounded by `--settle` vertices), answers `--sources` queries
+PHAST's way and as the level sweeps `scripts/probe_phast.cu` runs, checks every distance against
+scipy's Dijkstra, prints the hierarchy's size and levels, the upward searches' size, the sweeps'
+steps and the preprocessing time, and with `--save DIR` writes DIR/NAME.ch.npz (`layout`).
 
     python3 scripts/probe_ch.py usa-roads.gr.gz,rome99.gr.gz [--sources 8] [--settle 60] [--level-weight 0]
 """
