@@ -29,6 +29,25 @@ __device__ __forceinline__ int read(const int *p) {
 #endif
 }
 
+// Upward: a reached vertex relaxes its arcs to higher ranks.
+__device__ __forceinline__ void push_up(int v, int *dist, const int *__restrict__ offsets,
+                                        const int *__restrict__ heads, const int *__restrict__ weights) {
+  const int d = read(&dist[v]);
+  if (d == INF) return;
+  for (int e = offsets[v]; e < offsets[v + 1]; ++e) atomicMin(&dist[heads[e]], d + weights[e]);
+}
+
+// Downward: a vertex takes the least of its distance and its in-arcs' from higher ranks (final).
+__device__ __forceinline__ void pull_down(int v, int *dist, const int *__restrict__ offsets,
+                                          const int *__restrict__ tails, const int *__restrict__ weights) {
+  int best = read(&dist[v]);
+  for (int e = offsets[v]; e < offsets[v + 1]; ++e) {
+    const int d = read(&dist[tails[e]]);
+    if (d != INF && d + weights[e] < best) best = d + weights[e];
+  }
+  dist[v] = best;
+}
+
 extern "C" __global__ void __launch_bounds__(1024, 1)
 phast_block(int n, int levels, const int *__restrict__ level_start, const int *__restrict__ up_offsets,
             const int *__restrict__ up_heads, const int *__restrict__ up_weights,
@@ -56,22 +75,15 @@ phast_block(int n, int levels, const int *__restrict__ level_start, const int *_
       if (tid < 32) {
         for (int l = level; l >= last; --l) {
           const int v = level_start[l] + tid;
-          if (v < level_start[l + 1]) {
-            const int d = read(&dist[v]);
-            if (d != INF)
-              for (int e = up_offsets[v]; e < up_offsets[v + 1]; ++e) atomicMin(&dist[up_heads[e]], d + up_weights[e]);
-          }
+          if (v < level_start[l + 1]) push_up(v, dist, up_offsets, up_heads, up_weights);
           __syncwarp();
         }
       }
       steps += level - last;
       level = last;
     } else {
-      for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
-        const int d = read(&dist[v]);
-        if (d == INF) continue;
-        for (int e = up_offsets[v]; e < up_offsets[v + 1]; ++e) atomicMin(&dist[up_heads[e]], d + up_weights[e]);
-      }
+      for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T)
+        push_up(v, dist, up_offsets, up_heads, up_weights);
     }
     __syncthreads();
   }
@@ -86,28 +98,15 @@ phast_block(int n, int levels, const int *__restrict__ level_start, const int *_
       if (tid < 32) {
         for (int l = level; l <= last; ++l) {
           const int v = level_start[l] + tid;
-          if (v < level_start[l + 1]) {
-            int best = read(&dist[v]);
-            for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e) {
-              const int d = read(&dist[down_tails[e]]);
-              if (d != INF && d + down_weights[e] < best) best = d + down_weights[e];
-            }
-            dist[v] = best;
-          }
+          if (v < level_start[l + 1]) pull_down(v, dist, down_offsets, down_tails, down_weights);
           __syncwarp();
         }
       }
       steps += last - level;
       level = last;
     } else {
-      for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T) {
-        int best = read(&dist[v]);
-        for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e) {
-          const int d = read(&dist[down_tails[e]]);
-          if (d != INF && d + down_weights[e] < best) best = d + down_weights[e];
-        }
-        dist[v] = best;
-      }
+      for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T)
+        pull_down(v, dist, down_offsets, down_tails, down_weights);
     }
     __syncthreads();
   }
