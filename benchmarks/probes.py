@@ -169,3 +169,14 @@ def timed_solves(launch: Any, n: int, sources: Sequence[int], expected: dict, pa
                 times.append(stop.time_since(start))
                 iterations.append(int(counts[0]))
     return (statistics.median(times), min(times), max(times), statistics.median(iterations)), None
+
+
+def print_fastest(rows: Sequence[tuple], failed: Sequence[tuple], cpu_ms: float, tuned_ms: float, describe: Any,
+                  steps: str = "iterations") -> None:
+    """A one-query kernel probe's six fastest rows ((median, least, most ms, median `steps`, *the
+    configuration), `describe(*configuration)` naming it), each against scipy and the tuned one
+    query, then how many configurations failed and the first four."""
+    for r in sorted(rows)[:6]:
+        print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} {steps}): {describe(*r[4:])}; "
+              f"{cpu_ms / r[0]:.1f}x scipy, {tuned_ms / r[0]:.2f}x tuned", flush=True)
+    print("    failed:", len(failed), list(failed[:4]), flush=True)

@@ -73,12 +73,9 @@ def main() -> None:
             result, why = timed(builds[cluster], graph, arrays, sample, expected, cluster, block, delta, qcap)
             (rows if result else failed).append((*(result or ()), cluster, block, delta, qcap) if result
                                                else (cluster, block, delta, why))
-        rows.sort()
-        for r in rows[:6]:
-            print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} iterations): cluster {r[4]}, "
-                  f"block {r[5]}, delta {r[6]}, qcap {r[7]}; {cpu / r[0]:.1f}x scipy, "
-                  f"{base.ms_per_sssp / r[0]:.2f}x tuned", flush=True)
-        print("    failed:", len(failed), failed[:3], flush=True)
+        probes.print_fastest(rows, failed, cpu, base.ms_per_sssp,
+                             lambda cluster, block, delta, qcap: f"cluster {cluster}, block {block}, delta {delta}, "
+                                                                 f"qcap {qcap}")
 
 
 if __name__ == "__main__":

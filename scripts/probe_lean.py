@@ -67,12 +67,8 @@ def main() -> None:
             result, why = timed(builds[graph_shared], graph, arrays, sample, expected, block, graph_shared, delta)
             (rows if result else failed).append((*result, block, graph_shared, delta) if result
                                                else (block, graph_shared, delta, why))
-        rows.sort()
-        for r in rows[:6]:
-            print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} iterations): block {r[4]}, "
-                  f"graph in shared {r[5]}, delta {r[6]}; {cpu / r[0]:.1f}x scipy, "
-                  f"{base.ms_per_sssp / r[0]:.2f}x tuned", flush=True)
-        print("    failed:", len(failed), failed[:4], flush=True)
+        probes.print_fastest(rows, failed, cpu, base.ms_per_sssp,
+                             lambda block, shared, delta: f"block {block}, graph in shared {shared}, delta {delta}")
 
 
 if __name__ == "__main__":

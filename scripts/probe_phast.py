@@ -86,13 +86,9 @@ def main() -> None:
             result, why = timed(builds[dist_shared, by_warp], n, h, sample, expected, block, dist_shared)
             (rows if result else failed).append((*result, block, dist_shared, by_warp) if result
                                                else (block, dist_shared, by_warp, why))
-        rows.sort()
-        for r in rows[:6]:
-            print(f"    {r[0]:.4f} ms (min {r[1]:.4f}, max {r[2]:.4f}, {r[3]:.0f} steps): block {r[4]}, "
-                  f"distances in shared {r[5]}, small levels by one warp {r[6]}; {cpu / r[0]:.1f}x scipy, "
-                  f"{base.ms_per_sssp / r[0]:.2f}x tuned",
-                  flush=True)
-        print("    failed:", len(failed), failed[:4], flush=True)
+        probes.print_fastest(rows, failed, cpu, base.ms_per_sssp,
+                             lambda block, shared, by_warp: f"block {block}, distances in shared {shared}, "
+                                                            f"small levels by one warp {by_warp}", "steps")
 
 
 if __name__ == "__main__":
