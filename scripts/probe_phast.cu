@@ -11,7 +11,12 @@
 // (global, read past L1 with __ldcg: other threads' atomics are at L2). With SMALL_BY_WARP, a run
 // of consecutive levels of at most a warp's vertices each (most of a road network's levels hold
 // one to four) is swept by the first warp alone, a __syncwarp between its levels and one block
-// barrier after the run, instead of a block barrier per level. stats: the steps at 0.
+// barrier after the run, instead of a block barrier per level. With UP_FRONTIER, the upward phase
+// keeps the vertices it has reached in a list (shared memory, FRONTIER of them) and steps only
+// through the levels they hold, in order, instead of scanning every level above the source's.
+// `down_levels` < `levels`: the block sweeps only the top `down_levels` levels downward and the host
+// launches pull_level over the whole GPU for each level below, then scatter_out. stats: the steps
+// at 0, 2 at 3 where the frontier overflowed.
 #include "frontier.cuh"  // INF
 
 #ifndef DIST_SHARED
@@ -20,6 +25,10 @@
 #ifndef SMALL_BY_WARP
 #define SMALL_BY_WARP 0
 #endif
+#ifndef UP_FRONTIER
+#define UP_FRONTIER 0
+#endif
+#define FRONTIER 4096
 
 __device__ __forceinline__ int read(const int *p) {
 #if DIST_SHARED
@@ -49,11 +58,11 @@ __device__ __forceinline__ void pull_down(int v, int *dist, const int *__restric
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
-phast_block(int n, int levels, const int *__restrict__ level_start, const int *__restrict__ up_offsets,
-            const int *__restrict__ up_heads, const int *__restrict__ up_weights,
+phast_block(int n, int levels, const int *__restrict__ level_start, const int *__restrict__ level_of,
+            const int *__restrict__ up_offsets, const int *__restrict__ up_heads, const int *__restrict__ up_weights,
             const int *__restrict__ down_offsets, const int *__restrict__ down_tails,
             const int *__restrict__ down_weights, const int *__restrict__ old_of, int source, int source_level,
-            int *global_dist, int *out_dist, int *stats) {
+            int down_levels, int *global_dist, int *out_dist, int *stats) {
 #if DIST_SHARED
   extern __shared__ int smem[];
   int *dist = smem;
@@ -64,6 +73,43 @@ phast_block(int n, int levels, const int *__restrict__ level_start, const int *_
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
   __syncthreads();
   int steps = 0;
+#if UP_FRONTIER
+  // Upward through the levels the reached vertices hold, lowest first (level indices count from the
+  // top): a step relaxes the frontier's vertices of its level; the next step's level is the highest
+  // index below it among the frontier's vertices (next_level, by the step's parity).
+  __shared__ int frontier[FRONTIER];
+  __shared__ int frontier_count, next_level[2];
+  if (tid == 0) {
+    frontier[0] = source;
+    frontier_count = 1;
+    next_level[0] = next_level[1] = -1;
+  }
+  __syncthreads();
+  for (int level = source_level; level >= 0; ++steps) {
+    const int parity = steps & 1, count = min(frontier_count, FRONTIER);
+    __syncthreads();  // every thread has its count and this step's level
+    if (tid == 0) next_level[parity ^ 1] = -1;
+    for (int i = tid; i < count; i += T) {
+      const int v = frontier[i], at = level_of[v];
+      if (at < level) {
+        atomicMax(&next_level[parity], at);
+      } else if (at == level) {
+        const int d = read(&dist[v]);
+        for (int e = up_offsets[v]; e < up_offsets[v + 1]; ++e) {
+          const int head = up_heads[e];
+          if (atomicMin(&dist[head], d + up_weights[e]) == INF) {  // reached first now: into the frontier
+            const int slot = atomicAdd(&frontier_count, 1);
+            if (slot < FRONTIER) frontier[slot] = head;
+            atomicMax(&next_level[parity], level_of[head]);
+          }
+        }
+      }
+    }
+    __syncthreads();
+    level = next_level[parity];
+  }
+  if (tid == 0 && frontier_count > FRONTIER) stats[3] = 2;
+#else
   // Upward: the levels from the source's to the top (level indices count from the top).
   for (int level = source_level; level >= 0; --level, ++steps) {
     int last = level;  // the run of levels this step sweeps: level down to last
@@ -87,11 +133,12 @@ phast_block(int n, int levels, const int *__restrict__ level_start, const int *_
     }
     __syncthreads();
   }
+#endif
   // Downward: every level from the top.
-  for (int level = 0; level < levels; ++level, ++steps) {
+  for (int level = 0; level < down_levels; ++level, ++steps) {
     int last = level;  // the run of levels this step sweeps: level up to last
     if (SMALL_BY_WARP)
-      while (last + 1 < levels && level_start[last + 2] - level_start[last + 1] <= 32 &&
+      while (last + 1 < down_levels && level_start[last + 2] - level_start[last + 1] <= 32 &&
              level_start[level + 1] - level_start[level] <= 32)
         ++last;
     if (last > level) {  // a run of small levels: the first warp alone
@@ -110,6 +157,24 @@ phast_block(int n, int levels, const int *__restrict__ level_start, const int *_
     }
     __syncthreads();
   }
-  for (int i = tid; i < n; i += T) out_dist[old_of[i]] = read(&dist[i]);
+  if (down_levels == levels)
+    for (int i = tid; i < n; i += T) out_dist[old_of[i]] = read(&dist[i]);
   if (tid == 0) stats[0] = steps;
+}
+
+// One level below the block's (new ids lo..hi), over the whole GPU: each vertex pulls (global
+// distances only).
+extern "C" __global__ void pull_level(int lo, int hi, const int *__restrict__ down_offsets,
+                                      const int *__restrict__ down_tails, const int *__restrict__ down_weights,
+                                      int *dist, int *stats) {
+  for (int v = lo + blockIdx.x * blockDim.x + threadIdx.x; v < hi; v += gridDim.x * blockDim.x)
+    pull_down(v, dist, down_offsets, down_tails, down_weights);
+  if (blockIdx.x == 0 && threadIdx.x == 0) ++stats[0];
+}
+
+// The distances by the graph's own ids.
+extern "C" __global__ void scatter_out(int n, const int *__restrict__ old_of, const int *__restrict__ dist,
+                                       int *out_dist) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    out_dist[old_of[i]] = dist[i];
 }
