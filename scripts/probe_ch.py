@@ -83,7 +83,8 @@ def contract(graph, settle, level_weight):
     rank = [-1] * n
 
     def priority(v):
-        return len(shortcuts_of(out, into, v, settle)) - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v]
+        shortcuts = len(shortcuts_of(out, into, v, settle))
+        return shortcuts - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v]
 
     heap = [(priority(v), v) for v in range(n)]
     heapq.heapify(heap)

@@ -42,15 +42,15 @@ def uploaded(path: Path) -> dict:
 
     h = dict(np.load(path))
     h["level_of"] = np.repeat(np.arange(len(h["level_start"]) - 1), np.diff(h["level_start"]))
-    names = ("level_start", "level_of", "up_offsets", "up_heads", "up_weights", "down_offsets", "down_tails", "down_weights",
-             "old_of")
+    names = ("level_start", "level_of", "up_offsets", "up_heads", "up_weights", "down_offsets", "down_tails",
+             "down_weights", "old_of")
     return {"host_level_start": h["level_start"], "new_of": h["new_of"],
             **{k: gpuarray.to_gpu(np.ascontiguousarray(h[k], dtype=np.int32)) for k in names}}
 
 
 def block_levels(level_start: np.ndarray, big: int | None) -> int:
     """How many levels from the top the block sweeps downward: those above the first of more than
-    `big` vertices (all of them without `big`); the GPU-wide launches take the rest."""
+    `big` vertices (all of them where `big` is 0 or None); the GPU-wide launches take the rest."""
     sizes = np.diff(level_start)
     over = np.flatnonzero(sizes > big) if big else []
     return int(over[0]) if len(over) else len(sizes)
@@ -102,10 +102,11 @@ def main() -> None:
         for block, dist_shared, by_warp, frontier, big in itertools.product(
                 grid.get("block", [256, 512, 1024]), grid.get("dist_shared", [False, True]),
                 grid.get("small_by_warp", [False, True]), grid.get("up_frontier", [False, True]),
-                grid.get("big", [None, 16384])):
+                grid.get("big", [0, 16384])):
             shape = (block, dist_shared, by_warp, frontier, big)
             if dist_shared and (4 * n > SHARED_LIMIT or big):
-                failed.append((*shape, "does not fit" if 4 * n > SHARED_LIMIT else "GPU-wide levels need global distances"))
+                why = "does not fit" if 4 * n > SHARED_LIMIT else "GPU-wide levels need global distances"
+                failed.append((*shape, why))
                 continue
             if (dist_shared, by_warp, frontier) not in builds:
                 builds[dist_shared, by_warp, frontier] = build(dist_shared, by_warp, frontier)
