@@ -26,6 +26,7 @@ from benchmarks import probes
 
 PASSES = 3
 SHARED_LIMIT = 227 * 1024
+FRONTIER_BYTES = 4 * 4096  # probe_phast.cu's FRONTIER, static shared memory with -DUP_FRONTIER=1
 SOURCE = Path(__file__).with_name("probe_phast.cu")
 
 
@@ -104,8 +105,9 @@ def main() -> None:
                 grid.get("small_by_warp", [False, True]), grid.get("up_frontier", [False, True]),
                 grid.get("big", [0, 16384])):
             shape = (block, dist_shared, by_warp, frontier, big)
-            if dist_shared and (4 * n > SHARED_LIMIT or big):
-                why = "does not fit" if 4 * n > SHARED_LIMIT else "GPU-wide levels need global distances"
+            fits = 4 * n + (FRONTIER_BYTES if frontier else 0) <= SHARED_LIMIT
+            if dist_shared and (not fits or big):
+                why = "does not fit" if not fits else "GPU-wide levels need global distances"
                 failed.append((*shape, why))
                 continue
             if (dist_shared, by_warp, frontier) not in builds:
