@@ -10,6 +10,8 @@ from typing import Any, Iterator, Sequence
 from benchmarks import answers, data
 
 SPAN = 64  # the Deltas of a Delta grid: the domain's within this factor of the predicted one
+PASSES = 3  # a one-query kernel probe's timed passes over its sources, after one to warm up
+SHARED_LIMIT = 227 * 1024  # the shared memory a Hopper block may opt into (the kernel probes' bound)
 
 
 def probe_rows(name: str, graph: Any, grid: Sequence[Any], reference: Any, sources: Sequence[int], expected: dict,
@@ -139,7 +141,8 @@ def build_probe(source: Any, options: Sequence[str], name: str) -> Any:
                         include_dirs=[str(kernels_dir())]).get_function(name)
 
 
-def timed_solves(launch: Any, n: int, sources: Sequence[int], expected: dict, passes: int) -> tuple[Any, str | None]:
+def timed_solves(launch: Any, n: int, sources: Sequence[int], expected: dict, passes: int = PASSES
+                 ) -> tuple[Any, str | None]:
     """A probe kernel's one queries: `launch(source, out, stats)` (the distances into `out`, n
     int32; into `stats`, 4 int32 zeroed before each solve, the iterations at 0 and a failure at 3),
     each source once to warm up, then `passes` passes over them, each solve timed by CUDA events

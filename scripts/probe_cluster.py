@@ -4,9 +4,9 @@ process, on the same 32 sources (docs/notes/kernels.md, run R).
 
 For each graph: scipy's Dijkstra on one core (8 sources), the table's one-query configuration
 timed by the sweep's timer, then the cluster kernel for every (cluster size, block size, Delta:
-the tuned one's times a scale, or inf) of the grid: each source solved once to warm up, then `PASSES` passes over the 32 sources, each
-solve timed with CUDA events around its launch and checked against scipy's distances. Prints the
-six fastest and any that failed.
+the tuned one's times a scale, or inf) of the grid: each source solved once to warm up, then
+`probes.PASSES` passes over the 32 sources, each solve timed with CUDA events around its launch
+and checked against scipy's distances. Prints the six fastest and any that failed.
 
     python3 scripts/probe_cluster.py usa-roads.gr.gz,rome99.gr.gz '{"cluster":[2,4,8],"block":[256,1024],"scale":[1,4,"inf"]}'
 """
@@ -19,8 +19,6 @@ import numpy as np
 
 from benchmarks import probes
 
-PASSES = 3
-SHARED_LIMIT = 227 * 1024
 SOURCE = Path(__file__).with_name("probe_cluster.cu")
 
 
@@ -49,7 +47,7 @@ def timed(function, graph, arrays, sources, expected, cluster, block, delta, qca
                  out.gpudata, stats.gpudata, np.int32(100 * n + 100), block=(block, 1, 1), grid=(cluster, 1, 1),
                  shared=shared)
 
-    return probes.timed_solves(launch, n, sources, expected, PASSES)
+    return probes.timed_solves(launch, n, sources, expected)
 
 
 def main() -> None:
@@ -63,9 +61,9 @@ def main() -> None:
             unit = tuned.param("delta")
             delta = 2**31 - 1 if scale == "inf" or unit == "inf" else int(unit) * scale
             qcap = 4096
-            while qcap > 256 and shared_bytes(graph.n_vertices, cluster, qcap) > SHARED_LIMIT:
+            while qcap > 256 and shared_bytes(graph.n_vertices, cluster, qcap) > probes.SHARED_LIMIT:
                 qcap //= 2
-            if shared_bytes(graph.n_vertices, cluster, qcap) > SHARED_LIMIT:
+            if shared_bytes(graph.n_vertices, cluster, qcap) > probes.SHARED_LIMIT:
                 failed.append((cluster, block, delta, "does not fit"))
                 continue
             if cluster not in builds:

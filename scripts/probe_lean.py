@@ -6,9 +6,9 @@ on the same 32 sources (docs/notes/kernels.md, run U).
 For each graph: scipy's Dijkstra on one core (8 sources, as suite kernels times it), the table's
 one-query configuration timed by the sweep's timer, then the lean kernel for every (block size,
 graph in shared memory or not, Delta: the tuned one's times a scale, or inf) of the grid where its
-shared memory fits: each source solved once to warm up, then `PASSES` passes over the 32 sources,
-each solve timed with CUDA events around its launch and checked against scipy's distances. Prints
-the six fastest and any that failed.
+shared memory fits: each source solved once to warm up, then `probes.PASSES` passes over the 32
+sources, each solve timed with CUDA events around its launch and checked against scipy's
+distances. Prints the six fastest and any that failed.
 
     python3 scripts/probe_lean.py rome99.gr.gz,power-pegase2869 '{"block":[32,64,128,256],"scale":[0.25,1,4,"inf"]}'
 """
@@ -21,8 +21,6 @@ import numpy as np
 
 from benchmarks import probes
 
-PASSES = 3
-SHARED_LIMIT = 227 * 1024
 SOURCE = Path(__file__).with_name("probe_lean.cu")
 
 
@@ -45,7 +43,7 @@ def timed(function, graph, arrays, sources, expected, block, graph_shared, delta
         function(np.int32(n), np.int32(m), *arrays, np.int32(source), np.int32(delta), out.gpudata, stats.gpudata,
                  np.int32(100 * n + 100), block=(block, 1, 1), grid=(1, 1, 1), shared=shared)
 
-    return probes.timed_solves(launch, n, sources, expected, PASSES)
+    return probes.timed_solves(launch, n, sources, expected)
 
 
 def main() -> None:
@@ -59,7 +57,7 @@ def main() -> None:
                                                             grid.get("scale", [1])):
             unit = tuned.param("delta")
             delta = 2**31 - 1 if scale == "inf" or unit == "inf" else max(1, int(int(unit) * scale))
-            if shared_bytes(graph.n_vertices, graph.n_edges, graph_shared) > SHARED_LIMIT:
+            if shared_bytes(graph.n_vertices, graph.n_edges, graph_shared) > probes.SHARED_LIMIT:
                 failed.append((block, graph_shared, delta, "does not fit"))
                 continue
             if graph_shared not in builds:

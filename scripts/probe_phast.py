@@ -9,9 +9,10 @@ level sweeps on one block of each size of the grid: the distances in global memo
 they fit, in shared memory; a block barrier per level, or runs of small levels swept by one warp;
 the upward phase through every level above the source's, or only through those its frontier
 holds; every level downward on the block, or the levels from the first of more than `big`
-vertices on the whole GPU, a launch each: each source solved once to warm up, then `PASSES` passes over the 32
-sources, each solve timed with CUDA events around its launch and checked against scipy's
-distances. The timings are the query's alone: building the hierarchy is the CPU's, once per graph.
+vertices on the whole GPU, a launch each: each source solved once to warm up, then
+`probes.PASSES` passes over the 32 sources, each solve timed with CUDA events around its launch
+and checked against scipy's distances. The timings are the query's alone: building the hierarchy
+is the CPU's, once per graph.
 
     python3 scripts/probe_phast.py usa-roads.gr.gz,rome99.gr.gz DIR '{"block":[256,512,1024]}'
 """
@@ -24,8 +25,6 @@ import numpy as np
 
 from benchmarks import probes
 
-PASSES = 3
-SHARED_LIMIT = 227 * 1024
 FRONTIER_BYTES = 4 * 4096  # probe_phast.cu's FRONTIER, static shared memory with -DUP_FRONTIER=1
 SOURCE = Path(__file__).with_name("probe_phast.cu")
 
@@ -87,7 +86,7 @@ def timed(functions, n, h, sources, expected, block, dist_shared, big):
             scatter_out(np.int32(n), h["old_of"].gpudata, dist.gpudata, out.gpudata,
                         block=(256, 1, 1), grid=(min(-(-n // 256), 1056), 1, 1))
 
-    return probes.timed_solves(launch, n, sources, expected, PASSES)
+    return probes.timed_solves(launch, n, sources, expected)
 
 
 def main() -> None:
@@ -105,7 +104,7 @@ def main() -> None:
                 grid.get("small_by_warp", [False, True]), grid.get("up_frontier", [False, True]),
                 grid.get("big", [0, 16384])):
             shape = (block, dist_shared, by_warp, frontier, big)
-            fits = 4 * n + (FRONTIER_BYTES if frontier else 0) <= SHARED_LIMIT
+            fits = 4 * n + (FRONTIER_BYTES if frontier else 0) <= probes.SHARED_LIMIT
             if dist_shared and (not fits or big):
                 why = "does not fit" if not fits else "GPU-wide levels need global distances"
                 failed.append((*shape, why))
