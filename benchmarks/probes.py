@@ -7,11 +7,12 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator, Sequence
 
+from autotune.algorithms.delta import SHARED_PER_BLOCK
 from benchmarks import answers, data
 
 SPAN = 64  # the Deltas of a Delta grid: the domain's within this factor of the predicted one
 PASSES = 3  # a one-query kernel probe's timed passes over its sources, after one to warm up
-SHARED_LIMIT = 227 * 1024  # the shared memory a Hopper block may opt into (the kernel probes' bound)
+SHARED_LIMIT = SHARED_PER_BLOCK  # the kernel probes' bound
 
 
 def probe_rows(name: str, graph: Any, grid: Sequence[Any], reference: Any, sources: Sequence[int], expected: dict,

@@ -7,6 +7,7 @@
 * `delta`: near-far Delta-stepping (`kernels/delta.cu`).
 * `delta_lanes`: near-far Delta-stepping of 32 instances interleaved in warp lanes (`kernels/lanes.cu`).
 * `adds`: asynchronous Delta-stepping without barriers (`kernels/adds.cu`).
+* `phast`: level sweeps over a contraction hierarchy (`kernels/phast.cu`).
 
 Adding an algorithm adds its modules and one line to `BUILT_IN`; nothing else tests names.
 
@@ -28,11 +29,12 @@ from autotune.algorithms.base import Algorithm
 from autotune.algorithms.delta import DELTA
 from autotune.algorithms.delta_lanes import DELTA_LANES
 from autotune.algorithms.parameters import Parameter, parse_param_options
+from autotune.algorithms.phast import PHAST
 from autotune.algorithms.thesis import CRAUSER, MARTIN
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
 
-BUILT_IN: tuple[Algorithm, ...] = (CRAUSER, MARTIN, DELTA, DELTA_LANES, ADDS)
+BUILT_IN: tuple[Algorithm, ...] = (CRAUSER, MARTIN, DELTA, DELTA_LANES, ADDS, PHAST)
 AUTO = "auto"  # `--algorithm auto`: tune every algorithm, keep the fastest
 DIJKSTRA = "dijkstra"  # the CPU oracle, a CPU solver of its own
 

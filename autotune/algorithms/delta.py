@@ -26,9 +26,10 @@ HOST, PERSISTENT, SHARED = "host", "persistent", "shared"
 MIN_BLOCK_THRESHOLD = 32
 GRID_BLOCKS = 128  # the blocks a one-query grid launches (latency_design), shared out over CK instances when bridged
 DELTA_SPAN = 16  # the largest finite Delta tried: the largest weight times this, in powers of two
+SHARED_PER_BLOCK = 227 * 1024  # the shared memory a Hopper block may opt into
 # Shared memory for the graph in loop mode shared, at most: Hopper's 227 KiB a block less
 # solve_block's arrays at 1,024 threads (12 bytes a thread and two queue heads of 2,048 entries).
-MAX_SHARED_GRAPH_BYTES = 232_448 - 12 * 1024 - 8 * QUEUE_CAPACITY
+MAX_SHARED_GRAPH_BYTES = SHARED_PER_BLOCK - 12 * 1024 - 8 * QUEUE_CAPACITY
 
 
 def delta_values(features: Any) -> tuple[ParamValue, ...]:

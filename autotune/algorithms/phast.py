@@ -1,0 +1,104 @@
+"""One-to-all queries on a contraction hierarchy, PHAST's way (`kernels/phast.cu`; Delling,
+Goldberg, Nowatzyk and Werneck, IPDPS 2011): a block per instance sweeps the hierarchy level by
+level, up from the source and down over every level, a barrier a level and no queue. On a road
+network that is 6x to 9x fewer barrier-separated steps than near-far Delta-stepping's iterations
+(docs/notes/kernels.md, run V).
+
+The hierarchy is built on the CPU once per graph and kept (`autotune.hierarchy.store`); a graph
+with hubs gets none, and then every configuration is refused. Tuned: the block size of the sweep
+and of the GPU-wide levels, where an instance's distances live, from what size a level is swept by
+the whole GPU, and CK.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from autotune.algorithms.base import Algorithm
+from autotune.algorithms.delta import OFF, SHARED_PER_BLOCK
+from autotune.algorithms.parameters import Parameter
+from autotune.launch import CONCURRENT_KERNEL_CHOICES, LaunchConfig, ParamValue
+
+if TYPE_CHECKING:
+    from autotune.graphs.csr import CSRGraph
+    from autotune.model.characterization import Characterization
+    from autotune.model.device import DeviceProfile
+    from autotune.model.features import GraphFeatures
+    from autotune.reference.result import SolveResult
+
+GLOBAL, SHARED = "global", "shared"
+MAX_SHARED_VERTICES = SHARED_PER_BLOCK // 4  # distances in shared memory: an int a vertex
+
+
+def distances_values(features: Any) -> tuple[ParamValue, ...]:
+    """Where a sweep tries the distances: `shared` only where n ints fit one block's shared memory.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> distances_values(SimpleNamespace(n_vertices=3353)), distances_values(SimpleNamespace(n_vertices=87575))
+        (('global', 'shared'), ('global',))
+    """
+    n = getattr(features, "n_vertices", None)
+    return (GLOBAL, SHARED) if n is not None and n <= MAX_SHARED_VERTICES else (GLOBAL,)
+
+
+class Phast(Algorithm):
+    name = "phast"
+    summary = "PHAST: level sweeps over a contraction hierarchy built once per graph (graphs without hubs)"
+    kernels = ("sweep", "pull")
+    parameters = (
+        Parameter("distances", "global: an instance's distances in GPU memory; shared: in its block's shared "
+                  "memory (graphs of up to 58,112 vertices; every level on the block)", GLOBAL,
+                  values=(GLOBAL, SHARED), names=(GLOBAL, SHARED), integers=False, graph_values=distances_values),
+        Parameter("gpu_levels", "a level of more than this many vertices, and every level below it, is swept "
+                  "by the whole GPU (a launch a level); off: the block sweeps every level", 16384,
+                  values=(1024, 4096, 16384, 65536, OFF), names=(OFF,), minimum=32),
+    )
+    concurrent_kernels = CONCURRENT_KERNEL_CHOICES + (128, 256, 512, 1024)
+    source = "phast.cu"
+    engine = "autotune.gpu.phast_engine:PhastSolver"
+    characterization_file = "phast.toml"
+    auto_rank = 3
+    # Building a hierarchy takes minutes of Python on a road network, and run V measured it on road
+    # networks and power grids only: tuned when named, not by auto, until auto can afford it.
+    in_auto = False
+    bytes_per_vertex = 8  # the distances by level and by the graph's ids (the hierarchy's arrays come once)
+    bytes_per_instance = 8  # a source and its steps
+
+    def compiled_functions(self) -> dict[str, tuple[str, ...]]:
+        return {"sweep": ("phast_global", "phast_shared"), "pull": ("pull_level", "scatter_out")}
+
+    def canonical(self, config: LaunchConfig) -> LaunchConfig:
+        """Distances in shared memory put every level on the block (`gpu_levels` off)."""
+        if config.param("distances") == SHARED and config.param("gpu_levels") != OFF:
+            return config.replace(gpu_levels=OFF)
+        return config
+
+    def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
+        """The CPU reference: the same level sweeps on the graph's kept hierarchy (built if not kept).
+
+        Raises:
+            InputError: the graph gets no hierarchy.
+        """
+        import numpy as np
+
+        from autotune.errors import InputError
+        from autotune.hierarchy import HierarchyStore, Unsuited, default_directory, level_sweeps
+        from autotune.reference.result import UNREACHABLE, SolveResult, check_sources
+        from autotune.reference.cache import INF
+
+        (source,) = check_sources(graph, [source]).tolist()
+        try:
+            hierarchy = HierarchyStore(default_directory()).hierarchy(graph)
+        except Unsuited as why:
+            raise InputError(f"{graph.name}: no contraction hierarchy for phast: {why}") from None
+        distances, steps = level_sweeps(hierarchy, source)
+        return SolveResult(self.name, source, np.where(distances == INF, UNREACHABLE, distances), steps)
+
+    def predict(self, features: GraphFeatures, device: DeviceProfile,
+                characterization: Characterization | None = None) -> Any:
+        from autotune.model.phast_rules import predict
+
+        return predict(features, device, characterization or self.characterization, self)
+
+
+PHAST = Phast()

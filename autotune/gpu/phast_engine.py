@@ -1,0 +1,147 @@
+"""The engine of PHAST (`kernels/phast.cu`): the graph's contraction hierarchy (kept on disk,
+`autotune.hierarchy.store`) uploaded once, then per solve one launch of the level sweeps, a block
+per instance (`phast_global`, or `phast_shared` with the distances in shared memory), and, where
+the configuration sends the big bottom levels to the whole GPU (`gpu_levels`), a `pull_level`
+launch for each of them and a `scatter_out` that writes the distances by the graph's ids.
+
+No block waits for another, so no residency check is needed. A graph that gets no hierarchy (hubs,
+or shortcuts past the contraction's bound) has every configuration refused (INVALID), with why.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from autotune.algorithms.delta import OFF
+from autotune.algorithms.phast import SHARED
+from autotune.errors import LaunchRejected
+from autotune.graphs.csr import CSRGraph
+from autotune.gpu.compile import launchable
+from autotune.gpu.engine import Launcher, PackedLaunch, SolveResult, Solver, blocks_for, timed_span
+from autotune.gpu.memory import DeviceArrays
+from autotune.hierarchy import Hierarchy, HierarchyStore, Unsuited, default_directory
+from autotune.launch import LaunchConfig
+
+PULL_GRID_LIMIT = 1056  # blocks of a GPU-wide level per instance, at most (8 per SM of an H100; they stride)
+ARRAYS = ("level_start", "level_of", "new_of", "up_offsets", "up_heads", "up_weights", "down_offsets", "down_tails",
+          "down_weights", "old_of")
+
+
+def block_levels(level_start: np.ndarray, gpu_levels: int | str) -> int:
+    """How many levels from the top the block sweeps downward: those above the first level of more
+    than `gpu_levels` vertices (every level when it is off or no level is that large).
+
+    Example:
+        >>> block_levels(np.array([0, 1, 3, 40, 100]), 16), block_levels(np.array([0, 1, 3, 40]), "off")
+        (2, 3)
+    """
+    sizes = np.diff(level_start)
+    over = np.flatnonzero(sizes > int(gpu_levels)) if gpu_levels != OFF else []
+    return int(over[0]) if len(over) else len(sizes)
+
+
+class Workspace(DeviceArrays):
+    """The distances by level (`dist`) and by the graph's ids (`out`), the sources and the steps of
+    up to `capacity` instances of n vertices."""
+
+    def __init__(self, capacity: int, n: int) -> None:
+        self.capacity = capacity
+        super().__init__({"dist": 4 * n * capacity, "out": 4 * n * capacity, "sources": 4 * capacity,
+                          "steps": 4 * capacity}, (1, capacity), f"{capacity} concurrent instances")
+
+
+class PhastSolver(Solver):
+    """Batched PHAST solves of one graph (see the module docstring)."""
+
+    def __init__(self, graph: CSRGraph, algorithm: str = "phast", store: HierarchyStore | None = None) -> None:
+        super().__init__(graph, algorithm)
+        self._stream = self.cuda.Stream()
+        try:
+            self.hierarchy: Hierarchy | None = (store or HierarchyStore(default_directory())).hierarchy(graph)
+        except Unsuited as why:
+            self.hierarchy, self.unsuited = None, f"no contraction hierarchy: {why}"
+            return
+        self.arrays = {name: self.device_graph.upload(self.cuda, self._host_array(name)) for name in ARRAYS}
+
+    def _host_array(self, name: str) -> np.ndarray:
+        h = self.hierarchy
+        array = h.level_of() if name == "level_of" else getattr(h, name)
+        return array if len(array) else np.zeros(1, np.int32)
+
+    def device_distances(self):
+        return None if self._workspace is None else self._workspace.out
+
+    def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
+              deadline_ms: float | None = None) -> SolveResult:
+        """Solve SSSP from `len(sources) == CK` sources at once (a few launches: `deadline_ms` does
+        not stop them).
+
+        Raises:
+            LaunchRejected: no hierarchy, or the configuration cannot run on this GPU (block size,
+                shared memory, memory).
+        """
+        cuda = self.cuda
+        config = self.checked(config, sources)
+        if self.hierarchy is None:
+            raise LaunchRejected(config, self.unsuited)
+        h, n, ck = self.hierarchy, self.graph.n_vertices, config.concurrent_kernels
+        shared = config.param("distances") == SHARED
+        down = h.levels if shared else block_levels(h.level_start, config.param("gpu_levels"))
+        sweep, pull = config.kernel("sweep"), config.kernel("pull")
+        with self.launch_errors(config):
+            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
+            function = launchable(self.algorithm.name, "phast_shared" if shared else "phast_global", sweep, "sweep")
+            shared_bytes = 4 * n if shared else 0
+            if shared:
+                self._opt_in(function, shared_bytes, config)
+            a = self.arrays
+            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPPPP", [(
+                np.int32(n), np.int32(h.levels), np.int32(down), *(a[k] for k in ARRAYS), workspace.sources,
+                workspace.dist, workspace.out, workspace.steps)], shared_bytes))]
+            if down < h.levels:
+                pull_level = launchable(self.algorithm.name, "pull_level", pull, "pull")
+                for level in range(down, h.levels):
+                    lo, hi = int(h.level_start[level]), int(h.level_start[level + 1])
+                    grid = (min(blocks_for(hi - lo, pull.block_size), PULL_GRID_LIMIT), ck)
+                    launches.append(("pull", PackedLaunch(pull_level, grid, pull.block_size, "iiiPPPP", [(
+                        np.int32(n), np.int32(lo), np.int32(hi), a["down_offsets"], a["down_tails"],
+                        a["down_weights"], workspace.dist)])))
+                scatter = launchable(self.algorithm.name, "scatter_out", pull, "pull")
+                grid = (min(blocks_for(n, pull.block_size), PULL_GRID_LIMIT), ck)
+                launches.append(("pull", PackedLaunch(scatter, grid, pull.block_size, "iPPP", [(
+                    np.int32(n), a["old_of"], workspace.dist, workspace.out)])))
+        cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
+        stream = self._stream
+        launch = Launcher(self, profile)
+        with self.launch_errors(config), timed_span(self, stream) as span:
+            for name, packed in launches:
+                launch(name, packed, stream)
+
+        def copy() -> np.ndarray:
+            distances = workspace.rows(ck, n)
+            cuda.memcpy_dtoh(distances, workspace.out)
+            return distances
+
+        rows = self.copier(copy)
+        steps = np.empty(ck, dtype=np.int32)
+        cuda.memcpy_dtoh(steps, workspace.steps)
+        return SolveResult.timed(span, launch, rows, steps + (h.levels - down), launch.kernel_ms())
+
+    def _opt_in(self, function, shared_bytes: int, config: LaunchConfig) -> None:
+        """Let `function` take `shared_bytes` of dynamic shared memory.
+
+        Raises:
+            LaunchRejected: this GPU gives a block less.
+        """
+        cuda = self.cuda
+        device = cuda.Context.get_device()
+        limit = device.get_attribute(cuda.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        static = function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES)
+        if shared_bytes + static > limit:
+            raise LaunchRejected(config, f"distances of {self.graph.n_vertices} vertices need {shared_bytes} bytes "
+                                         f"of shared memory; a block may have {limit - static}")
+        function.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes)
+
+
+__all__ = ["PhastSolver", "block_levels"]

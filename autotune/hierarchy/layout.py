@@ -1,0 +1,133 @@
+"""A contraction hierarchy as the GPU sweeps it (`kernels/phast.cu`), and the same sweeps on the
+CPU (the algorithm's reference).
+
+The vertices are renumbered by descending level, so that a level is a range of new ids: level
+index i (counted from the top) holds new ids `level_start[i]` to `level_start[i + 1]`. Each vertex
+keeps its upward out-arcs (to higher ranks: `up_offsets`, `up_heads`, `up_weights`) and its
+downward in-arcs (from higher ranks: `down_offsets`, `down_tails`, `down_weights`), by new ids.
+
+One query, PHAST's way as level sweeps: upward, from the source's level to the top, every reached
+vertex of a level relaxes its upward arcs; downward, from the top level to the bottom, every
+vertex takes the least of its distance and its in-arcs' (whose tails, higher, are final). The
+vertices of a level share no arc, so each level is one parallel step.
+
+Example:
+    >>> import numpy as np
+    >>> from autotune.graphs import build_csr
+    >>> from autotune.hierarchy.contraction import contract
+    >>> g = build_csr("g", 4, np.array([0, 1, 2, 0]), np.array([1, 2, 3, 3]), np.array([1, 2, 3, 9]))
+    >>> h = Hierarchy.from_contraction(*contract(g))
+    >>> level_sweeps(h, 0)[0].tolist()
+    [0, 1, 3, 6]
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+INF = 0x7FFFFFFF  # an unreachable vertex, as the kernels write it
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """The arrays of the module docstring; `new_of` (old id -> new id) and `old_of` its inverse."""
+
+    new_of: np.ndarray
+    old_of: np.ndarray
+    level_start: np.ndarray
+    up_offsets: np.ndarray
+    up_heads: np.ndarray
+    up_weights: np.ndarray
+    down_offsets: np.ndarray
+    down_tails: np.ndarray
+    down_weights: np.ndarray
+
+    @property
+    def n_vertices(self) -> int:
+        return len(self.new_of)
+
+    @property
+    def levels(self) -> int:
+        return len(self.level_start) - 1
+
+    @property
+    def n_arcs(self) -> int:
+        """Arcs with shortcuts (upward and downward)."""
+        return len(self.up_heads) + len(self.down_tails)
+
+    def level_sizes(self) -> np.ndarray:
+        return np.diff(self.level_start)
+
+    def level_of(self) -> np.ndarray:
+        """Each new id's level index (counted from the top)."""
+        return np.repeat(np.arange(self.levels, dtype=np.int32), self.level_sizes())
+
+    @classmethod
+    def from_contraction(cls, rank: np.ndarray, level: np.ndarray, tails: np.ndarray, heads: np.ndarray,
+                         weights: np.ndarray) -> Hierarchy:
+        """The layout of `contract`'s result (ranks, levels and the arcs with shortcuts)."""
+        n = len(rank)
+        old_of = np.lexsort((-rank, -level)) if n else np.zeros(0, np.int64)  # the top level first
+        new_of = np.empty(n, np.int64)
+        new_of[old_of] = np.arange(n)
+        levels = int(level.max()) + 1 if n else 0
+        counts = np.bincount(levels - 1 - level, minlength=levels) if n else np.zeros(0, np.int64)
+        level_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        t, h = new_of[tails], new_of[heads]
+        upward = rank[heads] > rank[tails]
+
+        def csr(keys, values, w):
+            order = np.argsort(keys, kind="stable")
+            offsets = np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=n))]).astype(np.int64)
+            return offsets, values[order].astype(np.int32), w[order].astype(np.int32)
+
+        down = csr(h[~upward], t[~upward], weights[~upward])
+        up = csr(t[upward], h[upward], weights[upward])
+        return cls(new_of, old_of, level_start, *up, *down)
+
+    def to_bytes(self) -> bytes:
+        """A compressed .npz of the arrays."""
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **{f.name: getattr(self, f.name) for f in fields(self)})
+        return buffer.getvalue()
+
+    @classmethod
+    def from_file(cls, path) -> Hierarchy:
+        """Read `to_bytes`'s file.
+
+        Raises:
+            OSError, ValueError, KeyError: unreadable or not a hierarchy.
+        """
+        with np.load(path, allow_pickle=False) as arrays:
+            return cls(**{f.name: arrays[f.name] for f in fields(cls)})
+
+
+def source_level(h: Hierarchy, new_id: int) -> int:
+    """The level index of a vertex by its new id."""
+    return int(np.searchsorted(h.level_start, new_id, side="right")) - 1
+
+
+def level_sweeps(h: Hierarchy, source: int) -> tuple[np.ndarray, int]:
+    """One query as the GPU sweeps it, on the CPU: (the distances by the graph's ids, int64 with
+    `INF` for unreachable; the steps, one a level upward from the source's and one a level down)."""
+    start, n = h.level_start, h.n_vertices
+    far = np.iinfo(np.int64).max // 4
+    dist = np.full(n, far, np.int64)
+    s = int(h.new_of[source])
+    dist[s] = 0
+    first = source_level(h, s)
+    for i in range(first, -1, -1):
+        vs = np.arange(start[i], start[i + 1])
+        vs = vs[dist[vs] < far]
+        for v in vs.tolist():
+            lo, hi = h.up_offsets[v], h.up_offsets[v + 1]
+            np.minimum.at(dist, h.up_heads[lo:hi], dist[v] + h.up_weights[lo:hi])
+    for i in range(h.levels):
+        lo, hi = h.down_offsets[start[i]], h.down_offsets[start[i + 1]]
+        if hi > lo:
+            owners = np.repeat(np.arange(start[i], start[i + 1]), np.diff(h.down_offsets[start[i]:start[i + 1] + 1]))
+            np.minimum.at(dist, owners, dist[h.down_tails[lo:hi]] + h.down_weights[lo:hi])
+    by_old = dist[h.new_of]
+    return np.where(by_old >= far, INF, by_old), first + 1 + h.levels

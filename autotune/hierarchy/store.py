@@ -1,0 +1,77 @@
+"""Hierarchies built once per graph and kept on disk, content-addressed by the graph's sha256:
+`<directory>/<sha256>.npz` (written atomically), or `<sha256>.unsuited`, the one line of why the
+graph gets none, so that no sweep builds it twice. The default directory sits beside the graph
+cache (`$AUTOTUNE_CACHE_DIR/../hierarchies` when that is set).
+
+Example:
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from autotune.graphs import build_csr
+    >>> g = build_csr("g", 3, np.array([0, 1]), np.array([1, 2]), np.array([4, 0]))
+    >>> store = HierarchyStore(tempfile.mkdtemp())
+    >>> store.hierarchy(g).levels == store.hierarchy(g).levels, store.built
+    (True, 1)
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+from autotune.files import atomic_write
+from autotune.graphs.csr import CSRGraph
+from autotune.hierarchy.contraction import Unsuited, contract
+from autotune.hierarchy.layout import Hierarchy
+
+_log = logging.getLogger(__name__)
+
+
+def default_directory() -> Path:
+    """`hierarchies` beside the graph cache the command line uses."""
+    from autotune.graphs.cache import cache_dir_from_env
+
+    return cache_dir_from_env(os.environ).parent / "hierarchies"
+
+
+class HierarchyStore:
+    """The hierarchies of the module docstring; `directory` None keeps nothing (builds each time)."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None) -> None:
+        self.directory = Path(directory) if directory is not None else None
+        self.built = 0  # hierarchies this object built (the rest were read)
+
+    def _path(self, graph: CSRGraph, suffix: str) -> Path | None:
+        return None if self.directory is None else self.directory / f"{graph.sha256}{suffix}"
+
+    def hierarchy(self, graph: CSRGraph) -> Hierarchy:
+        """The graph's hierarchy: read where kept, else built (logging its progress) and kept.
+
+        Raises:
+            Unsuited: the graph gets none (also when a build said so before).
+        """
+        kept, refused = self._path(graph, ".npz"), self._path(graph, ".unsuited")
+        if refused is not None and refused.is_file():
+            raise Unsuited(refused.read_text().strip())
+        if kept is not None and kept.is_file():
+            try:
+                return Hierarchy.from_file(kept)
+            except (OSError, ValueError, KeyError):
+                _log.warning("%s: unreadable hierarchy, building it again", kept)
+        start = time.perf_counter()
+        _log.info("%s: building its contraction hierarchy (%d vertices; kept for later runs)",
+                  graph.name, graph.n_vertices)
+        try:
+            built = contract(graph, progress=lambda done, n: _log.info("%s: %d of %d vertices contracted",
+                                                                       graph.name, done, n))
+        except Unsuited as why:
+            if refused is not None:
+                atomic_write(refused, f"{why}\n".encode(), "hierarchy refusal")
+            raise
+        h = Hierarchy.from_contraction(*built)
+        self.built += 1
+        _log.info("%s: hierarchy of %d levels and %d arcs built in %.1f s", graph.name, h.levels, h.n_arcs,
+                  time.perf_counter() - start)
+        if kept is not None:
+            atomic_write(kept, h.to_bytes(), "hierarchy")
+        return h

@@ -1,0 +1,107 @@
+// One-to-all shortest paths on a contraction hierarchy, PHAST's way (Delling, Goldberg, Nowatzyk and
+// Werneck, IPDPS 2011) as level sweeps (autotune/hierarchy/layout.py): a step per level and a block
+// barrier between steps, no queue. Upward, from the source's level to the top, every reached vertex
+// of the level relaxes its arcs to higher ranks (atomicMin); downward, from the top level to the
+// bottom, every vertex takes the least of its distance and its in-arcs' from higher ranks (plain
+// reads and one store: the higher levels are final). The vertices are numbered by descending level,
+// so a level is a range of ids. One block per instance (blockIdx.y), CK instances per launch.
+//
+// phast_global keeps an instance's distances in `dist` (global, read past L1 with __ldcg: other
+// threads' atomics are at L2), phast_shared in the block's shared memory (n ints, dynamic). The block
+// sweeps the top `down_levels` levels downward; where that is fewer than all, the host launches
+// pull_level over the whole GPU for each level below (a launch a level, every instance at once), then
+// scatter_out. steps[instance]: the levels the block swept (upward and downward).
+#include "frontier.cuh"  // INF, RESTRICT
+
+template <bool SHARED>
+__device__ __forceinline__ int read(const int *p) {
+  if (SHARED) return *(volatile const int *)p;
+  return __ldcg(p);
+}
+
+// Upward: a reached vertex relaxes its arcs to higher ranks.
+template <bool SHARED>
+__device__ __forceinline__ void push_up(int v, int *dist, const int *RESTRICT offsets, const int *RESTRICT heads,
+                                        const int *RESTRICT weights) {
+  const int d = read<SHARED>(&dist[v]);
+  if (d == INF) return;
+  for (int e = offsets[v]; e < offsets[v + 1]; ++e) atomicMin(&dist[heads[e]], d + weights[e]);
+}
+
+// Downward: a vertex takes the least of its distance and its in-arcs' from higher ranks (final).
+template <bool SHARED>
+__device__ __forceinline__ void pull_down(int v, int *dist, const int *RESTRICT offsets, const int *RESTRICT tails,
+                                          const int *RESTRICT weights) {
+  int best = read<SHARED>(&dist[v]);
+  for (int e = offsets[v]; e < offsets[v + 1]; ++e) {
+    const int d = read<SHARED>(&dist[tails[e]]);
+    if (d != INF && d + weights[e] < best) best = d + weights[e];
+  }
+  dist[v] = best;
+}
+
+template <bool SHARED>
+__device__ __forceinline__ void sweep(int n, int levels, int down_levels, const int *RESTRICT level_start,
+                                      const int *RESTRICT level_of, const int *RESTRICT new_of,
+                                      const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+                                      const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
+                                      const int *RESTRICT down_tails, const int *RESTRICT down_weights,
+                                      const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
+                                      int *out, int *steps) {
+  const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
+  const int source = new_of[sources[instance]];
+  for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
+  __syncthreads();
+  int swept = 0;
+  for (int level = level_of[source]; level >= 0; --level, ++swept) {  // upward (indices count from the top)
+    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T)
+      push_up<SHARED>(v, dist, up_offsets, up_heads, up_weights);
+    __syncthreads();
+  }
+  for (int level = 0; level < down_levels; ++level, ++swept) {  // downward from the top
+    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T)
+      pull_down<SHARED>(v, dist, down_offsets, down_tails, down_weights);
+    __syncthreads();
+  }
+  if (down_levels == levels) {
+    int *row = out + (size_t)instance * n;
+    for (int i = tid; i < n; i += T) row[old_of[i]] = read<SHARED>(&dist[i]);
+  }
+  if (tid == 0) steps[instance] = swept;
+}
+
+extern "C" __global__ void __launch_bounds__(1024)
+phast_global(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
+             const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+             const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
+             int *out, int *steps) {
+  sweep<false>(n, levels, down_levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets,
+               down_tails, down_weights, old_of, sources, dist + (size_t)blockIdx.y * n, out, steps);
+}
+
+extern "C" __global__ void __launch_bounds__(1024)
+phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
+             const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+             const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
+             int *out, int *steps) {
+  extern __shared__ int shared_dist[];
+  sweep<true>(n, levels, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets,
+              down_tails, down_weights, old_of, sources, shared_dist, out, steps);
+}
+
+// One level below the block's (new ids lo..hi) over the whole GPU, every instance (blockIdx.y) at once.
+extern "C" __global__ void pull_level(int n, int lo, int hi, const int *RESTRICT down_offsets,
+                                      const int *RESTRICT down_tails, const int *RESTRICT down_weights, int *dist) {
+  int *row = dist + (size_t)blockIdx.y * n;
+  for (int v = lo + blockIdx.x * blockDim.x + threadIdx.x; v < hi; v += gridDim.x * blockDim.x)
+    pull_down<false>(v, row, down_offsets, down_tails, down_weights);
+}
+
+// The distances by the graph's own ids, every instance (blockIdx.y).
+extern "C" __global__ void scatter_out(int n, const int *RESTRICT old_of, const int *RESTRICT dist, int *out) {
+  const size_t base = (size_t)blockIdx.y * n;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    out[base + old_of[i]] = __ldcg(&dist[base + i]);
+}

@@ -1,0 +1,79 @@
+"""PHAST on the GPU (`pytest -m gpu`): distances in global and shared memory, every level on the
+block or the big ones on the whole GPU, block sizes, cache states and CK give scipy's Dijkstra's
+distances on a road network and a lattice, zero weights, unreachable
+vertices and a graph of one vertex included; a graph with hubs is refused, not solved."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autotune import algorithms
+from autotune.graphs import build_csr
+from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from autotune.measure import Status
+
+import solves
+from solves import assert_all_ok
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True, scope="module")
+def hierarchies(tmp_path_factory):
+    """Hierarchies built into a directory of this module's own."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path_factory.mktemp("cache") / "graphs"))
+    yield
+    patch.undo()
+
+
+def config(ck=1, block=1024, pull=256, cache="default", **params) -> LaunchConfig:
+    entry = algorithms.get("phast")
+    kernels = {"sweep": KernelLaunch(block, CacheState(cache)), "pull": KernelLaunch(pull, CacheState(cache))}
+    return entry.validate(LaunchConfig(ck, kernels, "phast", {**entry.default_params(), **params}))
+
+
+def lattice(side: int):
+    """A side x side grid, both directions of each edge, weights 1 to 9."""
+    ids = np.arange(side * side).reshape(side, side)
+    pairs = np.concatenate([np.stack([ids[:, :-1].ravel(), ids[:, 1:].ravel()], 1),
+                            np.stack([ids[:-1, :].ravel(), ids[1:, :].ravel()], 1)])
+    weights = 1 + np.arange(len(pairs)) % 9
+    tails, heads = np.concatenate([pairs[:, 0], pairs[:, 1]]), np.concatenate([pairs[:, 1], pairs[:, 0]])
+    return build_csr(f"lattice{side}", side * side, tails, heads, np.concatenate([weights, weights]))
+
+
+def measure(graph, configs, sample=4):
+    return solves.measure(graph, "phast", configs, sample)
+
+
+@pytest.mark.parametrize("name", ["rome99.gr.gz", "lattice"])
+def test_distances_levels_and_block_sizes(session, graphs, name):
+    graph = lattice(60) if name == "lattice" else graphs(name)
+    configs = [config(distances=d, gpu_levels=g, block=b)
+               for d, g, b in (("global", "off", 1024), ("global", 32, 256), ("global", 1024, 128),
+                               ("shared", "off", 1024), ("shared", "off", 64))]
+    assert_all_ok(measure(graph, configs))
+
+
+@pytest.mark.parametrize("cache", list(CacheState))
+def test_cache_states_and_batches(session, graphs, cache):
+    configs = [config(ck, block=block, pull=pull, cache=cache.value, distances=d, gpu_levels=g)
+               for ck, block, pull, d, g in ((2, 32, 64, "global", 32), (8, 512, 1024, "shared", "off"),
+                                             (16, 1024, 128, "global", "off"))]
+    assert_all_ok(measure(graphs("rome99.gr.gz"), configs, sample=16))
+
+
+def test_zero_weights_unreachable_vertices_and_one_vertex(session):
+    # 0 -> 1 -> 2 at weights 0 and 5, a zero-weight cycle 2 <-> 3, 4 reaches 0; 5 is isolated
+    tails, heads, weights = np.array([0, 1, 2, 3, 4, 1]), np.array([1, 2, 3, 2, 0, 3]), np.array([0, 5, 0, 0, 7, 9])
+    graph = build_csr("zeros", 6, tails, heads, weights)
+    configs = [config(ck, distances=d, gpu_levels=g) for ck in (1, 6) for d, g in (("global", 32), ("shared", "off"))]
+    assert_all_ok(measure(graph, configs, sample=6))
+    single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
+    assert_all_ok(measure(single, [config(), config(distances="shared")], sample=1))
+
+
+def test_a_graph_with_hubs_is_refused_with_why(session, graphs):
+    (measured,) = measure(graphs("rmat12"), [config()])
+    assert measured.status is Status.INVALID and "no contraction hierarchy" in measured.reason

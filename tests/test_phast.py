@@ -1,0 +1,100 @@
+"""PHAST without a GPU: the contraction hierarchy (exact distances by the level sweeps, zero weights
+and unreachable vertices included, no arc within a level), what gets none, the store that keeps
+both, and the registry value (canonical form, domains, the model's configuration)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autotune import algorithms
+from autotune.errors import InputError
+from autotune.graphs import build_csr, load_graph
+from autotune.gpu.phast_engine import block_levels
+from autotune.hierarchy import Hierarchy, HierarchyStore, Unsuited, contract, level_sweeps
+from autotune.model import GraphFeatures, load_device
+from autotune.reference.cache import INF
+from autotune.reference.oracle import reference_distances
+
+PHAST = algorithms.get("phast")
+DATA = "tests/data"
+
+
+def random_sparse(n: int, seed: int):
+    """Both directions of a random tree plus a few chords, weights 0 to 20, and a vertex that no arc
+    reaches (n - 1)."""
+    rng = np.random.default_rng(seed)
+    parents = np.array([rng.integers(0, v) for v in range(1, n - 1)])
+    chords = rng.integers(0, n - 1, (n // 4, 2))
+    tails = np.concatenate([np.arange(1, n - 1), parents, chords[:, 0]])
+    heads = np.concatenate([parents, np.arange(1, n - 1), chords[:, 1]])
+    return build_csr("sparse", n, tails, heads, rng.integers(0, 21, len(tails)))
+
+
+@pytest.mark.parametrize("graph", [random_sparse(400, 1), random_sparse(150, 2), "rome99"])
+def test_the_level_sweeps_give_dijkstra_s_distances(graph):
+    graph = load_graph(f"{DATA}/rome99.gr.gz") if graph == "rome99" else graph
+    h = Hierarchy.from_contraction(*contract(graph))
+    level_of = h.level_of()
+    for lower, higher in ((np.repeat(np.arange(h.n_vertices), np.diff(h.up_offsets)), h.up_heads),
+                          (np.repeat(np.arange(h.n_vertices), np.diff(h.down_offsets)), h.down_tails)):
+        assert np.all(level_of[lower] > level_of[higher])  # every arc joins two levels (indices count from the top)
+    sources = [0, 5, graph.n_vertices - 1]
+    expected = reference_distances(graph, sources)
+    for source, row in zip(sources, expected):
+        got, steps = level_sweeps(h, source)
+        assert np.array_equal(got, np.where(row < 0, INF, row))
+        assert steps <= 2 * h.levels
+
+
+def test_one_vertex_and_no_arc():
+    single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
+    h = Hierarchy.from_contraction(*contract(single))
+    assert h.levels == 1 and level_sweeps(h, 0)[0].tolist() == [0]
+
+
+def test_hubs_and_densifying_graphs_get_none():
+    with pytest.raises(Unsuited, match="1337 arcs"):
+        contract(load_graph("rmat12"))
+    with pytest.raises(Unsuited, match="grew past"):
+        contract(load_graph("random1000-d3"))
+
+
+def test_the_store_keeps_hierarchies_and_refusals(tmp_path):
+    store = HierarchyStore(tmp_path)
+    graph = random_sparse(100, 3)
+    first = store.hierarchy(graph)
+    again = HierarchyStore(tmp_path)
+    assert np.array_equal(again.hierarchy(graph).level_start, first.level_start) and again.built == 0
+    with pytest.raises(Unsuited):
+        store.hierarchy(load_graph("rmat12"))
+    assert len(list(tmp_path.glob("*.unsuited"))) == 1
+    with pytest.raises(Unsuited, match="1337"):
+        HierarchyStore(tmp_path).hierarchy(load_graph("rmat12"))
+
+
+def test_the_cpu_reference_reads_the_kept_hierarchy(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    graph = random_sparse(120, 4)
+    result = PHAST.solve_cpu(graph, 0)
+    assert np.array_equal(result.distances, reference_distances(graph, [0])[0])
+    assert list((tmp_path / "hierarchies").glob("*.npz"))
+    with pytest.raises(InputError, match="no contraction hierarchy"):
+        PHAST.solve_cpu(load_graph("rmat12"), 0)
+
+
+def test_shared_distances_put_every_level_on_the_block():
+    config = PHAST.uniform(1024, params={"distances": "shared", "gpu_levels": 4096})
+    assert config.param("gpu_levels") == "off"
+    assert PHAST.parameter("distances").domain(GraphFeatures("big", 87575, 242982)) == ("global",)
+    assert block_levels(np.array([0, 1, 2, 50, 5000]), 1024) == 3
+    assert block_levels(np.array([0, 1, 2, 50, 5000]), 8192) == 4
+
+
+def test_the_model_predicts_shared_distances_only_where_they_fit():
+    device = load_device("hopper-h100")
+    small = PHAST.predict(GraphFeatures("rome", 3353, 8859, max_degree=5), device)
+    large = PHAST.predict(GraphFeatures("roads", 87575, 242982, max_degree=6), device)
+    assert PHAST.validate(small.config).param("distances") == "shared"
+    assert (large.config.param("distances"), large.config.param("gpu_levels")) == ("global", 16384)
+    assert set(large.rules()) >= {"distances", "gpu_levels", "sweep.block_size"}
+    assert PHAST not in algorithms.resolve("auto")
