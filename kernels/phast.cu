@@ -10,8 +10,12 @@
 // threads' atomics are at L2), phast_shared in the block's shared memory (n ints, dynamic). The block
 // sweeps the top `down_levels` levels downward; where that is fewer than all, the host launches
 // pull_level over the whole GPU for each level below (a launch a level, every instance at once), then
-// scatter_out. steps[instance]: the levels the block swept (upward and downward).
+// scatter_out. steps[instance]: the levels the block swept (upward and downward). The block's first
+// step relaxes the source's arcs alone, and the level starts are read from shared memory where the
+// levels are at most SHARED_LEVELS.
 #include "frontier.cuh"  // INF, RESTRICT
+
+#define SHARED_LEVELS 1023  // a hierarchy of at most this many levels has its level starts in shared memory
 
 template <bool SHARED>
 __device__ __forceinline__ int read(const int *p) {
@@ -48,18 +52,29 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights,
                                       const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
                                       int *out, int *steps) {
+  __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
   const int source = new_of[sources[instance]];
+  const bool staged = levels <= SHARED_LEVELS;
+  if (staged)
+    for (int i = tid; i <= levels; i += T) starts[i] = level_start[i];
+  const int *start = staged ? starts : level_start;
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
   __syncthreads();
-  int swept = 0;
-  for (int level = level_of[source]; level >= 0; --level, ++swept) {  // upward (indices count from the top)
-    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T)
+  // Upward. The source is its level's only reached vertex (no arc joins two vertices of a level):
+  // its arcs first, a thread each, then the levels above it (indices count from the top).
+  const int first = level_of[source];
+  for (int e = up_offsets[source] + tid; e < up_offsets[source + 1]; e += T)
+    atomicMin(&dist[up_heads[e]], up_weights[e]);
+  __syncthreads();
+  int swept = 1;
+  for (int level = first - 1; level >= 0; --level, ++swept) {
+    for (int v = start[level] + tid; v < start[level + 1]; v += T)
       push_up<SHARED>(v, dist, up_offsets, up_heads, up_weights);
     __syncthreads();
   }
   for (int level = 0; level < down_levels; ++level, ++swept) {  // downward from the top
-    for (int v = level_start[level] + tid; v < level_start[level + 1]; v += T)
+    for (int v = start[level] + tid; v < start[level + 1]; v += T)
       pull_down<SHARED>(v, dist, down_offsets, down_tails, down_weights);
     __syncthreads();
   }

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from autotune.reference.result import SolveResult
 
 GLOBAL, SHARED = "global", "shared"
-MAX_SHARED_VERTICES = SHARED_PER_BLOCK // 4  # distances in shared memory: an int a vertex
+STAGED_BYTES = 4 * 1024  # phast.cu's level starts in static shared memory (SHARED_LEVELS + 1 ints)
+MAX_SHARED_VERTICES = (SHARED_PER_BLOCK - STAGED_BYTES) // 4  # distances in shared memory: an int a vertex
 
 
 def distances_values(features: Any) -> tuple[ParamValue, ...]:
@@ -47,7 +48,7 @@ class Phast(Algorithm):
     kernels = ("sweep", "pull")
     parameters = (
         Parameter("distances", "global: an instance's distances in GPU memory; shared: in its block's shared "
-                  "memory (graphs of up to 58,112 vertices; every level on the block)", GLOBAL,
+                  f"memory (graphs of up to {MAX_SHARED_VERTICES:,} vertices; every level on the block)", GLOBAL,
                   values=(GLOBAL, SHARED), names=(GLOBAL, SHARED), integers=False, graph_values=distances_values),
         Parameter("gpu_levels", "a level of more than this many vertices, and every level below it, is swept "
                   "by the whole GPU (a launch a level); off: the block sweeps every level", 16384,
@@ -63,6 +64,7 @@ class Phast(Algorithm):
     in_auto = False
     bytes_per_vertex = 8  # the distances by level and by the graph's ids (the hierarchy's arrays come once)
     bytes_per_instance = 8  # a source and its steps
+    staged_bytes = STAGED_BYTES
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         return {"sweep": ("phast_global", "phast_shared"), "pull": ("pull_level", "scatter_out")}

@@ -3,7 +3,7 @@ device profile, the characterization's [model] constants (`characterizations/pha
 fitted: read off run V's H100 probe) and the graph's size, each with the rule that chose it.
 
 1. Distances: in the block's shared memory where the graph's n ints fit what one block may take
-   (`max_shared_memory_per_block`), else in global memory.
+   (`max_shared_memory_per_block`, less the level starts' `Phast.staged_bytes`), else in global memory.
 2. GPU-wide levels: off with shared distances, else `gpu_levels` (a level of more vertices, and
    every level below it, is swept by the whole GPU).
 3. Block sizes: `block_size` for the sweep, `pull_block_size` for the GPU-wide levels. CK 1, L1
@@ -39,11 +39,11 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     classes = features if isinstance(features, GraphClasses) else classify(features, device)
     graph = classes.features
     constants = constants_of(characterization, DEFAULTS)
-    need = 4 * graph.n_vertices
-    shared = need <= device.max_shared_memory_per_block
+    need, room = 4 * graph.n_vertices, device.max_shared_memory_per_block - algorithm.staged_bytes
+    shared = need <= room
     distances = "shared" if shared else "global"
     decisions = [Decision("distances", distances, "phast 1", f"{graph.n_vertices} distances take {need} bytes; "
-                          f"a block may have {device.max_shared_memory_per_block}")]
+                          f"a block may have {room} beside its level starts")]
     gpu_levels: Any = "off" if shared else int(constants["gpu_levels"])
     decisions.append(Decision("gpu_levels", gpu_levels, "phast 2", "every level on the block (shared distances)"
                               if shared else f"gpu_levels {gpu_levels}"))
