@@ -84,7 +84,10 @@ def run(args: argparse.Namespace) -> Results:
 
 
 def _ms(part: dict[str, Any]) -> str:
-    return f"{part['ms_per_sssp']:.4g}" if part.get("ms_per_sssp") is not None else part.get("status", "-")
+    """A measurement's time and its configuration's algorithm, or its status."""
+    if part.get("ms_per_sssp") is None:
+        return part.get("status", "-")
+    return f"{part['ms_per_sssp']:.4g} ({part['config'].get('algorithm', '-')})"
 
 
 def render(found: Sequence[Results]) -> list[str]:
