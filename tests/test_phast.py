@@ -95,6 +95,6 @@ def test_the_model_predicts_shared_distances_only_where_they_fit():
     small = PHAST.predict(GraphFeatures("rome", 3353, 8859, max_degree=5), device)
     large = PHAST.predict(GraphFeatures("roads", 87575, 242982, max_degree=6), device)
     assert PHAST.validate(small.config).param("distances") == "shared"
-    assert (large.config.param("distances"), large.config.param("gpu_levels")) == ("global", 16384)
+    assert (large.config.param("distances"), large.config.param("gpu_levels")) == ("global", 1024)
     assert set(large.rules()) >= {"distances", "gpu_levels", "sweep.block_size"}
     assert PHAST not in algorithms.resolve("auto")

@@ -1,6 +1,7 @@
 """The model's rules for PHAST (`kernels/phast.cu`), aimed at one query: every tuned value from the
 device profile, the characterization's [model] constants (`characterizations/phast.toml`, not
-fitted: read off run V's H100 probe) and the graph's size, each with the rule that chose it.
+fitted: read off PHAST's one-query sweeps on an H100) and the graph's size, each with the rule
+that chose it.
 
 1. Distances: in the block's shared memory where the graph's n ints fit what one block may take
    (`max_shared_memory_per_block`, less the level starts' `Phast.staged_bytes`), else in global memory.
@@ -17,7 +18,7 @@ Example::
     ...                       min_positive_weight=10, max_weight=2467)
     >>> config = get("phast").predict(roads, load_device("hopper-h100")).config
     >>> config.param("distances"), config.param("gpu_levels"), config.kernel("sweep").block_size
-    ('global', 16384, 1024)
+    ('global', 1024, 1024)
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.rules import Decision
 
-DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 16384}
+DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024}
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
