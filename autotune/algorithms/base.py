@@ -193,6 +193,11 @@ class Algorithm:
         """The model's `Prediction` (`config`, `rules()`, `to_json()`) for a graph on a GPU."""
         raise NotImplementedError
 
+    def admits(self, graph: CSRGraph) -> str | None:
+        """Why `--algorithm auto` leaves this algorithm out on `graph`, or None where it tunes it
+        (every graph by default)."""
+        return None
+
     def with_level_width(self, features: GraphFeatures, level_width: Callable[[], float] | None) -> GraphFeatures:
         """`features` with the graph's level width where this algorithm's rules read it
         (`reads_level_width`) and `level_width` (a callable: the breadth-first searches) is given."""

@@ -59,9 +59,8 @@ class Phast(Algorithm):
     engine = "autotune.gpu.phast_engine:PhastSolver"
     characterization_file = "phast.toml"
     auto_rank = 3
-    # Building a hierarchy takes minutes of Python on a road network, and run V measured it on road
-    # networks and power grids only: tuned when named, not by auto, until auto can afford it.
-    in_auto = False
+    # Building a hierarchy takes minutes of Python on a road network: auto tunes PHAST only where the
+    # graph's hierarchy is kept already (`admits`); naming it builds one.
     bytes_per_vertex = 8  # the distances by level and by the graph's ids (the hierarchy's arrays come once)
     bytes_per_instance = 8  # a source and its steps
     staged_bytes = STAGED_BYTES
@@ -74,6 +73,23 @@ class Phast(Algorithm):
         if config.param("distances") == SHARED and config.param("gpu_levels") != OFF:
             return config.replace(gpu_levels=OFF)
         return config
+
+    def admits(self, graph: CSRGraph) -> str | None:
+        """Auto tunes PHAST where the graph's hierarchy is kept (`autotune graph hierarchy`, or a
+        sweep or solve of `--algorithm phast`, built it)."""
+        from autotune.hierarchy import HierarchyStore, Unsuited, default_directory
+        from autotune.hierarchy.contraction import check_suited
+
+        try:
+            check_suited(graph)
+        except Unsuited as why:
+            return f"no contraction hierarchy: {why}"
+        store = HierarchyStore(default_directory())
+        if store.kept(graph):
+            return None
+        why = store.refusal(graph)
+        return f"no contraction hierarchy: {why}" if why else \
+            f"no contraction hierarchy kept for {graph.name} (`autotune graph hierarchy {graph.name}` builds one)"
 
     def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
         """The CPU reference: the same level sweeps on the graph's kept hierarchy (built if not kept).

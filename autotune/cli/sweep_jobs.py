@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -351,6 +352,9 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         width = functools.cache(lambda g=graph: level_width(g))  # searched once, if asked
         for entry in algorithms.resolve(algorithm):
+            if algorithm == algorithms.AUTO and (why := entry.admits(graph)) is not None:
+                print(f"autotune: {graph.name}: auto leaves {entry.name} out: {why}", file=sys.stderr)
+                continue
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")
             spaces = end_spaces(options, objective, entry.name, info, None, algorithm != algorithms.AUTO)
             jobs += jobs_of_algorithm(

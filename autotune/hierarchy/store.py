@@ -18,6 +18,7 @@ import logging
 import os
 import time
 from pathlib import Path
+from typing import Callable
 
 from autotune.files import atomic_write
 from autotune.graphs.csr import CSRGraph
@@ -44,15 +45,26 @@ class HierarchyStore:
     def _path(self, graph: CSRGraph, suffix: str) -> Path | None:
         return None if self.directory is None else self.directory / f"{graph.sha256}{suffix}"
 
-    def hierarchy(self, graph: CSRGraph) -> Hierarchy:
-        """The graph's hierarchy: read where kept, else built (logging its progress) and kept.
+    def kept(self, graph: CSRGraph) -> bool:
+        """Whether the graph's hierarchy is kept (readable without building)."""
+        path = self._path(graph, ".npz")
+        return path is not None and path.is_file()
+
+    def refusal(self, graph: CSRGraph) -> str | None:
+        """Why an earlier build gave the graph no hierarchy, if one did."""
+        path = self._path(graph, ".unsuited")
+        return path.read_text().strip() if path is not None and path.is_file() else None
+
+    def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], None] | None = None) -> Hierarchy:
+        """The graph's hierarchy: read where kept, else built and kept; a build logs its progress,
+        and calls `progress(contracted, n)` every 4,096 vertices when given.
 
         Raises:
             Unsuited: the graph gets none (also when a build said so before).
         """
         kept, refused = self._path(graph, ".npz"), self._path(graph, ".unsuited")
-        if refused is not None and refused.is_file():
-            raise Unsuited(refused.read_text().strip())
+        if (why := self.refusal(graph)) is not None:
+            raise Unsuited(why)
         if kept is not None and kept.is_file():
             try:
                 return Hierarchy.from_file(kept)
@@ -61,9 +73,13 @@ class HierarchyStore:
         start = time.perf_counter()
         _log.info("%s: building its contraction hierarchy (%d vertices; kept for later runs)",
                   graph.name, graph.n_vertices)
+        def report(done: int, n: int) -> None:
+            _log.info("%s: %d of %d vertices contracted", graph.name, done, n)
+            if progress is not None:
+                progress(done, n)
+
         try:
-            built = contract(graph, progress=lambda done, n: _log.info("%s: %d of %d vertices contracted",
-                                                                       graph.name, done, n))
+            built = contract(graph, progress=report)
         except Unsuited as why:
             if refused is not None:
                 atomic_write(refused, f"{why}\n".encode(), "hierarchy refusal")

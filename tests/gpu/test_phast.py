@@ -1,7 +1,8 @@
 """PHAST on the GPU (`pytest -m gpu`): distances in global and shared memory, every level on the
 block or the big ones on the whole GPU, block sizes, cache states and CK give scipy's Dijkstra's
 distances on a road network and a lattice, zero weights, unreachable
-vertices and a graph of one vertex included; a graph with hubs is refused, not solved."""
+vertices and a graph of one vertex included; the shortest-path tree pass and source-target queries
+work on its distances; a graph with hubs is refused, not solved."""
 from __future__ import annotations
 
 import numpy as np
@@ -72,6 +73,30 @@ def test_zero_weights_unreachable_vertices_and_one_vertex(session):
     assert_all_ok(measure(graph, configs, sample=6))
     single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
     assert_all_ok(measure(single, [config(), config(distances="shared")], sample=1))
+
+
+@pytest.mark.parametrize("name", ["rome99.gr.gz", "zeros", "one"])
+def test_the_tree_after_phast_is_a_shortest_path_tree_and_targets_are_answered(session, graphs, name):
+    from autotune.gpu import open_solver
+    from autotune.gpu.paths import PathTrees
+    from autotune.reference.cache import INF, ReferenceCache
+    from autotune.reference.paths import tree_error
+
+    zeros = build_csr("zeros", 6, np.array([0, 1, 2, 3, 4, 1]), np.array([1, 2, 3, 2, 0, 3]),
+                      np.array([0, 5, 0, 0, 7, 9]))
+    single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
+    graph = {"zeros": zeros, "one": single}.get(name) or graphs(name)
+    sources = [v % graph.n_vertices for v in (0, 3, 4, 5)]
+    expected = ReferenceCache(None).distances(graph, sources)
+    with open_solver(graph, "phast") as solver, PathTrees(solver, 1024) as trees:
+        for shape in (config(4, distances="global", gpu_levels=32), config(4, distances="shared")):
+            result = solver.solve(shape, sources)
+            tree = trees.build(sources, result.distances)
+            early = solver.solve_to(shape, sources, [graph.n_vertices - 1] * 4)
+            for k, source in enumerate(sources):
+                assert np.array_equal(result.distances[k], expected[source]), shape
+                assert tree_error(graph, expected[source], tree.parents[k], source, INF) is None, (shape, source)
+                assert early.distances[k][-1] == expected[source][-1]
 
 
 def test_a_graph_with_hubs_is_refused_with_why(session, graphs):

@@ -97,4 +97,26 @@ def test_the_model_predicts_shared_distances_only_where_they_fit():
     assert PHAST.validate(small.config).param("distances") == "shared"
     assert (large.config.param("distances"), large.config.param("gpu_levels")) == ("global", 1024)
     assert set(large.rules()) >= {"distances", "gpu_levels", "sweep.block_size"}
-    assert PHAST not in algorithms.resolve("auto")
+
+
+
+def test_auto_tunes_phast_where_the_hierarchy_is_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    assert PHAST in algorithms.resolve("auto")
+    graph = random_sparse(90, 5)
+    assert "autotune graph hierarchy" in PHAST.admits(graph)
+    HierarchyStore(tmp_path / "hierarchies").hierarchy(graph)
+    assert PHAST.admits(graph) is None
+    assert "1337 arcs" in PHAST.admits(load_graph("rmat12"))
+
+
+def test_graph_hierarchy_builds_once_and_refuses_hubs(tmp_path, monkeypatch, capsys):
+    from autotune.cli import main
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    assert main(["graph", "hierarchy", f"{DATA}/rome99.gr.gz", "-q"]) == 0
+    assert "42 levels" in capsys.readouterr().out
+    assert main(["graph", "hierarchy", f"{DATA}/rome99.gr.gz"]) == 0
+    assert "kept already" in capsys.readouterr().out
+    assert main(["graph", "hierarchy", "rmat12"]) == 2
+    assert "no contraction hierarchy" in capsys.readouterr().err
