@@ -90,14 +90,21 @@ def test_shared_distances_put_every_level_on_the_block():
     assert block_levels(np.array([0, 1, 2, 50, 5000]), 8192) == 4
 
 
-def test_the_model_predicts_shared_distances_only_where_they_fit():
+def test_the_model_predicts_batches_and_shared_distances_for_one_query_only_where_they_fit():
+    from autotune.model.phast_rules import one_query
+    from autotune.search.space import SearchSpace
+
     device = load_device("hopper-h100")
-    small = PHAST.predict(GraphFeatures("rome", 3353, 8859, max_degree=5), device)
-    large = PHAST.predict(GraphFeatures("roads", 87575, 242982, max_degree=6), device)
+    rome, roads = GraphFeatures("rome", 3353, 8859, max_degree=5), GraphFeatures("roads", 87575, 242982, max_degree=6)
+    small, large = (one_query(g, device, PHAST.characterization, PHAST) for g in (rome, roads))
     assert PHAST.validate(small.config).param("distances") == "shared"
     assert (large.config.param("distances"), large.config.param("gpu_levels")) == ("global", 1024)
     assert set(large.rules()) >= {"distances", "gpu_levels", "sweep.block_size"}
-
+    batch = PHAST.predict(roads, device)
+    assert (batch.config.concurrent_kernels, batch.config.param("distances")) == (1024, "global")
+    space = SearchSpace("phast", params={"distances": PHAST.parameter("distances").domain(roads)})
+    assert [c.param("distances") for c in PHAST.latency_design(space)] == ["global"]
+    assert {c.concurrent_kernels for c in PHAST.latency_design(SearchSpace("phast"))} == {1}
 
 
 def test_auto_tunes_phast_where_the_hierarchy_is_kept(tmp_path, monkeypatch):

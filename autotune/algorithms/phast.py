@@ -58,7 +58,7 @@ class Phast(Algorithm):
     source = "phast.cu"
     engine = "autotune.gpu.phast_engine:PhastSolver"
     characterization_file = "phast.toml"
-    auto_rank = 3
+    auto_rank = 0  # work-efficient where it applies: its ends first, with the larger share of a budget
     # Building a hierarchy takes minutes of Python on a road network: auto tunes PHAST only where the
     # graph's hierarchy is kept already (`admits`); naming it builds one.
     bytes_per_vertex = 8  # the distances by level and by the graph's ids (the hierarchy's arrays come once)
@@ -111,6 +111,16 @@ class Phast(Algorithm):
             raise InputError(f"{graph.name}: no contraction hierarchy for phast: {why}") from None
         distances, steps = level_sweeps(hierarchy, source)
         return SolveResult(self.name, source, np.where(distances == INF, UNREACHABLE, distances), steps)
+
+    def latency_design(self, space: Any) -> list[LaunchConfig]:
+        """One query: the one-query rules' shapes (`phast_rules.one_query`) at CK 1, the distances
+        in shared memory where the graph's domain has them, and in global memory with the levels of
+        more than 1,024 vertices on the whole GPU, within the space's values."""
+        values = dict(space.params)
+        block = 1024 if 1024 in space.uniform_block_sizes else max(space.uniform_block_sizes)
+        design = [self.uniform(block, space.caches[0], 1, 1, {"distances": d, "gpu_levels": g})
+                  for d, g in ((SHARED, OFF), (GLOBAL, 1024)) if d in values["distances"] and g in values["gpu_levels"]]
+        return [c for c in dict.fromkeys(design) if space.contains(c)]
 
     def predict(self, features: GraphFeatures, device: DeviceProfile,
                 characterization: Characterization | None = None) -> Any:

@@ -1,8 +1,15 @@
-"""The model's rules for PHAST (`kernels/phast.cu`), aimed at one query: every tuned value from the
-device profile, the characterization's [model] constants (`characterizations/phast.toml`, not
-fitted: read off PHAST's one-query sweeps on an H100) and the graph's size, each with the rule
-that chose it.
+"""The model's rules for PHAST (`kernels/phast.cu`): every tuned value from the device profile, the
+characterization's [model] constants (`characterizations/phast.toml`, not fitted: read off PHAST's
+sweeps on an H100) and the graph's size, each with the rule that chose it. Like the other
+algorithms' rules they aim at the batch end; `one_query` gives the one-query shape (the first
+trials of a search of one query, `Phast.latency_design`).
 
+Batch end:
+1. CK: the largest of the algorithm's (a block per instance).
+2. Distances in global memory; GPU-wide levels from `batch_gpu_levels` vertices.
+3. Block sizes: `batch_block_size` for the sweep, `pull_block_size` for the GPU-wide levels.
+
+One query:
 1. Distances: in the block's shared memory where the graph's n ints fit what one block may take
    (`max_shared_memory_per_block`, less the level starts' `Phast.staged_bytes`), else in global memory.
 2. GPU-wide levels: off with shared distances, else `gpu_levels` (a level of more vertices, and
@@ -16,9 +23,12 @@ Example::
     >>> from autotune.algorithms import get
     >>> roads = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3,
     ...                       min_positive_weight=10, max_weight=2467)
-    >>> config = get("phast").predict(roads, load_device("hopper-h100")).config
-    >>> config.param("distances"), config.param("gpu_levels"), config.kernel("sweep").block_size
-    ('global', 1024, 1024)
+    >>> batch = get("phast").predict(roads, load_device("hopper-h100")).config
+    >>> batch.concurrent_kernels, batch.param("gpu_levels"), batch.kernel("sweep").block_size
+    (1024, 16384, 256)
+    >>> one = one_query(roads, load_device("hopper-h100"), get("phast").characterization, get("phast")).config
+    >>> one.concurrent_kernels, one.param("distances"), one.param("gpu_levels"), one.kernel("sweep").block_size
+    (1, 'global', 1024, 1024)
 """
 from __future__ import annotations
 
@@ -31,12 +41,32 @@ from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.rules import Decision
 
-DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024}
+DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 256,
+            "batch_gpu_levels": 16384}
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
             algorithm: Any) -> DeltaPrediction:
-    """PHAST's configuration of one query (the module's rules)."""
+    """PHAST's configuration of the batch end (the module's rules)."""
+    classes = features if isinstance(features, GraphClasses) else classify(features, device)
+    constants = constants_of(characterization, DEFAULTS)
+    ck = max(algorithm.concurrent_kernels)
+    levels, sweep, pull = int(constants["batch_gpu_levels"]), int(constants["batch_block_size"]), \
+        int(constants["pull_block_size"])
+    decisions = (Decision("concurrent_kernels", ck, "phast batch 1", f"the largest of {algorithm.name}'s CK"),
+                 Decision("distances", "global", "phast batch 2", "every instance's in global memory"),
+                 Decision("gpu_levels", levels, "phast batch 2", f"batch_gpu_levels {levels}"),
+                 Decision("sweep.block_size", sweep, "phast batch 3", f"batch_block_size {sweep}"),
+                 Decision("pull.block_size", pull, "phast batch 3", f"pull_block_size {pull}"))
+    kernels = {"sweep": KernelLaunch(sweep, CacheState.DEFAULT), "pull": KernelLaunch(pull, CacheState.DEFAULT)}
+    params = {"distances": "global", "gpu_levels": levels}
+    config = algorithm.canonical(LaunchConfig(ck, kernels, algorithm.name, params))
+    return DeltaPrediction(config, classes, device, decisions, constants, model="phast-rules")
+
+
+def one_query(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
+              algorithm: Any) -> DeltaPrediction:
+    """PHAST's configuration of one query (the module's one-query rules)."""
     classes = features if isinstance(features, GraphClasses) else classify(features, device)
     graph = classes.features
     constants = constants_of(characterization, DEFAULTS)
