@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autotune.gpu.phast_engine import block_levels
 from benchmarks import probes
 
 FRONTIER_BYTES = 4 * 4096  # probe_phast.cu's FRONTIER, static shared memory with -DUP_FRONTIER=1
@@ -48,14 +49,6 @@ def uploaded(path: Path) -> dict:
             **{k: gpuarray.to_gpu(np.ascontiguousarray(h[k], dtype=np.int32)) for k in names}}
 
 
-def block_levels(level_start: np.ndarray, big: int | None) -> int:
-    """How many levels from the top the block sweeps downward: those above the first of more than
-    `big` vertices (all of them where `big` is 0 or None); the GPU-wide launches take the rest."""
-    sizes = np.diff(level_start)
-    over = np.flatnonzero(sizes > big) if big else []
-    return int(over[0]) if len(over) else len(sizes)
-
-
 def timed(functions, n, h, sources, expected, block, dist_shared, big):
     import pycuda.driver as cuda
     import pycuda.gpuarray as gpuarray
@@ -67,7 +60,7 @@ def timed(functions, n, h, sources, expected, block, dist_shared, big):
     dist = gpuarray.empty(n, np.int32)
     starts = h["host_level_start"]
     levels = len(starts) - 1
-    down = block_levels(starts, big)
+    down = block_levels(starts, big or "off")  # big 0: every level on the block
     down_arcs = tuple(h[k].gpudata for k in ("down_offsets", "down_tails", "down_weights"))
 
     def launch(source, out, stats):

@@ -379,8 +379,9 @@ def test_the_lattice_script_writes_every_grid_edge_both_ways_with_weights_of_1_t
 
 
 def test_the_hierarchy_probe_s_level_sweeps_give_dijkstra_s_distances(tmp_path):
-    """scripts/probe_ch.py: PHAST's order and the level sweeps that scripts/probe_phast.cu runs, on
-    rome99 and on a random directed graph with zero-weight arcs and unreachable vertices."""
+    """scripts/probe_ch.py: PHAST's order and the level sweeps that kernels/phast.cu runs (from
+    autotune.hierarchy), on rome99 and on a random directed graph with zero-weight arcs and
+    unreachable vertices."""
     import importlib.util
 
     import numpy as np
@@ -403,12 +404,18 @@ def test_the_hierarchy_probe_s_level_sweeps_give_dijkstra_s_distances(tmp_path):
     for graph in (random, load_graph(str(data.ROOT / "tests" / "data" / "rome99.gr.gz"), use_cache=False)):
         rank, level, t, h, w = probe.contract(graph, 60, 4.0)
         assert sorted(rank.tolist()) == list(range(graph.n_vertices))
-        hierarchy = probe.layout(rank, level, t, h, w)
+        hierarchy = probe.Hierarchy.from_contraction(rank, level, t, h, w)
+        up, down = [[] for _ in range(graph.n_vertices)], [[] for _ in range(graph.n_vertices)]
+        for u, v, weight in zip(t.tolist(), h.tolist(), w.tolist()):
+            (up[u].append((v, weight)) if rank[v] > rank[u] else down[v].append((u, weight)))
+        order = np.argsort(-level, kind="stable").tolist()
         matrix = _scipy_graph(graph)
         for source in (0, 17, graph.n_vertices // 2):
             expected = dijkstra(matrix, directed=True, indices=source)
-            got, _, steps = probe.level_sweeps(hierarchy, source)
             reached = np.isfinite(expected)
-            assert np.array_equal(got[reached], expected[reached].astype(np.int64))
-            assert (got[~reached] >= np.iinfo(np.int64).max // 4).all()
+            swept, steps = probe.level_sweeps(hierarchy, source)
+            ordered, _ = probe.phast(graph.n_vertices, rank, order, up, down, source)
+            for got in (swept, ordered):
+                assert np.array_equal(got[reached], expected[reached].astype(np.int64))
+            assert (swept[~reached] == probe.INF).all() and (ordered[~reached] >= np.iinfo(np.int64).max // 4).all()
             assert steps <= 2 * (level.max() + 1)
