@@ -107,6 +107,78 @@ phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start
               down_tails, down_weights, old_of, sources, shared_dist, out, steps);
 }
 
+// A source-target query (the engine's solve_to): two upward searches on the hierarchy, from the source
+// over the upward arcs and from the target over the downward arcs reversed, a level a step from the
+// lower of the two levels to the top; the target's distance is the least sum of the two over the
+// vertices both reach (a contraction hierarchy's query). Only out[target] is written.
+template <bool SHARED>
+__device__ __forceinline__ void meet(int n, int levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
+                                     const int *RESTRICT new_of, const int *RESTRICT up_offsets,
+                                     const int *RESTRICT up_heads, const int *RESTRICT up_weights,
+                                     const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+                                     const int *RESTRICT down_weights, const int *RESTRICT sources,
+                                     const int *RESTRICT targets, int *forward, int *backward, int *out, int *steps) {
+  __shared__ int starts[SHARED_LEVELS + 1];
+  __shared__ int best;
+  const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
+  const int source = new_of[sources[instance]], target = new_of[targets[instance]];
+  const bool staged = levels <= SHARED_LEVELS;
+  if (staged)
+    for (int i = tid; i <= levels; i += T) starts[i] = level_start[i];
+  const int *start = staged ? starts : level_start;
+  for (int i = tid; i < n; i += T) {
+    forward[i] = i == source ? 0 : INF;
+    backward[i] = i == target ? 0 : INF;
+  }
+  if (tid == 0) best = INF;
+  __syncthreads();
+  int swept = 0;
+  for (int level = max(level_of[source], level_of[target]); level >= 0; --level, ++swept) {
+    for (int v = start[level] + tid; v < start[level + 1]; v += T) {
+      push_up<SHARED>(v, forward, up_offsets, up_heads, up_weights);
+      const int d = read<SHARED>(&backward[v]);  // v's in-arcs from higher ranks, reversed
+      if (d != INF)
+        for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e)
+          atomicMin(&backward[down_tails[e]], d + down_weights[e]);
+    }
+    __syncthreads();
+  }
+  int mine = INF;
+  for (int i = tid; i < n; i += T) {
+    const int f = read<SHARED>(&forward[i]), b = read<SHARED>(&backward[i]);
+    if (f != INF && b != INF && (long long)f + b < mine) mine = f + b;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) mine = min(mine, __shfl_down_sync(0xffffffffu, mine, offset));
+  if ((tid & 31) == 0) atomicMin(&best, mine);
+  __syncthreads();
+  if (tid == 0) {
+    out[(size_t)instance * n + targets[instance]] = best;
+    steps[instance] = swept;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 1)
+phast_target_global(int n, int levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
+                    const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+                    const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+                    const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
+                    int *dist, int *out, int *steps) {
+  int *forward = dist + (size_t)blockIdx.y * 2 * n;
+  meet<false>(n, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails,
+              down_weights, sources, targets, forward, forward + n, out, steps);
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 1)
+phast_target_shared(int n, int levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
+                    const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+                    const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+                    const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
+                    int *dist, int *out, int *steps) {
+  extern __shared__ int shared_dist[];
+  meet<true>(n, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails,
+             down_weights, sources, targets, shared_dist, shared_dist + n, out, steps);
+}
+
 // One level below the block's (new ids lo..hi) over the whole GPU, every instance (blockIdx.y) at once.
 extern "C" __global__ void pull_level(int n, int lo, int hi, const int *RESTRICT down_offsets,
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights, int *dist) {

@@ -288,9 +288,10 @@ class Solver:
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
         """A solve from `sources` (one per instance) that may stop once each instance's target
-        (`targets[k]`, or -1 for none) has its final distance: then only the targets' distances,
-        and those below them, are sure to be final. An engine without an early stop solves
-        everything, which answers the query too (what this default does)."""
+        (`targets[k]`, or -1 for none) has its final distance: then only the targets' distances
+        are sure to be final (Delta-stepping's: and those below them; PHAST's: only they are
+        written). An engine without an early stop solves everything, which answers the query too
+        (what this default does)."""
         return self.solve(config, sources)
 
     def device_distances(self):  # -> a device pointer, or None

@@ -2,7 +2,9 @@
 `autotune.hierarchy.store`) uploaded once, then per solve one launch of the level sweeps, a block
 per instance (`phast_global`, or `phast_shared` with the distances in shared memory), and, where
 the configuration sends the big bottom levels to the whole GPU (`gpu_levels`), a `pull_level`
-launch for each of them and a `scatter_out` that writes the distances by the graph's ids.
+launch for each of them and a `scatter_out` that writes the distances by the graph's ids. A
+source-target query (`solve_to`) is one launch of `phast_target_global` or `_shared`: the two
+upward searches of a contraction hierarchy's query, which write the target's distance alone.
 
 No block waits for another, so no residency check is needed. A graph that gets no hierarchy (hubs,
 or shortcuts past the contraction's bound) has every configuration refused (INVALID), with why.
@@ -42,13 +44,15 @@ def block_levels(level_start: np.ndarray, gpu_levels: int | str) -> int:
 
 
 class Workspace(DeviceArrays):
-    """The distances by level (`dist`) and by the graph's ids (`out`), the sources and the steps of
-    up to `capacity` instances of n vertices."""
+    """The distances by level (`dist`: 2n ints an instance, the two searches of a source-target
+    query; a solve uses the first n) and by the graph's ids (`out`), the sources, the targets and
+    the steps of up to `capacity` instances of n vertices."""
 
     def __init__(self, capacity: int, n: int) -> None:
         self.capacity = capacity
-        super().__init__({"dist": 4 * n * capacity, "out": 4 * n * capacity, "sources": 4 * capacity,
-                          "steps": 4 * capacity}, (1, capacity), f"{capacity} concurrent instances")
+        super().__init__({"dist": 8 * n * capacity, "out": 4 * n * capacity, "sources": 4 * capacity,
+                          "targets": 4 * capacity, "steps": 4 * capacity}, (1, capacity),
+                         f"{capacity} concurrent instances")
 
 
 class PhastSolver(Solver):
@@ -70,7 +74,7 @@ class PhastSolver(Solver):
         return array if len(array) else np.zeros(1, np.int32)
 
     def device_distances(self):
-        return None if self._workspace is None else self._workspace.out
+        return None if self._workspace is None else self._workspace.out  # after `solve`: every distance
 
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
               deadline_ms: float | None = None) -> SolveResult:
@@ -127,6 +131,57 @@ class PhastSolver(Solver):
         steps = np.empty(ck, dtype=np.int32)
         cuda.memcpy_dtoh(steps, workspace.steps)
         return SolveResult.timed(span, launch, rows, steps + (h.levels - down), launch.kernel_ms())
+
+    def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
+        """Each instance's source-target query: the two upward searches of `kernels/phast.cu`'s
+        `meet` (in shared memory where `distances` is shared and both fit), one launch. Only the
+        targets' distances are written; a target of -1 (none) makes it a full solve.
+
+        Raises:
+            LaunchRejected: as `solve`.
+        """
+        if any(int(t) < 0 for t in targets):
+            return self.solve(config, sources)
+        cuda = self.cuda
+        config = self.checked(config, sources)
+        if self.hierarchy is None:
+            raise LaunchRejected(config, self.unsuited)
+        h, n, ck = self.hierarchy, self.graph.n_vertices, config.concurrent_kernels
+        sweep = config.kernel("sweep")
+        with self.launch_errors(config):
+            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
+            shared = config.param("distances") == SHARED and self._fits(8 * n, "phast_target_shared", sweep)
+            name = "phast_target_shared" if shared else "phast_target_global"
+            function = launchable(self.algorithm.name, name, sweep, "sweep")
+            shared_bytes = 8 * n if shared else 0
+            if shared:
+                self._opt_in(function, shared_bytes, config)
+            a = self.arrays
+            run = PackedLaunch(function, (1, ck), sweep.block_size, "iiPPPPPPPPPPPPPP", [(
+                np.int32(n), np.int32(h.levels), *(a[k] for k in ARRAYS if k != "old_of"), workspace.sources,
+                workspace.targets, workspace.dist, workspace.out, workspace.steps)], shared_bytes)
+        cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
+        cuda.memcpy_htod(workspace.targets, np.asarray(targets, dtype=np.int32))
+        launch = Launcher(self, False)
+        with self.launch_errors(config), timed_span(self, self._stream) as span:
+            launch("sweep", run, self._stream)
+
+        def copy() -> np.ndarray:
+            distances = workspace.rows(ck, n)
+            cuda.memcpy_dtoh(distances, workspace.out)
+            return distances
+
+        rows = self.copier(copy)
+        steps = np.empty(ck, dtype=np.int32)
+        cuda.memcpy_dtoh(steps, workspace.steps)
+        return SolveResult.timed(span, launch, rows, steps, {})
+
+    def _fits(self, shared_bytes: int, function_name: str, launch) -> bool:
+        """Whether `shared_bytes` of dynamic shared memory fit beside the function's own."""
+        cuda = self.cuda
+        function = launchable(self.algorithm.name, function_name, launch)
+        limit = cuda.Context.get_device().get_attribute(cuda.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        return shared_bytes + function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES) <= limit
 
     def _opt_in(self, function, shared_bytes: int, config: LaunchConfig) -> None:
         """Let `function` take `shared_bytes` of dynamic shared memory.

@@ -1,8 +1,8 @@
 """PHAST on the GPU (`pytest -m gpu`): distances in global and shared memory, every level on the
 block or the big ones on the whole GPU, block sizes, cache states and CK give scipy's Dijkstra's
-distances on a road network and a lattice, zero weights, unreachable
-vertices and a graph of one vertex included; the shortest-path tree pass and source-target queries
-work on its distances; a graph with hubs is refused, not solved."""
+distances on a road network and a lattice, zero weights, unreachable vertices and a graph of one
+vertex included; the shortest-path tree pass works on its distances; its source-target queries
+(two upward searches) give the targets' distances; a graph with hubs is refused, not solved."""
 from __future__ import annotations
 
 import numpy as np
@@ -97,6 +97,25 @@ def test_the_tree_after_phast_is_a_shortest_path_tree_and_targets_are_answered(s
                 assert np.array_equal(result.distances[k], expected[source]), shape
                 assert tree_error(graph, expected[source], tree.parents[k], source, INF) is None, (shape, source)
                 assert early.distances[k][-1] == expected[source][-1]
+
+
+@pytest.mark.parametrize("name", ["rome99.gr.gz", "lattice"])
+def test_source_target_queries_give_the_targets_distance(session, graphs, name):
+    from autotune.gpu import open_solver
+    from autotune.measure import choose_sources
+    from autotune.reference.cache import ReferenceCache
+
+    graph = lattice(60) if name == "lattice" else graphs(name)
+    sources, targets = list(choose_sources(graph, 8, seed=2)), list(choose_sources(graph, 8, seed=7))
+    targets[0] = sources[0]  # the source itself
+    expected = ReferenceCache(None).distances(graph, sources)
+    with open_solver(graph, "phast") as solver:
+        for shape in (config(8, distances="global", gpu_levels=32), config(8, distances="shared", block=256),
+                      config(8, block=64)):
+            early = solver.solve_to(shape, sources, targets)
+            got = [int(early.distances[k][t]) for k, t in enumerate(targets)]
+            assert got == [int(expected[s][t]) for s, t in zip(sources, targets)], shape
+            assert all(1 <= steps for steps in early.iterations)
 
 
 def test_a_graph_with_hubs_is_refused_with_why(session, graphs):
