@@ -110,16 +110,7 @@ phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start
 // A source-target query (the engine's solve_to): two upward searches on the hierarchy, from the source
 // over the upward arcs and from the target over the downward arcs reversed, a level a step from the
 // lower of the two levels to the top; the target's distance is the least sum of the two over the
-// vertices both reach (a contraction hierarchy's query). The searches reach few vertices (usa-roads:
-// about 550 each), so each keeps the vertices it has reached in a list in shared memory, a step
-// relaxes the listed vertices of its level, and the next step goes to the highest level below it
-// that a listed vertex holds. A list that fills is given up: from then on a step scans its whole
-// level, and every level is visited (the distances are complete either way). Only out[target] is
-// written.
-#ifndef REACHED
-#define REACHED 2048  // vertices a search lists, at most (tests compile a smaller list to fill it)
-#endif
-
+// vertices both reach (a contraction hierarchy's query). Only out[target] is written.
 template <bool SHARED>
 __device__ __forceinline__ void meet(int n, int levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
                                      const int *RESTRICT new_of, const int *RESTRICT up_offsets,
@@ -128,8 +119,7 @@ __device__ __forceinline__ void meet(int n, int levels, const int *RESTRICT leve
                                      const int *RESTRICT down_weights, const int *RESTRICT sources,
                                      const int *RESTRICT targets, int *forward, int *backward, int *out, int *steps) {
   __shared__ int starts[SHARED_LEVELS + 1];
-  __shared__ int reached[2][REACHED];  // [0]: the forward search's vertices, [1]: the backward one's
-  __shared__ int count[2], next[2], best;
+  __shared__ int best;
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
   const int source = new_of[sources[instance]], target = new_of[targets[instance]];
   const bool staged = levels <= SHARED_LEVELS;
@@ -140,53 +130,22 @@ __device__ __forceinline__ void meet(int n, int levels, const int *RESTRICT leve
     forward[i] = i == source ? 0 : INF;
     backward[i] = i == target ? 0 : INF;
   }
-  if (tid == 0) {
-    reached[0][0] = source;
-    reached[1][0] = target;
-    count[0] = count[1] = 1;
-    next[0] = next[1] = -1;
-    best = INF;
-  }
+  if (tid == 0) best = INF;
   __syncthreads();
   int swept = 0;
-  for (int level = max(level_of[source], level_of[target]); level >= 0; ++swept) {
-    const int parity = swept & 1, listed0 = count[0], listed1 = count[1];
-    const bool listing = listed0 <= REACHED && listed1 <= REACHED;
-    __syncthreads();  // every thread has read the counts and this step's level
-    if (tid == 0) next[parity ^ 1] = -1;
-    // The step's vertices: the listed ones (both lists, one index space), or the level's range.
-    const int total = listing ? listed0 + listed1 : 2 * (start[level + 1] - start[level]);
-    for (int i = tid; i < total; i += T) {
-      const bool back = listing ? i >= listed0 : (i & 1);
-      const int v = listing ? reached[back][back ? i - listed0 : i] : start[level] + (i >> 1);
-      const int at = level_of[v];
-      if (at < level) {  // listed, at a higher level than this step's
-        atomicMax(&next[parity], at);
-        continue;
-      }
-      if (at != level) continue;
-      int *dist = back ? backward : forward;
-      const int d = read<SHARED>(&dist[v]);
-      if (d == INF) continue;
-      const int *offsets = back ? down_offsets : up_offsets, *heads = back ? down_tails : up_heads;
-      const int *weights = back ? down_weights : up_weights;
-      for (int e = offsets[v]; e < offsets[v + 1]; ++e) {
-        const int head = heads[e];
-        if (atomicMin(&dist[head], d + weights[e]) == INF && listing) {  // reached first now: listed
-          const int slot = atomicAdd(&count[back], 1);
-          if (slot < REACHED) reached[back][slot] = head;
-          atomicMax(&next[parity], level_of[head]);
-        }
-      }
+  for (int level = max(level_of[source], level_of[target]); level >= 0; --level, ++swept) {
+    for (int v = start[level] + tid; v < start[level + 1]; v += T) {
+      push_up<SHARED>(v, forward, up_offsets, up_heads, up_weights);
+      const int d = read<SHARED>(&backward[v]);  // v's in-arcs from higher ranks, reversed
+      if (d != INF)
+        for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e)
+          atomicMin(&backward[down_tails[e]], d + down_weights[e]);
     }
     __syncthreads();
-    level = listing && count[0] <= REACHED && count[1] <= REACHED ? next[parity] : level - 1;
   }
   int mine = INF;
-  const bool listing = count[0] <= REACHED && count[1] <= REACHED;  // both lists whole: every vertex reached
-  for (int i = tid; i < (listing ? count[0] : n); i += T) {
-    const int v = listing ? reached[0][i] : i;
-    const int f = read<SHARED>(&forward[v]), b = read<SHARED>(&backward[v]);
+  for (int i = tid; i < n; i += T) {
+    const int f = read<SHARED>(&forward[i]), b = read<SHARED>(&backward[i]);
     if (f != INF && b != INF && (long long)f + b < mine) mine = f + b;
   }
   for (int offset = 16; offset > 0; offset >>= 1) mine = min(mine, __shfl_down_sync(0xffffffffu, mine, offset));
