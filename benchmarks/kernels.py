@@ -7,7 +7,8 @@ Per graph: `Table.lookup(graph, queries=1)` (one query: the table's latency poin
 events around the launches, launches included; every solve's distances compared with scipy's, a
 wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` of the same sources
 in this process (one core). Peers (Gunrock) are measured where installed; none is on the lent
-machines, which the results say.
+machines, which the results say. A run of some graphs keeps the other graphs' rows of the results
+it finds (each row names the commit that measured it).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import Results, command_line, commit, host, now
+from benchmarks.results import Results, command_line, commit, host, newest, now
 
 SAMPLE = 32
 
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> Results:
         for name, graph, sample, expected in data.suite_graphs(args.graphs, SAMPLE):
             cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
             row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
-                                   "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu}
+                                   "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu, "commit": commit(),
+                                   "date": now()}
             for label, queries in (("one_query", 1), ("batch", None)):
                 match = table.lookup(graph, queries=queries, device=gpu)
                 with open_solver(graph, match.config.algorithm) as solver:
@@ -73,6 +75,9 @@ def run(args: argparse.Namespace) -> Results:
             rows.append(row)
             print(f"kernels: {name}: one query {row['one_query']['ms_per_sssp']} ms, batch "
                   f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms", flush=True)
+    measured = {r["graph"] for r in rows}
+    rows += [{"commit": earlier.commit, "date": earlier.date, **r} for earlier in newest("kernels", args.results)
+             if earlier.gpu_name == gpu.get("name") for r in earlier.measurements if r["graph"] not in measured]
     ok = [r for r in rows if "one_query_vs_scipy" in r]
     summary = {"graphs": len(rows), "verified": sum(r["one_query"]["status"] == "ok" and r["batch"]["status"] == "ok"
                                                     for r in rows),
@@ -94,16 +99,18 @@ def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
         lines += [f"{results.gpu_name}, configurations from `{results.gpu.get('table')}` (`{results.command}`, "
-                  f"{results.date[:10]}, commit {results.commit}); milliseconds per SSSP, medians of "
+                  f"{results.date[:10]}, commit {results.commit}; a row of another commit was kept from an "
+                  "earlier run, which the last column names); milliseconds per SSSP, medians of "
                   f"{results.parameters['repetitions']} passes over {results.parameters['sample']} sources, every "
                   "solve verified; scipy: Dijkstra on one core of the same machine.", "",
-                  "| graph | vertices | edges | one query (ms) | vs scipy | batch (ms per SSSP) | CK | vs scipy | scipy (ms) |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| graph | vertices | edges | one query (ms) | vs scipy | batch (ms per SSSP) | CK | vs scipy "
+                  "| scipy (ms) | commit |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in results.measurements:
             one, batch = r["one_query"], r["batch"]
             ratio = lambda key: f"{r[key]:.1f}x" if key in r else "-"  # noqa: E731
-            lines.append(f"| {r['graph']} | {r['vertices']:,} | {r['edges']:,} | {_ms(one)} | {ratio('one_query_vs_scipy')} "
-                         f"| {_ms(batch)} | {batch['config']['concurrent_kernels']} | {ratio('batch_vs_scipy')} | "
-                         f"{r['scipy_ms']:.3g} |")
+            lines.append(f"| {r['graph']} | {r['vertices']:,} | {r['edges']:,} | {_ms(one)} "
+                         f"| {ratio('one_query_vs_scipy')} | {_ms(batch)} | {batch['config']['concurrent_kernels']} "
+                         f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} | {r.get('commit', results.commit)} |")
         lines += ["", f"Peers: {results.summary.get('peers')}.", ""]
     return lines

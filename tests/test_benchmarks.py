@@ -40,9 +40,15 @@ def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu
     assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--trials", "12", "--block-sizes", "64,128,256",
                  "--ck", "1,2,4", "--lanes", "1,4", "--repetitions", "2", "--storage", "memory", "-o", str(table),
                  "-q"]) == 0
-    args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2)
+    part = {"status": "wrong", "config": {"concurrent_kernels": 1}, "ms_per_sssp": None}
+    other = {"graph": "other", "vertices": 1, "edges": 0, "scipy_ms": 1.0, "one_query": part, "batch": part}
+    earlier = results.Results("kernels", {"name": "Fake H100 (test)"}, "python3 -m benchmarks run kernels", "old",
+                              "2026-01-01", {}, {}, (other,), {})
+    results.write(earlier, tmp_path)
+    args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2, results=tmp_path)
     found = kernels.run(args)
-    (row,) = found.measurements
+    row, kept = found.measurements  # the other graph's row stays, naming the commit that measured it
+    assert kept["graph"] == "other" and kept["commit"] == "old" and row["commit"] != "old"
     assert row["one_query"]["config"]["concurrent_kernels"] == 1 and row["one_query"]["status"] == "ok"
     assert row["batch"]["source"] == "best" and row["scipy_ms"] > 0 and row["one_query_vs_scipy"] > 0
     assert found.gpu_name == "Fake H100 (test)"
