@@ -127,3 +127,18 @@ def test_graph_hierarchy_builds_once_and_refuses_hubs(tmp_path, monkeypatch, cap
     assert "kept already" in capsys.readouterr().out
     assert main(["graph", "hierarchy", "rmat12"]) == 2
     assert "no contraction hierarchy" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("queries", "block", "levels"), [(1, 1024, 1024), (1024, 256, 16384)])
+def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, queries, block, levels):
+    from autotune.cli import main
+    from autotune.tables import read_table
+
+    out = tmp_path / "p.json"
+    for algorithm in ("phast", "auto"):
+        assert main(["predict", "--graph", f"{DATA}/usa-roads.gr.gz", "--algorithm", algorithm, "--queries",
+                     str(queries), "--device", "hopper-h100", "-o", str(out)]) == 0
+        config = read_table(out)["entries"][0]["predicted"]["config"]
+        assert config["algorithm"] == "phast" and config["kernels"]["sweep"]["block_size"] == block
+        assert config["params"]["gpu_levels"] == levels and config["concurrent_kernels"] == min(queries, 1024)
+    capsys.readouterr()

@@ -193,6 +193,12 @@ class Algorithm:
         """The model's `Prediction` (`config`, `rules()`, `to_json()`) for a graph on a GPU."""
         raise NotImplementedError
 
+    def predict_one_query(self, features: GraphFeatures, device: DeviceProfile,
+                          characterization: Characterization | None = None) -> Any:
+        """The model's prediction for one query where the algorithm has rules of their own for it
+        (`predict` aims at batches), else None."""
+        return None
+
     def admits(self, graph: CSRGraph) -> str | None:
         """Why `--algorithm auto` leaves this algorithm out on `graph`, or None where it tunes it
         (every graph by default)."""

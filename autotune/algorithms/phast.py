@@ -129,5 +129,11 @@ class Phast(Algorithm):
 
         return predict(features, device, characterization or self.characterization, self)
 
+    def predict_one_query(self, features: GraphFeatures, device: DeviceProfile,
+                          characterization: Characterization | None = None) -> Any:
+        from autotune.model.phast_rules import one_query
+
+        return one_query(features, device, characterization or self.characterization, self)
+
 
 PHAST = Phast()

@@ -135,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     if fitted is not None:
         return run_fitted(args, device, features, fitted)
     predictions = [entry.predict(graph, device, characterization) for graph in features]
+    if args.queries == 1 and args.model != "thesis":  # an algorithm's own one-query rules, where it has them
+        predictions = [entry.predict_one_query(g, device, characterization) or p for g, p in zip(features, predictions)]
     if args.queries is not None:
         predictions = [for_queries(p, entry, args.queries) for p in predictions]
     command = command_line(args)

@@ -47,8 +47,9 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     fitted model where `model_option` resolves to one, else its rules (with the constants of
     `characterization` when given, else the shipped ones), given the graph's level width where
     they read it (`level_width`, a callable: the breadth-first searches are made only when needed;
-    not with --model thesis); for one query of Delta-stepping, `latency`'s rules (fitted ones, not
-    with --model thesis)."""
+    not with --model thesis); for one query, the algorithm's one-query rules where it has them
+    (`Algorithm.predict_one_query`), and Delta-stepping's `latency` rules (fitted ones; neither with
+    --model thesis)."""
     from autotune.model.fitted import resolve_model
 
     entry = algorithms.get(name)
@@ -60,6 +61,8 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     if fitted_rules:
         graph = entry.with_level_width(graph, level_width)
     prediction = entry.predict(graph, device, characterization or entry.characterization)
+    if queries == 1 and fitted_rules:  # an algorithm with rules of its own for one query
+        prediction = entry.predict_one_query(graph, device, characterization or entry.characterization) or prediction
     if queries is not None:
         prediction = for_queries(prediction, entry, queries)
     kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
