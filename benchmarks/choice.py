@@ -3,7 +3,8 @@ each class of graphs out, on the shipped table (`tables/h100.json`).
 
 For every class of the table's graphs (`data.graph_class`: road, mesh, geometric, social, rmat,
 random, and the real-graph suite's classes once swept), the tree is fitted on the other classes'
-curve winners (`autotune.model.choice.table_samples`) and picks, for each graph of the class and
+curve winners (`autotune.model.choice.table_samples`, the graphs' depths from `benchmarks/data/shapes.json`) and picks,
+for each graph of the class and
 K = 1, 16 and 1,024 sources at once, the algorithm to run; that is compared with the algorithm of
 the point `Table.lookup(queries=K)` hands out (the fastest curve point with CK <= K). A wrong pick
 is priced at the batch end only (K = 1,024: the table's best of each algorithm, `by_algorithm`; an
@@ -18,6 +19,7 @@ import argparse
 from typing import Any, Sequence
 
 from benchmarks import data
+from benchmarks.shapes import SHAPES_FILE
 from benchmarks.results import Results, command_line, commit, host, now
 
 WITHIN = 0.15
@@ -35,19 +37,18 @@ def winner(entry: dict[str, Any], queries: int) -> dict[str, Any] | None:
     return min(points, key=lambda p: p["ms_per_sssp"], default=None)
 
 
-def class_rows(entries: list[dict[str, Any]], left_out: str) -> list[dict[str, Any]]:
+def class_rows(entries: list[dict[str, Any]], left_out: str, depths: dict[str, float]) -> list[dict[str, Any]]:
     from autotune.cli.predict_auto import servable
-    from autotune.model.choice import fit, graph_features, table_samples
+    from autotune.model.choice import entry_features, fit, table_samples
 
     others = [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]
-    model = fit(table_samples({"entries": others}), {})
+    model = fit(table_samples({"entries": others}, depths), {})
     rows = []
     for entry in entries:
         graph = entry["graph"]
         if data.graph_class(graph["name"]) != left_out:
             continue
-        features = graph_features(graph["vertices"], graph.get("mean_degree") or graph["edges"] / graph["vertices"],
-                                  graph.get("degree_cv"))
+        features = entry_features(entry, depths)
         for k in QUERIES:
             best = winner(entry, k)
             if best is None:
@@ -66,12 +67,14 @@ def class_rows(entries: list[dict[str, Any]], left_out: str) -> list[dict[str, A
 
 def run(args: argparse.Namespace) -> Results:
     from autotune.files import read_json
+    from autotune.model.choice import shape_depths
 
     path = getattr(args, "choice_table", None) or "tables/h100.json"
     table = read_json(data.ROOT / path)
     entries = [e for e in table["entries"] if e.get("curve")]
     classes = sorted({data.graph_class(e["graph"]["name"]) for e in entries})
-    rows = [row for left_out in classes for row in class_rows(entries, left_out)]
+    depths = shape_depths(SHAPES_FILE)
+    rows = [row for left_out in classes for row in class_rows(entries, left_out, depths)]
     by_k = {}
     for k in QUERIES:
         mine = [r for r in rows if r["queries"] == k]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import statistics
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -169,11 +170,12 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     from autotune.model import delta_latency
     from autotune.model.choice import fit, graph_features, table_samples
     from autotune.model.features import GraphFeatures
-    from autotune.model.shape import level_width
+    from autotune.model.shape import sampled_searches, width_of
 
     left_out = data.graph_class(name)
     kept = {"entries": [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]}
-    samples = table_samples(kept)
+    samples = table_samples(kept, {graph: shape["hop_depth"] for graph, shape in shapes().items()
+                                   if shape.get("hop_depth") is not None})
     if not samples:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
     batch = delta_without(left_out)
@@ -187,10 +189,12 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
         features = GraphFeatures.from_graph(graph)
-        width = functools.cache(lambda g=graph: level_width(g))  # searched once for both K, if asked
+        searched = sampled_searches(graph)[1]  # the depth the tree reads and the width the rules read, as predict
+        depth = int(statistics.median(d for d, _ in searched)) if searched else None
+        width = functools.cache(lambda s=searched: width_of(s) or 0.0)
         for k in QUERIES:
             chosen = servable(model.predict(graph_features(features.n_vertices, features.mean_degree,
-                                                           features.degree_cv), k)[0], k)
+                                                           features.degree_cv, depth), k)[0], k)
             config, _ = predicted(chosen, features, profile, "auto", k, latency, width,
                                   batch if chosen == "delta" else None)
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import statistics
 from typing import Any, Callable, Sequence
 
 from autotune import algorithms
@@ -75,7 +76,7 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
 
 def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[CSRGraph], command: str) -> int:
     from autotune.model.choice import graph_features, shipped_choice
-    from autotune.model.shape import level_width
+    from autotune.model.shape import sampled_searches, width_of
 
     if args.model not in ("auto", "thesis") or args.characterization:
         raise InputError("--algorithm auto: each algorithm predicts with its own model; give --model auto or thesis, "
@@ -92,10 +93,13 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[C
     entries = []
     for csr in graphs:
         graph = GraphFeatures.from_graph(csr)
-        chosen, path = chooser.predict(graph_features(graph.n_vertices, graph.mean_degree, graph.degree_cv), queries)
+        searched = sampled_searches(csr)[1]  # the depth the tree reads and the level width the rules read
+        depth = int(statistics.median(d for d, _ in searched)) if searched else None
+        chosen, path = chooser.predict(graph_features(graph.n_vertices, graph.mean_degree, graph.degree_cv, depth),
+                                       queries)
         name = servable(chosen, queries)
         config, decisions = predicted(name, graph, device, args.model, args.queries, chooser.latency,
-                                      lambda g=csr: level_width(g))
+                                      lambda s=searched: width_of(s) or 0.0)
         reason = " and ".join(path) or "the tree's one leaf"
         if name != chosen:
             reason += f"; {chosen} solves at least {min(algorithms.get(chosen).concurrent_kernels)} at once"

@@ -9,7 +9,10 @@ the samples' Gini impurity most, at a midpoint between two neighbouring values),
 `MAX_DEPTH` deep, no leaf under `MIN_LEAF` samples; it is stored as TOML with the table it came
 from, so that `--explain` names every threshold and its origin.
 
-Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `log2_queries`.
+Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `depth_ratio` (the
+graph's breadth-first depth from sampled sources, `GraphShape.hop_depth`, over log2 of its
+vertices: a road network, a mesh or a power grid is deep for its size, a sparse random or
+small-world graph is not; 0 where the depth is not known), `log2_queries`.
 
 At the batch end (K = the table's largest CK) another algorithm whose best is within `NEAR` of the
 winner's (the entry's `by_algorithm`) is as good an answer: the sample counts for each of them in
@@ -45,7 +48,7 @@ from autotune.model.delta_latency import table_samples as latency_samples
 from autotune.model.latency_prices import read_bins_prices, read_prices
 
 FORMAT = "autotune.choice-model/1"
-FEATURES = ("log2_vertices", "mean_degree", "degree_cv", "log2_queries")
+FEATURES = ("log2_vertices", "mean_degree", "degree_cv", "depth_ratio", "log2_queries")
 MAX_DEPTH = 3
 MIN_LEAF = 2
 NEAR = 0.10  # at the batch end, an algorithm this close to the winner counts as a winner too
@@ -84,7 +87,7 @@ class ChoiceModel:
     def predict(self, graph: Mapping[str, float], queries: int) -> tuple[str, list[str]]:
         """The algorithm for `queries` sources at once on a graph of these features, and the path
         of tests that chose it (for `--explain`)."""
-        values = {**graph, "log2_queries": math.log2(max(queries, 1))}
+        values = {**{name: 0.0 for name in FEATURES}, **graph, "log2_queries": math.log2(max(queries, 1))}
         node, path = self.nodes[0], []
         while node.algorithm is None:
             value = float(values[str(node.feature)])
@@ -136,23 +139,44 @@ def _check(model: ChoiceModel, where: str) -> None:
             raise ValueError(f"node {index} of {where} is neither a leaf nor a split of a known feature")
 
 
-def graph_features(vertices: int, mean_degree: float, degree_cv: float | None) -> dict[str, float]:
+def graph_features(vertices: int, mean_degree: float, degree_cv: float | None,
+                   hop_depth: float | None = None) -> dict[str, float]:
+    """The tree's features of a graph (the module docstring's).
+
+    Example:
+        >>> graph_features(87575, 2.77, 0.3, 368)["depth_ratio"] > 20, graph_features(1024, 8, 0.1)["depth_ratio"]
+        (True, 0.0)
+    """
     return {"log2_vertices": math.log2(max(vertices, 1)), "mean_degree": float(mean_degree),
-            "degree_cv": float(degree_cv or 0.0)}
+            "degree_cv": float(degree_cv or 0.0),
+            "depth_ratio": float(hop_depth) / math.log2(max(vertices, 2)) if hop_depth else 0.0}
 
 
-def table_samples(table: Mapping[str, Any]) -> list[Sample]:
+def entry_features(entry: Mapping[str, Any], depths: Mapping[str, float] | None = None) -> dict[str, float]:
+    """A table entry's graph's features, its depth from `depths` (graph name: hop depth)."""
+    graph = entry["graph"]
+    return graph_features(graph["vertices"], graph.get("mean_degree") or graph["edges"] / graph["vertices"],
+                          graph.get("degree_cv"), (depths or {}).get(graph["name"]))
+
+
+def shape_depths(shapes: str | Path) -> dict[str, float]:
+    """Graph name: hop depth, from a shapes file (`shapes`, graph name: `GraphShape.to_json()`)."""
+    from autotune.files import read_json
+
+    return {name: shape["hop_depth"] for name, shape in read_json(shapes)["shapes"].items()
+            if shape.get("hop_depth") is not None}
+
+
+def table_samples(table: Mapping[str, Any], depths: Mapping[str, float] | None = None) -> list[Sample]:
     """The samples a table gives: per entry with a curve, per power-of-two K up to its largest CK,
     the algorithm of its fastest curve point with CK <= K, and at the largest CK the algorithms
-    whose best (`by_algorithm`) is within `NEAR` of it."""
+    whose best (`by_algorithm`) is within `NEAR` of it; the graphs' depths from `depths`."""
     samples: list[Sample] = []
     for entry in table.get("entries", ()):
         curve = [p for p in entry.get("curve") or () if p.get("ms_per_sssp") is not None]
         if not curve:
             continue
-        graph = entry["graph"]
-        features = graph_features(graph["vertices"], graph.get("mean_degree") or graph["edges"] / graph["vertices"],
-                                  graph.get("degree_cv"))
+        features = entry_features(entry, depths)
         largest = max(p["config"]["concurrent_kernels"] for p in curve)
         for k in (2**i for i in range(int(math.log2(largest)) + 1)):
             best = min((p for p in curve if p["config"]["concurrent_kernels"] <= k), key=lambda p: p["ms_per_sssp"],
@@ -186,7 +210,8 @@ def _rows(samples: Sequence[Sample]) -> list[Row]:
     rows = []
     for features, k, winner, *near in samples:
         answers = sorted(near[0]) if near else [winner]
-        rows.append(({**features, "log2_queries": math.log2(k)}, {a: 1.0 / len(answers) for a in answers}))
+        known = {name: 0.0 for name in FEATURES}  # a feature a sample lacks (its depth) counts as 0
+        rows.append(({**known, **features, "log2_queries": math.log2(k)}, {a: 1.0 / len(answers) for a in answers}))
     return rows
 
 
@@ -259,7 +284,8 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
         latency = fit_latency(found, prices=read_prices(latency_rows), bins_prices=read_bins_prices(latency_rows))
     device = table.get("device") or {}
     graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
-    return fit(table_samples(table), {"table": str(path), "table_sha256": file_digest(path),
+    depths = shape_depths(shapes) if shapes is not None else None
+    return fit(table_samples(table, depths), {"table": str(path), "table_sha256": file_digest(path),
                                       "device": str(device.get("name", "")),
                                       "compute_capability": str(device.get("compute_capability", "")),
                                       "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),

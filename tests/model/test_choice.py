@@ -9,7 +9,9 @@ import pytest
 
 from autotune.cli import main
 from autotune.errors import InputError
-from autotune.model.choice import ChoiceModel, fit, fit_table, table_samples
+from autotune.graphs import load_graph
+from autotune.model.choice import ChoiceModel, fit, fit_table, graph_features, table_samples
+from autotune.model.shape import graph_shape
 from autotune.tables import read_table, schema
 
 
@@ -93,10 +95,11 @@ def test_predict_auto_names_an_algorithm_per_graph_and_why(tmp_path, capsys, mon
         assert config["concurrent_kernels"] <= queries
         assert entry["predicted"]["rules"]["algorithm"].startswith("choice tree fitted on 36 graphs")
     shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
-    for entry in table["entries"]:
+    for entry, spec in zip(table["entries"], ("rmat12", "random3000-d200")):
         graph = entry["graph"]
-        features = {"log2_vertices": math.log2(graph["vertices"]), "mean_degree": graph["mean_degree"],
-                    "degree_cv": graph["degree_cv"]}
+        depth = graph_shape(load_graph(spec)).hop_depth  # as predict measures it
+        features = graph_features(graph["vertices"], graph["mean_degree"], graph["degree_cv"], depth)
+        assert features["depth_ratio"] > 0
         assert entry["predicted"]["config"]["algorithm"] == shipped.predict(features, queries)[0]
 
 
