@@ -53,7 +53,7 @@ def class_rows(entries: list[dict[str, Any]], left_out: str, depths: dict[str, f
             best = winner(entry, k)
             if best is None:
                 continue
-            chosen = servable(model.predict(features, k)[0], k)
+            chosen = servable(model.predict(features, k)[0], k, graph.get("max_degree"))
             measured = best["config"]["algorithm"]
             slowdown = 0.0 if chosen == measured else None
             if chosen != measured and k == max(QUERIES):

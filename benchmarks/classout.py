@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import functools
 import math
-import statistics
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -168,9 +167,8 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
                ) -> list[dict[str, Any]]:
     from autotune.cli.predict_auto import predicted, servable
     from autotune.model import delta_latency
-    from autotune.model.choice import fit, graph_features, table_samples
+    from autotune.model.choice import fit, measured_features, table_samples
     from autotune.model.features import GraphFeatures
-    from autotune.model.shape import sampled_searches, width_of
 
     left_out = data.graph_class(name)
     kept = {"entries": [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]}
@@ -189,12 +187,9 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
         features = GraphFeatures.from_graph(graph)
-        searched = sampled_searches(graph)[1]  # the depth the tree reads and the width the rules read, as predict
-        depth = int(statistics.median(d for d, _ in searched)) if searched else None
-        width = functools.cache(lambda s=searched: width_of(s) or 0.0)
+        tree_features, width = measured_features(graph)  # the depth the tree reads, the width the rules read
         for k in QUERIES:
-            chosen = servable(model.predict(graph_features(features.n_vertices, features.mean_degree,
-                                                           features.degree_cv, depth), k)[0], k)
+            chosen = servable(model.predict(tree_features, k)[0], k, features.max_degree)
             config, _ = predicted(chosen, features, profile, "auto", k, latency, width,
                                   batch if chosen == "delta" else None)
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config

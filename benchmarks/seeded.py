@@ -59,18 +59,16 @@ def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], 
     from autotune.algorithms import config_from_json
     from autotune.search.records import read_records
     from autotune.cli.predict_auto import servable
-    from autotune.model.choice import graph_features, shipped_choice
-    from autotune.model.features import GraphFeatures
+    from autotune.model.choice import measured_features, shipped_choice
     from benchmarks.classout import profile_of
 
     chooser = shipped_choice(profile_of(str(gpu["name"])))
     rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
-        features = GraphFeatures.from_graph(graph)
+        tree_features, _ = measured_features(graph)  # as predict measures them
         for end in ends:
             k = ENDS[end]
-            algorithm = servable(chooser.predict(graph_features(features.n_vertices, features.mean_degree,
-                                                                features.degree_cv), k)[0], k)
+            algorithm = servable(chooser.predict(tree_features, k)[0], k, graph.max_degree)
             row: dict[str, Any] = {"graph": name, "end": end, "queries": k, "algorithm": algorithm, "commit": commit()}
             with tempfile.TemporaryDirectory() as scratch:
                 status, wall, out, records, err = short_sweep(data.spec(name), algorithm, end, Path(scratch))

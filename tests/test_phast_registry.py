@@ -142,3 +142,11 @@ def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, queries, block,
         assert config["algorithm"] == "phast" and config["kernels"]["sweep"]["block_size"] == block
         assert config["params"]["gpu_levels"] == levels and config["concurrent_kernels"] == min(queries, 1024)
     capsys.readouterr()
+
+
+def test_a_choice_of_phast_falls_back_on_a_graph_with_hubs():
+    from autotune.cli.predict_auto import servable
+
+    assert servable("phast", 1, 6) == "phast" and servable("phast", 1024, None) == "phast"
+    assert servable("phast", 1, 1337) == "delta" and "1337 arcs" in PHAST.unsuited(1337)
+    assert algorithms.get("delta").unsuited(10**6) is None

@@ -199,6 +199,11 @@ class Algorithm:
         (`predict` aims at batches), else None."""
         return None
 
+    def unsuited(self, max_degree: int) -> str | None:
+        """Why the algorithm cannot run on a graph of this largest degree, or None (the model's
+        choice falls back on the next algorithm then)."""
+        return None
+
     def admits(self, graph: CSRGraph) -> str | None:
         """Why `--algorithm auto` leaves this algorithm out on `graph`, or None where it tunes it
         (every graph by default)."""

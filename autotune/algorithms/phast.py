@@ -75,6 +75,11 @@ class Phast(Algorithm):
             return config.replace(gpu_levels=OFF)
         return config
 
+    def unsuited(self, max_degree: int) -> str | None:
+        from autotune.hierarchy.contraction import MAX_DEGREE
+
+        return f"builds no hierarchy for a vertex of {max_degree} arcs" if max_degree > MAX_DEGREE else None
+
     def admits(self, graph: CSRGraph) -> str | None:
         """Auto tunes PHAST where the graph's hierarchy is kept (`autotune graph hierarchy`, or a
         sweep or solve of `--algorithm phast`, built it)."""

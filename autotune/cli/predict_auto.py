@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import statistics
 from typing import Any, Callable, Sequence
 
 from autotune import algorithms
@@ -22,13 +21,18 @@ from autotune.tables import build_table, device_section, make_entry, write_table
 BATCH = 1024  # K when --queries is not given: the batch end of the queries curve
 
 
-def servable(name: str, queries: int) -> str:
-    """`name`, or where it cannot solve `queries` sources at once (delta_lanes under 32) the first
-    algorithm of `auto`'s order that can."""
-    if any(ck <= queries for ck in algorithms.get(name).concurrent_kernels):
+def servable(name: str, queries: int, max_degree: int | None = None) -> str:
+    """`name`, or where it cannot solve `queries` sources at once (delta_lanes under 32) or cannot
+    run on a graph of `max_degree` (PHAST on hubs: `Algorithm.unsuited`) the first algorithm of
+    `auto`'s order that can."""
+    def serves(entry: algorithms.Algorithm) -> bool:
+        return any(ck <= queries for ck in entry.concurrent_kernels) and \
+            (max_degree is None or entry.unsuited(max_degree) is None)
+
+    if serves(algorithms.get(name)):
         return name
     ranked = sorted(algorithms.resolve(algorithms.AUTO), key=lambda a: a.auto_rank)
-    return next(a.name for a in ranked if any(ck <= queries for ck in a.concurrent_kernels))
+    return next(a.name for a in ranked if serves(a))
 
 
 def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, queries: int | None
@@ -75,8 +79,7 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
 
 
 def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[CSRGraph], command: str) -> int:
-    from autotune.model.choice import graph_features, shipped_choice
-    from autotune.model.shape import sampled_searches, width_of
+    from autotune.model.choice import measured_features, shipped_choice
 
     if args.model not in ("auto", "thesis") or args.characterization:
         raise InputError("--algorithm auto: each algorithm predicts with its own model; give --model auto or thesis, "
@@ -93,16 +96,14 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[C
     entries = []
     for csr in graphs:
         graph = GraphFeatures.from_graph(csr)
-        searched = sampled_searches(csr)[1]  # the depth the tree reads and the level width the rules read
-        depth = int(statistics.median(d for d, _ in searched)) if searched else None
-        chosen, path = chooser.predict(graph_features(graph.n_vertices, graph.mean_degree, graph.degree_cv, depth),
-                                       queries)
-        name = servable(chosen, queries)
-        config, decisions = predicted(name, graph, device, args.model, args.queries, chooser.latency,
-                                      lambda s=searched: width_of(s) or 0.0)
+        features, width = measured_features(csr)  # the depth the tree reads, the level width the rules read
+        chosen, path = chooser.predict(features, queries)
+        name = servable(chosen, queries, graph.max_degree)
+        config, decisions = predicted(name, graph, device, args.model, args.queries, chooser.latency, width)
         reason = " and ".join(path) or "the tree's one leaf"
         if name != chosen:
-            reason += f"; {chosen} solves at least {min(algorithms.get(chosen).concurrent_kernels)} at once"
+            reason += f"; {chosen} " + (algorithms.get(chosen).unsuited(graph.max_degree) or
+                                        f"solves at least {min(algorithms.get(chosen).concurrent_kernels)} at once")
         rules = {"algorithm": f"{origin}: {reason}", **{d.parameter: d.rule for d in decisions}}
         entries.append(make_entry(classify(graph, device).to_json(), predicted={"config": config.to_json(), "rules": rules}))
         lines.append(f"{graph.name}: {config}")

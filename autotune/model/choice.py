@@ -38,7 +38,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.files import read_toml
@@ -150,6 +150,22 @@ def graph_features(vertices: int, mean_degree: float, degree_cv: float | None,
     return {"log2_vertices": math.log2(max(vertices, 1)), "mean_degree": float(mean_degree),
             "degree_cv": float(degree_cv or 0.0),
             "depth_ratio": float(hop_depth) / math.log2(max(vertices, 2)) if hop_depth else 0.0}
+
+
+def measured_features(graph: Any) -> tuple[dict[str, float], Callable[[], float]]:
+    """A loaded graph's features (a `CSRGraph`), its depth measured by breadth-first searches from
+    sampled sources (`shape.sampled_searches`, as `GraphShape.hop_depth`), and its level width from
+    the same searches (a callable, for the rules that read it)."""
+    import statistics
+
+    from autotune.model.features import GraphFeatures
+    from autotune.model.shape import sampled_searches, width_of
+
+    features = GraphFeatures.from_graph(graph)
+    searched = sampled_searches(graph)[1]
+    depth = int(statistics.median(d for d, _ in searched)) if searched else None
+    return (graph_features(features.n_vertices, features.mean_degree, features.degree_cv, depth),
+            lambda: width_of(searched) or 0.0)
 
 
 def entry_features(entry: Mapping[str, Any], depths: Mapping[str, float] | None = None) -> dict[str, float]:
