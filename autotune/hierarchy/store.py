@@ -73,6 +73,7 @@ class HierarchyStore:
         start = time.perf_counter()
         _log.info("%s: building its contraction hierarchy (%d vertices; kept for later runs)",
                   graph.name, graph.n_vertices)
+
         def report(done: int, n: int) -> None:
             _log.info("%s: %d of %d vertices contracted", graph.name, done, n)
             if progress is not None:
