@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import Results, command_line, commit, host, newest, now
+from benchmarks.results import Results, command_line, commit, earlier_rows, host, now
 
 SAMPLE = 32
 
@@ -76,8 +76,7 @@ def run(args: argparse.Namespace) -> Results:
             print(f"kernels: {name}: one query {row['one_query']['ms_per_sssp']} ms, batch "
                   f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms", flush=True)
     measured = {r["graph"] for r in rows}
-    rows += [{"commit": earlier.commit, "date": earlier.date, **r} for earlier in newest("kernels", args.results)
-             if earlier.gpu_name == gpu.get("name") for r in earlier.measurements if r["graph"] not in measured]
+    rows += [r for r in earlier_rows("kernels", args.results, gpu.get("name")) if r["graph"] not in measured]
     ok = [r for r in rows if "one_query_vs_scipy" in r]
     summary = {"graphs": len(rows), "verified": sum(r["one_query"]["status"] == "ok" and r["batch"]["status"] == "ok"
                                                     for r in rows),

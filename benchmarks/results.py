@@ -120,8 +120,10 @@ def newest(suite: str, results_dir: Path = RESULTS_DIR) -> list[Results]:
 
 def earlier_rows(suite: str, results_dir: Path, gpu_name: Any) -> list[dict[str, Any]]:
     """The rows of the suite's results on `gpu_name` already in `results_dir`: what a run keeps of
-    the graphs it does not measure again."""
-    return [row for earlier in newest(suite, results_dir) if earlier.gpu_name == gpu_name for row in earlier.measurements]
+    the graphs it does not measure again, each naming the commit that measured it (its results'
+    where a row written before rows named theirs does not say)."""
+    return [{"commit": earlier.commit, **row} for earlier in newest(suite, results_dir)
+            if earlier.gpu_name == gpu_name for row in earlier.measurements]
 
 
 def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], Iterable[dict[str, Any]]],

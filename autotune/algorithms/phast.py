@@ -83,12 +83,9 @@ class Phast(Algorithm):
     def admits(self, graph: CSRGraph) -> str | None:
         """Auto tunes PHAST where the graph's hierarchy is kept (`autotune graph hierarchy`, or a
         sweep or solve of `--algorithm phast`, built it)."""
-        from autotune.hierarchy import HierarchyStore, Unsuited, default_directory
-        from autotune.hierarchy.contraction import check_suited
+        from autotune.hierarchy import HierarchyStore, default_directory
 
-        try:
-            check_suited(graph)
-        except Unsuited as why:
+        if (why := self.unsuited(graph.max_degree)) is not None:
             return f"no contraction hierarchy: {why}"
         store = HierarchyStore(default_directory())
         if store.kept(graph):
