@@ -17,6 +17,9 @@
 #include "frontier.cuh"  // INF, RESTRICT
 
 #define SHARED_LEVELS 1023  // a hierarchy of at most this many levels has its level starts in shared memory
+#ifndef PREFETCH_ARCS
+#define PREFETCH_ARCS 4  // arcs of a thread's next vertex loaded before a level's barrier (`Prefetched`)
+#endif
 
 template <bool SHARED>
 __device__ __forceinline__ int read(const int *p) {
@@ -24,25 +27,88 @@ __device__ __forceinline__ int read(const int *p) {
   return __ldcg(p);
 }
 
-// Upward: a reached vertex relaxes its arcs to higher ranks.
-template <bool SHARED>
-__device__ __forceinline__ void push_up(int v, int *dist, const int *RESTRICT offsets, const int *RESTRICT heads,
-                                        const int *RESTRICT weights) {
-  const int d = read<SHARED>(&dist[v]);
-  if (d == INF) return;
-  for (int e = offsets[v]; e < offsets[v + 1]; ++e) atomicMin(&dist[heads[e]], d + weights[e]);
+// A thread's first vertex of a level with its first PREFETCH_ARCS arcs (the other end and the
+// weight), loaded before the barrier of the level above: the arcs are read-only, so only the
+// distances wait for the barrier, and a step costs their round trips instead of three dependent
+// ones (offsets, arcs, distances). PREFETCH_ARCS 0: every vertex's arcs loaded in its own step.
+template <int K>
+struct Prefetched {
+  int v, lo, hi;
+  int end[K > 0 ? K : 1], weight[K > 0 ? K : 1];
+};
+
+template <int K>
+__device__ __forceinline__ Prefetched<K> prefetch(int v, int level_end, const int *RESTRICT offsets,
+                                                  const int *RESTRICT ends, const int *RESTRICT weights) {
+  Prefetched<K> p;
+  p.v = v;
+  p.lo = p.hi = 0;
+  if (K > 0 && v < level_end) {
+    p.lo = offsets[v];
+    p.hi = offsets[v + 1];
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    if (p.lo + k < p.hi) {
+      p.end[k] = ends[p.lo + k];
+      p.weight[k] = weights[p.lo + k];
+    }
+  return p;
+}
+
+// Upward: a reached vertex relaxes its arcs to higher ranks, from `first` on (the prefetched ones before).
+__device__ __forceinline__ void push_up(int v, int first, int d, int *dist, const int *RESTRICT offsets,
+                                        const int *RESTRICT heads, const int *RESTRICT weights) {
+  for (int e = first; e < offsets[v + 1]; ++e) atomicMin(&dist[heads[e]], d + weights[e]);
 }
 
 // Downward: a vertex takes the least of its distance and its in-arcs' from higher ranks (final).
 template <bool SHARED>
-__device__ __forceinline__ void pull_down(int v, int *dist, const int *RESTRICT offsets, const int *RESTRICT tails,
-                                          const int *RESTRICT weights) {
-  int best = read<SHARED>(&dist[v]);
-  for (int e = offsets[v]; e < offsets[v + 1]; ++e) {
+__device__ __forceinline__ int pull_down(int v, int first, int best, int *dist, const int *RESTRICT offsets,
+                                         const int *RESTRICT tails, const int *RESTRICT weights) {
+  for (int e = first; e < offsets[v + 1]; ++e) {
     const int d = read<SHARED>(&dist[tails[e]]);
     if (d != INF && d + weights[e] < best) best = d + weights[e];
   }
-  dist[v] = best;
+  return best;
+}
+
+// One level's step, upward (UP) or downward, its vertices lo..hi over the block's threads; the
+// thread's first vertex (lo + threadIdx.x) comes with its prefetched arcs `p` where K > 0.
+template <bool SHARED, bool UP, int K>
+__device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int *dist, const int *RESTRICT offsets,
+                                     const int *RESTRICT ends, const int *RESTRICT weights) {
+  int v = lo + threadIdx.x;
+  if (K > 0 && v < hi) {
+    const int d = read<SHARED>(&dist[v]);
+    if (UP) {
+      if (d != INF) {
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+          if (p.lo + k < p.hi) atomicMin(&dist[p.end[k]], d + p.weight[k]);
+        if (p.lo + K < p.hi) push_up(v, p.lo + K, d, dist, offsets, ends, weights);
+      }
+    } else {
+      int best = d;
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        if (p.lo + k < p.hi) {
+          const int t = read<SHARED>(&dist[p.end[k]]);
+          if (t != INF && t + p.weight[k] < best) best = t + p.weight[k];
+        }
+      if (p.lo + K < p.hi) best = pull_down<SHARED>(v, p.lo + K, best, dist, offsets, ends, weights);
+      dist[v] = best;
+    }
+    v += blockDim.x;
+  }
+  for (; v < hi; v += blockDim.x) {
+    const int d = read<SHARED>(&dist[v]);
+    if (UP) {
+      if (d != INF) push_up(v, offsets[v], d, dist, offsets, ends, weights);
+    } else {
+      dist[v] = pull_down<SHARED>(v, offsets[v], d, dist, offsets, ends, weights);
+    }
+  }
 }
 
 template <bool SHARED>
@@ -53,6 +119,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights,
                                       const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
                                       int *out, int *steps) {
+  constexpr int K = PREFETCH_ARCS;
   __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
   const int source = new_of[sources[instance]];
@@ -65,18 +132,24 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   // Upward. The source is its level's only reached vertex (no arc joins two vertices of a level):
   // its arcs first, a thread each, then the levels above it (indices count from the top).
   const int first = level_of[source];
+  Prefetched<K> next = first > 0 ? prefetch<K>(start[first - 1] + tid, start[first], up_offsets, up_heads, up_weights)
+                                 : prefetch<K>(start[0] + tid, start[1], down_offsets, down_tails, down_weights);
   for (int e = up_offsets[source] + tid; e < up_offsets[source + 1]; e += T)
     atomicMin(&dist[up_heads[e]], up_weights[e]);
   __syncthreads();
   int swept = 1;
   for (int level = first - 1; level >= 0; --level, ++swept) {
-    for (int v = start[level] + tid; v < start[level + 1]; v += T)
-      push_up<SHARED>(v, dist, up_offsets, up_heads, up_weights);
+    const Prefetched<K> here = next;
+    next = level > 0 ? prefetch<K>(start[level - 1] + tid, start[level], up_offsets, up_heads, up_weights)
+                     : prefetch<K>(start[0] + tid, start[1], down_offsets, down_tails, down_weights);
+    step<SHARED, true, K>(start[level], start[level + 1], here, dist, up_offsets, up_heads, up_weights);
     __syncthreads();
   }
   for (int level = 0; level < down_levels; ++level, ++swept) {  // downward from the top
-    for (int v = start[level] + tid; v < start[level + 1]; v += T)
-      pull_down<SHARED>(v, dist, down_offsets, down_tails, down_weights);
+    const Prefetched<K> here = next;
+    if (level + 1 < down_levels)
+      next = prefetch<K>(start[level + 1] + tid, start[level + 2], down_offsets, down_tails, down_weights);
+    step<SHARED, false, K>(start[level], start[level + 1], here, dist, down_offsets, down_tails, down_weights);
     __syncthreads();
   }
   if (down_levels == levels) {
@@ -107,76 +180,95 @@ phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start
               down_tails, down_weights, old_of, sources, shared_dist, out, steps);
 }
 
-// A source-target query (the engine's solve_to): two upward searches on the hierarchy, from the source
-// over the upward arcs and from the target over the downward arcs reversed, a level a step from the
-// lower of the two levels to the top; the target's distance is the least sum of the two over the
-// vertices both reach (a contraction hierarchy's query). Only out[target] is written.
-template <bool SHARED>
-__device__ __forceinline__ void meet(int n, int levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
-                                     const int *RESTRICT new_of, const int *RESTRICT up_offsets,
-                                     const int *RESTRICT up_heads, const int *RESTRICT up_weights,
-                                     const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-                                     const int *RESTRICT down_weights, const int *RESTRICT sources,
-                                     const int *RESTRICT targets, int *forward, int *backward, int *out, int *steps) {
-  __shared__ int starts[SHARED_LEVELS + 1];
-  __shared__ int best;
-  const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
-  const int source = new_of[sources[instance]], target = new_of[targets[instance]];
-  const bool staged = levels <= SHARED_LEVELS;
-  if (staged)
-    for (int i = tid; i <= levels; i += T) starts[i] = level_start[i];
-  const int *start = staged ? starts : level_start;
-  for (int i = tid; i < n; i += T) {
-    forward[i] = i == source ? 0 : INF;
-    backward[i] = i == target ? 0 : INF;
+// A source-target query (the engine's solve_to): a contraction hierarchy's two upward searches, from
+// the source over the upward arcs and from the target over the downward arcs reversed, as rounds of a
+// label-correcting search over the vertices each has reached, not a step per level: a search reaches
+// a few hundred vertices in 10 to 21 hops (usa-roads, whose hierarchy has 119 levels: 467 vertices and
+// 16 hops, the medians of 16 sources). The target's distance is the least sum of the two searches'
+// distances over the vertices both reach. A round: the block lists its reached vertices due this round,
+// a chunk of blockDim.x at a time, and a warp expands each, a lane an arc; an improved vertex is due the
+// next round. `search` holds SEARCH_WORDS ints a vertex for each instance (blockIdx.y): per side its
+// distances, the round each vertex is next due (0: none) and the list of its reached vertices. They are
+// INF and 0 when the kernel starts (the engine fills them once) and the kernel leaves them so.
+#define SEARCH_WORDS 6
+
+extern "C" __global__ void __launch_bounds__(1024, 1)
+phast_target(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+             const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+             const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
+             int *search, int *out, int *steps) {
+  __shared__ int due[1024];     // a chunk's vertices due this round: v forward, ~v backward
+  __shared__ int reached[2];    // per side, the vertices reached so far
+  __shared__ int queued, best;
+  __shared__ int improved[3];   // per round (mod 3): whether any distance fell
+  const int T = blockDim.x, tid = threadIdx.x, lane = tid & 31, instance = blockIdx.y;
+  int *base = search + (size_t)instance * SEARCH_WORDS * n;
+  // per side (0 forward, 1 backward): its distances, due rounds and list of reached vertices
+  auto dist = [&](int side) { return base + (size_t)side * n; };
+  auto due_round = [&](int side) { return base + (size_t)(2 + side) * n; };
+  auto list = [&](int side) { return base + (size_t)(4 + side) * n; };
+  if (tid < 2) {
+    const int v = new_of[tid == 0 ? sources[instance] : targets[instance]];
+    dist(tid)[v] = 0;
+    due_round(tid)[v] = 1;
+    list(tid)[0] = v;
+    reached[tid] = 1;
   }
-  if (tid == 0) best = INF;
+  if (tid == 0) {
+    best = INF;
+    improved[1] = 0;
+  }
   __syncthreads();
-  int swept = 0;
-  for (int level = max(level_of[source], level_of[target]); level >= 0; --level, ++swept) {
-    for (int v = start[level] + tid; v < start[level + 1]; v += T) {
-      push_up<SHARED>(v, forward, up_offsets, up_heads, up_weights);
-      const int d = read<SHARED>(&backward[v]);  // v's in-arcs from higher ranks, reversed
-      if (d != INF)
-        for (int e = down_offsets[v]; e < down_offsets[v + 1]; ++e)
-          atomicMin(&backward[down_tails[e]], d + down_weights[e]);
+  int round = 1;
+  for (;; ++round) {
+    const int forward = reached[0], total = forward + reached[1];
+    if (tid == 0) improved[(round + 1) % 3] = 0;  // read at the end of the next round, after its barriers
+    for (int chunk = 0; chunk < total; chunk += T) {
+      if (tid == 0) queued = 0;
+      __syncthreads();
+      const int i = chunk + tid;
+      if (i < total) {
+        const int side = i >= forward, v = side ? list(1)[i - forward] : list(0)[i];
+        if (__ldcg(&due_round(side)[v]) == round) due[atomicAdd(&queued, 1)] = side ? ~v : v;
+      }
+      __syncthreads();
+      for (int q = tid >> 5; q < queued; q += T >> 5) {
+        const int entry = due[q], side = entry < 0, v = side ? ~entry : entry;
+        const int d = __ldcg(&dist(side)[v]);
+        const int *offsets = side ? down_offsets : up_offsets, *ends = side ? down_tails : up_heads;
+        const int *weights = side ? down_weights : up_weights;
+        for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
+          const int u = ends[e], candidate = d + weights[e];
+          const int old = atomicMin(&dist(side)[u], candidate);
+          if (candidate < old) {
+            due_round(side)[u] = round + 1;
+            if (old == INF) list(side)[atomicAdd(&reached[side], 1)] = u;
+            improved[round % 3] = 1;
+          }
+        }
+      }
+      __syncthreads();
     }
-    __syncthreads();
+    if (!improved[round % 3]) break;
   }
   int mine = INF;
-  for (int i = tid; i < n; i += T) {
-    const int f = read<SHARED>(&forward[i]), b = read<SHARED>(&backward[i]);
-    if (f != INF && b != INF && (long long)f + b < mine) mine = f + b;
+  for (int i = tid; i < reached[0]; i += T) {
+    const int u = list(0)[i], f = __ldcg(&dist(0)[u]), b = __ldcg(&dist(1)[u]);
+    if (b != INF && (long long)f + b < mine) mine = f + b;
   }
   for (int offset = 16; offset > 0; offset >>= 1) mine = min(mine, __shfl_down_sync(0xffffffffu, mine, offset));
-  if ((tid & 31) == 0) atomicMin(&best, mine);
+  if (lane == 0) atomicMin(&best, mine);
   __syncthreads();
+  for (int side = 0; side < 2; ++side)
+    for (int i = tid; i < reached[side]; i += T) {
+      const int u = list(side)[i];
+      dist(side)[u] = INF;
+      due_round(side)[u] = 0;
+    }
   if (tid == 0) {
     out[(size_t)instance * n + targets[instance]] = best;
-    steps[instance] = swept;
+    steps[instance] = round;
   }
-}
-
-extern "C" __global__ void __launch_bounds__(1024, 1)
-phast_target_global(int n, int levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
-                    const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-                    const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-                    const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
-                    int *dist, int *out, int *steps) {
-  int *forward = dist + (size_t)blockIdx.y * 2 * n;
-  meet<false>(n, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails,
-              down_weights, sources, targets, forward, forward + n, out, steps);
-}
-
-extern "C" __global__ void __launch_bounds__(1024, 1)
-phast_target_shared(int n, int levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
-                    const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-                    const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-                    const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
-                    int *dist, int *out, int *steps) {
-  extern __shared__ int shared_dist[];
-  meet<true>(n, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails,
-             down_weights, sources, targets, shared_dist, shared_dist + n, out, steps);
 }
 
 // One level below the block's (new ids lo..hi) over the whole GPU, every instance (blockIdx.y) at once.
@@ -184,7 +276,7 @@ extern "C" __global__ void pull_level(int n, int lo, int hi, const int *RESTRICT
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights, int *dist) {
   int *row = dist + (size_t)blockIdx.y * n;
   for (int v = lo + blockIdx.x * blockDim.x + threadIdx.x; v < hi; v += gridDim.x * blockDim.x)
-    pull_down<false>(v, row, down_offsets, down_tails, down_weights);
+    row[v] = pull_down<false>(v, down_offsets[v], __ldcg(&row[v]), row, down_offsets, down_tails, down_weights);
 }
 
 // The distances by the graph's own ids, every instance (blockIdx.y).

@@ -61,12 +61,12 @@ class Phast(Algorithm):
     auto_rank = 0  # work-efficient where it applies: its ends first, with the larger share of a budget
     # Building a hierarchy takes minutes of Python on a road network: auto tunes PHAST only where the
     # graph's hierarchy is kept already (`admits`); naming it builds one.
-    bytes_per_vertex = 12  # two searches' distances by level and one by the graph's ids (the hierarchy comes once)
+    bytes_per_vertex = 8  # distances by level and by the graph's ids (the hierarchy comes once)
     bytes_per_instance = 8  # a source and its steps
     staged_bytes = STAGED_BYTES
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
-        return {"sweep": ("phast_global", "phast_shared", "phast_target_global", "phast_target_shared"),
+        return {"sweep": ("phast_global", "phast_shared", "phast_target"),
                 "pull": ("pull_level", "scatter_out")}
 
     def canonical(self, config: LaunchConfig) -> LaunchConfig:

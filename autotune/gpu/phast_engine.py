@@ -3,8 +3,9 @@
 per instance (`phast_global`, or `phast_shared` with the distances in shared memory), and, where
 the configuration sends the big bottom levels to the whole GPU (`gpu_levels`), a `pull_level`
 launch for each of them and a `scatter_out` that writes the distances by the graph's ids. A
-source-target query (`solve_to`) is one launch of `phast_target_global` or `_shared`: the two
-upward searches of a contraction hierarchy's query, which write the target's distance alone.
+source-target query (`solve_to`) is one launch of `phast_target`: the two upward searches of a
+contraction hierarchy's query over the vertices they reach (their own workspace, `Searches`, filled
+once and left clean by every launch), which write the target's distance alone.
 
 No block waits for another, so no residency check is needed. A graph that gets no hierarchy (hubs,
 or shortcuts past the contraction's bound) has every configuration refused (INVALID), with why.
@@ -20,9 +21,11 @@ from autotune.algorithms.phast import SHARED
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import launchable
+from autotune.gpu.device import driver
 from autotune.gpu.engine import Launcher, PackedLaunch, SolveResult, Solver, blocks_for, timed_span
 from autotune.gpu.memory import DeviceArrays
 from autotune.hierarchy import Hierarchy, HierarchyStore, Unsuited, default_directory
+from autotune.hierarchy.layout import INF
 from autotune.launch import LaunchConfig
 
 PULL_GRID_LIMIT = 1056  # blocks of a GPU-wide level per instance, at most (8 per SM of an H100; they stride)
@@ -44,15 +47,33 @@ def block_levels(level_start: np.ndarray, gpu_levels: int | str) -> int:
 
 
 class Workspace(DeviceArrays):
-    """The distances by level (`dist`: 2n ints an instance, the two searches of a source-target
-    query; a solve uses the first n) and by the graph's ids (`out`), the sources, the targets and
+    """The distances by level (`dist`) and by the graph's ids (`out`), the sources, the targets and
     the steps of up to `capacity` instances of n vertices."""
 
     def __init__(self, capacity: int, n: int) -> None:
         self.capacity = capacity
-        super().__init__({"dist": 8 * n * capacity, "out": 4 * n * capacity, "sources": 4 * capacity,
+        super().__init__({"dist": 4 * n * capacity, "out": 4 * n * capacity, "sources": 4 * capacity,
                           "targets": 4 * capacity, "steps": 4 * capacity}, (1, capacity),
                          f"{capacity} concurrent instances")
+
+
+SEARCH_WORDS = 6  # kernels/phast.cu: per vertex, both searches' distances, due rounds and reached lists
+
+
+class Searches(DeviceArrays):
+    """What `phast_target` keeps of up to `capacity` source-target queries of n vertices
+    (`search`: per instance and side, the distances INF, the due rounds 0 and the list of reached
+    vertices), filled once here; every launch leaves it as it found it."""
+
+    def __init__(self, capacity: int, n: int) -> None:
+        self.capacity = capacity
+        super().__init__({"search": 4 * SEARCH_WORDS * n * capacity}, (1, capacity),
+                         f"the searches of {capacity} source-target queries")
+        cuda = driver()
+        for instance in range(capacity):
+            base = int(self.search) + 4 * SEARCH_WORDS * n * instance
+            cuda.memset_d32(base, INF, 2 * n)
+            cuda.memset_d32(base + 8 * n, 0, 4 * n)
 
 
 class PhastSolver(Solver):
@@ -61,6 +82,7 @@ class PhastSolver(Solver):
     def __init__(self, graph: CSRGraph, algorithm: str = "phast", store: HierarchyStore | None = None) -> None:
         super().__init__(graph, algorithm)
         self._stream = self.cuda.Stream()
+        self._searches: Searches | None = None
         try:
             self.hierarchy: Hierarchy | None = (store or HierarchyStore(default_directory())).hierarchy(graph)
         except Unsuited as why:
@@ -133,9 +155,9 @@ class PhastSolver(Solver):
         return SolveResult.timed(span, launch, rows, steps + (h.levels - down), launch.kernel_ms())
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
-        """Each instance's source-target query: the two upward searches of `kernels/phast.cu`'s
-        `meet` (in shared memory where `distances` is shared and both fit), one launch. Only the
-        targets' distances are written; a target of -1 (none) makes it a full solve.
+        """Each instance's source-target query: `kernels/phast.cu`'s `phast_target`, one launch of
+        the sweep's block size (`distances` and `gpu_levels` do not apply). Only the targets'
+        distances are written; a target of -1 (none) makes it a full solve. The steps are rounds.
 
         Raises:
             LaunchRejected: as `solve`.
@@ -146,20 +168,18 @@ class PhastSolver(Solver):
         config = self.checked(config, sources)
         if self.hierarchy is None:
             raise LaunchRejected(config, self.unsuited)
-        h, n, ck = self.hierarchy, self.graph.n_vertices, config.concurrent_kernels
+        n, ck = self.graph.n_vertices, config.concurrent_kernels
         sweep = config.kernel("sweep")
         with self.launch_errors(config):
             workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
-            shared = config.param("distances") == SHARED and self._fits(8 * n, "phast_target_shared", sweep)
-            name = "phast_target_shared" if shared else "phast_target_global"
-            function = launchable(self.algorithm.name, name, sweep, "sweep")
-            shared_bytes = 8 * n if shared else 0
-            if shared:
-                self._opt_in(function, shared_bytes, config)
+            if self._searches is None or self._searches.capacity < ck:
+                self._free_searches()
+                self._searches = Searches(ck, n)
+            function = launchable(self.algorithm.name, "phast_target", sweep, "sweep")
             a = self.arrays
-            run = PackedLaunch(function, (1, ck), sweep.block_size, "iiPPPPPPPPPPPPPP", [(
-                np.int32(n), np.int32(h.levels), *(a[k] for k in ARRAYS if k != "old_of"), workspace.sources,
-                workspace.targets, workspace.dist, workspace.out, workspace.steps)], shared_bytes)
+            run = PackedLaunch(function, (1, ck), sweep.block_size, "iPPPPPPPPPPPP", [(
+                np.int32(n), a["new_of"], *(a[k] for k in ARRAYS[3:9]), workspace.sources, workspace.targets,
+                self._searches.search, workspace.out, workspace.steps)])
         cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
         cuda.memcpy_htod(workspace.targets, np.asarray(targets, dtype=np.int32))
         launch = Launcher(self, False)
@@ -176,12 +196,14 @@ class PhastSolver(Solver):
         cuda.memcpy_dtoh(steps, workspace.steps)
         return SolveResult.timed(span, launch, rows, steps, {})
 
-    def _fits(self, shared_bytes: int, function_name: str, launch) -> bool:
-        """Whether `shared_bytes` of dynamic shared memory fit beside the function's own."""
-        cuda = self.cuda
-        function = launchable(self.algorithm.name, function_name, launch)
-        limit = cuda.Context.get_device().get_attribute(cuda.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        return shared_bytes + function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES) <= limit
+    def _free_searches(self) -> None:
+        if self._searches is not None:
+            self._searches.free()
+            self._searches = None
+
+    def close(self) -> None:
+        self._free_searches()
+        super().close()
 
     def _opt_in(self, function, shared_bytes: int, config: LaunchConfig) -> None:
         """Let `function` take `shared_bytes` of dynamic shared memory.

@@ -121,3 +121,25 @@ def test_source_target_queries_give_the_targets_distance(session, graphs, name):
 def test_a_graph_with_hubs_is_refused_with_why(session, graphs):
     (measured,) = measure(graphs("rmat12"), [config()])
     assert measured.status is Status.INVALID and "no contraction hierarchy" in measured.reason
+
+
+def test_target_queries_in_a_row_leave_the_searches_clean(session, graphs):
+    """The kernel undoes each query's searches: queries one after another on one solver (CK 1, then
+    3, then 1 again), blocks smaller than the searches' reach (several chunks a round), and every
+    pair of the zero-weight graph, the unreachable ones included."""
+    from autotune.gpu import open_solver
+    from autotune.reference.cache import ReferenceCache
+
+    zeros = build_csr("zeros", 6, np.array([0, 1, 2, 3, 4, 1]), np.array([1, 2, 3, 2, 0, 3]),
+                      np.array([0, 5, 0, 0, 7, 9]))
+    pairs = {lattice(30): [(s, (s * 7 + 11) % 900) for s in range(0, 900, 37)],
+             zeros: [(s, t) for s in range(6) for t in range(6)]}
+    for graph, queries in pairs.items():
+        expected = ReferenceCache(None).distances(graph, sorted({s for s, _ in queries}))
+        with open_solver(graph, "phast") as solver:
+            for ck, block in ((1, 32), (3, 1024), (1, 64)):
+                for i in range(0, len(queries) - ck + 1, ck):
+                    sources, targets = zip(*queries[i:i + ck])
+                    early = solver.solve_to(config(ck, block=block), sources, targets)
+                    got = [int(early.distances[k][t]) for k, t in enumerate(targets)]
+                    assert got == [int(expected[s][t]) for s, t in zip(sources, targets)], (graph.name, ck, block)
