@@ -17,8 +17,14 @@
 #include "frontier.cuh"  // INF, RESTRICT
 
 #define SHARED_LEVELS 1023  // a hierarchy of at most this many levels has its level starts in shared memory
-#ifndef PREFETCH_ARCS
-#define PREFETCH_ARCS 4  // arcs of a thread's next vertex loaded before a level's barrier (`Prefetched`)
+// Arcs of a thread's next vertex loaded before a level's barrier (`Prefetched`), with the distances in
+// shared memory and in global memory: on an H100 2 took one query of rome99 from 0.103 to 0.094 ms, and
+// any made usa-roads' (global) slower, 0.645 to 0.710 ms (docs/notes/kernels.md, run X).
+#ifndef PREFETCH_ARCS_SHARED
+#define PREFETCH_ARCS_SHARED 2
+#endif
+#ifndef PREFETCH_ARCS_GLOBAL
+#define PREFETCH_ARCS_GLOBAL 0
 #endif
 
 template <bool SHARED>
@@ -27,10 +33,10 @@ __device__ __forceinline__ int read(const int *p) {
   return __ldcg(p);
 }
 
-// A thread's first vertex of a level with its first PREFETCH_ARCS arcs (the other end and the
-// weight), loaded before the barrier of the level above: the arcs are read-only, so only the
-// distances wait for the barrier, and a step costs their round trips instead of three dependent
-// ones (offsets, arcs, distances). PREFETCH_ARCS 0: every vertex's arcs loaded in its own step.
+// A thread's first vertex of a level with its first K arcs (the other end and the weight), loaded
+// before the barrier of the level above: the arcs are read-only, so only the distances wait for the
+// barrier, and a step waits on their round trips alone instead of three dependent ones (offsets,
+// arcs, distances). K 0: every vertex's arcs loaded in its own step.
 template <int K>
 struct Prefetched {
   int v, lo, hi;
@@ -111,16 +117,73 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
   }
 }
 
+// Rounds of a label-correcting search over the vertices reached, not a step per level: a contraction
+// hierarchy's upward search from a vertex reaches a few hundred vertices in 10 to 21 hops (usa-roads,
+// whose hierarchy has 119 levels: 467 vertices in 16 hops, the medians of 16 sources). `sides` searches
+// at once: side 0 over the upward arcs, side 1 over the downward arcs reversed (a source-target query's
+// search from the target). Per side: the distances `dist`, the round each vertex is next due (`due`, 0:
+// none) and the list of its reached vertices (`list`, `reached` of them, in shared memory). On entry
+// each side's start is listed, at distance 0 and due in round 1; every other vertex is INF and due in no
+// round. A round: the block lists its reached vertices due this round, a chunk of blockDim.x at a time,
+// and a warp expands each, a lane an arc; a vertex whose distance falls is due the next round. Returns
+// the rounds; every thread has passed a barrier after the last write. The caller sets the listed
+// vertices' `due` back to 0.
 template <bool SHARED>
+__device__ __forceinline__ int search(int sides, int *dist0, int *dist1, int *due0, int *due1, int *list0, int *list1,
+                                      int *reached, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+                                      const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
+                                      const int *RESTRICT down_tails, const int *RESTRICT down_weights) {
+  __shared__ int due_now[1024];  // a chunk's vertices due this round: v on side 0, ~v on side 1
+  __shared__ int queued;
+  __shared__ int improved[3];    // per round (mod 3): whether any distance fell
+  const int T = blockDim.x, tid = threadIdx.x, lane = tid & 31;
+  if (tid == 0) improved[1] = 0;
+  __syncthreads();
+  int round = 1;
+  for (;; ++round) {
+    const int first = reached[0], total = first + (sides > 1 ? reached[1] : 0);
+    if (tid == 0) improved[(round + 1) % 3] = 0;  // read at the end of the next round, after its barriers
+    for (int chunk = 0; chunk < total; chunk += T) {
+      if (tid == 0) queued = 0;
+      __syncthreads();
+      const int i = chunk + tid;
+      if (i < total) {
+        const int side = i >= first, v = side ? list1[i - first] : list0[i];
+        if (__ldcg(&(side ? due1 : due0)[v]) == round) due_now[atomicAdd(&queued, 1)] = side ? ~v : v;
+      }
+      __syncthreads();
+      for (int q = tid >> 5; q < queued; q += T >> 5) {
+        const int entry = due_now[q], side = entry < 0, v = side ? ~entry : entry;
+        int *dist = side ? dist1 : dist0;
+        const int *offsets = side ? down_offsets : up_offsets, *ends = side ? down_tails : up_heads;
+        const int *weights = side ? down_weights : up_weights;
+        const int d = read<SHARED>(&dist[v]);
+        for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
+          const int u = ends[e], candidate = d + weights[e];
+          const int old = atomicMin(&dist[u], candidate);
+          if (candidate < old) {
+            (side ? due1 : due0)[u] = round + 1;
+            if (old == INF) (side ? list1 : list0)[atomicAdd(&reached[side], 1)] = u;
+            improved[round % 3] = 1;
+          }
+        }
+      }
+      __syncthreads();
+    }
+    if (!improved[round % 3]) return round;
+  }
+}
+
+template <bool SHARED, int K>
 __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const int *RESTRICT level_start,
                                       const int *RESTRICT level_of, const int *RESTRICT new_of,
                                       const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
                                       const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights,
-                                      const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
-                                      int *out, int *steps) {
-  constexpr int K = PREFETCH_ARCS;
+                                      const int *RESTRICT old_of, const int *RESTRICT sources, int upward_search,
+                                      int *work, int *dist, int *out, int *steps) {
   __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
+  __shared__ int reached[1];
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
   const int source = new_of[sources[instance]];
   const bool staged = levels <= SHARED_LEVELS;
@@ -129,15 +192,29 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   const int *start = staged ? starts : level_start;
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
   __syncthreads();
-  // Upward. The source is its level's only reached vertex (no arc joins two vertices of a level):
-  // its arcs first, a thread each, then the levels above it (indices count from the top).
-  const int first = level_of[source];
+  // Upward: by rounds of a search over the reached vertices (`search`; `work`: the instance's due
+  // rounds and list, zero on entry and left so), or a step per level above the source's. There the
+  // source is its level's only reached vertex (no arc joins two vertices of a level): its arcs first,
+  // a thread each, then the levels above it (indices count from the top).
+  const int first = upward_search ? 0 : level_of[source];
   Prefetched<K> next = first > 0 ? prefetch<K>(start[first - 1] + tid, start[first], up_offsets, up_heads, up_weights)
                                  : prefetch<K>(start[0] + tid, start[1], down_offsets, down_tails, down_weights);
-  for (int e = up_offsets[source] + tid; e < up_offsets[source + 1]; e += T)
-    atomicMin(&dist[up_heads[e]], up_weights[e]);
-  __syncthreads();
   int swept = 1;
+  if (upward_search) {
+    int *due = work + (size_t)instance * 2 * n, *list = due + n;
+    if (tid == 0) {
+      due[source] = 1;
+      list[0] = source;
+      reached[0] = 1;
+    }
+    swept = search<SHARED>(1, dist, nullptr, due, nullptr, list, nullptr, reached, up_offsets, up_heads, up_weights,
+                           down_offsets, down_tails, down_weights);
+    for (int i = tid; i < reached[0]; i += T) due[list[i]] = 0;
+  } else {
+    for (int e = up_offsets[source] + tid; e < up_offsets[source + 1]; e += T)
+      atomicMin(&dist[up_heads[e]], up_weights[e]);
+    __syncthreads();
+  }
   for (int level = first - 1; level >= 0; --level, ++swept) {
     const Prefetched<K> here = next;
     next = level > 0 ? prefetch<K>(start[level - 1] + tid, start[level], up_offsets, up_heads, up_weights)
@@ -163,111 +240,75 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
 phast_global(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
-             int *out, int *steps) {
-  sweep<false>(n, levels, down_levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets,
-               down_tails, down_weights, old_of, sources, dist + (size_t)blockIdx.y * n, out, steps);
+             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
+             int upward_search, int *work, int *dist, int *out, int *steps) {
+  sweep<false, PREFETCH_ARCS_GLOBAL>(n, levels, down_levels, level_start, level_of, new_of, up_offsets, up_heads,
+                                     up_weights, down_offsets, down_tails, down_weights, old_of, sources, upward_search,
+                                     work, dist + (size_t)blockIdx.y * n, out, steps);
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
 phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources, int *dist,
-             int *out, int *steps) {
+             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
+             int upward_search, int *work, int *dist, int *out, int *steps) {
   extern __shared__ int shared_dist[];
-  sweep<true>(n, levels, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights, down_offsets,
-              down_tails, down_weights, old_of, sources, shared_dist, out, steps);
+  sweep<true, PREFETCH_ARCS_SHARED>(n, levels, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights,
+                                    down_offsets, down_tails, down_weights, old_of, sources, upward_search, work,
+                                    shared_dist, out, steps);
 }
 
-// A source-target query (the engine's solve_to): a contraction hierarchy's two upward searches, from
-// the source over the upward arcs and from the target over the downward arcs reversed, as rounds of a
-// label-correcting search over the vertices each has reached, not a step per level: a search reaches
-// a few hundred vertices in 10 to 21 hops (usa-roads, whose hierarchy has 119 levels: 467 vertices and
-// 16 hops, the medians of 16 sources). The target's distance is the least sum of the two searches'
-// distances over the vertices both reach. A round: the block lists its reached vertices due this round,
-// a chunk of blockDim.x at a time, and a warp expands each, a lane an arc; an improved vertex is due the
-// next round. `search` holds SEARCH_WORDS ints a vertex for each instance (blockIdx.y): per side its
-// distances, the round each vertex is next due (0: none) and the list of its reached vertices. They are
-// INF and 0 when the kernel starts (the engine fills them once) and the kernel leaves them so.
+// A source-target query (the engine's solve_to): a contraction hierarchy's two upward searches (`search`),
+// from the source over the upward arcs and from the target over the downward arcs reversed; the target's
+// distance is the least sum of the two searches' distances over the vertices both reach. `search_words`
+// holds SEARCH_WORDS ints a vertex for each instance (blockIdx.y): per side its distances, due rounds and
+// list of reached vertices, INF, 0 and anything when the kernel starts (the engine fills them once); the
+// kernel leaves them so.
 #define SEARCH_WORDS 6
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
 phast_target(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
-             int *search, int *out, int *steps) {
-  __shared__ int due[1024];     // a chunk's vertices due this round: v forward, ~v backward
-  __shared__ int reached[2];    // per side, the vertices reached so far
-  __shared__ int queued, best;
-  __shared__ int improved[3];   // per round (mod 3): whether any distance fell
-  const int T = blockDim.x, tid = threadIdx.x, lane = tid & 31, instance = blockIdx.y;
-  int *base = search + (size_t)instance * SEARCH_WORDS * n;
-  // per side (0 forward, 1 backward): its distances, due rounds and list of reached vertices
-  auto dist = [&](int side) { return base + (size_t)side * n; };
-  auto due_round = [&](int side) { return base + (size_t)(2 + side) * n; };
-  auto list = [&](int side) { return base + (size_t)(4 + side) * n; };
+             int *search_words, int *out, int *steps) {
+  __shared__ int reached[2];
+  __shared__ int best;
+  const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
+  int *base = search_words + (size_t)instance * SEARCH_WORDS * n;
+  int *dist[2] = {base, base + n}, *due[2] = {base + 2 * (size_t)n, base + 3 * (size_t)n};
+  int *list[2] = {base + 4 * (size_t)n, base + 5 * (size_t)n};
   if (tid < 2) {
     const int v = new_of[tid == 0 ? sources[instance] : targets[instance]];
-    dist(tid)[v] = 0;
-    due_round(tid)[v] = 1;
-    list(tid)[0] = v;
+    (tid ? dist[1] : dist[0])[v] = 0;
+    (tid ? due[1] : due[0])[v] = 1;
+    (tid ? list[1] : list[0])[0] = v;
     reached[tid] = 1;
   }
-  if (tid == 0) {
-    best = INF;
-    improved[1] = 0;
-  }
-  __syncthreads();
-  int round = 1;
-  for (;; ++round) {
-    const int forward = reached[0], total = forward + reached[1];
-    if (tid == 0) improved[(round + 1) % 3] = 0;  // read at the end of the next round, after its barriers
-    for (int chunk = 0; chunk < total; chunk += T) {
-      if (tid == 0) queued = 0;
-      __syncthreads();
-      const int i = chunk + tid;
-      if (i < total) {
-        const int side = i >= forward, v = side ? list(1)[i - forward] : list(0)[i];
-        if (__ldcg(&due_round(side)[v]) == round) due[atomicAdd(&queued, 1)] = side ? ~v : v;
-      }
-      __syncthreads();
-      for (int q = tid >> 5; q < queued; q += T >> 5) {
-        const int entry = due[q], side = entry < 0, v = side ? ~entry : entry;
-        const int d = __ldcg(&dist(side)[v]);
-        const int *offsets = side ? down_offsets : up_offsets, *ends = side ? down_tails : up_heads;
-        const int *weights = side ? down_weights : up_weights;
-        for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
-          const int u = ends[e], candidate = d + weights[e];
-          const int old = atomicMin(&dist(side)[u], candidate);
-          if (candidate < old) {
-            due_round(side)[u] = round + 1;
-            if (old == INF) list(side)[atomicAdd(&reached[side], 1)] = u;
-            improved[round % 3] = 1;
-          }
-        }
-      }
-      __syncthreads();
-    }
-    if (!improved[round % 3]) break;
-  }
+  if (tid == 0) best = INF;
+  const int rounds = search<false>(2, dist[0], dist[1], due[0], due[1], list[0], list[1], reached, up_offsets, up_heads,
+                                   up_weights, down_offsets, down_tails, down_weights);
   int mine = INF;
   for (int i = tid; i < reached[0]; i += T) {
-    const int u = list(0)[i], f = __ldcg(&dist(0)[u]), b = __ldcg(&dist(1)[u]);
+    const int u = list[0][i], f = __ldcg(&dist[0][u]), b = __ldcg(&dist[1][u]);
     if (b != INF && (long long)f + b < mine) mine = f + b;
   }
   for (int offset = 16; offset > 0; offset >>= 1) mine = min(mine, __shfl_down_sync(0xffffffffu, mine, offset));
-  if (lane == 0) atomicMin(&best, mine);
+  if ((tid & 31) == 0) atomicMin(&best, mine);
   __syncthreads();
-  for (int side = 0; side < 2; ++side)
-    for (int i = tid; i < reached[side]; i += T) {
-      const int u = list(side)[i];
-      dist(side)[u] = INF;
-      due_round(side)[u] = 0;
-    }
+  for (int i = tid; i < reached[0]; i += T) {
+    const int u = list[0][i];
+    dist[0][u] = INF;
+    due[0][u] = 0;
+  }
+  for (int i = tid; i < reached[1]; i += T) {
+    const int u = list[1][i];
+    dist[1][u] = INF;
+    due[1][u] = 0;
+  }
   if (tid == 0) {
     out[(size_t)instance * n + targets[instance]] = best;
-    steps[instance] = round;
+    steps[instance] = rounds;
   }
 }
 

@@ -26,7 +26,10 @@ if TYPE_CHECKING:
     from autotune.reference.result import SolveResult
 
 GLOBAL, SHARED = "global", "shared"
-STAGED_BYTES = 4 * 1024  # phast.cu's level starts in static shared memory (SHARED_LEVELS + 1 ints)
+LEVELS, SEARCH = "levels", "search"
+# phast.cu's static shared memory: the level starts (SHARED_LEVELS + 1 ints), a search round's due
+# vertices (1,024 ints) and its counters
+STAGED_BYTES = 8 * 1024 + 32
 MAX_SHARED_VERTICES = (SHARED_PER_BLOCK - STAGED_BYTES) // 4  # distances in shared memory: an int a vertex
 
 
@@ -53,6 +56,9 @@ class Phast(Algorithm):
         Parameter("gpu_levels", "a level of more than this many vertices, and every level below it, is swept "
                   "by the whole GPU (a launch a level); off: the block sweeps every level", 16384,
                   values=(1024, 4096, 16384, 65536, OFF), names=(OFF,), minimum=32),
+        Parameter("upward", "search: the upward phase as rounds of a search over the vertices the source "
+                  "reaches, a round a hop; levels: a step for every level above the source's", SEARCH,
+                  values=(SEARCH, LEVELS), names=(SEARCH, LEVELS), integers=False),
     )
     concurrent_kernels = CONCURRENT_KERNEL_CHOICES + (128, 256, 512, 1024)
     source = "phast.cu"
@@ -61,7 +67,7 @@ class Phast(Algorithm):
     auto_rank = 0  # work-efficient where it applies: its ends first, with the larger share of a budget
     # Building a hierarchy takes minutes of Python on a road network: auto tunes PHAST only where the
     # graph's hierarchy is kept already (`admits`); naming it builds one.
-    bytes_per_vertex = 8  # distances by level and by the graph's ids (the hierarchy comes once)
+    bytes_per_vertex = 16  # distances by level and by the graph's ids, the search's due rounds and list
     bytes_per_instance = 8  # a source and its steps
     staged_bytes = STAGED_BYTES
 

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from autotune.algorithms.delta import OFF
-from autotune.algorithms.phast import SHARED
+from autotune.algorithms.phast import SEARCH, SHARED
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import launchable
@@ -47,14 +47,16 @@ def block_levels(level_start: np.ndarray, gpu_levels: int | str) -> int:
 
 
 class Workspace(DeviceArrays):
-    """The distances by level (`dist`) and by the graph's ids (`out`), the sources, the targets and
-    the steps of up to `capacity` instances of n vertices."""
+    """The distances by level (`dist`) and by the graph's ids (`out`), the upward search's due
+    rounds and list of reached vertices (`work`, zero here, and every launch leaves the rounds so),
+    the sources, the targets and the steps of up to `capacity` instances of n vertices."""
 
     def __init__(self, capacity: int, n: int) -> None:
         self.capacity = capacity
-        super().__init__({"dist": 4 * n * capacity, "out": 4 * n * capacity, "sources": 4 * capacity,
-                          "targets": 4 * capacity, "steps": 4 * capacity}, (1, capacity),
+        super().__init__({"dist": 4 * n * capacity, "out": 4 * n * capacity, "work": 8 * n * capacity,
+                          "sources": 4 * capacity, "targets": 4 * capacity, "steps": 4 * capacity}, (1, capacity),
                          f"{capacity} concurrent instances")
+        driver().memset_d32(self.work, 0, 2 * n * capacity)
 
 
 SEARCH_WORDS = 6  # kernels/phast.cu: per vertex, both searches' distances, due rounds and reached lists
@@ -122,9 +124,10 @@ class PhastSolver(Solver):
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
-            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPPPP", [(
+            search = np.int32(config.param("upward", SEARCH) == SEARCH)
+            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPiPPPP", [(
                 np.int32(n), np.int32(h.levels), np.int32(down), *(a[k] for k in ARRAYS), workspace.sources,
-                workspace.dist, workspace.out, workspace.steps)], shared_bytes))]
+                search, workspace.work, workspace.dist, workspace.out, workspace.steps)], shared_bytes))]
             if down < h.levels:
                 pull_level = launchable(self.algorithm.name, "pull_level", pull, "pull")
                 for level in range(down, h.levels):

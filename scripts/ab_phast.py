@@ -1,0 +1,60 @@
+"""A/B of docs/notes/kernels.md runs X and Y: variants of `phast` on the table's one query and batch
+end of each graph (`Table.lookup`), measured by the sweep's `CudaEventTimer` (a warm-up, then timed
+passes over 32 sources, every solve checked against scipy's Dijkstra), the variants alternated twice.
+The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../gcache`: `.../hierarchies`).
+
+    python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --arcs 0,2,4,8     # run X
+    python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --upward levels,search  # run Y
+
+--arcs: `kernels/phast.cu` built with PREFETCH_ARCS_SHARED and _GLOBAL both each value (0: every
+vertex's arcs loaded in its own level step, the kernel before run X). --upward: the table's
+configuration with each value of the parameter `upward`, the shipped build.
+"""
+import argparse
+import statistics
+
+from autotune import algorithms
+from autotune.gpu import CudaEventTimer, compile as compiled, device_description, gpu_session, open_solver
+from autotune.measure import Protocol
+from benchmarks import data
+
+parser = argparse.ArgumentParser()
+parser.add_argument("graphs")
+parser.add_argument("--arcs", default=None, help="comma-separated builds' prefetched arcs")
+parser.add_argument("--upward", default=None, help="comma-separated values of `upward`")
+parser.add_argument("--repetitions", type=int, default=3)
+args = parser.parse_args()
+phast = type(algorithms.get("phast"))
+plain_options = phast.compile_options
+
+
+def build(arcs: int | None) -> None:
+    """Make every later phast build one of `arcs` prefetched arcs (None: the shipped build)."""
+    extra = [] if arcs is None else [f"-DPREFETCH_ARCS_SHARED={arcs}", f"-DPREFETCH_ARCS_GLOBAL={arcs}"]
+    phast.compile_options = lambda self, no_l1: plain_options(self, no_l1) + extra
+    compiled.compiled_module.cache_clear()
+
+
+variants = [(f"PREFETCH_ARCS_*={a}", int(a), {}) for a in (args.arcs.split(",") if args.arcs else [])]
+variants += [(f"upward={u}", None, {"upward": u}) for u in (args.upward.split(",") if args.upward else [])]
+with gpu_session(0) as device:
+    gpu = device_description(device)
+    print("device:", gpu["name"], flush=True)
+    _, table = data.load_shipped_table(gpu)
+    protocol = Protocol(sample=32, min_repetitions=args.repetitions, max_repetitions=args.repetitions)
+    for name, graph, sample, expected in data.suite_graphs(args.graphs, 32):
+        times: dict[tuple[str, str], list[float]] = {}
+        for label, queries in (("one query", 1), ("batch", None)):
+            config = table.lookup(graph, queries=queries, device=gpu).config
+            print(name, label, config.to_json(), flush=True)
+            for _ in range(2):
+                for variant, arcs, params in variants:
+                    build(arcs)
+                    with open_solver(graph, "phast") as solver:
+                        timer = CudaEventTimer(solver, sample, protocol, expected=expected)
+                        measured = timer.measure(config.replace(**params))
+                    assert measured.ok, (name, label, variant, measured.status, measured.reason)
+                    times.setdefault((label, variant), []).append(measured.ms_per_sssp)
+        for (label, variant), ms in times.items():
+            print(f"{name} {label} {variant}: {' '.join(f'{t:.4f}' for t in ms)} ms per SSSP "
+                  f"(median {statistics.median(ms):.4f})", flush=True)
