@@ -1,5 +1,5 @@
 """PHAST on the GPU (`pytest -m gpu`): distances in global and shared memory, every level on the
-block or the big ones on the whole GPU, block sizes, cache states and CK give scipy's Dijkstra's
+block or the big ones on the whole GPU, the upward phase by search or by levels, block sizes, cache states and CK give scipy's Dijkstra's
 distances on a road network and a lattice, zero weights, unreachable vertices and a graph of one
 vertex included; the shortest-path tree pass works on its distances; its source-target queries
 (two upward searches) give the targets' distances; a graph with hubs is refused, not solved."""
@@ -51,9 +51,9 @@ def measure(graph, configs, sample=4):
 @pytest.mark.parametrize("name", ["rome99.gr.gz", "lattice"])
 def test_distances_levels_and_block_sizes(session, graphs, name):
     graph = lattice(60) if name == "lattice" else graphs(name)
-    configs = [config(distances=d, gpu_levels=g, block=b)
+    configs = [config(distances=d, gpu_levels=g, block=b, upward=u)
                for d, g, b in (("global", "off", 1024), ("global", 32, 256), ("global", 1024, 128),
-                               ("shared", "off", 1024), ("shared", "off", 64))]
+                               ("shared", "off", 1024), ("shared", "off", 64)) for u in ("search", "levels")]
     assert_all_ok(measure(graph, configs))
 
 
@@ -69,7 +69,8 @@ def test_zero_weights_unreachable_vertices_and_one_vertex(session):
     # 0 -> 1 -> 2 at weights 0 and 5, a zero-weight cycle 2 <-> 3, 4 reaches 0; 5 is isolated
     tails, heads, weights = np.array([0, 1, 2, 3, 4, 1]), np.array([1, 2, 3, 2, 0, 3]), np.array([0, 5, 0, 0, 7, 9])
     graph = build_csr("zeros", 6, tails, heads, weights)
-    configs = [config(ck, distances=d, gpu_levels=g) for ck in (1, 6) for d, g in (("global", 32), ("shared", "off"))]
+    configs = [config(ck, distances=d, gpu_levels=g, upward=u) for ck in (1, 6)
+               for d, g in (("global", 32), ("shared", "off")) for u in ("search", "levels")]
     assert_all_ok(measure(graph, configs, sample=6))
     single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
     assert_all_ok(measure(single, [config(), config(distances="shared")], sample=1))
