@@ -14,6 +14,8 @@
 // step relaxes the source's arcs alone, and the level starts are read from shared memory where the
 // levels are at most SHARED_LEVELS. __launch_bounds__(1024, 1): without its minimum of one block an SM,
 // one query on usa-roads took 1.08 ms instead of 0.76 on an H100 (same registers, other code).
+#include <cuda_pipeline.h>  // __pipeline_memcpy_async (cp.async)
+
 #include "frontier.cuh"  // INF, RESTRICT
 
 #define SHARED_LEVELS 1023  // a hierarchy of at most this many levels has its level starts in shared memory
@@ -181,7 +183,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
                                       const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights,
                                       const int *RESTRICT old_of, const int *RESTRICT sources, int upward_search,
-                                      int *work, int *dist, int *out, int *steps) {
+                                      int stage_arcs, int *work, int *dist, int *out, int *steps) {
   __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
   __shared__ int reached[1];
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
@@ -190,6 +192,18 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   if (staged)
     for (int i = tid; i <= levels; i += T) starts[i] = level_start[i];
   const int *start = staged ? starts : level_start;
+  // With the distances in shared memory, the downward arcs may follow them there (`stage_arcs`): copied
+  // asynchronously while the upward phase runs, then every downward step reads shared memory alone.
+  int *shared_offsets = dist + n, *shared_tails = shared_offsets + n + 1;
+  const int down_arcs = SHARED && stage_arcs ? down_offsets[n] : 0;
+  if (SHARED && stage_arcs) {
+    for (int i = tid; i <= n; i += T) __pipeline_memcpy_async(&shared_offsets[i], &down_offsets[i], sizeof(int));
+    for (int i = tid; i < down_arcs; i += T) {
+      __pipeline_memcpy_async(&shared_tails[i], &down_tails[i], sizeof(int));
+      __pipeline_memcpy_async(&shared_tails[down_arcs + i], &down_weights[i], sizeof(int));
+    }
+    __pipeline_commit();
+  }
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
   __syncthreads();
   // Upward: by rounds of a search over the reached vertices (`search`; `work`: the instance's due
@@ -222,11 +236,18 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
     step<SHARED, true, K>(start[level], start[level + 1], here, dist, up_offsets, up_heads, up_weights);
     __syncthreads();
   }
+  const int *offsets = down_offsets, *tails = down_tails, *weights = down_weights;
+  if (SHARED && stage_arcs) {  // (the first level's prefetch read the same arcs in global memory)
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    offsets = shared_offsets;
+    tails = shared_tails;
+    weights = shared_tails + down_arcs;
+  }
   for (int level = 0; level < down_levels; ++level, ++swept) {  // downward from the top
     const Prefetched<K> here = next;
-    if (level + 1 < down_levels)
-      next = prefetch<K>(start[level + 1] + tid, start[level + 2], down_offsets, down_tails, down_weights);
-    step<SHARED, false, K>(start[level], start[level + 1], here, dist, down_offsets, down_tails, down_weights);
+    if (level + 1 < down_levels) next = prefetch<K>(start[level + 1] + tid, start[level + 2], offsets, tails, weights);
+    step<SHARED, false, K>(start[level], start[level + 1], here, dist, offsets, tails, weights);
     __syncthreads();
   }
   if (down_levels == levels) {
@@ -241,10 +262,10 @@ phast_global(int n, int levels, int down_levels, const int *RESTRICT level_start
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int *work, int *dist, int *out, int *steps) {
+             int upward_search, int stage_arcs, int *work, int *dist, int *out, int *steps) {
   sweep<false, PREFETCH_ARCS_GLOBAL>(n, levels, down_levels, level_start, level_of, new_of, up_offsets, up_heads,
                                      up_weights, down_offsets, down_tails, down_weights, old_of, sources, upward_search,
-                                     work, dist + (size_t)blockIdx.y * n, out, steps);
+                                     0, work, dist + (size_t)blockIdx.y * n, out, steps);
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
@@ -252,11 +273,11 @@ phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int *work, int *dist, int *out, int *steps) {
+             int upward_search, int stage_arcs, int *work, int *dist, int *out, int *steps) {
   extern __shared__ int shared_dist[];
   sweep<true, PREFETCH_ARCS_SHARED>(n, levels, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights,
-                                    down_offsets, down_tails, down_weights, old_of, sources, upward_search, work,
-                                    shared_dist, out, steps);
+                                    down_offsets, down_tails, down_weights, old_of, sources, upward_search,
+                                    stage_arcs, work, shared_dist, out, steps);
 }
 
 // A source-target query (the engine's solve_to): a contraction hierarchy's two upward searches (`search`),

@@ -4,11 +4,13 @@ passes over 32 sources, every solve checked against scipy's Dijkstra), the varia
 The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../gcache`: `.../hierarchies`).
 
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --arcs 0,2,4,8     # run X
-    python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --upward levels,search  # run Y
+    python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --param upward=levels,search  # run Y
+    python3 scripts/ab_phast.py rome99.gr.gz --param down_arcs=global,shared  # run Y
 
 --arcs: `kernels/phast.cu` built with PREFETCH_ARCS_SHARED and _GLOBAL both each value (0: every
-vertex's arcs loaded in its own level step, the kernel before run X). --upward: the table's
-configuration with each value of the parameter `upward`, the shipped build.
+vertex's arcs loaded in its own level step, the kernel before run X). --param NAME=V1,V2: the
+table's configuration with each value of a parameter, the shipped build. (At 583cec4, where run Y's
+first A/B was measured, the script took `--upward levels,search` for `--param upward=levels,search`.)
 """
 import argparse
 import statistics
@@ -21,7 +23,7 @@ from benchmarks import data
 parser = argparse.ArgumentParser()
 parser.add_argument("graphs")
 parser.add_argument("--arcs", default=None, help="comma-separated builds' prefetched arcs")
-parser.add_argument("--upward", default=None, help="comma-separated values of `upward`")
+parser.add_argument("--param", default=None, help="NAME=V1,V2,...: values of a parameter")
 parser.add_argument("--repetitions", type=int, default=3)
 args = parser.parse_args()
 phast = type(algorithms.get("phast"))
@@ -36,7 +38,9 @@ def build(arcs: int | None) -> None:
 
 
 variants = [(f"PREFETCH_ARCS_*={a}", int(a), {}) for a in (args.arcs.split(",") if args.arcs else [])]
-variants += [(f"upward={u}", None, {"upward": u}) for u in (args.upward.split(",") if args.upward else [])]
+if args.param:
+    param, values = args.param.split("=")
+    variants += [(f"{param}={v}", None, {param: v}) for v in values.split(",")]
 with gpu_session(0) as device:
     gpu = device_description(device)
     print("device:", gpu["name"], flush=True)
@@ -52,7 +56,7 @@ with gpu_session(0) as device:
                     build(arcs)
                     with open_solver(graph, "phast") as solver:
                         timer = CudaEventTimer(solver, sample, protocol, expected=expected)
-                        measured = timer.measure(config.replace(**params))
+                        measured = timer.measure(algorithms.get("phast").validate(config.replace(**params)))
                     assert measured.ok, (name, label, variant, measured.status, measured.reason)
                     times.setdefault((label, variant), []).append(measured.ms_per_sssp)
         for (label, variant), ms in times.items():

@@ -56,6 +56,10 @@ class Phast(Algorithm):
         Parameter("gpu_levels", "a level of more than this many vertices, and every level below it, is swept "
                   "by the whole GPU (a launch a level); off: the block sweeps every level", 16384,
                   values=(1024, 4096, 16384, 65536, OFF), names=(OFF,), minimum=32),
+        Parameter("down_arcs", "global: the downward steps read the arcs in GPU memory; shared: copied into "
+                  "the block's shared memory beside the distances while the upward phase runs (with distances "
+                  "in shared memory, where both fit)", GLOBAL, values=(GLOBAL, SHARED), names=(GLOBAL, SHARED),
+                  integers=False),
         Parameter("upward", "search: the upward phase as rounds of a search over the vertices the source "
                   "reaches, a round a hop; levels: a step for every level above the source's", SEARCH,
                   values=(SEARCH, LEVELS), names=(SEARCH, LEVELS), integers=False),
@@ -76,9 +80,12 @@ class Phast(Algorithm):
                 "pull": ("pull_level", "scatter_out")}
 
     def canonical(self, config: LaunchConfig) -> LaunchConfig:
-        """Distances in shared memory put every level on the block (`gpu_levels` off)."""
+        """Distances in shared memory put every level on the block (`gpu_levels` off); in global
+        memory, the arcs stay there too (`down_arcs` global)."""
         if config.param("distances") == SHARED and config.param("gpu_levels") != OFF:
             return config.replace(gpu_levels=OFF)
+        if config.param("distances") == GLOBAL and config.param("down_arcs") == SHARED:
+            return config.replace(down_arcs=GLOBAL)
         return config
 
     def unsuited(self, max_degree: int) -> str | None:

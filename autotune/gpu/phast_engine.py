@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from autotune.algorithms.delta import OFF
-from autotune.algorithms.phast import SEARCH, SHARED
+from autotune.algorithms.phast import GLOBAL, SEARCH, SHARED
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import launchable
@@ -120,14 +120,17 @@ class PhastSolver(Solver):
         with self.launch_errors(config):
             workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
             function = launchable(self.algorithm.name, "phast_shared" if shared else "phast_global", sweep, "sweep")
-            shared_bytes = 4 * n if shared else 0
+            staged = shared and config.param("down_arcs", GLOBAL) == SHARED
+            # the distances, and where staged the downward arcs (offsets, tails, weights)
+            shared_bytes = 4 * n + (4 * (n + 1) + 8 * len(h.down_tails) if staged else 0) if shared else 0
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
             search = np.int32(config.param("upward", SEARCH) == SEARCH)
-            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPiPPPP", [(
+            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPiiPPPP", [(
                 np.int32(n), np.int32(h.levels), np.int32(down), *(a[k] for k in ARRAYS), workspace.sources,
-                search, workspace.work, workspace.dist, workspace.out, workspace.steps)], shared_bytes))]
+                search, np.int32(staged), workspace.work, workspace.dist, workspace.out, workspace.steps)],
+                shared_bytes))]
             if down < h.levels:
                 pull_level = launchable(self.algorithm.name, "pull_level", pull, "pull")
                 for level in range(down, h.levels):
@@ -219,8 +222,9 @@ class PhastSolver(Solver):
         limit = device.get_attribute(cuda.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
         static = function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES)
         if shared_bytes + static > limit:
-            raise LaunchRejected(config, f"distances of {self.graph.n_vertices} vertices need {shared_bytes} bytes "
-                                         f"of shared memory; a block may have {limit - static}")
+            raise LaunchRejected(config, f"distances of {self.graph.n_vertices} vertices (with the downward arcs "
+                                         f"where staged) need {shared_bytes} bytes of shared memory; a block may "
+                                         f"have {limit - static}")
         function.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes)
 
 
