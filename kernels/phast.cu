@@ -176,6 +176,22 @@ __device__ __forceinline__ int search(int sides, int *dist0, int *dist1, int *du
   }
 }
 
+#define SHARED_ARCS_NONE 0
+#define SHARED_ARCS_DOWN 1  // the downward arcs in shared memory
+#define SHARED_ARCS_ALL 2   // and the upward ones
+
+// Copy a direction's arcs (n + 1 offsets, then `arcs` ends and `arcs` weights) into shared memory at
+// `to`, asynchronously (cp.async, one commit group): __pipeline_wait_prior and a barrier before reading.
+__device__ __forceinline__ void stage(int *to, int n, int arcs, const int *RESTRICT offsets, const int *RESTRICT ends,
+                                      const int *RESTRICT weights) {
+  for (int i = threadIdx.x; i <= n; i += blockDim.x) __pipeline_memcpy_async(&to[i], &offsets[i], sizeof(int));
+  for (int i = threadIdx.x; i < arcs; i += blockDim.x) {
+    __pipeline_memcpy_async(&to[n + 1 + i], &ends[i], sizeof(int));
+    __pipeline_memcpy_async(&to[n + 1 + arcs + i], &weights[i], sizeof(int));
+  }
+  __pipeline_commit();
+}
+
 template <bool SHARED, int K>
 __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const int *RESTRICT level_start,
                                       const int *RESTRICT level_of, const int *RESTRICT new_of,
@@ -183,7 +199,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
                                       const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights,
                                       const int *RESTRICT old_of, const int *RESTRICT sources, int upward_search,
-                                      int stage_arcs, int *work, int *dist, int *out, int *steps) {
+                                      int shared_arcs, int *work, int *dist, int *out, int *steps) {
   __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
   __shared__ int reached[1];
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
@@ -192,19 +208,21 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   if (staged)
     for (int i = tid; i <= levels; i += T) starts[i] = level_start[i];
   const int *start = staged ? starts : level_start;
-  // With the distances in shared memory, the downward arcs may follow them there (`stage_arcs`): copied
-  // asynchronously while the upward phase runs, then every downward step reads shared memory alone.
-  int *shared_offsets = dist + n, *shared_tails = shared_offsets + n + 1;
-  const int down_arcs = SHARED && stage_arcs ? down_offsets[n] : 0;
-  if (SHARED && stage_arcs) {
-    for (int i = tid; i <= n; i += T) __pipeline_memcpy_async(&shared_offsets[i], &down_offsets[i], sizeof(int));
-    for (int i = tid; i < down_arcs; i += T) {
-      __pipeline_memcpy_async(&shared_tails[i], &down_tails[i], sizeof(int));
-      __pipeline_memcpy_async(&shared_tails[down_arcs + i], &down_weights[i], sizeof(int));
-    }
-    __pipeline_commit();
+  // With the distances in shared memory, arcs may follow them there (`shared_arcs`, SHARED_ARCS_*),
+  // copied asynchronously: the upward ones first, awaited before the upward phase; the downward ones
+  // while it runs. Then the steps that read them read shared memory alone.
+  const int down_arcs = SHARED && shared_arcs >= SHARED_ARCS_DOWN ? down_offsets[n] : 0;
+  const int up_arcs = SHARED && shared_arcs == SHARED_ARCS_ALL ? up_offsets[n] : 0;
+  int *staged_down = dist + n, *staged_up = staged_down + n + 1 + 2 * down_arcs;  // offsets, ends, weights
+  if (SHARED && shared_arcs == SHARED_ARCS_ALL) {
+    stage(staged_up, n, up_arcs, up_offsets, up_heads, up_weights);
+    up_offsets = staged_up;
+    up_heads = staged_up + n + 1;
+    up_weights = up_heads + up_arcs;
   }
+  if (SHARED && shared_arcs >= SHARED_ARCS_DOWN) stage(staged_down, n, down_arcs, down_offsets, down_tails, down_weights);
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
+  if (SHARED && shared_arcs == SHARED_ARCS_ALL) __pipeline_wait_prior(1);  // the upward arcs
   __syncthreads();
   // Upward: by rounds of a search over the reached vertices (`search`; `work`: the instance's due
   // rounds and list, zero on entry and left so), or a step per level above the source's. There the
@@ -237,12 +255,12 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
     __syncthreads();
   }
   const int *offsets = down_offsets, *tails = down_tails, *weights = down_weights;
-  if (SHARED && stage_arcs) {  // (the first level's prefetch read the same arcs in global memory)
+  if (SHARED && shared_arcs >= SHARED_ARCS_DOWN) {  // (the first level's prefetch read them in global memory)
     __pipeline_wait_prior(0);
     __syncthreads();
-    offsets = shared_offsets;
-    tails = shared_tails;
-    weights = shared_tails + down_arcs;
+    offsets = staged_down;
+    tails = staged_down + n + 1;
+    weights = tails + down_arcs;
   }
   for (int level = 0; level < down_levels; ++level, ++swept) {  // downward from the top
     const Prefetched<K> here = next;
@@ -262,7 +280,7 @@ phast_global(int n, int levels, int down_levels, const int *RESTRICT level_start
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int stage_arcs, int *work, int *dist, int *out, int *steps) {
+             int upward_search, int shared_arcs, int *work, int *dist, int *out, int *steps) {
   sweep<false, PREFETCH_ARCS_GLOBAL>(n, levels, down_levels, level_start, level_of, new_of, up_offsets, up_heads,
                                      up_weights, down_offsets, down_tails, down_weights, old_of, sources, upward_search,
                                      0, work, dist + (size_t)blockIdx.y * n, out, steps);
@@ -273,11 +291,11 @@ phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int stage_arcs, int *work, int *dist, int *out, int *steps) {
+             int upward_search, int shared_arcs, int *work, int *dist, int *out, int *steps) {
   extern __shared__ int shared_dist[];
   sweep<true, PREFETCH_ARCS_SHARED>(n, levels, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights,
                                     down_offsets, down_tails, down_weights, old_of, sources, upward_search,
-                                    stage_arcs, work, shared_dist, out, steps);
+                                    shared_arcs, work, shared_dist, out, steps);
 }
 
 // A source-target query (the engine's solve_to): a contraction hierarchy's two upward searches (`search`),

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 GLOBAL, SHARED = "global", "shared"
 LEVELS, SEARCH = "levels", "search"
+NONE, DOWN, ALL = "none", "down", "all"
+SHARED_ARCS = (NONE, DOWN, ALL)  # phast.cu's SHARED_ARCS_NONE, _DOWN, _ALL
 # phast.cu's static shared memory: the level starts (SHARED_LEVELS + 1 ints), a search round's due
 # vertices (1,024 ints) and its counters
 STAGED_BYTES = 8 * 1024 + 32
@@ -56,9 +58,9 @@ class Phast(Algorithm):
         Parameter("gpu_levels", "a level of more than this many vertices, and every level below it, is swept "
                   "by the whole GPU (a launch a level); off: the block sweeps every level", 16384,
                   values=(1024, 4096, 16384, 65536, OFF), names=(OFF,), minimum=32),
-        Parameter("down_arcs", "global: the downward steps read the arcs in GPU memory; shared: copied into "
-                  "the block's shared memory beside the distances while the upward phase runs (with distances "
-                  "in shared memory, where both fit)", GLOBAL, values=(GLOBAL, SHARED), names=(GLOBAL, SHARED),
+        Parameter("shared_arcs", "the arcs copied into the block's shared memory beside the distances (with "
+                  "distances in shared memory, where they fit): none; down, the downward ones, while the upward "
+                  "phase runs; all, the upward ones too, before it", NONE, values=SHARED_ARCS, names=SHARED_ARCS,
                   integers=False),
         Parameter("upward", "search: the upward phase as rounds of a search over the vertices the source "
                   "reaches, a round a hop; levels: a step for every level above the source's", SEARCH,
@@ -81,11 +83,11 @@ class Phast(Algorithm):
 
     def canonical(self, config: LaunchConfig) -> LaunchConfig:
         """Distances in shared memory put every level on the block (`gpu_levels` off); in global
-        memory, the arcs stay there too (`down_arcs` global)."""
+        memory, the arcs stay there too (`shared_arcs` none)."""
         if config.param("distances") == SHARED and config.param("gpu_levels") != OFF:
             return config.replace(gpu_levels=OFF)
-        if config.param("distances") == GLOBAL and config.param("down_arcs") == SHARED:
-            return config.replace(down_arcs=GLOBAL)
+        if config.param("distances") == GLOBAL and config.param("shared_arcs") != NONE:
+            return config.replace(shared_arcs=NONE)
         return config
 
     def unsuited(self, max_degree: int) -> str | None:

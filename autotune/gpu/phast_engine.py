@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from autotune.algorithms.delta import OFF
-from autotune.algorithms.phast import GLOBAL, SEARCH, SHARED
+from autotune.algorithms.phast import NONE, SEARCH, SHARED, SHARED_ARCS
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import launchable
@@ -120,9 +120,10 @@ class PhastSolver(Solver):
         with self.launch_errors(config):
             workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
             function = launchable(self.algorithm.name, "phast_shared" if shared else "phast_global", sweep, "sweep")
-            staged = shared and config.param("down_arcs", GLOBAL) == SHARED
-            # the distances, and where staged the downward arcs (offsets, tails, weights)
-            shared_bytes = 4 * n + (4 * (n + 1) + 8 * len(h.down_tails) if staged else 0) if shared else 0
+            staged = SHARED_ARCS.index(config.param("shared_arcs", NONE)) if shared else 0
+            # the distances, and the arcs staged (offsets, ends, weights), downward then upward
+            shared_bytes = 4 * n + sum(4 * (n + 1) + 8 * arcs for arcs in (len(h.down_tails), len(h.up_heads))[:staged])
+            shared_bytes = shared_bytes if shared else 0
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
