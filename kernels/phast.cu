@@ -178,7 +178,6 @@ __device__ __forceinline__ int search(int sides, int *dist0, int *dist1, int *du
 
 #define SHARED_ARCS_NONE 0
 #define SHARED_ARCS_DOWN 1  // the downward arcs in shared memory
-#define SHARED_ARCS_ALL 2   // and the upward ones
 
 // Copy a direction's arcs (n + 1 offsets, then `arcs` ends and `arcs` weights) into shared memory at
 // `to`, asynchronously (cp.async, one commit group): __pipeline_wait_prior and a barrier before reading.
@@ -208,21 +207,14 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   if (staged)
     for (int i = tid; i <= levels; i += T) starts[i] = level_start[i];
   const int *start = staged ? starts : level_start;
-  // With the distances in shared memory, arcs may follow them there (`shared_arcs`, SHARED_ARCS_*),
-  // copied asynchronously: the upward ones first, awaited before the upward phase; the downward ones
-  // while it runs. Then the steps that read them read shared memory alone.
-  const int down_arcs = SHARED && shared_arcs >= SHARED_ARCS_DOWN ? down_offsets[n] : 0;
-  const int up_arcs = SHARED && shared_arcs == SHARED_ARCS_ALL ? up_offsets[n] : 0;
-  int *staged_down = dist + n, *staged_up = staged_down + n + 1 + 2 * down_arcs;  // offsets, ends, weights
-  if (SHARED && shared_arcs == SHARED_ARCS_ALL) {
-    stage(staged_up, n, up_arcs, up_offsets, up_heads, up_weights);
-    up_offsets = staged_up;
-    up_heads = staged_up + n + 1;
-    up_weights = up_heads + up_arcs;
-  }
-  if (SHARED && shared_arcs >= SHARED_ARCS_DOWN) stage(staged_down, n, down_arcs, down_offsets, down_tails, down_weights);
+  // With the distances in shared memory, the downward arcs may follow them there (`shared_arcs`
+  // SHARED_ARCS_DOWN), copied asynchronously while the upward phase runs; then the downward steps
+  // read shared memory alone. (The upward arcs too, before the upward phase, made one query of rome99
+  // no faster on an H100: 0.0624 against 0.0619 ms; docs/notes/kernels.md, run Y.)
+  const int down_arcs = SHARED && shared_arcs == SHARED_ARCS_DOWN ? down_offsets[n] : 0;
+  int *staged_down = dist + n;  // offsets, ends, weights
+  if (SHARED && shared_arcs == SHARED_ARCS_DOWN) stage(staged_down, n, down_arcs, down_offsets, down_tails, down_weights);
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
-  if (SHARED && shared_arcs == SHARED_ARCS_ALL) __pipeline_wait_prior(1);  // the upward arcs
   __syncthreads();
   // Upward: by rounds of a search over the reached vertices (`search`; `work`: the instance's due
   // rounds and list, zero on entry and left so), or a step per level above the source's. There the
@@ -255,7 +247,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
     __syncthreads();
   }
   const int *offsets = down_offsets, *tails = down_tails, *weights = down_weights;
-  if (SHARED && shared_arcs >= SHARED_ARCS_DOWN) {  // (the first level's prefetch read them in global memory)
+  if (SHARED && shared_arcs == SHARED_ARCS_DOWN) {  // (the first level's prefetch read them in global memory)
     __pipeline_wait_prior(0);
     __syncthreads();
     offsets = staged_down;

@@ -5,7 +5,7 @@ The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../gcache`: `.../h
 
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --arcs 0,2,4,8     # run X
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --param upward=levels,search  # run Y
-    python3 scripts/ab_phast.py rome99.gr.gz --param shared_arcs=none,down,all  # run Y
+    python3 scripts/ab_phast.py rome99.gr.gz --param shared_arcs=none,down  # run Y
 
 --arcs: `kernels/phast.cu` built with PREFETCH_ARCS_SHARED and _GLOBAL both each value (0: every
 vertex's arcs loaded in its own level step, the kernel before run X). --param NAME=V1,V2: the

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 GLOBAL, SHARED = "global", "shared"
 LEVELS, SEARCH = "levels", "search"
-NONE, DOWN, ALL = "none", "down", "all"
-SHARED_ARCS = (NONE, DOWN, ALL)  # phast.cu's SHARED_ARCS_NONE, _DOWN, _ALL
+NONE, DOWN = "none", "down"
+SHARED_ARCS = (NONE, DOWN)  # phast.cu's SHARED_ARCS_NONE and _DOWN
 # phast.cu's static shared memory: the level starts (SHARED_LEVELS + 1 ints), a search round's due
 # vertices (1,024 ints) and its counters
 STAGED_BYTES = 8 * 1024 + 32
@@ -58,10 +58,9 @@ class Phast(Algorithm):
         Parameter("gpu_levels", "a level of more than this many vertices, and every level below it, is swept "
                   "by the whole GPU (a launch a level); off: the block sweeps every level", 16384,
                   values=(1024, 4096, 16384, 65536, OFF), names=(OFF,), minimum=32),
-        Parameter("shared_arcs", "the arcs copied into the block's shared memory beside the distances (with "
-                  "distances in shared memory, where they fit): none; down, the downward ones, while the upward "
-                  "phase runs; all, the upward ones too, before it", NONE, values=SHARED_ARCS, names=SHARED_ARCS,
-                  integers=False),
+        Parameter("shared_arcs", "down: the downward arcs copied into the block's shared memory beside the "
+                  "distances while the upward phase runs (with distances in shared memory, where both fit); "
+                  "none: read in GPU memory", NONE, values=SHARED_ARCS, names=SHARED_ARCS, integers=False),
         Parameter("upward", "search: the upward phase as rounds of a search over the vertices the source "
                   "reaches, a round a hop; levels: a step for every level above the source's", SEARCH,
                   values=(SEARCH, LEVELS), names=(SEARCH, LEVELS), integers=False),

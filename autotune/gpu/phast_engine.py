@@ -121,9 +121,8 @@ class PhastSolver(Solver):
             workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
             function = launchable(self.algorithm.name, "phast_shared" if shared else "phast_global", sweep, "sweep")
             staged = SHARED_ARCS.index(config.param("shared_arcs", NONE)) if shared else 0
-            # the distances, and the arcs staged (offsets, ends, weights), downward then upward
-            shared_bytes = 4 * n + sum(4 * (n + 1) + 8 * arcs for arcs in (len(h.down_tails), len(h.up_heads))[:staged])
-            shared_bytes = shared_bytes if shared else 0
+            # the distances, and where staged the downward arcs (offsets, tails, weights)
+            shared_bytes = (4 * n + (4 * (n + 1) + 8 * len(h.down_tails) if staged else 0)) if shared else 0
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays

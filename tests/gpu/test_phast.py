@@ -55,9 +55,8 @@ def test_distances_levels_and_block_sizes(session, graphs, name):
     configs = [config(distances=d, gpu_levels=g, block=b, upward=u)
                for d, g, b in (("global", "off", 1024), ("global", 32, 256), ("global", 1024, 128),
                                ("shared", "off", 1024), ("shared", "off", 64)) for u in ("search", "levels")]
-    configs += [config(distances="shared", shared_arcs=a, block=b, upward=u)
-                for a, b, u in (("down", 1024, "search"), ("down", 96, "levels"), ("all", 1024, "search"),
-                                ("all", 160, "levels"))]
+    configs += [config(distances="shared", shared_arcs="down", block=b, upward=u)
+                for b, u in ((1024, "search"), (96, "levels"))]
     assert_all_ok(measure(graph, configs))
 
 
@@ -75,10 +74,10 @@ def test_zero_weights_unreachable_vertices_and_one_vertex(session):
     graph = build_csr("zeros", 6, tails, heads, weights)
     configs = [config(ck, distances=d, gpu_levels=g, upward=u) for ck in (1, 6)
                for d, g in (("global", 32), ("shared", "off")) for u in ("search", "levels")]
-    configs += [config(ck, distances="shared", shared_arcs=a) for ck in (1, 6) for a in ("down", "all")]
+    configs += [config(ck, distances="shared", shared_arcs="down") for ck in (1, 6)]
     assert_all_ok(measure(graph, configs, sample=6))
     single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
-    assert_all_ok(measure(single, [config(), config(distances="shared"), config(distances="shared", shared_arcs="all")],
+    assert_all_ok(measure(single, [config(), config(distances="shared"), config(distances="shared", shared_arcs="down")],
                           sample=1))
 
 
