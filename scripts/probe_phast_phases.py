@@ -68,7 +68,7 @@ with gpu_session(0) as device:
         print(name, config.to_json(), flush=True)
         rows = []
         with open_solver(graph, "phast") as solver:
-            stamps_at, _ = compiled.compiled_module("phast", False).get_global("phase_clock")
+            stamps_at, _ = compiled.compiled_module("phast", False, False).get_global("phase_clock")
             for rep in range(4):
                 for source in sample:
                     result = solver.solve(config, [source])
