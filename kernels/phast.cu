@@ -29,9 +29,23 @@
 #define PREFETCH_ARCS_GLOBAL 0
 #endif
 
+// A level this small or smaller, in warps, is swept downward a warp a vertex, a lane an arc, instead of
+// a thread a vertex: most of a hierarchy's levels hold a few vertices of many arcs each.
+#ifndef WARP_LEVELS
+#define WARP_LEVELS 1
+#endif
+
+// A distance other threads may be changing (atomics of the upward phase), and one that is final (the
+// downward phase's reads of higher levels, written before the last barrier).
 template <bool SHARED>
 __device__ __forceinline__ int read(const int *p) {
   if (SHARED) return *(volatile const int *)p;
+  return __ldcg(p);
+}
+
+template <bool SHARED>
+__device__ __forceinline__ int read_final(const int *p) {
+  if (SHARED) return *p;
   return __ldcg(p);
 }
 
@@ -75,10 +89,25 @@ template <bool SHARED>
 __device__ __forceinline__ int pull_down(int v, int first, int best, int *dist, const int *RESTRICT offsets,
                                          const int *RESTRICT tails, const int *RESTRICT weights) {
   for (int e = first; e < offsets[v + 1]; ++e) {
-    const int d = read<SHARED>(&dist[tails[e]]);
+    const int d = read_final<SHARED>(&dist[tails[e]]);
     if (d != INF && d + weights[e] < best) best = d + weights[e];
   }
   return best;
+}
+
+// Downward, a level of at most a vertex a warp: warp w takes vertex lo + w, its lanes the arcs.
+template <bool SHARED>
+__device__ __forceinline__ void pull_down_warps(int lo, int hi, int *dist, const int *RESTRICT offsets,
+                                                const int *RESTRICT tails, const int *RESTRICT weights) {
+  const int v = lo + (threadIdx.x >> 5), lane = threadIdx.x & 31;
+  if (v >= hi) return;
+  int best = INF;
+  for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
+    const int d = read_final<SHARED>(&dist[tails[e]]);
+    if (d != INF && d + weights[e] < best) best = d + weights[e];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) best = min(best, __shfl_xor_sync(0xffffffffu, best, offset));
+  if (lane == 0 && best < read_final<SHARED>(&dist[v])) dist[v] = best;
 }
 
 // One level's step, upward (UP) or downward, its vertices lo..hi over the block's threads; the
@@ -86,6 +115,10 @@ __device__ __forceinline__ int pull_down(int v, int first, int best, int *dist, 
 template <bool SHARED, bool UP, int K>
 __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int *dist, const int *RESTRICT offsets,
                                      const int *RESTRICT ends, const int *RESTRICT weights) {
+  if (!UP && WARP_LEVELS && (hi - lo) * 32 <= (int)blockDim.x) {
+    pull_down_warps<SHARED>(lo, hi, dist, offsets, ends, weights);
+    return;
+  }
   int v = lo + threadIdx.x;
   if (K > 0 && v < hi) {
     const int d = read<SHARED>(&dist[v]);
@@ -101,7 +134,7 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
 #pragma unroll
       for (int k = 0; k < K; ++k)
         if (p.lo + k < p.hi) {
-          const int t = read<SHARED>(&dist[p.end[k]]);
+          const int t = read_final<SHARED>(&dist[p.end[k]]);
           if (t != INF && t + p.weight[k] < best) best = t + p.weight[k];
         }
       if (p.lo + K < p.hi) best = pull_down<SHARED>(v, p.lo + K, best, dist, offsets, ends, weights);

@@ -6,9 +6,11 @@ The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../gcache`: `.../h
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --arcs 0,2,4,8     # run X
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --param upward=levels,search  # run Y
     python3 scripts/ab_phast.py rome99.gr.gz --param shared_arcs=none,down  # run Y
+    python3 scripts/ab_phast.py rome99.gr.gz,usa-roads.gr.gz --define WARP_LEVELS=0,1  # run Y
 
 --arcs: `kernels/phast.cu` built with PREFETCH_ARCS_SHARED and _GLOBAL both each value (0: every
-vertex's arcs loaded in its own level step, the kernel before run X). --param NAME=V1,V2: the
+vertex's arcs loaded in its own level step, the kernel before run X). --define MACRO=V1,V2: builds
+with each value of a macro. --param NAME=V1,V2: the
 table's configuration with each value of a parameter, the shipped build. (At 583cec4, where run Y's
 first A/B was measured, the script took `--upward levels,search` for `--param upward=levels,search`.)
 """
@@ -24,23 +26,27 @@ parser = argparse.ArgumentParser()
 parser.add_argument("graphs")
 parser.add_argument("--arcs", default=None, help="comma-separated builds' prefetched arcs")
 parser.add_argument("--param", default=None, help="NAME=V1,V2,...: values of a parameter")
+parser.add_argument("--define", default=None, help="MACRO=V1,V2,...: builds of kernels/phast.cu with each value")
 parser.add_argument("--repetitions", type=int, default=3)
 args = parser.parse_args()
 phast = type(algorithms.get("phast"))
 plain_options = phast.compile_options
 
 
-def build(arcs: int | None) -> None:
-    """Make every later phast build one of `arcs` prefetched arcs (None: the shipped build)."""
-    extra = [] if arcs is None else [f"-DPREFETCH_ARCS_SHARED={arcs}", f"-DPREFETCH_ARCS_GLOBAL={arcs}"]
-    phast.compile_options = lambda self, no_l1: plain_options(self, no_l1) + extra
+def build(defines: list[str]) -> None:
+    """Make every later phast build one with `defines` (-D options; none: the shipped build)."""
+    phast.compile_options = lambda self, no_l1: plain_options(self, no_l1) + defines
     compiled.compiled_module.cache_clear()
 
 
-variants = [(f"PREFETCH_ARCS_*={a}", int(a), {}) for a in (args.arcs.split(",") if args.arcs else [])]
+variants = [(f"PREFETCH_ARCS_*={a}", [f"-DPREFETCH_ARCS_SHARED={a}", f"-DPREFETCH_ARCS_GLOBAL={a}"], {})
+            for a in (args.arcs.split(",") if args.arcs else [])]
+if args.define:
+    macro, values = args.define.split("=")
+    variants += [(f"{macro}={v}", [f"-D{macro}={v}"], {}) for v in values.split(",")]
 if args.param:
     param, values = args.param.split("=")
-    variants += [(f"{param}={v}", None, {param: v}) for v in values.split(",")]
+    variants += [(f"{param}={v}", [], {param: v}) for v in values.split(",")]
 with gpu_session(0) as device:
     gpu = device_description(device)
     print("device:", gpu["name"], flush=True)
@@ -52,8 +58,8 @@ with gpu_session(0) as device:
             config = table.lookup(graph, queries=queries, device=gpu).config
             print(name, label, config.to_json(), flush=True)
             for _ in range(2):
-                for variant, arcs, params in variants:
-                    build(arcs)
+                for variant, defines, params in variants:
+                    build(defines)
                     with open_solver(graph, "phast") as solver:
                         timer = CudaEventTimer(solver, sample, protocol, expected=expected)
                         measured = timer.measure(algorithms.get("phast").validate(config.replace(**params)))
