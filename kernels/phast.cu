@@ -29,12 +29,6 @@
 #define PREFETCH_ARCS_GLOBAL 0
 #endif
 
-// A level this small or smaller, in warps, is swept downward a warp a vertex, a lane an arc, instead of
-// a thread a vertex: most of a hierarchy's levels hold a few vertices of many arcs each.
-#ifndef WARP_LEVELS
-#define WARP_LEVELS 1
-#endif
-
 // A distance other threads may be changing (atomics of the upward phase), and one that is final (the
 // downward phase's reads of higher levels, written before the last barrier).
 template <bool SHARED>
@@ -95,7 +89,10 @@ __device__ __forceinline__ int pull_down(int v, int first, int best, int *dist, 
   return best;
 }
 
-// Downward, a level of at most a vertex a warp: warp w takes vertex lo + w, its lanes the arcs.
+// Downward, a level of at most a vertex a warp (`warp_levels`): warp w takes vertex lo + w, its lanes the
+// arcs, instead of a thread a vertex. Most of a hierarchy's levels hold a few vertices of many arcs each:
+// on an H100 one query of usa-roads took 0.401 ms instead of 0.465, of rome99 0.063 instead of 0.070, and
+// of road-NY 0.241 instead of 0.203 (docs/notes/kernels.md, run Y): a parameter.
 template <bool SHARED>
 __device__ __forceinline__ void pull_down_warps(int lo, int hi, int *dist, const int *RESTRICT offsets,
                                                 const int *RESTRICT tails, const int *RESTRICT weights) {
@@ -114,8 +111,8 @@ __device__ __forceinline__ void pull_down_warps(int lo, int hi, int *dist, const
 // thread's first vertex (lo + threadIdx.x) comes with its prefetched arcs `p` where K > 0.
 template <bool SHARED, bool UP, int K>
 __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int *dist, const int *RESTRICT offsets,
-                                     const int *RESTRICT ends, const int *RESTRICT weights) {
-  if (!UP && WARP_LEVELS && (hi - lo) * 32 <= (int)blockDim.x) {
+                                     const int *RESTRICT ends, const int *RESTRICT weights, bool warp_levels = false) {
+  if (!UP && warp_levels && (hi - lo) * 32 <= (int)blockDim.x) {
     pull_down_warps<SHARED>(lo, hi, dist, offsets, ends, weights);
     return;
   }
@@ -212,15 +209,25 @@ __device__ __forceinline__ int search(int sides, int *dist0, int *dist1, int *du
 #define SHARED_ARCS_NONE 0
 #define SHARED_ARCS_DOWN 1  // the downward arcs in shared memory
 
-// Copy a direction's arcs (n + 1 offsets, then `arcs` ends and `arcs` weights) into shared memory at
-// `to`, asynchronously (cp.async, one commit group): __pipeline_wait_prior and a barrier before reading.
+// Round up to a multiple of 4 ints: the staged arrays start on 16 bytes, as their copies need.
+__device__ __forceinline__ int quad(int count) { return (count + 3) & ~3; }
+
+// Copy `count` ints into shared memory asynchronously (cp.async), 16 bytes a copy but the last ones:
+// `to` and `from` on 16 bytes. (A copy of 4 bytes each made rome99's downward phase wait on its arcs,
+// a request each.)
+__device__ __forceinline__ void copy_async(int *to, const int *from, int count) {
+  const int whole = count & ~3;
+  for (int i = 4 * threadIdx.x; i < whole; i += 4 * blockDim.x) __pipeline_memcpy_async(&to[i], &from[i], 16);
+  for (int i = whole + threadIdx.x; i < count; i += blockDim.x) __pipeline_memcpy_async(&to[i], &from[i], 4);
+}
+
+// Copy a direction's arcs (n + 1 offsets, `arcs` ends and `arcs` weights, each from a multiple of 4
+// ints) into shared memory at `to`, one commit group: __pipeline_wait_prior and a barrier before reading.
 __device__ __forceinline__ void stage(int *to, int n, int arcs, const int *RESTRICT offsets, const int *RESTRICT ends,
                                       const int *RESTRICT weights) {
-  for (int i = threadIdx.x; i <= n; i += blockDim.x) __pipeline_memcpy_async(&to[i], &offsets[i], sizeof(int));
-  for (int i = threadIdx.x; i < arcs; i += blockDim.x) {
-    __pipeline_memcpy_async(&to[n + 1 + i], &ends[i], sizeof(int));
-    __pipeline_memcpy_async(&to[n + 1 + arcs + i], &weights[i], sizeof(int));
-  }
+  copy_async(to, offsets, n + 1);
+  copy_async(to + quad(n + 1), ends, arcs);
+  copy_async(to + quad(n + 1) + quad(arcs), weights, arcs);
   __pipeline_commit();
 }
 
@@ -231,7 +238,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
                                       const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights,
                                       const int *RESTRICT old_of, const int *RESTRICT sources, int upward_search,
-                                      int shared_arcs, int *work, int *dist, int *out, int *steps) {
+                                      int shared_arcs, int warp_levels, int *work, int *dist, int *out, int *steps) {
   __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
   __shared__ int reached[1];
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
@@ -245,7 +252,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   // read shared memory alone. (The upward arcs too, before the upward phase, made one query of rome99
   // no faster on an H100: 0.0624 against 0.0619 ms; docs/notes/kernels.md, run Y.)
   const int down_arcs = SHARED && shared_arcs == SHARED_ARCS_DOWN ? down_offsets[n] : 0;
-  int *staged_down = dist + n;  // offsets, ends, weights
+  int *staged_down = dist + quad(n);  // offsets, tails, weights (`stage`)
   if (SHARED && shared_arcs == SHARED_ARCS_DOWN) stage(staged_down, n, down_arcs, down_offsets, down_tails, down_weights);
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
   __syncthreads();
@@ -284,13 +291,13 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
     __pipeline_wait_prior(0);
     __syncthreads();
     offsets = staged_down;
-    tails = staged_down + n + 1;
-    weights = tails + down_arcs;
+    tails = staged_down + quad(n + 1);
+    weights = tails + quad(down_arcs);
   }
   for (int level = 0; level < down_levels; ++level, ++swept) {  // downward from the top
     const Prefetched<K> here = next;
     if (level + 1 < down_levels) next = prefetch<K>(start[level + 1] + tid, start[level + 2], offsets, tails, weights);
-    step<SHARED, false, K>(start[level], start[level + 1], here, dist, offsets, tails, weights);
+    step<SHARED, false, K>(start[level], start[level + 1], here, dist, offsets, tails, weights, warp_levels);
     __syncthreads();
   }
   if (down_levels == levels) {
@@ -305,10 +312,11 @@ phast_global(int n, int levels, int down_levels, const int *RESTRICT level_start
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int shared_arcs, int *work, int *dist, int *out, int *steps) {
+             int upward_search, int shared_arcs, int warp_levels, int *work, int *dist, int *out,
+             int *steps) {
   sweep<false, PREFETCH_ARCS_GLOBAL>(n, levels, down_levels, level_start, level_of, new_of, up_offsets, up_heads,
                                      up_weights, down_offsets, down_tails, down_weights, old_of, sources, upward_search,
-                                     0, work, dist + (size_t)blockIdx.y * n, out, steps);
+                                     0, warp_levels, work, dist + (size_t)blockIdx.y * n, out, steps);
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
@@ -316,11 +324,12 @@ phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start
              const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int shared_arcs, int *work, int *dist, int *out, int *steps) {
-  extern __shared__ int shared_dist[];
+             int upward_search, int shared_arcs, int warp_levels, int *work, int *dist, int *out,
+             int *steps) {
+  extern __shared__ __align__(16) int shared_dist[];
   sweep<true, PREFETCH_ARCS_SHARED>(n, levels, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights,
                                     down_offsets, down_tails, down_weights, old_of, sources, upward_search,
-                                    shared_arcs, work, shared_dist, out, steps);
+                                    shared_arcs, warp_levels, work, shared_dist, out, steps);
 }
 
 // A source-target query (the engine's solve_to): a contraction hierarchy's two upward searches (`search`),

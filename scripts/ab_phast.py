@@ -6,11 +6,12 @@ The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../gcache`: `.../h
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --arcs 0,2,4,8     # run X
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --param upward=levels,search  # run Y
     python3 scripts/ab_phast.py rome99.gr.gz --param shared_arcs=none,down  # run Y
-    python3 scripts/ab_phast.py rome99.gr.gz,usa-roads.gr.gz --define WARP_LEVELS=0,1  # run Y
+    python3 scripts/ab_phast.py rome99.gr.gz,usa-roads.gr.gz --param warp_levels=off,on  # run Y
 
 --arcs: `kernels/phast.cu` built with PREFETCH_ARCS_SHARED and _GLOBAL both each value (0: every
 vertex's arcs loaded in its own level step, the kernel before run X). --define MACRO=V1,V2: builds
-with each value of a macro. --param NAME=V1,V2: the
+with each value of a macro. (Run Y's A/B of `warp_levels` was measured at 500fa1b, where it was a
+macro: `--define WARP_LEVELS=0,1`.) --param NAME=V1,V2: the
 table's configuration with each value of a parameter, the shipped build. (At 583cec4, where run Y's
 first A/B was measured, the script took `--upward levels,search` for `--param upward=levels,search`.)
 """

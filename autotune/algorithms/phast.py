@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 GLOBAL, SHARED = "global", "shared"
 LEVELS, SEARCH = "levels", "search"
 NONE, DOWN = "none", "down"
+ON = "on"
 SHARED_ARCS = (NONE, DOWN)  # phast.cu's SHARED_ARCS_NONE and _DOWN
 # phast.cu's static shared memory: the level starts (SHARED_LEVELS + 1 ints), a search round's due
 # vertices (1,024 ints) and its counters
@@ -61,6 +62,8 @@ class Phast(Algorithm):
         Parameter("shared_arcs", "down: the downward arcs copied into the block's shared memory beside the "
                   "distances while the upward phase runs (with distances in shared memory, where both fit); "
                   "none: read in GPU memory", NONE, values=SHARED_ARCS, names=SHARED_ARCS, integers=False),
+        Parameter("warp_levels", "on: a level of at most a vertex a warp is swept downward a warp a vertex, "
+                  "a lane an arc; off: a thread a vertex", ON, values=(ON, OFF), names=(ON, OFF), integers=False),
         Parameter("upward", "search: the upward phase as rounds of a search over the vertices the source "
                   "reaches, a round a hop; levels: a step for every level above the source's", SEARCH,
                   values=(SEARCH, LEVELS), names=(SEARCH, LEVELS), integers=False),

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from autotune.algorithms.delta import OFF
-from autotune.algorithms.phast import NONE, SEARCH, SHARED, SHARED_ARCS
+from autotune.algorithms.phast import NONE, ON, SEARCH, SHARED, SHARED_ARCS
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import launchable
@@ -121,15 +121,17 @@ class PhastSolver(Solver):
             workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
             function = launchable(self.algorithm.name, "phast_shared" if shared else "phast_global", sweep, "sweep")
             staged = SHARED_ARCS.index(config.param("shared_arcs", NONE)) if shared else 0
-            # the distances, and where staged the downward arcs (offsets, tails, weights)
-            shared_bytes = (4 * n + (4 * (n + 1) + 8 * len(h.down_tails) if staged else 0)) if shared else 0
+            # the distances, and where staged the downward arcs (offsets, tails, weights), each from 16 bytes
+            quad = [-(-count // 4) * 4 for count in (n, n + 1, len(h.down_tails), len(h.down_tails))]
+            shared_bytes = (4 * sum(quad) if staged else 4 * n) if shared else 0
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
             search = np.int32(config.param("upward", SEARCH) == SEARCH)
-            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPiiPPPP", [(
+            warps = np.int32(config.param("warp_levels", ON) == ON)
+            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPiiiPPPP", [(
                 np.int32(n), np.int32(h.levels), np.int32(down), *(a[k] for k in ARRAYS), workspace.sources,
-                search, np.int32(staged), workspace.work, workspace.dist, workspace.out, workspace.steps)],
+                search, np.int32(staged), warps, workspace.work, workspace.dist, workspace.out, workspace.steps)],
                 shared_bytes))]
             if down < h.levels:
                 pull_level = launchable(self.algorithm.name, "pull_level", pull, "pull")

@@ -57,6 +57,8 @@ def test_distances_levels_and_block_sizes(session, graphs, name):
                                ("shared", "off", 1024), ("shared", "off", 64)) for u in ("search", "levels")]
     configs += [config(distances="shared", shared_arcs="down", block=b, upward=u)
                 for b, u in ((1024, "search"), (96, "levels"))]
+    configs += [config(distances=d, gpu_levels=g, block=b, warp_levels="off")
+                for d, g, b in (("global", 1024, 512), ("shared", "off", 64))]
     assert_all_ok(measure(graph, configs))
 
 
