@@ -152,57 +152,101 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
 // Rounds of a label-correcting search over the vertices reached, not a step per level: a contraction
 // hierarchy's upward search from a vertex reaches a few hundred vertices in 10 to 21 hops (usa-roads,
 // whose hierarchy has 119 levels: 467 vertices in 16 hops, the medians of 16 sources). `sides` searches
-// at once: side 0 over the upward arcs, side 1 over the downward arcs reversed (a source-target query's
-// search from the target). Per side: the distances `dist`, the round each vertex is next due (`due`, 0:
-// none) and the list of its reached vertices (`list`, `reached` of them, in shared memory). On entry
-// each side's start is listed, at distance 0 and due in round 1; every other vertex is INF and due in no
-// round. A round: the block lists its reached vertices due this round, a chunk of blockDim.x at a time,
-// and a warp expands each, a lane an arc; a vertex whose distance falls is due the next round. Returns
-// the rounds; every thread has passed a barrier after the last write. The caller sets the listed
-// vertices' `due` back to 0.
+// at once from `start0` and `start1`: side 0 over the upward arcs, side 1 over the downward arcs
+// reversed (a source-target query's search from the target). Per side: the distances `dist`, the round
+// each vertex is next due (`due`, 0: none) and the list of its reached vertices (`list`, `reached` of
+// them, in shared memory). On entry every vertex but the starts is INF and due in no round.
+//
+// A round: a warp expands each vertex due, a lane an arc; a vertex whose distance falls is due the next
+// round, queued in shared memory the first time it falls in the round. Where more fell than a queue
+// holds (or SEARCH_QUEUE is 0), the next round lists the vertices due from the reached ones instead, a
+// chunk of blockDim.x at a time. Returns the rounds; every thread has passed a barrier after the last
+// write. The caller sets the listed vertices' `due` back to 0.
+#ifndef SEARCH_QUEUE
+#define SEARCH_QUEUE 1
+#endif
+#define QUEUE 1024  // vertices a round's queue holds (at least blockDim.x: a chunk's list takes its place)
+
 template <bool SHARED>
-__device__ __forceinline__ int search(int sides, int *dist0, int *dist1, int *due0, int *due1, int *list0, int *list1,
-                                      int *reached, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-                                      const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
-                                      const int *RESTRICT down_tails, const int *RESTRICT down_weights) {
-  __shared__ int due_now[1024];  // a chunk's vertices due this round: v on side 0, ~v on side 1
-  __shared__ int queued;
-  __shared__ int improved[3];    // per round (mod 3): whether any distance fell
-  const int T = blockDim.x, tid = threadIdx.x, lane = tid & 31;
-  if (tid == 0) improved[1] = 0;
-  __syncthreads();
+__device__ __forceinline__ void expand(int entry, int round, int *dist0, int *dist1, int *due0, int *due1, int *list0,
+                                       int *list1, int *reached, int *next, int *queued, int *overflowed,
+                                       const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+                                       const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
+                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights) {
+  const int side = entry < 0, v = side ? ~entry : entry, lane = threadIdx.x & 31;
+  int *dist = side ? dist1 : dist0, *due = side ? due1 : due0;
+  const int *offsets = side ? down_offsets : up_offsets, *ends = side ? down_tails : up_heads;
+  const int *weights = side ? down_weights : up_weights;
+  const int d = read<SHARED>(&dist[v]);
+  for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
+    const int u = ends[e], candidate = d + weights[e];
+    const int old = atomicMin(&dist[u], candidate);
+    if (candidate < old) {
+      if (old == INF) (side ? list1 : list0)[atomicAdd(&reached[side], 1)] = u;
+      if (atomicExch(&due[u], round + 1) != round + 1) {
+        const int slot = atomicAdd(queued, 1);
+        if (slot < QUEUE) next[slot] = side ? ~u : u;
+        else *overflowed = 1;
+      }
+    }
+  }
+}
+
+template <bool SHARED>
+__device__ __forceinline__ int search(int sides, int start0, int start1, int *dist0, int *dist1, int *due0, int *due1,
+                                      int *list0, int *list1, int *reached, const int *RESTRICT up_offsets,
+                                      const int *RESTRICT up_heads, const int *RESTRICT up_weights,
+                                      const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+                                      const int *RESTRICT down_weights) {
+  __shared__ int queue[2][QUEUE];  // per round parity: the vertices due (v on side 0, ~v on side 1)
+  __shared__ int queued[3];        // per round (mod 3): how many fell for it
+  __shared__ int overflowed[3];    // per round (mod 3): whether its queue is short of them
+  __shared__ int listed;
+  const int T = blockDim.x, tid = threadIdx.x;
+  if (tid < sides) {
+    const int v = tid ? start1 : start0;
+    (tid ? dist1 : dist0)[v] = 0;
+    (tid ? due1 : due0)[v] = 1;
+    (tid ? list1 : list0)[0] = v;
+    reached[tid] = 1;
+    queue[1][tid] = tid ? ~v : v;
+  }
+  if (tid == 0) {
+    queued[1] = sides;
+    overflowed[1] = !SEARCH_QUEUE;
+  }
   int round = 1;
   for (;; ++round) {
-    const int first = reached[0], total = first + (sides > 1 ? reached[1] : 0);
-    if (tid == 0) improved[(round + 1) % 3] = 0;  // read at the end of the next round, after its barriers
-    for (int chunk = 0; chunk < total; chunk += T) {
-      if (tid == 0) queued = 0;
-      __syncthreads();
-      const int i = chunk + tid;
-      if (i < total) {
-        const int side = i >= first, v = side ? list1[i - first] : list0[i];
-        if (__ldcg(&(side ? due1 : due0)[v]) == round) due_now[atomicAdd(&queued, 1)] = side ? ~v : v;
-      }
-      __syncthreads();
-      for (int q = tid >> 5; q < queued; q += T >> 5) {
-        const int entry = due_now[q], side = entry < 0, v = side ? ~entry : entry;
-        int *dist = side ? dist1 : dist0;
-        const int *offsets = side ? down_offsets : up_offsets, *ends = side ? down_tails : up_heads;
-        const int *weights = side ? down_weights : up_weights;
-        const int d = read<SHARED>(&dist[v]);
-        for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
-          const int u = ends[e], candidate = d + weights[e];
-          const int old = atomicMin(&dist[u], candidate);
-          if (candidate < old) {
-            (side ? due1 : due0)[u] = round + 1;
-            if (old == INF) (side ? list1 : list0)[atomicAdd(&reached[side], 1)] = u;
-            improved[round % 3] = 1;
-          }
-        }
-      }
-      __syncthreads();
+    const int now = round % 3, after = (round + 1) % 3;
+    int *here = queue[round & 1], *next = queue[(round + 1) & 1];
+    if (tid == 0) {  // read at the end of this round and in the next, after barriers
+      queued[after] = 0;
+      overflowed[after] = !SEARCH_QUEUE;
     }
-    if (!improved[round % 3]) return round;
+    __syncthreads();
+    if (!overflowed[now]) {
+      for (int q = tid >> 5; q < queued[now]; q += T >> 5)
+        expand<SHARED>(here[q], round, dist0, dist1, due0, due1, list0, list1, reached, next, &queued[after],
+                       &overflowed[after], up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights);
+    } else {  // list the reached vertices due this round into `here`, a chunk at a time
+      const int first = reached[0], total = first + (sides > 1 ? reached[1] : 0);
+      for (int chunk = 0; chunk < total; chunk += T) {
+        if (tid == 0) listed = 0;
+        __syncthreads();
+        const int i = chunk + tid;
+        if (i < total) {
+          const int side = i >= first, v = side ? list1[i - first] : list0[i];
+          if (__ldcg(&(side ? due1 : due0)[v]) == round) here[atomicAdd(&listed, 1)] = side ? ~v : v;
+        }
+        __syncthreads();
+        for (int q = tid >> 5; q < listed; q += T >> 5)
+          expand<SHARED>(here[q], round, dist0, dist1, due0, due1, list0, list1, reached, next, &queued[after],
+                         &overflowed[after], up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights);
+        __syncthreads();
+      }
+    }
+    __syncthreads();
+    if (queued[after] == 0) return round;
   }
 }
 
@@ -266,13 +310,8 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   int swept = 1;
   if (upward_search) {
     int *due = work + (size_t)instance * 2 * n, *list = due + n;
-    if (tid == 0) {
-      due[source] = 1;
-      list[0] = source;
-      reached[0] = 1;
-    }
-    swept = search<SHARED>(1, dist, nullptr, due, nullptr, list, nullptr, reached, up_offsets, up_heads, up_weights,
-                           down_offsets, down_tails, down_weights);
+    swept = search<SHARED>(1, source, 0, dist, nullptr, due, nullptr, list, nullptr, reached, up_offsets, up_heads,
+                           up_weights, down_offsets, down_tails, down_weights);
     for (int i = tid; i < reached[0]; i += T) due[list[i]] = 0;
   } else {
     for (int e = up_offsets[source] + tid; e < up_offsets[source + 1]; e += T)
@@ -351,16 +390,10 @@ phast_target(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets, 
   int *base = search_words + (size_t)instance * SEARCH_WORDS * n;
   int *dist[2] = {base, base + n}, *due[2] = {base + 2 * (size_t)n, base + 3 * (size_t)n};
   int *list[2] = {base + 4 * (size_t)n, base + 5 * (size_t)n};
-  if (tid < 2) {
-    const int v = new_of[tid == 0 ? sources[instance] : targets[instance]];
-    (tid ? dist[1] : dist[0])[v] = 0;
-    (tid ? due[1] : due[0])[v] = 1;
-    (tid ? list[1] : list[0])[0] = v;
-    reached[tid] = 1;
-  }
   if (tid == 0) best = INF;
-  const int rounds = search<false>(2, dist[0], dist[1], due[0], due[1], list[0], list[1], reached, up_offsets, up_heads,
-                                   up_weights, down_offsets, down_tails, down_weights);
+  const int rounds = search<false>(2, new_of[sources[instance]], new_of[targets[instance]], dist[0], dist[1], due[0],
+                                   due[1], list[0], list[1], reached, up_offsets, up_heads, up_weights, down_offsets,
+                                   down_tails, down_weights);
   int mine = INF;
   for (int i = tid; i < reached[0]; i += T) {
     const int u = list[0][i], f = __ldcg(&dist[0][u]), b = __ldcg(&dist[1][u]);

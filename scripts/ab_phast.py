@@ -7,6 +7,7 @@ The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../gcache`: `.../h
     python3 scripts/ab_phast.py usa-roads.gr.gz,rome99.gr.gz --param upward=levels,search  # run Y
     python3 scripts/ab_phast.py rome99.gr.gz --param shared_arcs=none,down  # run Y
     python3 scripts/ab_phast.py rome99.gr.gz,usa-roads.gr.gz --param warp_levels=off,on  # run Y
+    python3 scripts/ab_phast.py rome99.gr.gz,usa-roads.gr.gz --define SEARCH_QUEUE=0,1  # run Y
 
 --arcs: `kernels/phast.cu` built with PREFETCH_ARCS_SHARED and _GLOBAL both each value (0: every
 vertex's arcs loaded in its own level step, the kernel before run X). --define MACRO=V1,V2: builds

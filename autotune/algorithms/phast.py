@@ -30,9 +30,9 @@ LEVELS, SEARCH = "levels", "search"
 NONE, DOWN = "none", "down"
 ON = "on"
 SHARED_ARCS = (NONE, DOWN)  # phast.cu's SHARED_ARCS_NONE and _DOWN
-# phast.cu's static shared memory: the level starts (SHARED_LEVELS + 1 ints), a search round's due
-# vertices (1,024 ints) and its counters
-STAGED_BYTES = 8 * 1024 + 32
+# phast.cu's static shared memory: the level starts (SHARED_LEVELS + 1 ints), the search's two
+# queues (QUEUE ints each) and its counters
+STAGED_BYTES = 12 * 1024 + 32
 MAX_SHARED_VERTICES = (SHARED_PER_BLOCK - STAGED_BYTES) // 4  # distances in shared memory: an int a vertex
 
 
