@@ -165,7 +165,9 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
 #ifndef SEARCH_QUEUE
 #define SEARCH_QUEUE 1
 #endif
+#ifndef QUEUE
 #define QUEUE 1024  // vertices a round's queue holds (at least blockDim.x: a chunk's list takes its place)
+#endif
 
 template <bool SHARED>
 __device__ __forceinline__ void expand(int entry, int round, int *dist0, int *dist1, int *due0, int *due1, int *list0,

@@ -151,3 +151,30 @@ def test_target_queries_in_a_row_leave_the_searches_clean(session, graphs):
                     early = solver.solve_to(config(ck, block=block), sources, targets)
                     got = [int(early.distances[k][t]) for k, t in enumerate(targets)]
                     assert got == [int(expected[s][t]) for s, t in zip(sources, targets)], (graph.name, ck, block)
+
+
+@pytest.mark.parametrize("defines", [["-DQUEUE=64"], ["-DSEARCH_QUEUE=0"]])
+def test_searches_whose_queue_overflows_or_that_scan_give_the_same_answers(session, graphs, defines, monkeypatch):
+    """Builds with a queue of 64 vertices (rounds that overflow it list the vertices due from the
+    reached ones) and with no queue at all: the same distances and targets' distances."""
+    from autotune.gpu import compile as compiled
+    from autotune.gpu import open_solver
+    from autotune.measure import choose_sources
+    from autotune.reference.cache import ReferenceCache
+
+    phast = type(algorithms.get("phast"))
+    plain = phast.compile_options
+    monkeypatch.setattr(phast, "compile_options", lambda self, no_l1: plain(self, no_l1) + defines)
+    compiled.compiled_module.cache_clear()
+    try:
+        graph = graphs("rome99.gr.gz")
+        configs = [config(ck, block=b, distances=d) for ck, b, d in ((1, 64, "global"), (4, 32, "shared"))]
+        assert_all_ok(measure(graph, configs))
+        sources, targets = list(choose_sources(graph, 4, seed=3)), list(choose_sources(graph, 4, seed=5))
+        expected = ReferenceCache(None).distances(graph, sources)
+        with open_solver(graph, "phast") as solver:
+            early = solver.solve_to(config(4, block=64), sources, targets)
+            assert [int(early.distances[k][t]) for k, t in enumerate(targets)] == \
+                [int(expected[s][t]) for s, t in zip(sources, targets)]
+    finally:
+        compiled.compiled_module.cache_clear()
