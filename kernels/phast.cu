@@ -160,13 +160,13 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
 // A round: a warp expands each vertex due, a lane an arc; a vertex whose distance falls is due the next
 // round, queued in shared memory the first time it falls in the round. Where more fell than a queue
 // holds (or SEARCH_QUEUE is 0), the next round lists the vertices due from the reached ones instead, a
-// chunk of blockDim.x at a time. Returns the rounds; every thread has passed a barrier after the last
+// chunk of blockDim.x (at most QUEUE) at a time. Returns the rounds; every thread has passed a barrier after the last
 // write. The caller sets the listed vertices' `due` back to 0.
 #ifndef SEARCH_QUEUE
 #define SEARCH_QUEUE 1
 #endif
 #ifndef QUEUE
-#define QUEUE 1024  // vertices a round's queue holds (at least blockDim.x: a chunk's list takes its place)
+#define QUEUE 1024  // vertices a round's queue holds (and a chunk's list, in its place)
 #endif
 
 template <bool SHARED>
@@ -231,12 +231,12 @@ __device__ __forceinline__ int search(int sides, int start0, int start1, int *di
         expand<SHARED>(here[q], round, dist0, dist1, due0, due1, list0, list1, reached, next, &queued[after],
                        &overflowed[after], up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights);
     } else {  // list the reached vertices due this round into `here`, a chunk at a time
-      const int first = reached[0], total = first + (sides > 1 ? reached[1] : 0);
-      for (int chunk = 0; chunk < total; chunk += T) {
+      const int first = reached[0], total = first + (sides > 1 ? reached[1] : 0), size = min(T, QUEUE);
+      for (int chunk = 0; chunk < total; chunk += size) {
         if (tid == 0) listed = 0;
         __syncthreads();
         const int i = chunk + tid;
-        if (i < total) {
+        if (tid < size && i < total) {
           const int side = i >= first, v = side ? list1[i - first] : list0[i];
           if (__ldcg(&(side ? due1 : due0)[v]) == round) here[atomicAdd(&listed, 1)] = side ? ~v : v;
         }

@@ -153,10 +153,10 @@ def test_target_queries_in_a_row_leave_the_searches_clean(session, graphs):
                     assert got == [int(expected[s][t]) for s, t in zip(sources, targets)], (graph.name, ck, block)
 
 
-@pytest.mark.parametrize("defines", [["-DQUEUE=64"], ["-DSEARCH_QUEUE=0"]])
+@pytest.mark.parametrize("defines", [["-DQUEUE=4"], ["-DSEARCH_QUEUE=0"]])
 def test_searches_whose_queue_overflows_or_that_scan_give_the_same_answers(session, graphs, defines, monkeypatch):
-    """Builds with a queue of 64 vertices (rounds that overflow it list the vertices due from the
-    reached ones) and with no queue at all: the same distances and targets' distances."""
+    """Builds with a queue of 4 vertices (rounds that overflow it list the vertices due from the
+    reached ones, 4 at a time) and with no queue at all: the same distances and targets' distances."""
     from autotune.gpu import compile as compiled
     from autotune.gpu import open_solver
     from autotune.measure import choose_sources
