@@ -6,16 +6,22 @@
 // tight arc into it, and any choice of one per vertex is a tree when every weight is positive
 // (distances strictly rise along the choices, so they cannot close a cycle). Zero weights can: two
 // vertices at the same distance joined by zero-weight arcs both ways would pick each other. So:
-//   1. `tight_parents`: a warp per vertex u scans u's arcs and gives every v it reaches by a tight
-//      arc of positive weight the parent u (plain stores: any of the racing values is a valid
-//      parent, and the pass ends before anything reads them). A vertex of `hub_degree` arcs or
-//      more is left to `tight_chunks`, where blocks take its arcs a chunk each (one warp would
+//   1. Where no vertex has `hub_degree` in-arcs or more, `pull_parents`: a warp per vertex v scans
+//      v's in-arcs (the graph transposed) until one is tight and of positive weight, and writes
+//      its tail, or NO_PARENT: every parent written once, one launch. Elsewhere `clear_parents`,
+//      then `tight_parents`: a warp per vertex u scans u's arcs and gives every v it reaches by a
+//      tight arc of positive weight the parent u (plain stores: any of the racing values is a
+//      valid parent, and the pass ends before anything reads them). A vertex of `hub_degree` arcs
+//      or more is left to `tight_chunks`, where blocks take its arcs a chunk each (one warp would
 //      hold the pass up on a skewed graph: rmat17's tree cost 43% of its solve that way).
-//   2. `zero_closure` (only for graphs with zero-weight arcs): one block per instance walks the
-//      graph's zero-weight arcs u -> v (given as a list) again and again; v, still without a
-//      parent, takes u once u has one (or is the source) and dist[u] == dist[v]. The parent is
-//      claimed by compare-and-swap, so a vertex's parent is set once and was anchored before it:
-//      no cycle. The block stops when a sweep changes nothing.
+//   2. Only for graphs with zero-weight arcs, per connected set of vertices the zero-weight arcs
+//      join (a component): a vertex v still without a parent takes u, over a zero-weight arc
+//      u -> v, once u has one (or is the source) and dist[u] == dist[v]; repeated until nothing
+//      changes. A vertex's parent is set once and was anchored before it: no cycle.
+//      `zero_components` takes a component of at most 32 vertices a warp, a lane a vertex, its
+//      zero-weight in-arcs a bitmask of the component's lanes. `zero_closure` takes the arcs of
+//      the larger ones (given as a list): one block per instance walks them again and again,
+//      parents claimed by compare-and-swap, until a sweep changes nothing.
 // A vertex whose shortest paths all end in zero-weight arcs gets its parent in step 2: the last
 // positive arc of such a path is tight and enters a vertex step 1 anchors (or the path starts at
 // the source), and step 2 follows the zero-weight arcs from there.
@@ -53,6 +59,71 @@ extern "C" __global__ void tight_parents(int n, int hub_degree, const int *__res
     const int begin = row_offsets[u], end = row_offsets[u + 1];
     if (du == INF || end - begin >= hub_degree) continue;
     tight_arcs(u, du, begin + lane, end, 32, columns, weights, dist, parents);
+  }
+}
+
+// A warp per vertex v: the tail of the first tight in-arc of positive weight found, or NO_PARENT.
+extern "C" __global__ void pull_parents(int n, const int *__restrict__ in_offsets, const int *__restrict__ in_tails,
+                                        const int *__restrict__ in_weights, const int *__restrict__ dist_rows,
+                                        int *parents_rows) {
+  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+  int *parents = parents_rows + (size_t)blockIdx.y * n;
+  const int lane = threadIdx.x & 31;
+  const int warps = gridDim.x * (blockDim.x >> 5);
+  for (int v = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); v < n; v += warps) {
+    const int dv = dist[v];
+    int parent = NO_PARENT;
+    if (dv != INF)
+      for (int first = in_offsets[v], end = in_offsets[v + 1]; first < end && parent == NO_PARENT; first += 32) {
+        const int e = first + lane;
+        int u = NO_PARENT;
+        if (e < end) {
+          const int w = in_weights[e];
+          u = in_tails[e];
+          const int du = dist[u];
+          if (!(w > 0 && du != INF && (long long)du + w == (long long)dv)) u = NO_PARENT;
+        }
+        const unsigned tight = __ballot_sync(0xffffffffu, u != NO_PARENT);
+        if (tight) parent = __shfl_sync(0xffffffffu, u, __ffs(tight) - 1);
+      }
+    if (lane == 0) parents[v] = parent;
+  }
+}
+
+// A component of at most 32 vertices a warp: `members` (the vertices, by component: component c
+// holds members[component_start[c]] to members[component_start[c + 1] - 1]) and per member
+// `in_masks`, the members (by their index in the component) with a zero-weight arc into it.
+extern "C" __global__ void zero_components(int n, int n_components, const int *__restrict__ component_start,
+                                           const int *__restrict__ members, const unsigned *__restrict__ in_masks,
+                                           const int *__restrict__ sources, const int *__restrict__ dist_rows,
+                                           int *parents_rows) {
+  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+  int *parents = parents_rows + (size_t)blockIdx.y * n;
+  const int source = sources[blockIdx.y], lane = threadIdx.x & 31;
+  const int warps = gridDim.x * (blockDim.x >> 5);
+  for (int c = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); c < n_components; c += warps) {
+    const int first = component_start[c], size = component_start[c + 1] - first;
+    const bool member = lane < size;
+    const int v = member ? members[first + lane] : -1;
+    const int dv = member ? dist[v] : INF;
+    const unsigned in_mask = member ? in_masks[first + lane] : 0u;
+    unsigned level = 0;  // the members at this lane's distance
+    for (int j = 0; j < size; ++j) level |= (unsigned)(__shfl_sync(0xffffffffu, dv, j) == dv) << j;
+    bool anchored = dv != INF && (v == source || parents[v] != NO_PARENT);
+    int parent = NO_PARENT;
+    unsigned known = __ballot_sync(0xffffffffu, anchored);
+    for (;;) {
+      const unsigned from = in_mask & level & known;
+      if (!anchored && dv != INF && from) {
+        parent = __ffs(from) - 1;  // a lane, its vertex below
+        anchored = true;
+      }
+      const unsigned now = __ballot_sync(0xffffffffu, anchored);
+      if (now == known) break;
+      known = now;
+    }
+    const int tail = __shfl_sync(0xffffffffu, v, parent < 0 ? 0 : parent);
+    if (parent >= 0) parents[v] = tail;
   }
 }
 

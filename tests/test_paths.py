@@ -1,6 +1,7 @@
 """Shortest-path trees without a GPU: the CPU's check (`reference.paths.tree_error`) accepts the
 trees scipy builds and refuses every way a tree can be wrong; the zero-weight arcs the GPU's
-closure walks; `sssp --paths/--save-paths/--target` refuse bad combinations in one line."""
+closure walks, by component, and the transposed graph the pull pass reads; `sssp --paths/--save-paths/--target`
+refuse bad combinations in one line."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 
 from autotune.cli import main
 from autotune.graphs import build_csr, load_graph
-from autotune.gpu.paths import hub_chunks, zero_weight_arcs
+from autotune.gpu.paths import ZeroComponents, hub_chunks, transposed, zero_weight_arcs
 from autotune.reference.cache import INF, ReferenceCache
 from autotune.reference.paths import tree_error
 
@@ -86,3 +87,34 @@ def test_bad_query_options_are_one_line_before_any_gpu_work(argv, message, capsy
     assert main(["sssp", "--graph", "random64-d2", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("lanes", [2, 4, 32])
+def test_zero_weight_components_hold_every_zero_weight_arc_once(lanes):
+    rng = np.random.default_rng(lanes)
+    n = 200
+    tails, heads = rng.integers(0, n, 600), rng.integers(0, n, 600)
+    graph = build_csr("z", n, tails, heads, rng.integers(0, 3, 600))
+    arcs = zero_weight_arcs(graph)
+    c = ZeroComponents.of(arcs, n, lanes)
+    sizes = np.diff(c.start)
+    assert sizes.min(initial=2) >= 2 and sizes.max(initial=0) <= lanes
+    assert len(set(c.members.tolist())) == len(c.members)  # a vertex in one component at most
+    small = set(c.members.tolist())
+    inside = {(int(u), int(v)) for u, v in arcs if v in small}
+    assert all(u in small for u, _ in inside)  # a component is closed under its arcs
+    from_masks = set()
+    for k in range(len(sizes)):
+        members = c.members[c.start[k]:c.start[k + 1]].tolist()
+        for i, v in enumerate(members):
+            from_masks |= {(members[j], v) for j in range(len(members)) if c.in_masks[c.start[k] + i] >> j & 1}
+    assert from_masks == inside
+    assert {(int(u), int(v)) for u, v in c.big_arcs} == {(int(u), int(v)) for u, v in arcs} - inside
+
+
+def test_the_transposed_graph_holds_every_arc_by_its_head():
+    graph = load_graph("rmat10")
+    offsets, tails, weights = transposed(graph)
+    by_head = {(int(h), int(t), int(w)) for h in range(graph.n_vertices)
+               for t, w in zip(tails[offsets[h]:offsets[h + 1]], weights[offsets[h]:offsets[h + 1]])}
+    assert by_head == {(int(h), int(t), int(w)) for t, h, w in zip(graph.tails, graph.columns, graph.weights)}

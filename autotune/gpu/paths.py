@@ -25,6 +25,7 @@ HUB_DEGREE = 1024  # arcs from which a vertex's arcs are cut into chunks (tight_
 CHUNK_ARCS = 1024  # arcs of a chunk; a block of SCAN_BLOCK threads takes one at a time
 CHUNK_GRID_LIMIT = 1024  # tight_chunks' blocks per instance
 CLOSURE_BLOCK = 1024  # zero_closure: one block per instance
+COMPONENT_LANES = 32  # zero_components: a component of at most this many vertices a warp
 NO_PARENT = -1
 
 
@@ -63,6 +64,63 @@ def zero_weight_arcs(graph: CSRGraph) -> np.ndarray:
     return np.stack([graph.tails[zero], graph.columns[zero]], axis=1).astype(np.int32)
 
 
+@dataclass(frozen=True)
+class ZeroComponents:
+    """The vertices the graph's zero-weight arcs join, by connected set (`kernels/paths.cu`'s step
+    2): those of at most `COMPONENT_LANES` vertices as `start` (int32, k + 1), `members` and per
+    member `in_masks` (uint32: bit j, a zero-weight arc from the component's j-th member into it);
+    the arcs of the larger ones as (u, v) pairs, `big_arcs`."""
+
+    start: np.ndarray
+    members: np.ndarray
+    in_masks: np.ndarray
+    big_arcs: np.ndarray
+
+    @classmethod
+    def of(cls, arcs: np.ndarray, n: int, lanes: int = COMPONENT_LANES) -> ZeroComponents:
+        """The components of the zero-weight arcs `arcs` ((k, 2), `zero_weight_arcs`) of a graph
+        of `n` vertices.
+
+        Example:
+            >>> c = ZeroComponents.of(np.array([[0, 1], [1, 0], [2, 3], [3, 4], [4, 5]]), 6, lanes=3)
+            >>> c.start.tolist(), c.members.tolist(), c.in_masks.tolist(), c.big_arcs.tolist()
+            ([0, 2], [0, 1], [2, 1], [[2, 3], [3, 4], [4, 5]])
+        """
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        u, v = (arcs[:, 0], arcs[:, 1]) if len(arcs) else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        _, label = connected_components(coo_matrix((np.ones(len(u)), (u, v)), shape=(n, n)), directed=False)
+        joined = np.zeros(n, bool)
+        joined[u], joined[v] = True, True
+        sizes = np.bincount(label[joined], minlength=label.max() + 1 if n else 0)
+        small = joined & (sizes[label] <= lanes)
+        members = np.flatnonzero(small)
+        members = members[np.argsort(label[members], kind="stable")]
+        start = np.concatenate([[0], np.cumsum(np.bincount(label[members])[np.unique(label[members])])]) \
+            if len(members) else np.zeros(1, np.int64)
+        index = np.zeros(n, np.int64)  # a member's place in its component
+        index[members] = np.arange(len(members)) - np.repeat(start[:-1], np.diff(start))
+        masks = np.zeros(n, np.uint32)
+        inside = small[v]
+        np.bitwise_or.at(masks, v[inside], (np.uint32(1) << index[u[inside]].astype(np.uint32)))
+        return cls(start.astype(np.int32), members.astype(np.int32), masks[members],
+                   arcs[~inside].astype(np.int32).reshape(-1, 2))
+
+
+def transposed(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The graph's in-arcs by head: (offsets, tails, weights), int32.
+
+    Example:
+        >>> g = CSRGraph("g", np.array([0, 2, 3, 3]), np.array([1, 2, 2]), np.array([4, 5, 6]))
+        >>> [a.tolist() for a in transposed(g)]
+        [[0, 0, 1, 3], [0, 0, 1], [4, 5, 6]]
+    """
+    order = np.argsort(graph.columns, kind="stable")
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(graph.columns, minlength=graph.n_vertices))])
+    return offsets.astype(np.int32), graph.tails[order].astype(np.int32), graph.weights[order].astype(np.int32)
+
+
 class PathTrees:
     """Builds shortest-path trees of `solver`'s graph after its solves (module docstring); the GPU
     memory it takes is released with `close` or on leaving a `with` block. `hub_degree`: arcs from
@@ -76,15 +134,23 @@ class PathTrees:
         module = compiled_source(SOURCE)
         self._clear = module.get_function("clear_parents")
         self._scan = module.get_function("tight_parents")
+        self._pull = module.get_function("pull_parents")
         self._closure = module.get_function("zero_closure")
+        self._components = module.get_function("zero_components")
         self._chunk_scan = module.get_function("tight_chunks")
-        self._graph_arrays: list = []  # the zero-weight arcs and the hubs' chunks, for the graph's life
-        arcs = zero_weight_arcs(graph)
+        self._graph_arrays: list = []  # what the passes read besides the graph, for the graph's life
         self.hub_degree = hub_degree
-        chunks = hub_chunks(graph.row_offsets, hub_degree)
-        self.zero_arcs, self.chunks = len(arcs), len(chunks)
-        self._arcs = self._upload(arcs) if self.zero_arcs else None
+        in_degrees = np.bincount(graph.columns, minlength=self.n)
+        self.pulls = not len(in_degrees) or int(in_degrees.max()) < hub_degree  # step 1 by in-arcs (paths.cu)
+        self._in_arcs = [self._upload(a) for a in transposed(graph)] if self.pulls else None
+        chunks = hub_chunks(graph.row_offsets, hub_degree) if not self.pulls else np.zeros((0, 2), np.int32)
+        self.chunks = len(chunks)
         self._chunks = self._upload(chunks) if self.chunks else None
+        components = ZeroComponents.of(zero_weight_arcs(graph), self.n)
+        self.components, self.zero_arcs = len(components.start) - 1, len(components.big_arcs)
+        self._small = [self._upload(a) for a in (components.start, components.members, components.in_masks)] \
+            if self.components else None
+        self._arcs = self._upload(components.big_arcs) if self.zero_arcs else None
         self._rows: list = []  # parents, sources and (if needed) distances of up to `_capacity` instances
         self._capacity = 0
         self._parents = self._sources = self._distances = None
@@ -101,7 +167,7 @@ class PathTrees:
         for allocation in self._graph_arrays:
             allocation.free()
         self._graph_arrays.clear()
-        self._arcs = self._chunks = None
+        self._arcs = self._chunks = self._in_arcs = self._small = None
 
     def _upload(self, array: np.ndarray):
         allocation = self.cuda.mem_alloc(array.nbytes)
@@ -153,14 +219,23 @@ class PathTrees:
         n = np.int32(self.n)
         g = self.solver.device_graph
         scan_grid = min(SCAN_GRID_LIMIT, -(-self.n // (SCAN_BLOCK // 32)) or 1)
-        out = [PackedLaunch(self._clear, (init_blocks(self.n), ck), INIT_BLOCK, "iP", [(n, self._parents)]),
-               PackedLaunch(self._scan, (scan_grid, ck), SCAN_BLOCK, "iiPPPPP",
-                            [(n, np.int32(self.hub_degree), g.row_offsets, g.columns, g.weights, distances,
-                              self._parents)])]
+        if self.pulls:
+            out = [PackedLaunch(self._pull, (scan_grid, ck), SCAN_BLOCK, "iPPPPP",
+                                [(n, *self._in_arcs, distances, self._parents)])]
+        else:
+            out = [PackedLaunch(self._clear, (init_blocks(self.n), ck), INIT_BLOCK, "iP", [(n, self._parents)]),
+                   PackedLaunch(self._scan, (scan_grid, ck), SCAN_BLOCK, "iiPPPPP",
+                                [(n, np.int32(self.hub_degree), g.row_offsets, g.columns, g.weights, distances,
+                                  self._parents)])]
         if self._chunks is not None:
             out.append(PackedLaunch(self._chunk_scan, (min(CHUNK_GRID_LIMIT, self.chunks), ck), SCAN_BLOCK, "iiiPPPPPP",
                                     [(n, np.int32(self.chunks), np.int32(CHUNK_ARCS), self._chunks, g.row_offsets,
                                       g.columns, g.weights, distances, self._parents)]))
+        if self._small is not None:
+            grid = min(SCAN_GRID_LIMIT, -(-self.components // (SCAN_BLOCK // 32)))
+            out.append(PackedLaunch(self._components, (grid, ck), SCAN_BLOCK, "iiPPPPPP",
+                                    [(n, np.int32(self.components), *self._small, self._sources, distances,
+                                      self._parents)]))
         if self._arcs is not None:
             out.append(PackedLaunch(self._closure, (1, ck), CLOSURE_BLOCK, "iiPPPP",
                                     [(n, np.int32(self.zero_arcs), self._arcs, self._sources, distances,

@@ -88,6 +88,15 @@ def test_trees_with_zero_weight_cycles_unreachable_vertices_and_one_vertex(sessi
     assert_trees(build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int)), algorithm, ck)
 
 
+def test_trees_whose_zero_weight_components_exceed_a_warp(session):
+    # a path of 40 vertices joined by zero-weight arcs both ways, entered in its middle by a positive
+    # arc from the source 40, and a zero-weight component of 3 beside it (41 -> 42 <-> 43)
+    tails = np.concatenate([np.arange(39), np.arange(1, 40), [40, 40, 41, 42, 43]])
+    heads = np.concatenate([np.arange(1, 40), np.arange(39), [20, 41, 42, 43, 42]])
+    weights = np.concatenate([np.zeros(78, int), [3, 2, 0, 0, 0]])
+    assert_trees(build_csr("zero-path", 44, tails, heads, weights), "delta", 2)
+
+
 def targets_solved(graph, config, sources, targets):
     from autotune.gpu import open_solver
 
