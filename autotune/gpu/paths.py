@@ -170,9 +170,10 @@ class PathTrees:
         self._arcs = self._chunks = self._in_arcs = self._small = None
 
     def _upload(self, array: np.ndarray):
-        allocation = self.cuda.mem_alloc(array.nbytes)
+        allocation = self.cuda.mem_alloc(max(array.nbytes, 4))  # a graph without arcs has empty ones
         self._graph_arrays.append(allocation)
-        self.cuda.memcpy_htod(allocation, np.ascontiguousarray(array))
+        if array.nbytes:
+            self.cuda.memcpy_htod(allocation, np.ascontiguousarray(array))
         return allocation
 
     def _free_rows(self) -> None:
