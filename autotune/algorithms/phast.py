@@ -134,12 +134,15 @@ class Phast(Algorithm):
 
     def latency_design(self, space: Any) -> list[LaunchConfig]:
         """One query: the one-query rules' shapes (`phast_rules.one_query`) at CK 1, the distances
-        in shared memory where the graph's domain has them, and in global memory with the levels of
-        more than 1,024 vertices on the whole GPU, within the space's values."""
+        in shared memory where the graph's domain has them (with the downward arcs there too, where
+        they fit, then without), and in global memory with the levels of more than 1,024 vertices on
+        the whole GPU, within the space's values."""
         values = dict(space.params)
         block = 1024 if 1024 in space.uniform_block_sizes else max(space.uniform_block_sizes)
-        design = [self.uniform(block, space.caches[0], 1, 1, {"distances": d, "gpu_levels": g})
-                  for d, g in ((SHARED, OFF), (GLOBAL, 1024)) if d in values["distances"] and g in values["gpu_levels"]]
+        shapes = ((SHARED, OFF, DOWN), (SHARED, OFF, NONE), (GLOBAL, 1024, NONE))
+        design = [self.uniform(block, space.caches[0], 1, 1, {"distances": d, "gpu_levels": g, "shared_arcs": a})
+                  for d, g, a in shapes
+                  if d in values["distances"] and g in values["gpu_levels"] and a in values.get("shared_arcs", (a,))]
         return [c for c in dict.fromkeys(design) if space.contains(c)]
 
     def predict(self, features: GraphFeatures, device: DeviceProfile,
