@@ -21,10 +21,13 @@ def graph():
 
 
 @pytest.mark.parametrize("algorithm", [a.name for a in algorithms.all_algorithms()])
-def test_the_gpu_check_finds_no_difference_in_a_right_solve_and_the_first_of_a_wrong_reference(session, graph,
+def test_the_gpu_check_finds_no_difference_in_a_right_solve_and_the_first_of_a_wrong_reference(session, graph, graphs,
                                                                                               algorithm):
     from autotune.gpu import open_solver
     from autotune.gpu.verify import DeviceCheck
+
+    if algorithm == "phast":  # rmat12's hubs get no contraction hierarchy: every configuration is refused
+        graph = graphs("rome99.gr.gz")
 
     sample = list(choose_sources(graph, 8, seed=1))
     expected = ReferenceCache(None).distances(graph, sample)
