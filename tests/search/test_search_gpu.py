@@ -7,6 +7,7 @@ import pytest
 
 from autotune import algorithms
 from autotune.cli import main
+from autotune.graphs import load_graph
 from autotune.search import read_records
 from autotune.tables import validate_table
 
@@ -64,4 +65,5 @@ def test_an_auto_sweep_tunes_every_algorithm_and_names_the_winner(tmp_path, monk
     assert entry["algorithm"] in algorithms.names() and entry["best"]["verified"]
     assert entry["best"]["config"]["algorithm"] == entry["algorithm"]
     records = read_records(tmp_path / "t.records.jsonl")
-    assert {r.algorithm for r in records} == {a.name for a in algorithms.resolve("auto")}
+    graph = load_graph("rmat10")  # phast: its hubs get no contraction hierarchy, and auto leaves it out
+    assert {r.algorithm for r in records} == {a.name for a in algorithms.resolve("auto") if a.admits(graph) is None}
