@@ -155,7 +155,8 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
 // at once from `start0` and `start1`: side 0 over the upward arcs, side 1 over the downward arcs
 // reversed (a source-target query's search from the target). Per side: the distances `dist`, the round
 // each vertex is next due (`due`, 0: none) and the list of its reached vertices (`list`, `reached` of
-// them, in shared memory). On entry every vertex but the starts is INF and due in no round.
+// them, in shared memory). On entry every vertex but the starts is INF and due in no round. SHARED:
+// the distances are in shared memory; SHARED_DUE: the due rounds too.
 //
 // A round: a warp expands each vertex due, a lane an arc; a vertex whose distance falls is due the next
 // round, queued in shared memory the first time it falls in the round. Where more fell than a queue
@@ -194,7 +195,7 @@ __device__ __forceinline__ void expand(int entry, int round, int *dist0, int *di
   }
 }
 
-template <bool SHARED>
+template <bool SHARED, bool SHARED_DUE = false>
 __device__ __forceinline__ int search(int sides, int start0, int start1, int *dist0, int *dist1, int *due0, int *due1,
                                       int *list0, int *list1, int *reached, const int *RESTRICT up_offsets,
                                       const int *RESTRICT up_heads, const int *RESTRICT up_weights,
@@ -238,7 +239,7 @@ __device__ __forceinline__ int search(int sides, int start0, int start1, int *di
         const int i = chunk + tid;
         if (tid < size && i < total) {
           const int side = i >= first, v = side ? list1[i - first] : list0[i];
-          if (__ldcg(&(side ? due1 : due0)[v]) == round) here[atomicAdd(&listed, 1)] = side ? ~v : v;
+          if (read<SHARED_DUE>(&(side ? due1 : due0)[v]) == round) here[atomicAdd(&listed, 1)] = side ? ~v : v;
         }
         __syncthreads();
         for (int q = tid >> 5; q < listed; q += T >> 5)
@@ -277,14 +278,14 @@ __device__ __forceinline__ void stage(int *to, int n, int arcs, const int *RESTR
   __pipeline_commit();
 }
 
-template <bool SHARED, int K>
+template <bool SHARED, int K, bool UPWARD_SEARCH>
 __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const int *RESTRICT level_start,
                                       const int *RESTRICT level_of, const int *RESTRICT new_of,
                                       const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
                                       const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights,
-                                      const int *RESTRICT old_of, const int *RESTRICT sources, int upward_search,
-                                      int shared_arcs, int warp_levels, int *work, int *dist, int *out, int *steps) {
+                                      const int *RESTRICT old_of, const int *RESTRICT sources, int shared_arcs,
+                                      int warp_levels, int *work, int *dist, int *out, int *steps) {
   __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
   __shared__ int reached[1];
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
@@ -306,11 +307,11 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   // rounds and list, zero on entry and left so), or a step per level above the source's. There the
   // source is its level's only reached vertex (no arc joins two vertices of a level): its arcs first,
   // a thread each, then the levels above it (indices count from the top).
-  const int first = upward_search ? 0 : level_of[source];
+  const int first = UPWARD_SEARCH ? 0 : level_of[source];
   Prefetched<K> next = first > 0 ? prefetch<K>(start[first - 1] + tid, start[first], up_offsets, up_heads, up_weights)
                                  : prefetch<K>(start[0] + tid, start[1], down_offsets, down_tails, down_weights);
   int swept = 1;
-  if (upward_search) {
+  if (UPWARD_SEARCH) {
     int *due = work + (size_t)instance * 2 * n, *list = due + n;
     swept = search<SHARED>(1, source, 0, dist, nullptr, due, nullptr, list, nullptr, reached, up_offsets, up_heads,
                            up_weights, down_offsets, down_tails, down_weights);
@@ -348,76 +349,93 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   if (tid == 0) steps[instance] = swept;
 }
 
-extern "C" __global__ void __launch_bounds__(1024, 1)
-phast_global(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
-             const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-             const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int shared_arcs, int warp_levels, int *work, int *dist, int *out,
-             int *steps) {
-  sweep<false, PREFETCH_ARCS_GLOBAL>(n, levels, down_levels, level_start, level_of, new_of, up_offsets, up_heads,
-                                     up_weights, down_offsets, down_tails, down_weights, old_of, sources, upward_search,
-                                     0, warp_levels, work, dist + (size_t)blockIdx.y * n, out, steps);
-}
+// The sweeps, distances in global memory (`dist`: n ints an instance) or in the block's shared memory,
+// the upward phase by search or by levels: four functions, so that a build without the search holds
+// neither its registers nor its queues (a batch of small graphs fits more blocks an SM).
+#define PHAST_SWEEP(name, SHARED, K, UPWARD_SEARCH)                                                                    \
+  extern "C" __global__ void __launch_bounds__(1024, 1)                                                                \
+  name(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,              \
+       const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,                       \
+       const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,               \
+       const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources, int shared_arcs,      \
+       int warp_levels, int *work, int *dist, int *out, int *steps) {                                                  \
+    extern __shared__ __align__(16) int shared_dist[];                                                                 \
+    sweep<SHARED, K, UPWARD_SEARCH>(n, levels, SHARED ? levels : down_levels, level_start, level_of, new_of,           \
+                                    up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights, old_of,  \
+                                    sources, SHARED ? shared_arcs : 0, warp_levels, work,                              \
+                                    SHARED ? shared_dist : dist + (size_t)blockIdx.y * n, out, steps);                 \
+  }
 
-extern "C" __global__ void __launch_bounds__(1024, 1)
-phast_shared(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,
-             const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-             const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-             const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,
-             int upward_search, int shared_arcs, int warp_levels, int *work, int *dist, int *out,
-             int *steps) {
-  extern __shared__ __align__(16) int shared_dist[];
-  sweep<true, PREFETCH_ARCS_SHARED>(n, levels, levels, level_start, level_of, new_of, up_offsets, up_heads, up_weights,
-                                    down_offsets, down_tails, down_weights, old_of, sources, upward_search,
-                                    shared_arcs, warp_levels, work, shared_dist, out, steps);
-}
+PHAST_SWEEP(phast_global, false, PREFETCH_ARCS_GLOBAL, true)
+PHAST_SWEEP(phast_shared, true, PREFETCH_ARCS_SHARED, true)
+PHAST_SWEEP(phast_global_levels, false, PREFETCH_ARCS_GLOBAL, false)
+PHAST_SWEEP(phast_shared_levels, true, PREFETCH_ARCS_SHARED, false)
 
 // A source-target query (the engine's solve_to): a contraction hierarchy's two upward searches (`search`),
 // from the source over the upward arcs and from the target over the downward arcs reversed; the target's
-// distance is the least sum of the two searches' distances over the vertices both reach. `search_words`
-// holds SEARCH_WORDS ints a vertex for each instance (blockIdx.y): per side its distances, due rounds and
-// list of reached vertices, INF, 0 and anything when the kernel starts (the engine fills them once); the
-// kernel leaves them so.
+// distance is the least sum of the two searches' distances over the vertices both reach. Per side the
+// distances, due rounds and list of reached vertices: in `phast_target`, SEARCH_WORDS ints a vertex of
+// `search_words` for each instance (blockIdx.y), INF, 0 and anything when the kernel starts (the engine
+// fills them once), and the kernel leaves them so; in `phast_target_shared`, in the block's shared memory
+// (SEARCH_WORDS ints a vertex), filled here.
 #define SEARCH_WORDS 6
+
+template <bool SHARED>
+__device__ __forceinline__ void meet(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets,
+                                     const int *RESTRICT up_heads, const int *RESTRICT up_weights,
+                                     const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+                                     const int *RESTRICT down_weights, const int *RESTRICT sources,
+                                     const int *RESTRICT targets, int *base, int *out, int *steps) {
+  __shared__ int reached[2];
+  __shared__ int best;
+  const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
+  int *dist[2] = {base, base + n}, *due[2] = {base + 2 * (size_t)n, base + 3 * (size_t)n};
+  int *list[2] = {base + 4 * (size_t)n, base + 5 * (size_t)n};
+  if (SHARED)
+    for (int i = tid; i < 4 * n; i += T) base[i] = i < 2 * n ? INF : 0;
+  if (tid == 0) best = INF;
+  if (SHARED) __syncthreads();
+  const int rounds = search<SHARED, SHARED>(2, new_of[sources[instance]], new_of[targets[instance]], dist[0], dist[1],
+                                            due[0], due[1], list[0], list[1], reached, up_offsets, up_heads,
+                                            up_weights, down_offsets, down_tails, down_weights);
+  int mine = INF;
+  for (int i = tid; i < reached[0]; i += T) {
+    const int u = list[0][i], f = read<SHARED>(&dist[0][u]), b = read<SHARED>(&dist[1][u]);
+    if (b != INF && (long long)f + b < mine) mine = f + b;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) mine = min(mine, __shfl_down_sync(0xffffffffu, mine, offset));
+  if ((tid & 31) == 0) atomicMin(&best, mine);
+  __syncthreads();
+  if (!SHARED)
+    for (int side = 0; side < 2; ++side)
+      for (int i = tid; i < reached[side]; i += T) {
+        const int u = list[side][i];
+        dist[side][u] = INF;
+        due[side][u] = 0;
+      }
+  if (tid == 0) {
+    out[(size_t)instance * n + targets[instance]] = best;
+    steps[instance] = rounds;
+  }
+}
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
 phast_target(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
              const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
              const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
              int *search_words, int *out, int *steps) {
-  __shared__ int reached[2];
-  __shared__ int best;
-  const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
-  int *base = search_words + (size_t)instance * SEARCH_WORDS * n;
-  int *dist[2] = {base, base + n}, *due[2] = {base + 2 * (size_t)n, base + 3 * (size_t)n};
-  int *list[2] = {base + 4 * (size_t)n, base + 5 * (size_t)n};
-  if (tid == 0) best = INF;
-  const int rounds = search<false>(2, new_of[sources[instance]], new_of[targets[instance]], dist[0], dist[1], due[0],
-                                   due[1], list[0], list[1], reached, up_offsets, up_heads, up_weights, down_offsets,
-                                   down_tails, down_weights);
-  int mine = INF;
-  for (int i = tid; i < reached[0]; i += T) {
-    const int u = list[0][i], f = __ldcg(&dist[0][u]), b = __ldcg(&dist[1][u]);
-    if (b != INF && (long long)f + b < mine) mine = f + b;
-  }
-  for (int offset = 16; offset > 0; offset >>= 1) mine = min(mine, __shfl_down_sync(0xffffffffu, mine, offset));
-  if ((tid & 31) == 0) atomicMin(&best, mine);
-  __syncthreads();
-  for (int i = tid; i < reached[0]; i += T) {
-    const int u = list[0][i];
-    dist[0][u] = INF;
-    due[0][u] = 0;
-  }
-  for (int i = tid; i < reached[1]; i += T) {
-    const int u = list[1][i];
-    dist[1][u] = INF;
-    due[1][u] = 0;
-  }
-  if (tid == 0) {
-    out[(size_t)instance * n + targets[instance]] = best;
-    steps[instance] = rounds;
-  }
+  meet<false>(n, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights, sources, targets,
+              search_words + (size_t)blockIdx.y * SEARCH_WORDS * n, out, steps);
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 1)
+phast_target_shared(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
+                    const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+                    const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
+                    int *search_words, int *out, int *steps) {
+  extern __shared__ __align__(16) int shared_search[];
+  meet<true>(n, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights, sources, targets,
+             shared_search, out, steps);
 }
 
 // One level below the block's (new ids lo..hi) over the whole GPU, every instance (blockIdx.y) at once.

@@ -80,7 +80,8 @@ class Phast(Algorithm):
     staged_bytes = STAGED_BYTES
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
-        return {"sweep": ("phast_global", "phast_shared", "phast_target"),
+        return {"sweep": ("phast_global", "phast_shared", "phast_global_levels", "phast_shared_levels", "phast_target",
+                          "phast_target_shared"),
                 "pull": ("pull_level", "scatter_out")}
 
     def canonical(self, config: LaunchConfig) -> LaunchConfig:

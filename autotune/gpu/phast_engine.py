@@ -119,7 +119,9 @@ class PhastSolver(Solver):
         sweep, pull = config.kernel("sweep"), config.kernel("pull")
         with self.launch_errors(config):
             workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
-            function = launchable(self.algorithm.name, "phast_shared" if shared else "phast_global", sweep, "sweep")
+            name = ("phast_shared" if shared else "phast_global") + \
+                ("" if config.param("upward", SEARCH) == SEARCH else "_levels")
+            function = launchable(self.algorithm.name, name, sweep, "sweep")
             staged = SHARED_ARCS.index(config.param("shared_arcs", NONE)) if shared else 0
             # the distances, and where staged the downward arcs (offsets, tails, weights), each from 16 bytes
             quad = [-(-count // 4) * 4 for count in (n, n + 1, len(h.down_tails), len(h.down_tails))]
@@ -127,11 +129,10 @@ class PhastSolver(Solver):
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
-            search = np.int32(config.param("upward", SEARCH) == SEARCH)
             warps = np.int32(config.param("warp_levels", ON) == ON)
-            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPiiiPPPP", [(
+            launches = [("sweep", PackedLaunch(function, (1, ck), sweep.block_size, "iiiPPPPPPPPPPPiiPPPP", [(
                 np.int32(n), np.int32(h.levels), np.int32(down), *(a[k] for k in ARRAYS), workspace.sources,
-                search, np.int32(staged), warps, workspace.work, workspace.dist, workspace.out, workspace.steps)],
+                np.int32(staged), warps, workspace.work, workspace.dist, workspace.out, workspace.steps)],
                 shared_bytes))]
             if down < h.levels:
                 pull_level = launchable(self.algorithm.name, "pull_level", pull, "pull")
@@ -164,8 +165,10 @@ class PhastSolver(Solver):
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
         """Each instance's source-target query: `kernels/phast.cu`'s `phast_target`, one launch of
-        the sweep's block size (`distances` and `gpu_levels` do not apply). Only the targets'
-        distances are written; a target of -1 (none) makes it a full solve. The steps are rounds.
+        the sweep's block size; with `distances` shared, `phast_target_shared` where the searches
+        fit the block's shared memory (`gpu_levels` and `shared_arcs` do not apply). Only the
+        targets' distances are written; a target of -1 (none) makes it a full solve. The steps are
+        rounds.
 
         Raises:
             LaunchRejected: as `solve`.
@@ -180,14 +183,20 @@ class PhastSolver(Solver):
         sweep = config.kernel("sweep")
         with self.launch_errors(config):
             workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
-            if self._searches is None or self._searches.capacity < ck:
+            shared_bytes = 4 * SEARCH_WORDS * n
+            shared = config.param("distances") == SHARED and self._fits(shared_bytes, "phast_target_shared", sweep)
+            if not shared and (self._searches is None or self._searches.capacity < ck):
                 self._free_searches()
                 self._searches = Searches(ck, n)
-            function = launchable(self.algorithm.name, "phast_target", sweep, "sweep")
+            function = launchable(self.algorithm.name, "phast_target_shared" if shared else "phast_target", sweep,
+                                  "sweep")
+            if shared:
+                self._opt_in(function, shared_bytes, config)
             a = self.arrays
             run = PackedLaunch(function, (1, ck), sweep.block_size, "iPPPPPPPPPPPP", [(
                 np.int32(n), a["new_of"], *(a[k] for k in ARRAYS[3:9]), workspace.sources, workspace.targets,
-                self._searches.search, workspace.out, workspace.steps)])
+                workspace.out if shared else self._searches.search, workspace.out, workspace.steps)],
+                shared_bytes if shared else 0)
         cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
         cuda.memcpy_htod(workspace.targets, np.asarray(targets, dtype=np.int32))
         launch = Launcher(self, False)
@@ -203,6 +212,13 @@ class PhastSolver(Solver):
         steps = np.empty(ck, dtype=np.int32)
         cuda.memcpy_dtoh(steps, workspace.steps)
         return SolveResult.timed(span, launch, rows, steps, {})
+
+    def _fits(self, shared_bytes: int, function_name: str, launch) -> bool:
+        """Whether `shared_bytes` of dynamic shared memory fit beside the function's own."""
+        cuda = self.cuda
+        function = launchable(self.algorithm.name, function_name, launch)
+        limit = cuda.Context.get_device().get_attribute(cuda.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        return shared_bytes + function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES) <= limit
 
     def _free_searches(self) -> None:
         if self._searches is not None:
