@@ -11,11 +11,16 @@ Batch end:
 
 One query:
 1. Distances: in the block's shared memory where the graph's n ints fit what one block may take
-   (`max_shared_memory_per_block`, less the level starts' `Phast.staged_bytes`), else in global memory.
+   (`max_shared_memory_per_block`, less the kernel's own `Phast.staged_bytes`), else in global memory.
+   With shared distances, the downward arcs there too (`shared_arcs` down) where they fit beside
+   them, priced at `down_arcs_per_arc` arcs of the hierarchy per arc of the graph.
 2. GPU-wide levels: off with shared distances, else `gpu_levels` (a level of more vertices, and
    every level below it, is swept by the whole GPU).
 3. Block sizes: `block_size` for the sweep, `pull_block_size` for the GPU-wide levels. CK 1, L1
    default.
+
+Both ends: the upward phase by search (`upward`), small levels a warp a vertex (`warp_levels` on):
+the faster on every graph of run Y's A/B (docs/notes/kernels.md).
 
 Example::
 
@@ -42,7 +47,8 @@ from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.rules import Decision
 
 DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 256,
-            "batch_gpu_levels": 16384}
+            "batch_gpu_levels": 16384, "down_arcs_per_arc": 1.3}
+BOTH_ENDS = {"upward": "search", "warp_levels": "on"}
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
@@ -59,9 +65,17 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
                  Decision("sweep.block_size", sweep, "phast batch 3", f"batch_block_size {sweep}"),
                  Decision("pull.block_size", pull, "phast batch 3", f"pull_block_size {pull}"))
     kernels = {"sweep": KernelLaunch(sweep, CacheState.DEFAULT), "pull": KernelLaunch(pull, CacheState.DEFAULT)}
-    params = {"distances": "global", "gpu_levels": levels}
+    decisions += both_ends()
+    params = {"distances": "global", "gpu_levels": levels, "shared_arcs": "none", **BOTH_ENDS}
     config = algorithm.canonical(LaunchConfig(ck, kernels, algorithm.name, params))
     return DeltaPrediction(config, classes, device, decisions, constants, model="phast-rules")
+
+
+def both_ends() -> tuple[Decision, ...]:
+    """The decisions that are the same at one query and at the batch end."""
+    return (Decision("upward", BOTH_ENDS["upward"], "phast both", "rounds of a search over the vertices reached"),
+            Decision("warp_levels", BOTH_ENDS["warp_levels"], "phast both", "a level of a vertex a warp or fewer: "
+                     "a warp a vertex"))
 
 
 def one_query(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
@@ -74,7 +88,13 @@ def one_query(features: GraphFeatures | GraphClasses, device: DeviceProfile, cha
     shared = need <= room
     distances = "shared" if shared else "global"
     decisions = [Decision("distances", distances, "phast 1", f"{graph.n_vertices} distances take {need} bytes; "
-                          f"a block may have {room} beside its level starts")]
+                          f"a block may have {room} beside its own")]
+    arcs = int(constants["down_arcs_per_arc"] * graph.n_edges)
+    staged = need + 4 * (graph.n_vertices + 1) + 8 * arcs
+    shared_arcs = "down" if shared and staged <= room else "none"
+    decisions.append(Decision("shared_arcs", shared_arcs, "phast 1", f"the distances and about {arcs} downward arcs "
+                              f"({constants['down_arcs_per_arc']} an arc) take {staged} bytes of {room}")
+                     if shared else Decision("shared_arcs", shared_arcs, "phast 1", "distances in global memory"))
     gpu_levels: Any = "off" if shared else int(constants["gpu_levels"])
     decisions.append(Decision("gpu_levels", gpu_levels, "phast 2", "every level on the block (shared distances)"
                               if shared else f"gpu_levels {gpu_levels}"))
@@ -82,6 +102,7 @@ def one_query(features: GraphFeatures | GraphClasses, device: DeviceProfile, cha
     decisions.append(Decision("sweep.block_size", sweep, "phast 3", f"block_size {sweep}"))
     decisions.append(Decision("pull.block_size", pull, "phast 3", f"pull_block_size {pull}"))
     kernels = {"sweep": KernelLaunch(sweep, CacheState.DEFAULT), "pull": KernelLaunch(pull, CacheState.DEFAULT)}
-    params = {"distances": distances, "gpu_levels": gpu_levels}
+    decisions += both_ends()
+    params = {"distances": distances, "gpu_levels": gpu_levels, "shared_arcs": shared_arcs, **BOTH_ENDS}
     config = algorithm.canonical(LaunchConfig(1, kernels, algorithm.name, params))
     return DeltaPrediction(config, classes, device, tuple(decisions), constants, model="phast-rules")
