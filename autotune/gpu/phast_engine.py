@@ -1,11 +1,13 @@
 """The engine of PHAST (`kernels/phast.cu`): the graph's contraction hierarchy (kept on disk,
-`autotune.hierarchy.store`) uploaded once, then per solve one launch of the level sweeps, a block
-per instance (`phast_global`, or `phast_shared` with the distances in shared memory), and, where
+`autotune.hierarchy.store`) uploaded once, then per solve one launch of the sweep, a block per
+instance (`phast_global`, or `phast_shared` with the distances in shared memory; `_levels` where
+the upward phase steps through the levels instead of searching), and, where
 the configuration sends the big bottom levels to the whole GPU (`gpu_levels`), a `pull_level`
 launch for each of them and a `scatter_out` that writes the distances by the graph's ids. A
 source-target query (`solve_to`) is one launch of `phast_target`: the two upward searches of a
 contraction hierarchy's query over the vertices they reach (their own workspace, `Searches`, filled
-once and left clean by every launch), which write the target's distance alone.
+once and left clean by every launch; `phast_target_shared` keeps them in shared memory), which
+write the target's distance alone.
 
 No block waits for another, so no residency check is needed. A graph that gets no hierarchy (hubs,
 or shortcuts past the contraction's bound) has every configuration refused (INVALID), with why.
@@ -44,6 +46,16 @@ def block_levels(level_start: np.ndarray, gpu_levels: int | str) -> int:
     sizes = np.diff(level_start)
     over = np.flatnonzero(sizes > int(gpu_levels)) if gpu_levels != OFF else []
     return int(over[0]) if len(over) else len(sizes)
+
+
+def quads(count: int) -> int:
+    """`count` ints rounded up to a multiple of 4 (16 bytes: phast.cu's `quad`).
+
+    Example:
+        >>> quads(5), quads(8)
+        (8, 8)
+    """
+    return -(-count // 4) * 4
 
 
 class Workspace(DeviceArrays):
@@ -124,8 +136,8 @@ class PhastSolver(Solver):
             function = launchable(self.algorithm.name, name, sweep, "sweep")
             staged = SHARED_ARCS.index(config.param("shared_arcs", NONE)) if shared else 0
             # the distances, and where staged the downward arcs (offsets, tails, weights), each from 16 bytes
-            quad = [-(-count // 4) * 4 for count in (n, n + 1, len(h.down_tails), len(h.down_tails))]
-            shared_bytes = (4 * sum(quad) if staged else 4 * n) if shared else 0
+            shared_bytes = 0 if not shared else 4 * n if not staged else \
+                4 * (quads(n) + quads(n + 1) + 2 * quads(len(h.down_tails)))
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
@@ -193,10 +205,10 @@ class PhastSolver(Solver):
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
+            searches = workspace.out if shared else self._searches.search  # (the shared kernel reads none)
             run = PackedLaunch(function, (1, ck), sweep.block_size, "iPPPPPPPPPPPP", [(
                 np.int32(n), a["new_of"], *(a[k] for k in ARRAYS[3:9]), workspace.sources, workspace.targets,
-                workspace.out if shared else self._searches.search, workspace.out, workspace.steps)],
-                shared_bytes if shared else 0)
+                searches, workspace.out, workspace.steps)], shared_bytes if shared else 0)
         cuda.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
         cuda.memcpy_htod(workspace.targets, np.asarray(targets, dtype=np.int32))
         launch = Launcher(self, False)
