@@ -2,9 +2,11 @@
 each class of graphs out, on the shipped table (`tables/h100.json`).
 
 For every class of the table's graphs (`data.graph_class`: road, mesh, geometric, social, rmat,
-random, and the real-graph suite's classes once swept), the tree is fitted on the other classes'
-curve winners (`autotune.model.choice.table_samples`, the graphs' depths from `benchmarks/data/shapes.json`) and picks,
-for each graph of the class and
+random, and the real-graph suite's classes once swept), the model is fitted on the other classes'
+curve winners (`autotune.model.choice.fit_admitted`: the conditional algorithms that won wherever
+measured, PHAST, and the tree on the other entries, the graphs' depths from
+`benchmarks/data/shapes.json`) and picks, for each graph of the class (admitting what its entry
+measured: PHAST where its hierarchy was kept) and
 K = 1, 16 and 1,024 sources at once, the algorithm to run; that is compared with the algorithm of
 the point `Table.lookup(queries=K)` hands out (the fastest curve point with CK <= K). A wrong pick
 is priced at the batch end only (K = 1,024: the table's best of each algorithm, `by_algorithm`; an
@@ -37,12 +39,18 @@ def winner(entry: dict[str, Any], queries: int) -> dict[str, Any] | None:
     return min(points, key=lambda p: p["ms_per_sssp"], default=None)
 
 
+def admitted_by(entry: dict[str, Any]) -> frozenset[str]:
+    """The algorithms the entry's graph admitted when it was swept: those it measured (PHAST was
+    swept where the graph's hierarchy was kept)."""
+    return frozenset(entry.get("by_algorithm") or ())
+
+
 def class_rows(entries: list[dict[str, Any]], left_out: str, depths: dict[str, float]) -> list[dict[str, Any]]:
     from autotune.cli.predict_auto import servable
-    from autotune.model.choice import entry_features, fit, table_samples
+    from autotune.model.choice import entry_features, fit_admitted
 
     others = [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]
-    model = fit(table_samples({"entries": others}, depths), {})
+    model = fit_admitted({"entries": others}, depths)
     rows = []
     for entry in entries:
         graph = entry["graph"]
@@ -53,7 +61,7 @@ def class_rows(entries: list[dict[str, Any]], left_out: str, depths: dict[str, f
             best = winner(entry, k)
             if best is None:
                 continue
-            chosen = servable(model.predict(features, k)[0], k, graph.get("max_degree"))
+            chosen = servable(model.predict(features, k, admitted_by(entry))[0], k, graph.get("max_degree"))
             measured = best["config"]["algorithm"]
             slowdown = 0.0 if chosen == measured else None
             if chosen != measured and k == max(QUERIES):

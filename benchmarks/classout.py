@@ -1,7 +1,8 @@
 """Suite `classout` (one GPU): issue 28's validation by class, priced on the GPU.
 
 For each graph (default: every graph of the shipped table), its class (`data.graph_class`) is
-left out of the choice model's fit (`autotune.model.choice`, on the table's other classes); then,
+left out of the choice model's fit (`autotune.model.choice.fit_admitted`, on the table's other classes; the graph
+admitting what its entry measured, as `benchmarks.choice.admitted_by`); then,
 as `autotune predict --algorithm auto --queries K` does, the tree picks the algorithm for K = 1
 and K = 1,024 and that algorithm's shipped model predicts its configuration. The prediction is
 timed on the GPU against the table's answer for K (`Table.lookup(queries=K)`: the best its sweep
@@ -167,14 +168,13 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
                ) -> list[dict[str, Any]]:
     from autotune.cli.predict_auto import predicted, servable
     from autotune.model import delta_latency
-    from autotune.model.choice import fit, measured_features, table_samples
+    from autotune.model.choice import fit_admitted, measured_features
     from autotune.model.features import GraphFeatures
+    from benchmarks.choice import admitted_by
 
     left_out = data.graph_class(name)
     kept = {"entries": [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]}
-    samples = table_samples(kept, {graph: shape["hop_depth"] for graph, shape in shapes().items()
-                                   if shape.get("hop_depth") is not None})
-    if not samples:
+    if not kept["entries"]:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
     batch = delta_without(left_out)
     unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
@@ -182,14 +182,16 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     prices, bins = ({graph: found for graph, found in priced.items() if data.graph_class(graph) != left_out}
                     for priced in latency_prices())
     latency = delta_latency.fit(winners, unit, prices, bins) if winners else None  # no Delta winner: its batch rules
-    model = fit(samples, {})
+    model = fit_admitted(kept, {graph: shape["hop_depth"] for graph, shape in shapes().items()
+                                if shape.get("hop_depth") is not None})
+    admits = next((admitted_by(e) for e in entries if e["graph"]["name"] == name), frozenset())
     profile = profile_of(str(gpu["name"]))
     rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
         features = GraphFeatures.from_graph(graph)
         tree_features, width = measured_features(graph)  # the depth the tree reads, the width the rules read
         for k in QUERIES:
-            chosen = servable(model.predict(tree_features, k)[0], k, features.max_degree)
+            chosen = servable(model.predict(tree_features, k, admits)[0], k, features.max_degree)
             config, _ = predicted(chosen, features, profile, "auto", k, latency, width,
                                   batch if chosen == "delta" else None)
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config

@@ -50,6 +50,8 @@ class Algorithm:
             the work-efficient first, so that its best prunes the others' hopeless trials.
         in_auto: whether `--algorithm auto` tunes it (an experimental kernel that loses everywhere
             measured is tuned only when named, so that it takes no share of a sweep's budget).
+        conditional: whether `admits` depends on something kept per graph (PHAST's hierarchy):
+            the choice model may then learn to pick it wherever a graph admits it.
         bytes_per_vertex, bytes_per_instance: the GPU workspace one concurrent instance takes (its
             engine allocates CK x (bytes_per_vertex x n + bytes_per_instance)); see `instances_that_fit`.
         reads_level_width: whether its model's rules read the graph's level width
@@ -68,6 +70,7 @@ class Algorithm:
     thesis: bool = False
     auto_rank: int = 1
     in_auto: bool = True
+    conditional: bool = False
     bytes_per_vertex: int = 0
     bytes_per_instance: int = 0
     reads_level_width: bool = False

@@ -73,6 +73,7 @@ class Phast(Algorithm):
     engine = "autotune.gpu.phast_engine:PhastSolver"
     characterization_file = "phast.toml"
     auto_rank = 0  # work-efficient where it applies: its ends first, with the larger share of a budget
+    conditional = True  # admitted where the graph's hierarchy is kept
     # Building a hierarchy takes minutes of Python on a road network: auto tunes PHAST only where the
     # graph's hierarchy is kept already (`admits`); naming it builds one.
     bytes_per_vertex = 16  # distances by level and by the graph's ids, the search's due rounds and list

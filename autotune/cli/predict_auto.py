@@ -35,6 +35,12 @@ def servable(name: str, queries: int, max_degree: int | None = None) -> str:
     return next(a.name for a in ranked if serves(a))
 
 
+def admitted_on(graph: CSRGraph) -> frozenset[str]:
+    """The conditional algorithms (`Algorithm.conditional`) that admit `graph` now (PHAST where its
+    hierarchy is kept)."""
+    return frozenset(a.name for a in algorithms.all_algorithms() if a.conditional and a.admits(graph) is None)
+
+
 def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, queries: int | None
                       ) -> tuple[Any, list[Any]]:
     """A fitted model's configuration and decisions for a graph (for K sources when given)."""
@@ -97,7 +103,7 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[C
     for csr in graphs:
         graph = GraphFeatures.from_graph(csr)
         features, width = measured_features(csr)  # the depth the tree reads, the level width the rules read
-        chosen, path = chooser.predict(features, queries)
+        chosen, path = chooser.predict(features, queries, admitted_on(csr))
         name = servable(chosen, queries, graph.max_degree)
         config, decisions = predicted(name, graph, device, args.model, args.queries, chooser.latency, width)
         reason = " and ".join(path) or "the tree's one leaf"
@@ -117,4 +123,4 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[C
     return 0
 
 
-__all__ = ["fitted_prediction", "predicted", "run_auto", "servable"]
+__all__ = ["admitted_on", "fitted_prediction", "predicted", "run_auto", "servable"]

@@ -9,6 +9,13 @@ the samples' Gini impurity most, at a midpoint between two neighbouring values),
 `MAX_DEPTH` deep, no leaf under `MIN_LEAF` samples; it is stored as TOML with the table it came
 from, so that `--explain` names every threshold and its origin.
 
+An algorithm that a graph admits only where something is kept for it (`Algorithm.conditional`:
+PHAST, where the graph's contraction hierarchy is) and that won every curve point of every table
+entry measuring it is picked wherever a graph admits it (`ChoiceModel.admitted`); the tree is fitted
+on the other entries. With mean degree, skew and depth alone, the tree took PHAST's graphs for
+sparse random ones and back (suite `choice` at 63ecdec: the power grids and rgg, and the random
+graphs of degree 2, each when its class was left out).
+
 Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `depth_ratio` (the
 graph's breadth-first depth from sampled sources, `GraphShape.hop_depth`, over log2 of its
 vertices: a road network, a mesh or a power grid is deep for its size, a sparse random or
@@ -36,9 +43,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.files import read_toml
@@ -48,6 +55,7 @@ from autotune.model.delta_latency import table_samples as latency_samples
 from autotune.model.latency_prices import read_bins_prices, read_prices
 
 FORMAT = "autotune.choice-model/1"
+ADMITTED = "admitted"  # the TOML table of `ChoiceModel.admitted`
 FEATURES = ("log2_vertices", "mean_degree", "degree_cv", "depth_ratio", "log2_queries")
 MAX_DEPTH = 3
 MIN_LEAF = 2
@@ -83,10 +91,16 @@ class ChoiceModel:
     nodes: tuple[Node, ...]
     fitted_on: Mapping[str, Any]
     latency: LatencyRules | None = None  # Delta-stepping's one-query rules, where fitted
+    admitted: Mapping[str, int] = field(default_factory=dict)  # picked where admitted: name -> graphs it won
 
-    def predict(self, graph: Mapping[str, float], queries: int) -> tuple[str, list[str]]:
-        """The algorithm for `queries` sources at once on a graph of these features, and the path
-        of tests that chose it (for `--explain`)."""
+    def predict(self, graph: Mapping[str, float], queries: int, admits: Collection[str] = ()
+                ) -> tuple[str, list[str]]:
+        """The algorithm for `queries` sources at once on a graph of these features that admits
+        the conditional algorithms `admits`, and the path of tests that chose it (for `--explain`)."""
+        for name, graphs in self.admitted.items():
+            if name in admits:
+                return name, [f"{name} admits the graph, and won every K of the {graphs} graphs of the table "
+                              "that admitted it"]
         values = {**{name: 0.0 for name in FEATURES}, **graph, "log2_queries": math.log2(max(queries, 1))}
         node, path = self.nodes[0], []
         while node.algorithm is None:
@@ -101,6 +115,8 @@ class ChoiceModel:
         lines += [f"{key} = {_toml_value(value)}" for key, value in self.fitted_on.items()]
         for node in self.nodes:
             lines += ["", "[[node]]"] + [f"{key} = {_toml_value(value)}" for key, value in node.to_json().items()]
+        if self.admitted:
+            lines += ["", f"[{ADMITTED}]"] + [f"{key} = {value}" for key, value in self.admitted.items()]
         if self.latency is not None:
             lines += ["", f"[{SECTION}]"] + [f"{key} = {_toml_value(value)}" for key, value in self.latency.to_json().items()]
         return "\n".join(lines) + "\n"
@@ -112,9 +128,9 @@ class ChoiceModel:
             raise InputError(f"{path}: not a choice model ({FORMAT}); fit one with autotune model fit-choice")
         try:
             nodes = tuple(Node(**node) for node in data["node"])
-            fitted_on = {k: v for k, v in data.items() if k not in ("format", "node", SECTION)}
+            fitted_on = {k: v for k, v in data.items() if k not in ("format", "node", SECTION, ADMITTED)}
             latency = LatencyRules.from_json(data[SECTION]) if SECTION in data else None
-            model = cls(nodes, fitted_on, latency)
+            model = cls(nodes, fitted_on, latency, {str(k): int(v) for k, v in data.get(ADMITTED, {}).items()})
             _check(model, str(path))
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f"{path}: a malformed choice model ({error})") from None
@@ -183,22 +199,55 @@ def shape_depths(shapes: str | Path) -> dict[str, float]:
             if shape.get("hop_depth") is not None}
 
 
+def curve_winners(entry: Mapping[str, Any]) -> list[tuple[int, Mapping[str, Any]]]:
+    """A table entry's (K, its fastest curve point with CK <= K) for each power-of-two K up to its
+    largest CK (the point `Table.lookup(queries=K)` hands out)."""
+    curve = [p for p in entry.get("curve") or () if p.get("ms_per_sssp") is not None]
+    if not curve:
+        return []
+    largest = max(p["config"]["concurrent_kernels"] for p in curve)
+    found = []
+    for k in (2**i for i in range(int(math.log2(largest)) + 1)):
+        best = min((p for p in curve if p["config"]["concurrent_kernels"] <= k), key=lambda p: p["ms_per_sssp"],
+                   default=None)
+        if best is not None:
+            found.append((k, best))
+    return found
+
+
+def admitted_winners(table: Mapping[str, Any]) -> dict[str, int]:
+    """The conditional algorithms (`Algorithm.conditional`) measured on at least `MIN_LEAF` of the
+    table's entries that won every K of each (`curve_winners`): name -> those entries."""
+    from autotune import algorithms
+
+    found = {}
+    for entry in (a for a in algorithms.all_algorithms() if a.conditional):
+        measured = [e for e in table.get("entries", ()) if entry.name in (e.get("by_algorithm") or {})
+                    and curve_winners(e)]
+        if len(measured) >= MIN_LEAF and all(p["config"]["algorithm"] == entry.name
+                                              for e in measured for _, p in curve_winners(e)):
+            found[entry.name] = len(measured)
+    return found
+
+
+def without_admitted(table: Mapping[str, Any], admitted: Collection[str]) -> dict[str, Any]:
+    """The table less the entries that measured an algorithm of `admitted` (the tree's table)."""
+    return {**table, "entries": [e for e in table.get("entries", ())
+                                 if not set(admitted) & set(e.get("by_algorithm") or ())]}
+
+
 def table_samples(table: Mapping[str, Any], depths: Mapping[str, float] | None = None) -> list[Sample]:
     """The samples a table gives: per entry with a curve, per power-of-two K up to its largest CK,
     the algorithm of its fastest curve point with CK <= K, and at the largest CK the algorithms
     whose best (`by_algorithm`) is within `NEAR` of it; the graphs' depths from `depths`."""
     samples: list[Sample] = []
     for entry in table.get("entries", ()):
-        curve = [p for p in entry.get("curve") or () if p.get("ms_per_sssp") is not None]
-        if not curve:
+        winners = curve_winners(entry)
+        if not winners:
             continue
         features = entry_features(entry, depths)
-        largest = max(p["config"]["concurrent_kernels"] for p in curve)
-        for k in (2**i for i in range(int(math.log2(largest)) + 1)):
-            best = min((p for p in curve if p["config"]["concurrent_kernels"] <= k), key=lambda p: p["ms_per_sssp"],
-                       default=None)
-            if best is None:
-                continue
+        largest = winners[-1][0]
+        for k, best in winners:
             winner = best["config"]["algorithm"]
             near = {name for name, point in (entry.get("by_algorithm") or {}).items()
                     if k == largest and isinstance(point, Mapping) and point.get("ms_per_sssp") is not None
@@ -248,10 +297,11 @@ def _best_split(rows: list[Row]) -> tuple[str, float] | None:
     return found
 
 
-def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any], latency: LatencyRules | None = None) -> ChoiceModel:
+def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any], latency: LatencyRules | None = None,
+        admitted: Mapping[str, int] | None = None) -> ChoiceModel:
     """Grow the tree on `samples` (greedy, Gini of each algorithm's share, `MAX_DEPTH`, `MIN_LEAF`; a
-    leaf names the algorithm of the largest share); `latency`, Delta-stepping's one-query rules,
-    goes with it."""
+    leaf names the algorithm of the largest share); `latency`, Delta-stepping's one-query rules, and
+    `admitted` (`admitted_winners`), go with it."""
     if not samples:
         raise InputError("fit-choice: no measured curve points to fit on (a table of `autotune sweep`'s default curve)")
     nodes: list[Node | None] = []
@@ -274,7 +324,15 @@ def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any], latency: Latenc
     grow(_rows(samples), 0)
     model = ChoiceModel(tuple(n for n in nodes if n is not None), dict(fitted_on))
     right = sum(model.predict(sample[0], sample[1])[0] == sample[2] for sample in samples)
-    return ChoiceModel(model.nodes, {**fitted_on, "samples": len(samples), "agreeing": right}, latency)
+    return ChoiceModel(model.nodes, {**fitted_on, "samples": len(samples), "agreeing": right}, latency,
+                       dict(admitted or {}))
+
+
+def fit_admitted(table: Mapping[str, Any], depths: Mapping[str, float] | None = None,
+                 fitted_on: Mapping[str, Any] | None = None, latency: LatencyRules | None = None) -> ChoiceModel:
+    """The model of a table: its admitted winners, and the tree on its other entries."""
+    admitted = admitted_winners(table)
+    return fit(table_samples(without_admitted(table, admitted), depths), fitted_on or {}, latency, admitted)
 
 
 def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: Sequence[str | Path] = ()
@@ -301,14 +359,13 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
     device = table.get("device") or {}
     graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
     depths = shape_depths(shapes) if shapes is not None else None
-    return fit(table_samples(table, depths), {"table": str(path), "table_sha256": file_digest(path),
-                                      "device": str(device.get("name", "")),
-                                      "compute_capability": str(device.get("compute_capability", "")),
-                                      "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),
-                                      **({"shapes": str(shapes)} if shapes is not None else {}),
-                                      **({"latency_rows": ", ".join(f"{row} ({file_digest(row)})" for row in latency_rows)}
-                                         if latency_rows else {})},
-               latency)
+    fitted_on = {"table": str(path), "table_sha256": file_digest(path), "device": str(device.get("name", "")),
+                 "compute_capability": str(device.get("compute_capability", "")),
+                 "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),
+                 **({"shapes": str(shapes)} if shapes is not None else {}),
+                 **({"latency_rows": ", ".join(f"{row} ({file_digest(row)})" for row in latency_rows)}
+                    if latency_rows else {})}
+    return fit_admitted(table, depths, fitted_on, latency)
 
 
 def shipped_choice(device: Any) -> ChoiceModel | None:

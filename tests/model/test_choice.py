@@ -10,7 +10,8 @@ import pytest
 from autotune.cli import main
 from autotune.errors import InputError
 from autotune.graphs import load_graph
-from autotune.model.choice import ChoiceModel, fit, fit_table, graph_features, table_samples
+from autotune.model.choice import (ChoiceModel, admitted_winners, fit, fit_admitted, fit_table, graph_features,
+                                   table_samples, without_admitted)
 from autotune.model.shape import graph_shape
 from autotune.tables import read_table, schema
 
@@ -139,3 +140,25 @@ def test_fit_choice_refuses_latency_rows_without_shapes_in_one_line(tmp_path, ca
                  "-o", str(tmp_path / "c.toml")]) == 2
     assert capsys.readouterr().err.strip() == "autotune: fit-choice: --latency-rows prices the one-query rules, which need --shapes"
     assert not (tmp_path / "c.toml").exists()
+
+
+def test_a_conditional_algorithm_that_won_wherever_measured_is_picked_where_admitted(tmp_path):
+    # phast measured (admitted) on three sparse graphs and the winner at every K there; on a fourth
+    # graph it lost K = 16: not on all of its graphs, so no rule
+    roads = [{**_entry(f"road{i}", 20_000 * (i + 1), 2.5, [_point("phast", 1, 0.1), _point("phast", 16, 0.01)]),
+              "by_algorithm": {"phast": _point("phast", 16, 0.01), "delta": _point("delta", 16, 0.02)}}
+             for i in range(3)]
+    table = {**TABLE, "entries": TABLE["entries"] + roads}
+    assert admitted_winners(table) == {"phast": 3}
+    model = fit_admitted(table)
+    assert model.admitted == {"phast": 3}
+    sparse = graph_features(20_000, 2.5, 0.5)
+    assert model.predict(sparse, 1, {"phast"})[0] == "phast"
+    assert model.predict(sparse, 1)[0] == "delta"  # not admitted: the tree, fitted on the other entries
+    assert all(winner != "phast" for _, _, winner in table_samples(without_admitted(table, {"phast"})))
+    path = tmp_path / "choice.toml"
+    path.write_text(model.to_toml())
+    assert ChoiceModel.from_toml(path).admitted == {"phast": 3}
+    lost = {**roads[0], "curve": [_point("phast", 1, 0.1), _point("delta", 16, 0.001)]}
+    assert admitted_winners({**table, "entries": table["entries"] + [lost]}) == {}
+    assert admitted_winners({"entries": roads[:1]}) == {}  # one graph is too few
