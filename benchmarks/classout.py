@@ -33,7 +33,7 @@ from autotune.files import read_json
 from benchmarks import data
 from benchmarks.answers import ms_text, timed_against
 from benchmarks.shapes import SHAPES_FILE
-from benchmarks.results import Results, command_line, commit, graph_by_graph, host, now
+from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, now
 
 SAMPLE = 32
 QUERIES = (1, 1024)
@@ -196,7 +196,8 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
                                   batch if chosen == "delta" else None)
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, config, best, sources, expected, rounds)
-            rows.append({"graph": name, "class": left_out, "queries": k, "predicted": config.to_json(),
+            rows.append({"graph": name, "commit": commit(), "class": left_out, "queries": k,
+                         "predicted": config.to_json(),
                          "latency_rules": None if latency is None else latency.to_json(),
                          "delta_constants": dict(batch.model),
                          "best": best.to_json(), "predicted_timing": timing, "best_timing": against,
@@ -242,6 +243,10 @@ def summarize(rows: Sequence[dict[str, Any]], transferred: bool = False) -> dict
 
 
 def results_of(rows: list[dict[str, Any]], gpu: dict[str, Any], path: Any, args: argparse.Namespace) -> Results:
+    """The rows measured, and an earlier run's of the other graphs (each naming its commit: a suite
+    run a few graphs at a time, as a GPU call can carry them, keeps them all)."""
+    done = {r["graph"] for r in rows}
+    rows = [*rows, *(r for r in earlier_rows("classout", args.results, gpu.get("name")) if r["graph"] not in done)]
     return Results("classout", gpu, command_line(), commit(), now(), host(),
                    {"table": data.shown(path), "graphs": args.classout_graphs or "the table's", "rounds": args.classout_rounds,
                     "fitted_on": args.classout_fit_table or data.shown(path)},
@@ -262,16 +267,19 @@ def render(found: Sequence[Results]) -> list[str]:
                      "refitted without the class)." if shipped else "")
         fit = (f", the choice and one-query rules fitted on `{fitted_on}`, whose target is within 15% on 80% of the "
                "real graphs" if fitted_on != results.parameters["table"] else "")
-        lines += [f"{results.gpu_name}, against `{results.parameters['table']}`{fit} (`{results.command}`, "
-                  f"{results.date[:10]}, commit {results.commit}): {counts}.{constants}", "",
-                  "| graph | class left out | K | predicted | ms per SSSP | table's best | ms per SSSP | slowdown |",
-                  "|---|---|---:|---|---:|---|---:|---:|"]
+        lines += [f"{results.gpu_name}, against `{results.parameters['table']}`{fit} (the last run: `{results.command}`, "
+                  f"{results.date[:10]}, commit {results.commit}; each row names the commit that measured it): "
+                  f"{counts}.{constants}", "",
+                  "| graph | class left out | K | predicted | ms per SSSP | table's best | ms per SSSP | slowdown | commit |",
+                  "|---|---|---:|---|---:|---|---:|---:|---|"]
         for r in results.measurements:
+            measured_at = r.get("commit", results.commit)
             if "error" in r:
-                lines.append(f"| {r['graph']} | {r['class']} | | {r['error']} | | | | |")
+                lines.append(f"| {r['graph']} | {r['class']} | | {r['error']} | | | | | {measured_at} |")
                 continue
             slow = "-" if r["slowdown"] is None else f"{100 * r['slowdown']:+.0f}%"
             lines.append(f"| {r['graph']} | {r['class']} | {r['queries']} | {r['predicted']['algorithm']} | "
-                         f"{ms_text(r['predicted_timing'])} | {r['best']['algorithm']} | {ms_text(r['best_timing'])} | {slow} |")
+                         f"{ms_text(r['predicted_timing'])} | {r['best']['algorithm']} | {ms_text(r['best_timing'])} | "
+                         f"{slow} | {measured_at} |")
         lines.append("")
     return lines
