@@ -129,16 +129,23 @@ def test_graph_hierarchy_builds_once_and_refuses_hubs(tmp_path, monkeypatch, cap
     assert "no contraction hierarchy" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("queries", "block", "levels"), [(1, 1024, 1024), (1024, 256, 16384)])
-def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, queries, block, levels):
+@pytest.mark.parametrize(("queries", "block", "levels"), [(1, 1024, 1024), (1024, 384, 4096)])
+def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, monkeypatch, queries, block, levels):
+    from autotune import algorithms
     from autotune.cli import main
     from autotune.tables import read_table
 
-    out = tmp_path / "p.json"
-    for algorithm in ("phast", "auto"):
+    def predicted(algorithm):
+        out = tmp_path / "p.json"
         assert main(["predict", "--graph", f"{DATA}/usa-roads.gr.gz", "--algorithm", algorithm, "--queries",
                      str(queries), "--device", "hopper-h100", "-o", str(out)]) == 0
-        config = read_table(out)["entries"][0]["predicted"]["config"]
+        return read_table(out)["entries"][0]["predicted"]["config"]
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))  # no hierarchy kept: auto's tree
+    assert predicted("auto")["algorithm"] != "phast"
+    monkeypatch.setattr(type(algorithms.get("phast")), "admits", lambda self, graph: None)  # as if kept
+    for algorithm in ("phast", "auto"):
+        config = predicted(algorithm)
         assert config["algorithm"] == "phast" and config["kernels"]["sweep"]["block_size"] == block
         assert config["params"]["gpu_levels"] == levels and config["concurrent_kernels"] == min(queries, 1024)
     capsys.readouterr()

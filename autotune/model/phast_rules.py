@@ -6,8 +6,11 @@ trials of a search of one query, `Phast.latency_design`).
 
 Batch end:
 1. CK: the largest of the algorithm's (a block per instance).
-2. Distances in global memory; GPU-wide levels from `batch_gpu_levels` vertices.
-3. Block sizes: `batch_block_size` for the sweep, `pull_block_size` for the GPU-wide levels.
+2. Distances in shared memory where the graph's n ints fit a block's (as one query's rule 1), else in
+   global memory with GPU-wide levels from the domain's value nearest n / `batch_levels_divisor`
+   vertices (on a log scale).
+3. Block sizes: `batch_block_size_shared` or `batch_block_size` for the sweep, `pull_block_size` for
+   the GPU-wide levels.
 
 One query:
 1. Distances: in the block's shared memory where the graph's n ints fit what one block may take
@@ -30,13 +33,14 @@ Example::
     ...                       min_positive_weight=10, max_weight=2467)
     >>> batch = get("phast").predict(roads, load_device("hopper-h100")).config
     >>> batch.concurrent_kernels, batch.param("gpu_levels"), batch.kernel("sweep").block_size
-    (1024, 16384, 256)
+    (1024, 4096, 384)
     >>> one = one_query(roads, load_device("hopper-h100"), get("phast").characterization, get("phast")).config
     >>> one.concurrent_kernels, one.param("distances"), one.param("gpu_levels"), one.kernel("sweep").block_size
     (1, 'global', 1024, 1024)
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
@@ -46,8 +50,8 @@ from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.rules import Decision
 
-DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 256,
-            "batch_gpu_levels": 16384, "down_arcs_per_arc": 1.3}
+DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 384,
+            "batch_block_size_shared": 288, "batch_levels_divisor": 16, "down_arcs_per_arc": 1.3}
 BOTH_ENDS = {"upward": "search", "warp_levels": "on"}
 
 
@@ -56,17 +60,31 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     """PHAST's configuration of the batch end (the module's rules)."""
     classes = features if isinstance(features, GraphClasses) else classify(features, device)
     constants = constants_of(characterization, DEFAULTS)
+    graph = classes.features
     ck = max(algorithm.concurrent_kernels)
-    levels, sweep, pull = int(constants["batch_gpu_levels"]), int(constants["batch_block_size"]), \
-        int(constants["pull_block_size"])
+    need, room = 4 * graph.n_vertices, device.max_shared_memory_per_block - algorithm.staged_bytes
+    shared = need <= room
+    pull = int(constants["pull_block_size"])
+    sweep = int(constants["batch_block_size_shared" if shared else "batch_block_size"])
     decisions = (Decision("concurrent_kernels", ck, "phast batch 1", f"the largest of {algorithm.name}'s CK"),
-                 Decision("distances", "global", "phast batch 2", "every instance's in global memory"),
-                 Decision("gpu_levels", levels, "phast batch 2", f"batch_gpu_levels {levels}"),
-                 Decision("sweep.block_size", sweep, "phast batch 3", f"batch_block_size {sweep}"),
-                 Decision("pull.block_size", pull, "phast batch 3", f"pull_block_size {pull}"))
+                 Decision("distances", "shared" if shared else "global", "phast batch 2",
+                          f"{graph.n_vertices} distances take {need} bytes; a block may have {room} beside its own"))
+    levels: Any = "off"
+    if not shared:
+        divisor = float(constants["batch_levels_divisor"])
+        domain = [v for v in algorithm.parameter("gpu_levels").values if v != "off"]
+        levels = min(domain, key=lambda v: abs(math.log2(v) - math.log2(max(graph.n_vertices / divisor, 1.0))))
+        decisions += (Decision("gpu_levels", levels, "phast batch 2", f"the nearest of {domain} to "
+                               f"{graph.n_vertices} / batch_levels_divisor {divisor:g}"),)
+    else:
+        decisions += (Decision("gpu_levels", levels, "phast batch 2", "every level on the block (shared distances)"),)
+    decisions += (Decision("sweep.block_size", sweep, "phast batch 3", ("batch_block_size_shared" if shared else
+                                                                         "batch_block_size") + f" {sweep}"),
+                  Decision("pull.block_size", pull, "phast batch 3", f"pull_block_size {pull}"))
     kernels = {"sweep": KernelLaunch(sweep, CacheState.DEFAULT), "pull": KernelLaunch(pull, CacheState.DEFAULT)}
     decisions += both_ends()
-    params = {"distances": "global", "gpu_levels": levels, "shared_arcs": "none", **BOTH_ENDS}
+    params = {"distances": "shared" if shared else "global", "gpu_levels": levels, "shared_arcs": "none",
+              **BOTH_ENDS}
     config = algorithm.canonical(LaunchConfig(ck, kernels, algorithm.name, params))
     return DeltaPrediction(config, classes, device, decisions, constants, model="phast-rules")
 
