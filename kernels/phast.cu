@@ -1,19 +1,21 @@
 // One-to-all shortest paths on a contraction hierarchy, PHAST's way (Delling, Goldberg, Nowatzyk and
-// Werneck, IPDPS 2011) as level sweeps (autotune/hierarchy/layout.py): a step per level and a block
-// barrier between steps, no queue. Upward, from the source's level to the top, every reached vertex
-// of the level relaxes its arcs to higher ranks (atomicMin); downward, from the top level to the
-// bottom, every vertex takes the least of its distance and its in-arcs' from higher ranks (plain
-// reads and one store: the higher levels are final). The vertices are numbered by descending level,
-// so a level is a range of ids. One block per instance (blockIdx.y), CK instances per launch.
+// Werneck, IPDPS 2011; autotune/hierarchy/layout.py). Upward from the source over the arcs to higher
+// ranks: rounds of a search over the vertices reached (`search`, a round a hop), or in the `_levels`
+// functions a step per level from the source's to the top, every reached vertex of the level
+// relaxing its arcs (atomicMin). Downward, a step per level from the top to the bottom and a block
+// barrier between steps: every vertex takes the least of its distance and its in-arcs' from higher
+// ranks (plain reads and one store: the higher levels are final). The vertices are numbered by
+// descending level, so a level is a range of ids. One block per instance (blockIdx.y), CK a launch.
 //
 // phast_global keeps an instance's distances in `dist` (global, read past L1 with __ldcg: other
-// threads' atomics are at L2), phast_shared in the block's shared memory (n ints, dynamic). The block
-// sweeps the top `down_levels` levels downward; where that is fewer than all, the host launches
-// pull_level over the whole GPU for each level below (a launch a level, every instance at once), then
-// scatter_out. steps[instance]: the levels the block swept (upward and downward). The block's first
-// step relaxes the source's arcs alone, and the level starts are read from shared memory where the
-// levels are at most SHARED_LEVELS. __launch_bounds__(1024, 1): without its minimum of one block an SM,
-// one query on usa-roads took 1.08 ms instead of 0.76 on an H100 (same registers, other code).
+// threads' atomics are at L2), phast_shared in the block's shared memory (n ints, dynamic; the
+// downward arcs may follow them, `shared_arcs`). The block sweeps the top `down_levels` levels
+// downward; where that is fewer than all, the host launches pull_level over the whole GPU for each
+// level below (a launch a level, every instance at once), then scatter_out. steps[instance]: the
+// rounds and levels the block took. The level starts are read from shared memory where the levels
+// are at most SHARED_LEVELS. __launch_bounds__(1024, 1): without its minimum of one block an SM, one
+// query on usa-roads took 1.08 ms instead of 0.76 on an H100 (same registers, other code).
+// phast_target and phast_target_shared answer source-target queries by two such searches.
 #include <cuda_pipeline.h>  // __pipeline_memcpy_async (cp.async)
 
 #include "frontier.cuh"  // INF, RESTRICT
