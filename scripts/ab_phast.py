@@ -11,10 +11,11 @@ The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../gcache`: `.../h
 
 --arcs: `kernels/phast.cu` built with PREFETCH_ARCS_SHARED and _GLOBAL both each value (0: every
 vertex's arcs loaded in its own level step, the kernel before run X). --define MACRO=V1,V2: builds
-with each value of a macro. (Run Y's A/B of `warp_levels` was measured at 500fa1b, where it was a
-macro: `--define WARP_LEVELS=0,1`.) --param NAME=V1,V2: the
-table's configuration with each value of a parameter, the shipped build. (At 583cec4, where run Y's
-first A/B was measured, the script took `--upward levels,search` for `--param upward=levels,search`.)
+with each value of a macro. --param NAME=V1,V2: the table's configuration with each value of a
+parameter, the shipped build.
+
+Run Y's first A/Bs ran earlier forms: at 583cec4 `--upward levels,search` for `--param
+upward=levels,search`, and at 500fa1b `warp_levels` was a macro (`--define WARP_LEVELS=0,1`).
 """
 import argparse
 import statistics
