@@ -10,7 +10,8 @@ its contracted neighbours, plus `level_weight` x its level (PHAST's term for few
 updated lazily. Witness searches settle at most `settle` vertices: a search cut short adds a
 shortcut that may not be needed, never misses one, so the distances stay exact.
 
-Plain Python: about 2 minutes for a road network of 90,000 vertices and 3 for one of a million.
+Plain Python: about 90 s for usa-roads (87,575 vertices) on one core
+(`benchmarks/data/contraction-times.txt`).
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
 it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, or a
 vertex to contract has more than `MAX_PAIRS` pairs of in- and out-arcs.
@@ -61,13 +62,13 @@ def witness(out: list[dict[int, int]], source: int, skip: int, targets: set[int]
     dist, heap, found, settled = {source: 0}, [(0, source)], {}, 0
     while heap and settled < settle and len(found) < len(targets):
         d, u = heapq.heappop(heap)
-        if d > dist[u] or d > limit:
+        if d > dist[u]:
             continue
         settled += 1
         if u in targets:
             found[u] = d
         for v, w in out[u].items():
-            if v != skip and d + w < dist.get(v, float("inf")):
+            if v != skip and d + w <= limit and d + w < dist.get(v, limit + 1):  # (farther: never a witness)
                 dist[v] = d + w
                 heapq.heappush(heap, (d + w, v))
     return found
@@ -117,25 +118,26 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     limit = max_growth * max(graph.n_edges, 1)
     order = 0  # vertices contracted
 
-    def priority(v: int) -> float:
+    def priority(v: int) -> tuple[float, list[tuple[int, int, int]]]:
+        """v's importance now, and the shortcuts its contraction now needs (reused if it is next)."""
         if len(out[v]) * len(into[v]) > MAX_PAIRS:
             raise Unsuited(f"the contraction densified it (a vertex of {len(into[v])} in- and {len(out[v])} out-arcs "
                            f"with {n - order} of {n} vertices left)")
-        shortcuts = len(shortcuts_of(out, into, v, settle))
-        return shortcuts - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v]
+        shortcuts = shortcuts_of(out, into, v, settle)
+        return len(shortcuts) - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v], shortcuts
 
-    heap = [(priority(v), v) for v in range(n)]
+    heap = [(priority(v)[0], v) for v in range(n)]
     heapq.heapify(heap)
     arcs = {(u, v): w for u in range(n) for v, w in out[u].items()}
     while heap:
         _, v = heapq.heappop(heap)
         if rank[v] >= 0:
             continue
-        now = priority(v)
+        now, needed = priority(v)
         if heap and now > heap[0][0]:  # lazy update
             heapq.heappush(heap, (now, v))
             continue
-        for u, w, weight in shortcuts_of(out, into, v, settle):
+        for u, w, weight in needed:
             if weight < out[u].get(w, float("inf")):
                 out[u][w] = weight
                 into[w][u] = weight
