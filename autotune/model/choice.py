@@ -221,12 +221,11 @@ def admitted_winners(table: Mapping[str, Any]) -> dict[str, int]:
     from autotune import algorithms
 
     found = {}
-    for entry in (a for a in algorithms.all_algorithms() if a.conditional):
-        measured = [e for e in table.get("entries", ()) if entry.name in (e.get("by_algorithm") or {})
-                    and curve_winners(e)]
-        if len(measured) >= MIN_LEAF and all(p["config"]["algorithm"] == entry.name
+    for name in (a.name for a in algorithms.all_algorithms() if a.conditional):
+        measured = [e for e in table.get("entries", ()) if name in (e.get("by_algorithm") or {}) and curve_winners(e)]
+        if len(measured) >= MIN_LEAF and all(p["config"]["algorithm"] == name
                                               for e in measured for _, p in curve_winners(e)):
-            found[entry.name] = len(measured)
+            found[name] = len(measured)
     return found
 
 
