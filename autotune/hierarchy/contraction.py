@@ -59,18 +59,20 @@ def witness(out: list[dict[int, int]], source: int, skip: int, targets: set[int]
             settle: int) -> dict[int, int]:
     """Distances from `source` to the `targets` it reaches within `limit` without passing `skip`,
     settling at most `settle` vertices."""
-    dist, heap, found, settled = {source: 0}, [(0, source)], {}, 0
-    while heap and settled < settle and len(found) < len(targets):
-        d, u = heapq.heappop(heap)
+    dist, heap, found, settled, wanted = {source: 0}, [(0, source)], {}, 0, len(targets)
+    pop, push, known, beyond = heapq.heappop, heapq.heappush, dist.get, limit + 1  # (locals: the hot loop)
+    while heap and settled < settle and len(found) < wanted:
+        d, u = pop(heap)
         if d > dist[u]:
             continue
         settled += 1
         if u in targets:
             found[u] = d
         for v, w in out[u].items():
-            if v != skip and d + w <= limit and d + w < dist.get(v, limit + 1):  # (farther: never a witness)
-                dist[v] = d + w
-                heapq.heappush(heap, (d + w, v))
+            dw = d + w
+            if dw <= limit and v != skip and dw < known(v, beyond):  # (farther: never a witness)
+                dist[v] = dw
+                push(heap, (dw, v))
     return found
 
 
