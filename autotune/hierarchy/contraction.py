@@ -10,7 +10,7 @@ its contracted neighbours, plus `level_weight` x its level (PHAST's term for few
 updated lazily. Witness searches settle at most `settle` vertices: a search cut short adds a
 shortcut that may not be needed, never misses one, so the distances stay exact.
 
-Plain Python: about 90 s for usa-roads (87,575 vertices) on one core
+Plain Python: about 80 s for usa-roads (87,575 vertices) on one core
 (`benchmarks/data/contraction-times.txt`).
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
 it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, or a
