@@ -3,6 +3,8 @@
 starts in global memory) beside scripts/probe_phast.cu's kernel, on the same 32 sources, every
 solve checked. From 59ab4b1 the shipped kernel has the minimum, so "shipped" and "lb1" are the same.
 The hierarchies are read from the store (`AUTOTUNE_CACHE_DIR=.../graphs`: `.../hierarchies`).
+It passes phast_global run W's arguments: from b0d1bb2 (runs X and Y) the kernel takes more, so run
+it from a checkout before b0d1bb2.
 
     python3 scripts/ab_phast_launch_bounds.py usa-roads.gr.gz
 """

@@ -97,8 +97,7 @@ class ZeroComponents:
         small = joined & (sizes[label] <= lanes)
         members = np.flatnonzero(small)
         members = members[np.argsort(label[members], kind="stable")]
-        start = np.concatenate([[0], np.cumsum(np.bincount(label[members])[np.unique(label[members])])]) \
-            if len(members) else np.zeros(1, np.int64)
+        start = np.concatenate([[0], np.cumsum(np.unique(label[members], return_counts=True)[1])])
         index = np.zeros(n, np.int64)  # a member's place in its component
         index[members] = np.arange(len(members)) - np.repeat(start[:-1], np.diff(start))
         masks = np.zeros(n, np.uint32)

@@ -164,16 +164,7 @@ class PhastSolver(Solver):
         with self.launch_errors(config), timed_span(self, stream) as span:
             for name, packed in launches:
                 launch(name, packed, stream)
-
-        def copy() -> np.ndarray:
-            distances = workspace.rows(ck, n)
-            cuda.memcpy_dtoh(distances, workspace.out)
-            return distances
-
-        rows = self.copier(copy)
-        steps = np.empty(ck, dtype=np.int32)
-        cuda.memcpy_dtoh(steps, workspace.steps)
-        return SolveResult.timed(span, launch, rows, steps + (h.levels - down), launch.kernel_ms())
+        return self._result(workspace, ck, span, launch, h.levels - down, launch.kernel_ms())
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
         """Each instance's source-target query: `kernels/phast.cu`'s `phast_target`, one launch of
@@ -214,6 +205,13 @@ class PhastSolver(Solver):
         launch = Launcher(self, False)
         with self.launch_errors(config), timed_span(self, self._stream) as span:
             launch("sweep", run, self._stream)
+        return self._result(workspace, ck, span, launch, 0, {})
+
+    def _result(self, workspace: Workspace, ck: int, span, launch: Launcher, more_steps: int,
+                kernel_ms: dict[str, float]) -> SolveResult:
+        """The solve just timed: its distances by the graph's ids (`out`, copied when first read)
+        and each instance's steps, plus `more_steps` (the GPU-wide levels, a step each)."""
+        cuda, n = self.cuda, self.graph.n_vertices
 
         def copy() -> np.ndarray:
             distances = workspace.rows(ck, n)
@@ -223,7 +221,7 @@ class PhastSolver(Solver):
         rows = self.copier(copy)
         steps = np.empty(ck, dtype=np.int32)
         cuda.memcpy_dtoh(steps, workspace.steps)
-        return SolveResult.timed(span, launch, rows, steps, {})
+        return SolveResult.timed(span, launch, rows, steps + more_steps, kernel_ms)
 
     def _fits(self, shared_bytes: int, function_name: str, launch) -> bool:
         """Whether `shared_bytes` of dynamic shared memory fit beside the function's own."""
