@@ -107,6 +107,22 @@ def test_the_model_predicts_batches_and_shared_distances_for_one_query_only_wher
     assert {c.concurrent_kernels for c in PHAST.latency_design(SearchSpace("phast"))} == {1}
 
 
+def test_the_batch_sweep_block_keeps_the_most_threads_resident_nearest_the_constant():
+    device = load_device("hopper-h100")
+
+    def batch(n: int):
+        prediction = PHAST.predict(GraphFeatures(f"g{n}", n, 3 * n, max_degree=6), device)
+        return prediction.config.param("distances"), prediction.config.kernel("sweep").block_size
+
+    # small distances: many blocks an SM, the registers cap an SM at 1,152 threads: 288 of them (4 blocks)
+    assert batch(3353) == ("shared", 288)
+    # 62 KB of distances leave 3 blocks an SM: 384 (3 x 384), not 288 (3 x 288)
+    assert batch(15606) == ("shared", 384)
+    # 128 KB leave one block an SM: the largest block, not 288 threads alone
+    assert batch(32768) == ("shared", 1024)
+    assert batch(87575) == ("global", 384)
+
+
 def test_auto_tunes_phast_where_the_hierarchy_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
     assert PHAST in algorithms.resolve("auto")

@@ -12,9 +12,13 @@ from, so that `--explain` names every threshold and its origin.
 An algorithm that a graph admits only where something is kept for it (`Algorithm.conditional`:
 PHAST, where the graph's contraction hierarchy is) and that won every curve point of every table
 entry measuring it is picked wherever a graph admits it (`ChoiceModel.admitted`); the tree is fitted
-on the other entries. With mean degree, skew and depth alone, the tree took PHAST's graphs for
-sparse random ones and back (suite `choice` at 63ecdec: the power grids and rgg, and the random
-graphs of degree 2, each when its class was left out).
+on the other entries, and on the batch end of those entries by the other algorithms they measured
+(`admitted_batch_samples`: a graph that admits PHAST still tells which of the others wins where it
+is not kept). With mean degree, skew and depth alone, the tree took PHAST's graphs for sparse random
+ones and back (suite `choice` at 63ecdec: the power grids and rgg, and the random graphs of degree 2,
+each when its class was left out). Without their batch ends the tree saw no large graph but R-MAT's
+where delta_lanes was measured, and split on the vertices: web-Stanford, its class left out, got
+delta_lanes at K = 1,024 (+584% in suite `classout` at a7f2e61).
 
 Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `depth_ratio` (the
 graph's breadth-first depth from sampled sources, `GraphShape.hop_depth`, over log2 of its
@@ -235,6 +239,25 @@ def without_admitted(table: Mapping[str, Any], admitted: Collection[str]) -> dic
                                  if not set(admitted) & set(e.get("by_algorithm") or ())]}
 
 
+def admitted_batch_samples(table: Mapping[str, Any], admitted: Collection[str],
+                           depths: Mapping[str, float] | None = None) -> list[Sample]:
+    """The batch end (the largest CK) of each entry that measured an algorithm of `admitted`, by the
+    other algorithms it measured (`by_algorithm`, at least two of them): the fastest, and those
+    within `NEAR` of it."""
+    samples: list[Sample] = []
+    for entry in table.get("entries", ()):
+        measured = entry.get("by_algorithm") or {}
+        winners = curve_winners(entry)
+        others = {name: point["ms_per_sssp"] for name, point in measured.items()
+                  if name not in admitted and isinstance(point, Mapping) and point.get("ms_per_sssp") is not None}
+        if not winners or not set(admitted) & set(measured) or len(others) < 2:
+            continue
+        fastest = min(others, key=lambda name: (others[name], name))
+        near = frozenset(name for name, ms in others.items() if ms <= (1.0 + NEAR) * others[fastest])
+        samples.append((entry_features(entry, depths), winners[-1][0], fastest, near))
+    return samples
+
+
 def table_samples(table: Mapping[str, Any], depths: Mapping[str, float] | None = None) -> list[Sample]:
     """The samples a table gives: per entry with a curve, per power-of-two K up to its largest CK,
     the algorithm of its fastest curve point with CK <= K, and at the largest CK the algorithms
@@ -329,9 +352,11 @@ def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any], latency: Latenc
 
 def fit_admitted(table: Mapping[str, Any], depths: Mapping[str, float] | None = None,
                  fitted_on: Mapping[str, Any] | None = None, latency: LatencyRules | None = None) -> ChoiceModel:
-    """The model of a table: its admitted winners, and the tree on its other entries."""
+    """The model of a table: its admitted winners, and the tree on its other entries and on the
+    admitted entries' batch ends by the other algorithms (`admitted_batch_samples`)."""
     admitted = admitted_winners(table)
-    return fit(table_samples(without_admitted(table, admitted), depths), fitted_on or {}, latency, admitted)
+    samples = table_samples(without_admitted(table, admitted), depths) + admitted_batch_samples(table, admitted, depths)
+    return fit(samples, fitted_on or {}, latency, admitted)
 
 
 def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: Sequence[str | Path] = ()

@@ -9,8 +9,11 @@ Batch end:
 2. Distances in shared memory where the graph's n ints fit a block's (as one query's rule 1), else in
    global memory with GPU-wide levels from the domain's value nearest n / `batch_levels_divisor`
    vertices (on a log scale).
-3. Block sizes: `batch_block_size_shared` or `batch_block_size` for the sweep, `pull_block_size` for
-   the GPU-wide levels.
+3. Block sizes: for the sweep, of the sizes that keep the most threads resident on an SM (the occupancy
+   calculator, with the sweep's registers and its shared memory, the distances' included), the nearest
+   to `batch_block_size_shared` or `batch_block_size` on a log scale (a graph whose distances leave one
+   block an SM wants one large block, not `batch_block_size_shared`'s 288 threads alone: rgg_n_2_15_s0,
+   +48% in suite `classout` at 1e3cffa); `pull_block_size` for the GPU-wide levels.
 
 One query:
 1. Distances: in the block's shared memory where the graph's n ints fit what one block may take
@@ -44,10 +47,13 @@ import math
 from typing import Any
 
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from dataclasses import replace
+
 from autotune.model.characterization import Characterization
 from autotune.model.delta_rules import DeltaPrediction, constants_of
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
+from autotune.model.occupancy import max_occupancy_block_sizes
 from autotune.model.rules import Decision
 
 DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 384,
@@ -65,7 +71,8 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     need, room = 4 * graph.n_vertices, device.max_shared_memory_per_block - algorithm.staged_bytes
     shared = need <= room
     pull = int(constants["pull_block_size"])
-    sweep = int(constants["batch_block_size_shared" if shared else "batch_block_size"])
+    sweep, why_sweep = batch_sweep_block(characterization, device, 4 * graph.n_vertices if shared else 0,
+                                         "batch_block_size_shared" if shared else "batch_block_size", constants)
     decisions = (Decision("concurrent_kernels", ck, "phast batch 1", f"the largest of {algorithm.name}'s CK"),
                  Decision("distances", "shared" if shared else "global", "phast batch 2",
                           f"{graph.n_vertices} distances take {need} bytes; a block may have {room} beside its own"))
@@ -78,8 +85,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
                                f"{graph.n_vertices} / batch_levels_divisor {divisor:g}"),)
     else:
         decisions += (Decision("gpu_levels", levels, "phast batch 2", "every level on the block (shared distances)"),)
-    decisions += (Decision("sweep.block_size", sweep, "phast batch 3", ("batch_block_size_shared" if shared else
-                                                                         "batch_block_size") + f" {sweep}"),
+    decisions += (Decision("sweep.block_size", sweep, "phast batch 3", why_sweep),
                   Decision("pull.block_size", pull, "phast batch 3", f"pull_block_size {pull}"))
     kernels = {"sweep": KernelLaunch(sweep, CacheState.DEFAULT), "pull": KernelLaunch(pull, CacheState.DEFAULT)}
     decisions += both_ends()
@@ -87,6 +93,29 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
               **BOTH_ENDS}
     config = algorithm.canonical(LaunchConfig(ck, kernels, algorithm.name, params))
     return DeltaPrediction(config, classes, device, decisions, constants, model="phast-rules")
+
+
+def batch_sweep_block(characterization: Characterization, device: DeviceProfile, distance_bytes: int,
+                      constant: str, constants: dict[str, float]) -> tuple[int, str]:
+    """The batch end's sweep block size (rule 3) and why: of the sizes of highest occupancy of the
+    sweep's function (`phast_shared` with `distance_bytes` of distances beside its own shared memory,
+    else `phast_global`), the nearest to the constant named `constant` on a log scale."""
+    function = "phast_shared" if distance_bytes else "phast_global"
+    own = characterization.kernel("sweep").resources_of(function)
+    resources = replace(own, static_shared_memory_bytes=own.static_shared_memory_bytes + distance_bytes)
+    wanted = float(constants[constant])
+    sizes = max_occupancy_block_sizes(device, resources)
+    if not sizes:
+        return int(wanted), f"{constant} {wanted:g} ({function} launches at no size)"
+    size = min(sizes, key=lambda s: (abs(math.log2(s / wanted)), s))
+    return size, (f"of the sizes of highest occupancy of {function} ({resources.registers_per_thread} registers, "
+                  f"{resources.static_shared_memory_bytes} bytes of shared memory: {_ranges(sizes)}), the nearest to "
+                  f"{constant} {wanted:g}")
+
+
+def _ranges(sizes: tuple[int, ...]) -> str:
+    """`sizes` in a few words: all of them where few, else the smallest and largest."""
+    return ", ".join(map(str, sizes)) if len(sizes) <= 6 else f"{len(sizes)} from {sizes[0]} to {sizes[-1]}"
 
 
 def both_ends() -> tuple[Decision, ...]:

@@ -10,8 +10,8 @@ import pytest
 from autotune.cli import main
 from autotune.errors import InputError
 from autotune.graphs import load_graph
-from autotune.model.choice import (ChoiceModel, admitted_winners, fit, fit_admitted, fit_table, graph_features,
-                                   table_samples, without_admitted)
+from autotune.model.choice import (ChoiceModel, admitted_batch_samples, admitted_winners, fit, fit_admitted,
+                                   fit_table, graph_features, table_samples, without_admitted)
 from autotune.model.shape import graph_shape
 from autotune.tables import read_table, schema
 
@@ -162,3 +162,25 @@ def test_a_conditional_algorithm_that_won_wherever_measured_is_picked_where_admi
     lost = {**roads[0], "curve": [_point("phast", 1, 0.1), _point("delta", 16, 0.001)]}
     assert admitted_winners({**table, "entries": table["entries"] + [lost]}) == {}
     assert admitted_winners({"entries": roads[:1]}) == {}  # one graph is too few
+
+
+def test_an_admitted_graph_tells_the_tree_its_batch_end_by_the_other_algorithms():
+    # three large deep graphs that admit phast, where delta_lanes was measured too and lost to delta
+    # (one of them with delta alone: no comparison); large R-MAT-like graphs where delta_lanes wins
+    def road(i: int, others: dict) -> dict:
+        return {**_entry(f"road{i}", 400_000 * (i + 1), 2.5, [_point("phast", 1, 0.1), _point("phast", 16, 0.01)]),
+                "by_algorithm": {"phast": _point("phast", 16, 0.01), **others}}
+
+    lanes_lost = {"delta": _point("delta", 16, 0.02), "delta_lanes": _point("delta_lanes", 16, 0.5)}
+    roads = [road(0, lanes_lost), road(1, lanes_lost), road(2, {"delta": _point("delta", 16, 0.02)})]
+    skewed = [_entry(f"rmat{i}", 300_000 * (i + 1), 30.0, [_point("delta", 1, 1.0), _point("delta_lanes", 16, 0.1)])
+              for i in range(3)]
+    table = {**TABLE, "entries": TABLE["entries"] + roads + skewed}
+    found = admitted_batch_samples(table, {"phast"})
+    assert [(k, winner, near) for _, k, winner, near in found] == [(16, "delta", frozenset({"delta"}))] * 2
+    assert admitted_batch_samples(table, set()) == []  # nothing admitted: every entry is the tree's already
+    model = fit_admitted(table)
+    assert model.fitted_on["samples"] == len(table_samples(without_admitted(table, {"phast"}))) + 2
+    # a large sparse graph that admits nothing: delta at the batch end, as the deep graphs' batch ends say
+    assert model.predict(graph_features(600_000, 2.5, 0.5), 16)[0] == "delta"
+    assert model.predict(graph_features(600_000, 30.0, 0.5), 16)[0] == "delta_lanes"
