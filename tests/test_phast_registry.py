@@ -99,6 +99,9 @@ def test_the_model_predicts_batches_and_shared_distances_for_one_query_only_wher
     small, large = (one_query(g, device, PHAST.characterization, PHAST) for g in (rome, roads))
     assert PHAST.validate(small.config).param("distances") == "shared"
     assert (large.config.param("distances"), large.config.param("gpu_levels")) == ("global", 1024)
+    # 128 KB of distances fit a block, but 32,768 vertices' bottom levels go faster over the GPU
+    fits = one_query(GraphFeatures("rgg", 32768, 320480, max_degree=20), device, PHAST.characterization, PHAST)
+    assert fits.config.param("distances") == "global"
     assert set(large.rules()) >= {"distances", "gpu_levels", "sweep.block_size"}
     batch = PHAST.predict(roads, device)
     assert (batch.config.concurrent_kernels, batch.config.param("distances")) == (1024, "global")

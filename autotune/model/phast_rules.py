@@ -17,7 +17,9 @@ Batch end:
 
 One query:
 1. Distances: in the block's shared memory where the graph's n ints fit what one block may take
-   (`max_shared_memory_per_block`, less the kernel's own `Phast.staged_bytes`), else in global memory.
+   (`max_shared_memory_per_block`, less the kernel's own `Phast.staged_bytes`) and n is at most
+   `one_query_shared_vertices` (a larger graph's wide bottom levels go faster over the whole GPU
+   than on one block), else in global memory.
    With shared distances, the downward arcs there too (`shared_arcs` down) where they fit beside
    them, priced at `down_arcs_per_arc` arcs of the hierarchy per arc of the graph.
 2. GPU-wide levels: off with shared distances, else `gpu_levels` (a level of more vertices, and
@@ -57,7 +59,8 @@ from autotune.model.occupancy import max_occupancy_block_sizes
 from autotune.model.rules import Decision
 
 DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 384,
-            "batch_block_size_shared": 288, "batch_levels_divisor": 16, "down_arcs_per_arc": 1.3}
+            "batch_block_size_shared": 288, "batch_levels_divisor": 16, "down_arcs_per_arc": 1.3,
+            "one_query_shared_vertices": 24576}
 BOTH_ENDS = {"upward": "search", "warp_levels": "on"}
 
 
@@ -132,10 +135,11 @@ def one_query(features: GraphFeatures | GraphClasses, device: DeviceProfile, cha
     graph = classes.features
     constants = constants_of(characterization, DEFAULTS)
     need, room = 4 * graph.n_vertices, device.max_shared_memory_per_block - algorithm.staged_bytes
-    shared = need <= room
+    most = int(constants["one_query_shared_vertices"])
+    shared = need <= room and graph.n_vertices <= most
     distances = "shared" if shared else "global"
     decisions = [Decision("distances", distances, "phast 1", f"{graph.n_vertices} distances take {need} bytes; "
-                          f"a block may have {room} beside its own")]
+                          f"a block may have {room} beside its own; one_query_shared_vertices {most}")]
     arcs = int(constants["down_arcs_per_arc"] * graph.n_edges)
     staged = need + 4 * (graph.n_vertices + 1) + 8 * arcs
     shared_arcs = "down" if shared and staged <= room else "none"
