@@ -84,7 +84,9 @@ enum {
   F_HUB_COUNT0 = F_NEAR_COUNT0 + 3,  // the one it writes at (i + 1) % 3; (i + 2) % 3 is zeroed
   F_TILE_NEXT0 = F_HUB_COUNT0 + 3,   // tiles handed out in iteration i
   F_CHUNK_NEXT0 = F_TILE_NEXT0 + 3,  // hub chunks handed out in iteration i
-  N_FIELDS = F_CHUNK_NEXT0 + 3
+  F_PUSH_MIN0 = F_CHUNK_NEXT0 + 3,   // solve_grid deferring heavy vertices: the smallest distance pushed
+                                     // into the near queue that iteration i reads, by i % 3
+  N_FIELDS = F_PUSH_MIN0 + 3
 };
 
 #define BARRIER_TIMEOUT_CYCLES (4LL * 1000 * 1000 * 1000)
@@ -171,6 +173,12 @@ struct Push {
   unsigned *near_bits;  // solve_block's shared bitmaps of the queue and pile pushed into (or null:
   unsigned *far_bits;   // the stamps above)
   bool direct;  // relax with the atomic alone, without reading dist first (small frontiers: latency)
+  // solve_grid with `defer_degree`: a vertex of at least defer_degree edges whose distance exceeds
+  // the smallest of its queue (`least`) is not expanded but pushed into the next queue as it is;
+  // every push into the next near queue lowers *push_min (null: nothing deferred).
+  int *push_min;
+  int least;
+  int defer_degree;
 #if TARGETED
   int *queue_min;    // where the tiles put the smallest distance they expand
   int target;        // solve_block: the target, whose distance every push to it lowers in
@@ -196,6 +204,7 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
   if (u == p.target) atomicMin(p.target_dist, nd);
 #endif
   if (nd < p.threshold) {
+    if (p.push_min != nullptr) aggregated_min(p.push_min, nd);
     if (first_push(p.near_bits, p.near_stamp, p.near_tag, u)) {
       const int at = aggregated_add(p.near_count);
       if (at < p.capacity) p.near_out.put(at, u); else atomicExch(p.error, 3);
@@ -320,6 +329,10 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
     d = load_dist<SHARED>(&dist[vertex]);
     begin = row_offsets[vertex];
     end = row_offsets[vertex + 1];
+    if (p.defer_degree > 0 && end - begin >= p.defer_degree && d > p.least) {
+      push(p, vertex, d);  // waits in the next queue (d is below the threshold that queued it)
+      begin = end;
+    }
   }
   int scanned = 0;
 #if TARGETED
@@ -464,6 +477,9 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.near_bits = nullptr;
   p.far_bits = nullptr;
   p.direct = false;
+  p.push_min = nullptr;
+  p.least = INF;
+  p.defer_degree = 0;
 #if TARGETED
   p.queue_min = in.field(F_QUEUE_MIN0 + iteration % 3);
   p.target = -1;
@@ -479,6 +495,14 @@ __device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
   q.global = in.near(parity);
   q.bits = nullptr;
   return q;
+}
+
+// Iteration `iteration`'s pushes record their smallest distance, and its tiles defer the vertices
+// of at least `defer_degree` edges above the smallest distance of their queue (solve_grid).
+__device__ __forceinline__ void defer_heavy(Push &p, const Instance &in, int iteration, int defer_degree) {
+  p.push_min = in.field(F_PUSH_MIN0 + (iteration + 1) % 3);
+  p.least = in.load(F_PUSH_MIN0 + iteration % 3);
+  p.defer_degree = defer_degree;
 }
 
 // dist = INF, stamps 0; the source in the first near queue; T = Delta (INF for Delta = INF).
@@ -497,7 +521,8 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
       int value = 0;
       if (f == F_THRESHOLD) value = delta;
       if (f == F_NEAR_COUNT0) value = 1;
-      if (f == F_FAR_MIN0 || f == F_FAR_MIN1 || f == F_QUEUE_MIN0 || f == F_QUEUE_MIN1 || f == F_QUEUE_MIN2) value = INF;
+      if (f == F_FAR_MIN0 || f == F_FAR_MIN1 || f == F_QUEUE_MIN0 || f == F_QUEUE_MIN1 || f == F_QUEUE_MIN2 ||
+          (f >= F_PUSH_MIN0 && f < F_PUSH_MIN0 + 3)) value = INF;
       if (f == F_TARGET) value = sources[ck + blockIdx.y];
       *in.field(f) = value;
     }
@@ -518,10 +543,11 @@ template <bool dynamic_chunks>
 __device__ int advance_shared_work(const Instance &in, int hub_capacity, int iteration, int splits,
                                    int sel, int threshold, const int *RESTRICT row_offsets,
                                    const int *RESTRICT columns, const int *RESTRICT weights,
-                                   int warp_threshold, int block_threshold, int *scratch) {
+                                   int warp_threshold, int block_threshold, int *scratch, int defer_degree = 0) {
   const int now = iteration % 3, next = (iteration + 1) % 3;
-  const Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
-                           iteration, splits, sel, threshold, false);
+  Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
+                     iteration, splits, sel, threshold, false);
+  if (defer_degree > 0) defer_heavy(p, in, iteration, defer_degree);
   int scanned = 0;
   const int chunks = in.load(F_HUB_COUNT0 + now);
   if (chunks > 0) {
@@ -698,12 +724,13 @@ __device__ bool instance_barrier(const Instance &in) {
 extern "C" __global__ void __maxnreg__(64) solve_grid(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int2 *hubs, int hub_capacity, int delta,
-    int warp_threshold, int block_threshold, int max_iterations) {
+    int warp_threshold, int block_threshold, int max_iterations, int defer_degree) {
   extern __shared__ int scratch[];
   Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
   int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
   const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
 #if TARGETED
+  defer_degree = 0;  // source-target grids defer nothing (with it, this build spilled registers)
   __shared__ int grid_target;  // in shared memory (target_settled)
   if (threadIdx.x == 0) grid_target = in.load(F_TARGET);
   __syncthreads();
@@ -717,12 +744,13 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       *in.field(F_HUB_COUNT0 + later) = 0;
       *in.field(F_TILE_NEXT0 + later) = 0;
       *in.field(F_CHUNK_NEXT0 + later) = 0;
+      *in.field(F_PUSH_MIN0 + later) = INF;
 #if TARGETED
       *in.field(F_QUEUE_MIN0 + later) = INF;
 #endif
     }
     scanned += advance_shared_work<false>(in, hub_capacity, iteration, splits, sel, threshold, row_offsets, columns, weights,
-                                   warp_threshold, block_threshold, scratch);
+                                   warp_threshold, block_threshold, scratch, defer_degree);
     if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
     // Every block reads the same counts: the advance is done, and a split (which pushes into the
@@ -734,8 +762,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
     while (next_work == 0 && far_count > 0) {
       const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
-      const Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
-                               iteration, splits, sel, new_threshold, true);
+      Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
+                         iteration, splits, sel, new_threshold, true);
+      if (defer_degree > 0) p.push_min = in.field(F_PUSH_MIN0 + next);  // the split fills the next queue
       split_range(p, in.far(sel), far_count, blockIdx.x, gridDim.x, in.dist, threshold);
       if (!instance_barrier(in)) return;
       if (leader) {

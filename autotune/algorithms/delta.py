@@ -95,6 +95,21 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
     return (HOST, PERSISTENT, SHARED) if fits else (HOST, PERSISTENT)
 
 
+DEFER_DEGREES = (32, 64, 128, 256, 512, 1024)
+
+
+def defer_values(features: Any) -> tuple[ParamValue, ...]:
+    """`defer_degree`'s values on a graph: off, and those its largest degree reaches.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> defer_values(SimpleNamespace(max_degree=300)), defer_values(SimpleNamespace(max_degree=6))
+        (('off', 32, 64, 128, 256), ('off',))
+    """
+    most = getattr(features, "max_degree", None)
+    return (OFF, *(d for d in DEFER_DEGREES if most is None or d <= most))
+
+
 def delta_argument(value: ParamValue) -> int:
     """Delta as the kernels take it: INT32_MAX for `inf`."""
     return 0x7FFFFFFF if value == INFINITE else int(value)
@@ -119,6 +134,10 @@ class DeltaStepping(Algorithm):
         Parameter("block_threshold", "a vertex of at least this many edges is expanded by whole blocks "
                   "(in chunks of this many edges, across the instance's blocks)", 1024,
                   values=(128, 256, 512, 1024, 4096, OFF), names=(OFF,), minimum=MIN_BLOCK_THRESHOLD),
+        Parameter("defer_degree", "persistent with more than 1 block: a queued vertex of at least this many "
+                  "edges whose distance exceeds the smallest of its queue waits for a later iteration instead "
+                  "of being expanded (R-MAT's hubs were expanded about three times a query)", OFF,
+                  values=(OFF, *DEFER_DEGREES), names=(OFF,), graph_values=defer_values),
     )
     concurrent_kernels = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
     source = "delta.cu"
@@ -126,7 +145,7 @@ class DeltaStepping(Algorithm):
     characterization_file = "delta.toml"
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
-    bytes_per_instance = 128  # 30 int fields of state, a source and a target (hub chunks, when used, come on top)
+    bytes_per_instance = 140  # 35 int fields of state (hub chunks, when used, come on top)
     reads_level_width = True  # rules 4 and 5: CK and block size from the level width (delta_rules)
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
@@ -135,10 +154,15 @@ class DeltaStepping(Algorithm):
 
     def canonical(self, config: LaunchConfig) -> LaunchConfig:
         """A persistent or shared solve is one kernel launched as `advance`: `split` is advance's
-        launch; a shared solve has one block per instance."""
+        launch; a shared solve has one block per instance; only a grid (persistent, more than one
+        block) defers vertices (`defer_degree`; off where a configuration of before it lacks it)."""
+        if config.param("defer_degree") is None:
+            config = config.replace(defer_degree=OFF)
         loop = config.param("loop")
         if loop == SHARED and config.param("blocks") != 1:
             config = config.replace(blocks=1)
+        if config.param("defer_degree") != OFF and (loop != PERSISTENT or int(config.param("blocks")) == 1):
+            config = config.replace(defer_degree=OFF)
         if loop in (PERSISTENT, SHARED) and config.kernel("split") != config.kernel("advance"):
             return config.replace(split=config.kernel("advance"))
         return config

@@ -249,9 +249,10 @@ class DeltaSolver(Solver):
         elif loop == PERSISTENT:
             function = launchable(algorithm, "solve_grid", advance, "advance", targeted)
             self._check_resident(function, advance, blocks, int(ck))
-            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiii",
+            defer = np.int32(threshold_argument(config.param("defer_degree", "off"), self.graph.max_degree))
+            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
-                                          hub_capacity, delta, warp, hub_threshold, max_iterations)], scratch)
+                                          hub_capacity, delta, warp, hub_threshold, max_iterations, defer)], scratch)
         else:
             split = config.kernel("split")
             out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance, targeted=targeted), (blocks, int(ck)),

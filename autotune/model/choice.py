@@ -12,13 +12,11 @@ from, so that `--explain` names every threshold and its origin.
 An algorithm that a graph admits only where something is kept for it (`Algorithm.conditional`:
 PHAST, where the graph's contraction hierarchy is) and that won every curve point of every table
 entry measuring it is picked wherever a graph admits it (`ChoiceModel.admitted`); the tree is fitted
-on the other entries, and on the batch end of those entries by the other algorithms they measured
-(`admitted_batch_samples`: a graph that admits PHAST still tells which of the others wins where it
-is not kept). With mean degree, skew and depth alone, the tree took PHAST's graphs for sparse random
-ones and back (suite `choice` at 63ecdec: the power grids and rgg, and the random graphs of degree 2,
-each when its class was left out). Without their batch ends the tree saw no large graph but R-MAT's
-where delta_lanes was measured, and split on the vertices: web-Stanford, its class left out, got
-delta_lanes at K = 1,024 (+584% in suite `classout` at a7f2e61).
+on the other entries and on those entries' batch ends by the other algorithms they measured
+(`admitted_batch_samples`; without them no large graph but R-MAT's measured delta_lanes, and
+web-Stanford, its class left out, got delta_lanes at K = 1,024: +584%, suite `classout` at a7f2e61).
+With mean degree, skew and depth alone, the tree took PHAST's graphs for sparse random ones and
+back (suite `choice` at 63ecdec).
 
 Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `depth_ratio` (the
 graph's breadth-first depth from sampled sources, `GraphShape.hop_depth`, over log2 of its
