@@ -497,10 +497,11 @@ __device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
   return q;
 }
 
-// Iteration `iteration`'s pushes record their smallest distance, and its tiles defer the vertices
-// of at least `defer_degree` edges above the smallest distance of their queue (solve_grid).
-__device__ __forceinline__ void defer_heavy(Push &p, const Instance &in, int iteration, int defer_degree) {
-  p.push_min = in.field(F_PUSH_MIN0 + (iteration + 1) % 3);
+// Iteration `iteration`'s pushes record their smallest distance in *push_min, and its tiles defer
+// the vertices of at least `defer_degree` edges above the smallest distance of their queue.
+__device__ __forceinline__ void defer_heavy(Push &p, const Instance &in, int iteration, int defer_degree,
+                                            int *push_min) {
+  p.push_min = push_min;
   p.least = in.load(F_PUSH_MIN0 + iteration % 3);
   p.defer_degree = defer_degree;
 }
@@ -547,7 +548,14 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   const int now = iteration % 3, next = (iteration + 1) % 3;
   Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                      iteration, splits, sel, threshold, false);
-  if (defer_degree > 0) defer_heavy(p, in, iteration, defer_degree);
+  // With defer_degree, the block's pushes lower a minimum in shared memory, and one atomic a block
+  // takes it to the next queue's (one global word for every push cost rmat20's one query 2x).
+  __shared__ int block_push_min;
+  if (defer_degree > 0) {
+    defer_heavy(p, in, iteration, defer_degree, &block_push_min);
+    if (threadIdx.x == 0) block_push_min = INF;
+    __syncthreads();
+  }
   int scanned = 0;
   const int chunks = in.load(F_HUB_COUNT0 + now);
   if (chunks > 0) {
@@ -572,6 +580,10 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   for (int tile = take(next_tile, blockDim.x); tile < count; tile = take(next_tile, blockDim.x))
     scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
                             block_threshold, hubs, scratch);
+  if (defer_degree > 0) {
+    __syncthreads();
+    if (threadIdx.x == 0 && block_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_push_min);
+  }
   return scanned;
 }
 
