@@ -173,12 +173,13 @@ struct Push {
   unsigned *near_bits;  // solve_block's shared bitmaps of the queue and pile pushed into (or null:
   unsigned *far_bits;   // the stamps above)
   bool direct;  // relax with the atomic alone, without reading dist first (small frontiers: latency)
-  // solve_grid with `defer_degree`: a vertex of at least defer_degree edges whose distance exceeds
-  // the smallest of its queue (`least`) is not expanded but pushed into the next queue as it is;
-  // every push into the next near queue lowers *push_min (null: nothing deferred).
+  // solve_grid with `defer_work` W: a queued vertex of e edges and distance d is not expanded but
+  // pushed into the next queue as it is while (d - least) x e > W, `least` being the smallest
+  // distance of its queue (those e edges would likely be scanned again, the more so the farther d
+  // is from the front); every push into the next near queue lowers *push_min (null: none defer).
   int *push_min;
   int least;
-  int defer_degree;
+  int defer_work;
 #if TARGETED
   int *queue_min;    // where the tiles put the smallest distance they expand
   int target;        // solve_block: the target, whose distance every push to it lowers in
@@ -329,7 +330,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
     d = load_dist<SHARED>(&dist[vertex]);
     begin = row_offsets[vertex];
     end = row_offsets[vertex + 1];
-    if (p.defer_degree > 0 && end - begin >= p.defer_degree && d > p.least) {
+    if (p.defer_work > 0 && d > p.least && (long long)(d - p.least) * (end - begin) > p.defer_work) {
       push(p, vertex, d);  // waits in the next queue (d is below the threshold that queued it)
       begin = end;
     }
@@ -479,7 +480,7 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.direct = false;
   p.push_min = nullptr;
   p.least = INF;
-  p.defer_degree = 0;
+  p.defer_work = 0;
 #if TARGETED
   p.queue_min = in.field(F_QUEUE_MIN0 + iteration % 3);
   p.target = -1;
@@ -498,12 +499,12 @@ __device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
 }
 
 // Iteration `iteration`'s pushes record their smallest distance in *push_min, and its tiles defer
-// the vertices of at least `defer_degree` edges above the smallest distance of their queue.
-__device__ __forceinline__ void defer_heavy(Push &p, const Instance &in, int iteration, int defer_degree,
+// the vertices whose edges times their distance above the smallest of their queue exceed `defer_work`.
+__device__ __forceinline__ void defer_far(Push &p, const Instance &in, int iteration, int defer_work,
                                             int *push_min) {
   p.push_min = push_min;
   p.least = in.load(F_PUSH_MIN0 + iteration % 3);
-  p.defer_degree = defer_degree;
+  p.defer_work = defer_work;
 }
 
 // dist = INF, stamps 0; the source in the first near queue; T = Delta (INF for Delta = INF).
@@ -544,15 +545,15 @@ template <bool dynamic_chunks>
 __device__ int advance_shared_work(const Instance &in, int hub_capacity, int iteration, int splits,
                                    int sel, int threshold, const int *RESTRICT row_offsets,
                                    const int *RESTRICT columns, const int *RESTRICT weights,
-                                   int warp_threshold, int block_threshold, int *scratch, int defer_degree = 0) {
+                                   int warp_threshold, int block_threshold, int *scratch, int defer_work = 0) {
   const int now = iteration % 3, next = (iteration + 1) % 3;
   Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                      iteration, splits, sel, threshold, false);
-  // With defer_degree, the block's pushes lower a minimum in shared memory, and one atomic a block
+  // With defer_work, the block's pushes lower a minimum in shared memory, and one atomic a block
   // takes it to the next queue's (one global word for every push cost rmat20's one query 2x).
   __shared__ int block_push_min;
-  if (defer_degree > 0) {
-    defer_heavy(p, in, iteration, defer_degree, &block_push_min);
+  if (defer_work > 0) {
+    defer_far(p, in, iteration, defer_work, &block_push_min);
     if (threadIdx.x == 0) block_push_min = INF;
     __syncthreads();
   }
@@ -580,7 +581,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   for (int tile = take(next_tile, blockDim.x); tile < count; tile = take(next_tile, blockDim.x))
     scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
                             block_threshold, hubs, scratch);
-  if (defer_degree > 0) {
+  if (defer_work > 0) {
     __syncthreads();
     if (threadIdx.x == 0 && block_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_push_min);
   }
@@ -736,13 +737,13 @@ __device__ bool instance_barrier(const Instance &in) {
 extern "C" __global__ void __maxnreg__(64) solve_grid(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int2 *hubs, int hub_capacity, int delta,
-    int warp_threshold, int block_threshold, int max_iterations, int defer_degree) {
+    int warp_threshold, int block_threshold, int max_iterations, int defer_work) {
   extern __shared__ int scratch[];
   Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
   int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
   const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
 #if TARGETED
-  defer_degree = 0;  // source-target grids defer nothing (with it, this build spilled registers)
+  defer_work = 0;  // source-target grids defer nothing (with it, this build spilled registers)
   __shared__ int grid_target;  // in shared memory (target_settled)
   if (threadIdx.x == 0) grid_target = in.load(F_TARGET);
   __syncthreads();
@@ -762,7 +763,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
 #endif
     }
     scanned += advance_shared_work<false>(in, hub_capacity, iteration, splits, sel, threshold, row_offsets, columns, weights,
-                                   warp_threshold, block_threshold, scratch, defer_degree);
+                                   warp_threshold, block_threshold, scratch, defer_work);
     if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
     // Every block reads the same counts: the advance is done, and a split (which pushes into the
@@ -776,7 +777,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
       Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                          iteration, splits, sel, new_threshold, true);
-      if (defer_degree > 0) p.push_min = in.field(F_PUSH_MIN0 + next);  // the split fills the next queue
+      if (defer_work > 0) p.push_min = in.field(F_PUSH_MIN0 + next);  // the split fills the next queue
       split_range(p, in.far(sel), far_count, blockIdx.x, gridDim.x, in.dist, threshold);
       if (!instance_barrier(in)) return;
       if (leader) {

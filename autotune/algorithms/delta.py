@@ -95,19 +95,24 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
     return (HOST, PERSISTENT, SHARED) if fits else (HOST, PERSISTENT)
 
 
-DEFER_DEGREES = (32, 64, 128, 256, 512, 1024)
+DEFER_WEIGHTS = (2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
+DEFER_WORK_BELOW = 32  # a graph of no vertex with this many edges has nothing worth deferring
 
 
 def defer_values(features: Any) -> tuple[ParamValue, ...]:
-    """`defer_degree`'s values on a graph: off, and those its largest degree reaches.
+    """`defer_work`'s values on a graph: off, and the largest weight times `DEFER_WEIGHTS` where
+    some vertex has `DEFER_WORK_BELOW` edges or more (100 for a graph of unknown weights).
 
     Example:
         >>> from types import SimpleNamespace
-        >>> defer_values(SimpleNamespace(max_degree=300)), defer_values(SimpleNamespace(max_degree=6))
-        (('off', 32, 64, 128, 256), ('off',))
+        >>> defer_values(SimpleNamespace(max_degree=300, max_weight=100)), defer_values(SimpleNamespace(max_degree=6))
+        (('off', 200, 400, 800, 1600, 3200), ('off',))
     """
     most = getattr(features, "max_degree", None)
-    return (OFF, *(d for d in DEFER_DEGREES if most is None or d <= most))
+    if most is not None and most < DEFER_WORK_BELOW:
+        return (OFF,)
+    weight = max(1, int(getattr(features, "max_weight", None) or 100))
+    return (OFF, *(weight * k for k in DEFER_WEIGHTS))
 
 
 def delta_argument(value: ParamValue) -> int:
@@ -134,10 +139,10 @@ class DeltaStepping(Algorithm):
         Parameter("block_threshold", "a vertex of at least this many edges is expanded by whole blocks "
                   "(in chunks of this many edges, across the instance's blocks)", 1024,
                   values=(128, 256, 512, 1024, 4096, OFF), names=(OFF,), minimum=MIN_BLOCK_THRESHOLD),
-        Parameter("defer_degree", "persistent with more than 1 block: a queued vertex of at least this many "
-                  "edges whose distance exceeds the smallest of its queue waits for a later iteration instead "
-                  "of being expanded (R-MAT's hubs were expanded about three times a query)", OFF,
-                  values=(OFF, *DEFER_DEGREES), names=(OFF,), graph_values=defer_values),
+        Parameter("defer_work", "persistent with more than 1 block: a queued vertex waits for a later "
+                  "iteration instead of being expanded while its edges times its distance above the smallest "
+                  "of its queue exceed this (R-MAT's edges were scanned about three times a query)", OFF,
+                  values=(OFF, *(100 * k for k in DEFER_WEIGHTS)), names=(OFF,), graph_values=defer_values),
     )
     concurrent_kernels = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
     source = "delta.cu"
@@ -155,14 +160,14 @@ class DeltaStepping(Algorithm):
     def canonical(self, config: LaunchConfig) -> LaunchConfig:
         """A persistent or shared solve is one kernel launched as `advance`: `split` is advance's
         launch; a shared solve has one block per instance; only a grid (persistent, more than one
-        block) defers vertices (`defer_degree`; off where a configuration of before it lacks it)."""
-        if config.param("defer_degree") is None:
-            config = config.replace(defer_degree=OFF)
+        block) defers vertices (`defer_work`; off where a configuration of before it lacks it)."""
+        if config.param("defer_work") is None:
+            config = config.replace(defer_work=OFF)
         loop = config.param("loop")
         if loop == SHARED and config.param("blocks") != 1:
             config = config.replace(blocks=1)
-        if config.param("defer_degree") != OFF and (loop != PERSISTENT or int(config.param("blocks")) == 1):
-            config = config.replace(defer_degree=OFF)
+        if config.param("defer_work") != OFF and (loop != PERSISTENT or int(config.param("blocks")) == 1):
+            config = config.replace(defer_work=OFF)
         if loop in (PERSISTENT, SHARED) and config.kernel("split") != config.kernel("advance"):
             return config.replace(split=config.kernel("advance"))
         return config

@@ -249,7 +249,8 @@ class DeltaSolver(Solver):
         elif loop == PERSISTENT:
             function = launchable(algorithm, "solve_grid", advance, "advance", targeted)
             self._check_resident(function, advance, blocks, int(ck))
-            defer = np.int32(threshold_argument(config.param("defer_degree", "off"), self.graph.max_degree))
+            work = config.param("defer_work", "off")
+            defer = np.int32(0 if work == "off" else int(work))
             out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                           hub_capacity, delta, warp, hub_threshold, max_iterations, defer)], scratch)
