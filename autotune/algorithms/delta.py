@@ -95,7 +95,7 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
     return (HOST, PERSISTENT, SHARED) if fits else (HOST, PERSISTENT)
 
 
-DEFER_WEIGHTS = (2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
+DEFER_WEIGHTS = (1, 2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
 DEFER_WORK_BELOW = 32  # a graph of no vertex with this many edges has nothing worth deferring
 
 
@@ -106,7 +106,7 @@ def defer_values(features: Any) -> tuple[ParamValue, ...]:
     Example:
         >>> from types import SimpleNamespace
         >>> defer_values(SimpleNamespace(max_degree=300, max_weight=100)), defer_values(SimpleNamespace(max_degree=6))
-        (('off', 200, 400, 800, 1600, 3200), ('off',))
+        (('off', 100, 200, 400, 800, 1600, 3200), ('off',))
     """
     most = getattr(features, "max_degree", None)
     if most is not None and most < DEFER_WORK_BELOW:
