@@ -494,10 +494,6 @@ __device__ int advance_warp_tile(const Push &p, const Queue &queue, int count, i
   return lane == 0 ? edges : 0;
 }
 
-#ifndef WARP_TAKES
-#define WARP_TAKES 4
-#endif
-
 // One hub chunk: `block_threshold` edges of a vertex, expanded by the whole block.
 template <int U>
 __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_offsets,
@@ -647,11 +643,9 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   int *next_tile = in.field(F_TILE_NEXT0 + now);
   if (warp_tiles) {
     int *own = scratch + 3 * (threadIdx.x & ~31);  // this warp's 3 x 32 ints
-    // WARP_TAKES tiles an atomic: one a tile contended for the counter (rmat20: 3.12 against 2.57 ms)
-    for (int taken = take_warp(next_tile, 32 * WARP_TAKES); taken < count; taken = take_warp(next_tile, 32 * WARP_TAKES))
-      for (int tile = taken; tile < min(count, taken + 32 * WARP_TAKES); tile += 32)
-        scanned += advance_warp_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist,
-                                                  block_threshold, hubs, own);
+    for (int tile = take_warp(next_tile, 32); tile < count; tile = take_warp(next_tile, 32))
+      scanned += advance_warp_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist,
+                                                block_threshold, hubs, own);
   } else {
     for (int tile = take(next_tile, blockDim.x); tile < count; tile = take(next_tile, blockDim.x))
       scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist,
