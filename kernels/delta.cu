@@ -431,69 +431,6 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   return scanned;
 }
 
-// Expand one warp's tile: entries [tile, tile + 32) of `queue` (count entries), by the calling warp
-// alone (solve_grid with `warp_tiles`): no block barrier, so each of a block's warps has its own
-// tile in flight, where a block's tile waits on its slowest warp at every barrier. Vertices of at
-// least `block_threshold` edges become hub chunks as in advance_tile; the others' edges are
-// concatenated by a warp prefix sum and taken a lane an edge. `scratch`: 3 x 32 ints of this warp.
-// Returns the edges this lane counted as scanned.
-template <int U>
-__device__ int advance_warp_tile(const Push &p, const Queue &queue, int count, int tile,
-                                 const int *RESTRICT row_offsets, const int *RESTRICT columns,
-                                 const int *RESTRICT weights, int *dist, int block_threshold, const Hubs &hubs,
-                                 int *scratch) {
-  const int lane = threadIdx.x & 31;
-  int *lane_begin = scratch, *lane_offset = scratch + 32, *lane_dist = scratch + 64;
-  const int item = tile + lane;
-  int vertex = -1, begin = 0, end = 0, d = 0;
-  if (item < count) {
-    vertex = queue.get(item);
-    d = __ldcg(&dist[vertex]);
-    begin = row_offsets[vertex];
-    end = row_offsets[vertex + 1];
-    if (p.defer_work > 0 && d > p.least && (long long)(d - p.least) * (end - begin) > p.defer_work) {
-      push(p, vertex, d);  // waits in the next queue (as in advance_tile)
-      begin = end;
-    }
-  }
-#if TARGETED
-  const int least = __reduce_min_sync(0xffffffffu, item < count ? d : INF);
-  if (lane == 0 && least < INF) atomicMin(p.queue_min, least);
-#endif
-  if (block_threshold > 0 && end - begin >= block_threshold) {
-    const int chunks = (end - begin + block_threshold - 1) / block_threshold;
-    const int at = atomicAdd(hubs.count, chunks);
-    if (at + chunks <= hubs.capacity) {
-      for (int k = 0; k < chunks; ++k) hubs.out[at + k] = make_int2(vertex, k);
-    } else {
-      atomicExch(hubs.error, 3);
-    }
-    begin = end;
-  }
-  const int degree = end - begin;
-  const int inclusive = warp_inclusive_sum(degree);
-  const int edges = __shfl_sync(0xffffffffu, inclusive, 31);
-  lane_begin[lane] = begin;
-  lane_offset[lane] = inclusive - degree;
-  lane_dist[lane] = d;
-  __syncwarp();
-  for (int first = lane; first < edges; first += U * 32) {
-    int low = 0;  // edges ascend with k: each search starts from the previous owner
-    relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
-      const int i = first + k * 32;
-      if (i >= edges) return make_int2(-1, 0);
-      int high = 31;  // the last lane whose offset is <= i owns edge i
-      while (low < high) {
-        const int mid = (low + high + 1) >> 1;
-        if (lane_offset[mid] <= i) low = mid; else high = mid - 1;
-      }
-      return make_int2(lane_begin[low] + (i - lane_offset[low]), lane_dist[low]);
-    });
-  }
-  __syncwarp();  // the next tile rewrites this warp's scratch
-  return lane == 0 ? edges : 0;
-}
-
 // One hub chunk: `block_threshold` edges of a vertex, expanded by the whole block.
 template <int U>
 __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_offsets,
@@ -608,7 +545,7 @@ template <bool dynamic_chunks>
 __device__ int advance_shared_work(const Instance &in, int hub_capacity, int iteration, int splits,
                                    int sel, int threshold, const int *RESTRICT row_offsets,
                                    const int *RESTRICT columns, const int *RESTRICT weights,
-                                   int warp_threshold, int block_threshold, int *scratch, int defer_work = 0, bool warp_tiles = false) {
+                                   int warp_threshold, int block_threshold, int *scratch, int defer_work = 0) {
   const int now = iteration % 3, next = (iteration + 1) % 3;
   Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                      iteration, splits, sel, threshold, false);
@@ -641,16 +578,9 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   hubs.capacity = hub_capacity;
   hubs.error = in.field(F_ERROR);
   int *next_tile = in.field(F_TILE_NEXT0 + now);
-  if (warp_tiles) {
-    int *own = scratch + 3 * (threadIdx.x & ~31);  // this warp's 3 x 32 ints
-    for (int tile = take_warp(next_tile, 32); tile < count; tile = take_warp(next_tile, 32))
-      scanned += advance_warp_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist,
-                                                block_threshold, hubs, own);
-  } else {
-    for (int tile = take(next_tile, blockDim.x); tile < count; tile = take(next_tile, blockDim.x))
-      scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist,
-                                           warp_threshold, block_threshold, hubs, scratch);
-  }
+  for (int tile = take(next_tile, blockDim.x); tile < count; tile = take(next_tile, blockDim.x))
+    scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
+                            block_threshold, hubs, scratch);
   if (defer_work > 0) {
     __syncthreads();
     if (threadIdx.x == 0 && block_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_push_min);
@@ -803,10 +733,8 @@ __device__ bool instance_barrier(const Instance &in) {
   return ok;
 }
 
-// The whole solve, gridDim.x > 1 blocks per instance, all resident (the host checks): solve_grid
-// expands the queue a block's tile at a time, solve_grid_warps a warp's (advance_warp_tile).
-template <bool WARP_TILES>
-__device__ __forceinline__ void grid_solve(
+// The whole solve, gridDim.x > 1 blocks per instance, all resident (the host checks).
+extern "C" __global__ void __maxnreg__(64) solve_grid(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int2 *hubs, int hub_capacity, int delta,
     int warp_threshold, int block_threshold, int max_iterations, int defer_work) {
@@ -835,7 +763,7 @@ __device__ __forceinline__ void grid_solve(
 #endif
     }
     scanned += advance_shared_work<false>(in, hub_capacity, iteration, splits, sel, threshold, row_offsets, columns, weights,
-                                   warp_threshold, block_threshold, scratch, defer_work, WARP_TILES);
+                                   warp_threshold, block_threshold, scratch, defer_work);
     if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
     // Every block reads the same counts: the advance is done, and a split (which pushes into the
@@ -881,17 +809,6 @@ __device__ __forceinline__ void grid_solve(
     *in.field(F_DONE) = 1;
   }
 }
-
-#define GRID_SOLVE_ARGS                                                                            \
-  int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,                     \
-      const int *RESTRICT weights, int *state, int *work, int2 *hubs, int hub_capacity, int delta, \
-      int warp_threshold, int block_threshold, int max_iterations, int defer_work
-#define GRID_SOLVE_CALL                                                                            \
-  n, ck, row_offsets, columns, weights, state, work, hubs, hub_capacity, delta, warp_threshold,    \
-      block_threshold, max_iterations, defer_work
-
-extern "C" __global__ void __maxnreg__(64) solve_grid(GRID_SOLVE_ARGS) { grid_solve<false>(GRID_SOLVE_CALL); }
-extern "C" __global__ void __maxnreg__(64) solve_grid_warps(GRID_SOLVE_ARGS) { grid_solve<true>(GRID_SOLVE_CALL); }
 
 // solve_block's state from one iteration to the next, and what its iterations share.
 struct BlockSolve {

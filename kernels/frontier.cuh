@@ -48,13 +48,6 @@ __device__ __forceinline__ int take(int *next, int step) {
   return taken;
 }
 
-// Take the next item of a counter-handed-out sequence, a warp at a time (every lane calls it).
-__device__ __forceinline__ int take_warp(int *next, int step) {
-  int taken = 0;
-  if ((threadIdx.x & 31) == 0) taken = atomicAdd(next, step);
-  return __shfl_sync(0xffffffffu, taken, 0);
-}
-
 // The threshold after a split: the bucket of width delta above the smallest distance pushed to
 // the far pile (INF for delta = INF or an empty pile), at least one bucket above the old threshold.
 __device__ __forceinline__ int next_threshold(int old_threshold, int far_min, int delta) {

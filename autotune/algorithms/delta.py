@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 INFINITE = "inf"
 OFF = "off"
-BLOCK_TILES, WARP_TILES = "block", "warp"
 HOST, PERSISTENT, SHARED = "host", "persistent", "shared"
 MIN_BLOCK_THRESHOLD = 32
 GRID_BLOCKS = 128  # the blocks a one-query grid launches (latency_design), shared out over CK instances when bridged
@@ -144,10 +143,6 @@ class DeltaStepping(Algorithm):
                   "iteration instead of being expanded while its edges times its distance above the smallest "
                   "of its queue exceed this (R-MAT's edges were scanned about three times a query)", OFF,
                   values=(OFF, *(100 * k for k in DEFER_WEIGHTS)), names=(OFF,), graph_values=defer_values),
-        Parameter("tiles", "persistent with more than 1 block: block: a block expands a tile of the queue at a "
-                  "time, its warps meeting at barriers; warp: each warp a tile of 32 entries of its own, "
-                  "without barriers", BLOCK_TILES, values=(BLOCK_TILES, WARP_TILES), names=(BLOCK_TILES, WARP_TILES),
-                  integers=False),
     )
     concurrent_kernels = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
     source = "delta.cu"
@@ -160,26 +155,19 @@ class DeltaStepping(Algorithm):
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         """`advance` launches as the host loop's advance or a persistent solve; `split` as finish."""
-        return {"advance": ("advance", "solve_block", "solve_grid", "solve_grid_warps", "solve_shared"),
-                "split": ("finish",)}
+        return {"advance": ("advance", "solve_block", "solve_grid", "solve_shared"), "split": ("finish",)}
 
     def canonical(self, config: LaunchConfig) -> LaunchConfig:
         """A persistent or shared solve is one kernel launched as `advance`: `split` is advance's
         launch; a shared solve has one block per instance; only a grid (persistent, more than one
-        block) defers vertices (`defer_work`) and takes warp tiles (`tiles`); a configuration of before
-        them lacks them: off and block."""
+        block) defers vertices (`defer_work`; off where a configuration of before it lacks it)."""
         if config.param("defer_work") is None:
             config = config.replace(defer_work=OFF)
-        if config.param("tiles") is None:
-            config = config.replace(tiles=BLOCK_TILES)
         loop = config.param("loop")
         if loop == SHARED and config.param("blocks") != 1:
             config = config.replace(blocks=1)
-        if loop != PERSISTENT or int(config.param("blocks")) == 1:
-            if config.param("defer_work") != OFF:
-                config = config.replace(defer_work=OFF)
-            if config.param("tiles") != BLOCK_TILES:
-                config = config.replace(tiles=BLOCK_TILES)
+        if config.param("defer_work") != OFF and (loop != PERSISTENT or int(config.param("blocks")) == 1):
+            config = config.replace(defer_work=OFF)
         if loop in (PERSISTENT, SHARED) and config.kernel("split") != config.kernel("advance"):
             return config.replace(split=config.kernel("advance"))
         return config

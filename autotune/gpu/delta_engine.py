@@ -31,7 +31,6 @@ from autotune.algorithms.delta import (
     HOST,
     PERSISTENT,
     SHARED,
-    WARP_TILES,
     delta_argument,
     shared_graph_bytes,
     threshold_argument,
@@ -248,8 +247,7 @@ class DeltaSolver(Solver):
                                           hub_threshold, max_iterations, np.int32(QUEUE_CAPACITY), np.int32(words))],
                                         shared)
         elif loop == PERSISTENT:
-            name = "solve_grid_warps" if config.param("tiles") == WARP_TILES else "solve_grid"
-            function = launchable(algorithm, name, advance, "advance", targeted)
+            function = launchable(algorithm, "solve_grid", advance, "advance", targeted)
             self._check_resident(function, advance, blocks, int(ck))
             work = config.param("defer_work", "off")
             defer = np.int32(0 if work == "off" else int(work))

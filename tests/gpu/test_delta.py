@@ -113,29 +113,26 @@ def test_the_graph_in_shared_memory_gives_the_same_distances(session, graphs, na
 
 
 @pytest.mark.parametrize("name", ["rmat12", "rmat14", "Email-Enron.txt.gz", "rome99.gr.gz"])
-def test_a_grid_that_defers_vertices_or_takes_warp_tiles_gives_the_same_distances(session, graphs, name):
+def test_a_grid_that_defers_vertices_gives_the_same_distances(session, graphs, name):
     graph = graphs(name)
-    configs = [config(ck, delta=d, defer_work=work, block_threshold=hub, tiles=tiles, **GRID)
-               for ck in (1, 3) for d in (64, INFINITE) for work in (OFF, 50, 3200) for hub in (128, OFF)
-               for tiles in ("block", "warp")]
-    configs += [config(1, block=block, delta=INFINITE, defer_work=work, tiles=tiles, loop="persistent", blocks=32)
-                for block in (64, 1024) for work in (OFF, 200) for tiles in ("block", "warp")]
+    configs = [config(ck, delta=d, defer_work=work, block_threshold=hub, **GRID)
+               for ck in (1, 3) for d in (64, INFINITE) for work in (50, 3200) for hub in (128, OFF)]
+    configs += [config(1, block=1024, delta=INFINITE, defer_work=work, loop="persistent", blocks=32)
+                for work in (200, 800)]
     assert_all_ok(measure(graph, configs, sample=4))
 
 
-def test_deferring_and_warp_tiles_with_zero_weights_unreachable_vertices_and_one_vertex(session):
+def test_a_deferring_grid_with_zero_weights_unreachable_vertices_and_one_vertex(session):
     from autotune.graphs import build_csr
 
     # vertex 1 has the most edges (deferred at defer_work 2 when 1 above its queue's least), some of
     # weight 0; 5 is unreachable
     tails, heads = np.array([0, 0, 1, 1, 1, 2, 3, 4]), np.array([1, 2, 2, 3, 4, 3, 4, 0])
     zeros = build_csr("zeros", 6, tails, heads, np.array([3, 0, 0, 0, 5, 1, 0, 2]))
-    configs = [config(ck, delta=d, defer_work=work, tiles=tiles, **GRID)
-               for ck in (1, 6) for d in (1, 4, INFINITE) for work in (OFF, 2) for tiles in ("block", "warp")]
+    configs = [config(ck, delta=d, defer_work=2, **GRID) for ck in (1, 6) for d in (1, 4, INFINITE)]
     assert_all_ok(measure(zeros, configs, sample=6))
     single = build_csr("one", 1, np.array([], int), np.array([], int), np.array([], int))
-    assert_all_ok(measure(single, [config(1, delta=INFINITE, defer_work=32, tiles=t, **GRID) for t in ("block", "warp")],
-                          sample=1))
+    assert_all_ok(measure(single, [config(1, delta=INFINITE, defer_work=32, **GRID)], sample=1))
 
 
 def test_the_shared_loop_with_zero_weights_unreachable_vertices_and_one_vertex(session):
