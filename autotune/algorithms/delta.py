@@ -5,6 +5,7 @@ relaxed settlement of Fiala's poster), the loop mode, the blocks per instance, t
 thresholds, each kernel's block size and L1 state, and CK."""
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -97,6 +98,7 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
 
 DEFER_WEIGHTS = (1, 2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
 DEFER_WORK_BELOW = 32  # a graph of no vertex with this many edges has nothing worth deferring
+DEFER_FIRST = 4  # one query's grid is also tried first with defer_work at this many largest weights
 
 
 def defer_values(features: Any) -> tuple[ParamValue, ...]:
@@ -201,7 +203,10 @@ class DeltaStepping(Algorithm):
         threads, Δ 512, at 1.145 ms per SSSP; the table's study of CK 2 to 16, without that shape,
         ended at 2.81 ms, suite `answers` at fc8b739; with it and this order, 1.82 ms at 4615021),
         each with relaxed settlement (INF), the middle of the graph's Delta domain (one block: the
-        middle first) and warp bins off, within the space's values.
+        middle first) and warp bins off, within the space's values; one query's grid also with
+        `defer_work` at `DEFER_FIRST` times the graph's largest weight (run Z: the best of rmat17 to
+        rmat20 and the random graphs of degree 20 lay at 2 to 8 times; a Bayesian sweep of rmat20
+        that had to find it missed it).
         In that order, from the largest CK down: the first measured has no incumbent to be pruned
         against, one block on a large graph is the slow one (rmat20: 115 ms against the grid's
         2.4 ms, 21 s of a sweep's budget measured whole when it came first), and on a road network
@@ -214,6 +219,8 @@ class DeltaStepping(Algorithm):
         finite = [d for d in deltas if d != INFINITE]
         block = max(space.uniform_block_sizes)
         middle = finite[len(finite) // 2] if finite else INFINITE
+        works = sorted(v for v in values.get("defer_work", ()) if v != OFF)
+        deferred = min(works, key=lambda v: abs(math.log2(v / (DEFER_FIRST * works[0])))) if works else None
         design, one_block = [], {1, max(space.concurrent_kernels)}
         for ck in sorted(space.concurrent_kernels, reverse=True):
             grid = max(1, GRID_BLOCKS // ck)
@@ -224,8 +231,9 @@ class DeltaStepping(Algorithm):
                     continue
                 # one block has little to spend on relaxed settlement's extra work: the middle Δ first
                 order = [middle, INFINITE] if blocks == 1 and loop == PERSISTENT else [INFINITE, middle]
-                for delta in dict.fromkeys(order):
-                    params = {"loop": loop, "blocks": blocks, "delta": delta, "warp_threshold": OFF}
+                defer = [OFF] + ([deferred] if ck == 1 and blocks > 1 and loop == PERSISTENT and deferred else [])
+                for delta, work in itertools.product(dict.fromkeys(order), defer):
+                    params = {"loop": loop, "blocks": blocks, "delta": delta, "warp_threshold": OFF, "defer_work": work}
                     params = {k: v for k, v in params.items() if v in values[k]}
                     design.append(self.uniform(block, space.caches[0], ck, 1, params))
         return [c for c in dict.fromkeys(design) if space.contains(c)]

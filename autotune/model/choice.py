@@ -19,9 +19,9 @@ With mean degree, skew and depth alone, the tree took PHAST's graphs for sparse 
 back (suite `choice` at 63ecdec).
 
 Features: `log2_vertices`, `mean_degree`, `degree_cv` (the out-degrees' skew), `depth_ratio` (the
-graph's breadth-first depth from sampled sources, `GraphShape.hop_depth`, over log2 of its
-vertices: a road network, a mesh or a power grid is deep for its size, a sparse random or
-small-world graph is not; 0 where the depth is not known), `log2_queries`.
+breadth-first depth from sampled sources, `GraphShape.hop_depth`, over log2 of the vertices: a road
+network, mesh or power grid is deep for its size, a random or small-world graph not; 0: unknown),
+`log2_queries`.
 
 At the batch end (K = the table's largest CK) another algorithm whose best is within `NEAR` of the
 winner's (the entry's `by_algorithm`) is as good an answer: the sample counts for each of them in

@@ -308,6 +308,11 @@ def test_a_search_of_one_query_starts_from_the_algorithm_s_own_shapes_for_it():
     assert design[0].param("blocks") == 128  # measured first: one block on a large graph is the slow shape
     batches = SearchSpace.from_options("delta", graph=graph)
     assert not any(c.param("blocks") == 128 for c in initial_design(batches))  # batches: the plain design
+    assert {c.param("defer_work") for c in design} == {"off"}  # no vertex of 32 edges: nothing deferred
+    skewed = SearchSpace.from_options("delta", ck="1", graph=dataclasses.replace(graph, max_degree=4000))
+    grids = [c for c in get("delta").latency_design(skewed) if c.param("blocks") == 128]
+    assert [c.param("defer_work") for c in grids] == ["off", 400, "off", 400]  # 4 x the largest weight, 100
+    assert all(c.param("defer_work") == "off" for c in get("delta").latency_design(skewed) if c.param("blocks") == 1)
 
 
 def test_a_search_of_a_few_queries_starts_from_their_instances_spread_over_a_grid():
