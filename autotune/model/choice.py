@@ -51,9 +51,7 @@ from typing import Any, Callable, Collection, Mapping, Sequence
 
 from autotune.errors import InputError
 from autotune.files import read_toml
-from autotune.model.delta_latency import SECTION, LatencyRules
-from autotune.model.delta_latency import fit as fit_latency
-from autotune.model.delta_latency import table_samples as latency_samples
+from autotune.model.delta_latency import SECTION, LatencyRules, fit as fit_latency, table_samples as latency_samples
 from autotune.model.latency_prices import read_bins_prices, read_prices
 
 FORMAT = "autotune.choice-model/1"
