@@ -84,8 +84,8 @@ enum {
   F_HUB_COUNT0 = F_NEAR_COUNT0 + 3,  // the one it writes at (i + 1) % 3; (i + 2) % 3 is zeroed
   F_TILE_NEXT0 = F_HUB_COUNT0 + 3,   // tiles handed out in iteration i
   F_CHUNK_NEXT0 = F_TILE_NEXT0 + 3,  // hub chunks handed out in iteration i
-  F_PUSH_MIN0 = F_CHUNK_NEXT0 + 3,   // solve_grid deferring heavy vertices: the smallest distance pushed
-                                     // into the near queue that iteration i reads, by i % 3
+  F_PUSH_MIN0 = F_CHUNK_NEXT0 + 3,   // solve_grid with defer_work: the smallest distance pushed into
+                                     // the near queue that iteration i reads, by i % 3
   N_FIELDS = F_PUSH_MIN0 + 3
 };
 

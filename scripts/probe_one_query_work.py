@@ -34,7 +34,7 @@ def scanned_edges(solver, config, sources) -> list[int]:
     for source in sources:
         solver.solve(config, [int(source)])
         state = np.empty((solver.fields["N_FIELDS"], 1), dtype=np.int32)
-        solver.cuda.memcpy_dtoh(state, solver._workspace.state)
+        solver.cuda.memcpy_dtoh(state, solver._workspace.state)  # the engine keeps the last solve's workspace
         found.append(int(state[solver.fields["F_RELAXED"], 0]))
     return found
 

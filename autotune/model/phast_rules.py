@@ -46,11 +46,10 @@ Example::
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
-from dataclasses import replace
-
 from autotune.model.characterization import Characterization
 from autotune.model.delta_rules import DeltaPrediction, constants_of
 from autotune.model.device import DeviceProfile
