@@ -29,6 +29,7 @@ import numpy as np
 
 from autotune.algorithms.delta import (
     HOST,
+    OFF,
     PERSISTENT,
     SHARED,
     delta_argument,
@@ -249,8 +250,8 @@ class DeltaSolver(Solver):
         elif loop == PERSISTENT:
             function = launchable(algorithm, "solve_grid", advance, "advance", targeted)
             self._check_resident(function, advance, blocks, int(ck))
-            work = config.param("defer_work", "off")
-            defer = np.int32(0 if work == "off" else int(work))
+            work = config.param("defer_work", OFF)
+            defer = np.int32(0 if work == OFF else int(work))
             out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                           hub_capacity, delta, warp, hub_threshold, max_iterations, defer)], scratch)

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""A CPU model of one query's frontier Bellman-Ford (Delta = INF) with and without deferral, the
+model behind `defer_work` (docs/notes/kernels.md, run Z): each iteration expands the queued vertices
+at once, with the distances of its start; a queued vertex of e edges and distance d that a rule
+defers stays queued instead. Prints, per rule, the iterations and the edges scanned per arc (the
+mean over the sources). No GPU.
+
+Usage:
+
+    python3 scripts/simulate_deferral.py GRAPH [SOURCES]
+
+Rules: `off`; `degree H` (a vertex of at least H edges waits while d exceeds its queue's least, as
+`defer_degree` did); `work W` (it waits while (d - least) x e > W, as `defer_work` does).
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autotune.graphs import load_graph  # noqa: E402
+
+RULES = [("off", None), ("degree", 32), ("degree", 64), ("work", 200), ("work", 400), ("work", 800),
+         ("work", 1600), ("work", 3200)]
+
+
+def simulate(offsets: np.ndarray, columns: np.ndarray, weights: np.ndarray, source: int, rule) -> tuple[int, int]:
+    """(iterations, edges scanned) of one query under `rule(d - least, degrees) -> expand now`."""
+    n, degrees = len(offsets) - 1, np.diff(offsets)
+    dist = np.full(n, 1 << 40)
+    dist[source] = 0
+    queued = np.zeros(n, bool)
+    queued[source] = True
+    iterations = scanned = 0
+    while queued.any():
+        iterations += 1
+        expand = queued & rule(dist - dist[queued].min(), degrees)
+        vertices = np.flatnonzero(expand)
+        counts = degrees[vertices]
+        scanned += int(counts.sum())
+        edges = np.repeat(offsets[vertices] - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) \
+            + np.arange(counts.sum())
+        lowered = dist.copy()
+        np.minimum.at(lowered, columns[edges], dist[np.repeat(vertices, counts)] + weights[edges])
+        queued = (lowered < dist) | (queued & ~expand)
+        dist = lowered
+    return iterations, scanned
+
+
+def rule_of(kind: str, value: int | None):
+    if kind == "off":
+        return lambda above, degrees: np.ones(len(degrees), bool)
+    if kind == "degree":
+        return lambda above, degrees: (degrees < value) | (above <= 0)
+    return lambda above, degrees: above * degrees <= value
+
+
+def main(spec: str, sources: str = "4") -> None:
+    graph = load_graph(spec)
+    offsets, columns, weights = (np.asarray(a, np.int64) for a in (graph.row_offsets, graph.columns, graph.weights))
+    chosen = np.random.default_rng(0).choice(np.flatnonzero(np.diff(offsets) > 0), int(sources), replace=False)
+    print(f"{spec}: n {graph.n_vertices}, arcs {len(columns)}, sources {chosen.tolist()}", flush=True)
+    for kind, value in RULES:
+        found = [simulate(offsets, columns, weights, int(s), rule_of(kind, value)) for s in chosen]
+        print(f"{kind} {'' if value is None else value}: iterations {np.mean([f[0] for f in found]):.1f}, "
+              f"scans per arc {np.mean([f[1] for f in found]) / len(columns):.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
