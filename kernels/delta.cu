@@ -90,6 +90,22 @@ enum {
 };
 
 #define BARRIER_TIMEOUT_CYCLES (4LL * 1000 * 1000 * 1000)
+
+// A probe's build (-DTRACE_ITERATIONS=1, scripts/probe_iteration_trace.py; never shipped): per
+// iteration of solve_grid's first instance, when its leader started it (ns), when the first and the
+// last block ended their advance, and the advance's work: its queue, hub chunks, edges scanned and
+// vertices deferred, and the splits before it. The probe zeroes these before a solve (trace_first:
+// all ones).
+#if TRACE_ITERATIONS
+#define TRACE_MAX 2048
+__device__ unsigned long long trace_start[TRACE_MAX], trace_first[TRACE_MAX], trace_last[TRACE_MAX];
+__device__ int trace_queue[TRACE_MAX], trace_chunks[TRACE_MAX], trace_splits[TRACE_MAX], trace_scanned[TRACE_MAX], trace_deferred[TRACE_MAX];
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
 // The work arrays: dist, near0, near1, far0, far1, near_stamp, far_stamp, n ints each per instance.
 
 struct Instance {
@@ -180,6 +196,9 @@ struct Push {
   int *push_min;
   int least;
   int defer_work;
+#if TRACE_ITERATIONS
+  int *deferred;  // the iteration's trace_deferred (null: not traced)
+#endif
 #if TARGETED
   int *queue_min;    // where the tiles put the smallest distance they expand
   int target;        // solve_block: the target, whose distance every push to it lowers in
@@ -332,6 +351,9 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
     end = row_offsets[vertex + 1];
     if (p.defer_work > 0 && d > p.least && (long long)(d - p.least) * (end - begin) > p.defer_work) {
       push(p, vertex, d);  // waits in the next queue (d is below the threshold that queued it)
+#if TRACE_ITERATIONS
+      if (p.deferred != nullptr) atomicAdd(p.deferred, 1);
+#endif
       begin = end;
     }
   }
@@ -481,6 +503,9 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.push_min = nullptr;
   p.least = INF;
   p.defer_work = 0;
+#if TRACE_ITERATIONS
+  p.deferred = (!split && blockIdx.y == 0 && iteration < TRACE_MAX) ? &trace_deferred[iteration] : nullptr;
+#endif
 #if TARGETED
   p.queue_min = in.field(F_QUEUE_MIN0 + iteration % 3);
   p.target = -1;
@@ -532,6 +557,20 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
   }
 }
 
+// Queue entries a tile of the instance's blocks takes: blockDim.x, or fewer (a multiple of 32, at
+// least 32) where the queue would give fewer than GRID_TILES tiles a block (0: blockDim.x always).
+// On skewed graphs a tile of blockDim.x entries can hold 100x the edges of another, and a queue of
+// a few tiles a block left most blocks waiting on a few at the barrier (H100, rmat17's one query:
+// 0.611 -> 0.530 ms with 2; docs/notes/kernels.md, run AA).
+#ifndef GRID_TILES
+#define GRID_TILES 2
+#endif
+__device__ __forceinline__ int tile_size(int count) {
+  if (GRID_TILES == 0) return blockDim.x;
+  const int per_tile = (count + GRID_TILES * gridDim.x - 1) / (GRID_TILES * gridDim.x);
+  return min((int)blockDim.x, max(32, (per_tile + 31) & ~31));
+}
+
 // The advance of iteration `iteration` over this instance's blocks (host mode and solve_grid):
 // the hub chunks the previous iteration left, then the tiles of the near queue. Blocks take tiles
 // from an atomic counter: tiles differ in edges by orders of magnitude on skewed graphs, and with
@@ -578,9 +617,12 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   hubs.capacity = hub_capacity;
   hubs.error = in.field(F_ERROR);
   int *next_tile = in.field(F_TILE_NEXT0 + now);
-  for (int tile = take(next_tile, blockDim.x); tile < count; tile = take(next_tile, blockDim.x))
-    scanned += advance_tile<GRID_UNROLL>(p, queue, count, tile, row_offsets, columns, weights, in.dist, warp_threshold,
-                            block_threshold, hubs, scratch);
+  __shared__ int size;  // in shared memory: a register more spills solve_grid's loop
+  if (threadIdx.x == 0) size = tile_size(count);
+  __syncthreads();
+  for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size))
+    scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
+                                         in.dist, warp_threshold, block_threshold, hubs, scratch);
   if (defer_work > 0) {
     __syncthreads();
     if (threadIdx.x == 0 && block_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_push_min);
@@ -762,8 +804,29 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       *in.field(F_QUEUE_MIN0 + later) = INF;
 #endif
     }
+#if TRACE_ITERATIONS
+    const bool traced = blockIdx.y == 0 && iteration < TRACE_MAX;
+    if (traced && leader) {
+      trace_start[iteration] = global_ns();
+      trace_queue[iteration] = in.load(F_NEAR_COUNT0 + iteration % 3);
+      trace_chunks[iteration] = in.load(F_HUB_COUNT0 + iteration % 3);
+      trace_splits[iteration] = splits;
+    }
+    const int scanned_before = scanned;
+#endif
     scanned += advance_shared_work<false>(in, hub_capacity, iteration, splits, sel, threshold, row_offsets, columns, weights,
                                    warp_threshold, block_threshold, scratch, defer_work);
+#if TRACE_ITERATIONS
+    if (traced) {
+      if (scanned != scanned_before) atomicAdd(&trace_scanned[iteration], scanned - scanned_before);
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        const unsigned long long now = global_ns();
+        atomicMin(&trace_first[iteration], now);
+        atomicMax(&trace_last[iteration], now);
+      }
+    }
+#endif
     if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
     // Every block reads the same counts: the advance is done, and a split (which pushes into the
