@@ -327,7 +327,8 @@ __device__ __forceinline__ int inclusive_sum_one_barrier(int value, int *warp_su
   return warp > 0 ? value + before : value;
 }
 
-// Expand one tile: entries [tile, tile + blockDim.x) of `queue` (count entries). Dynamic shared
+// Expand one tile: entries [tile, min(count, tile + blockDim.x)) of `queue` (a caller whose tiles
+// are smaller passes the tile's end as `count`). Dynamic shared
 // memory: 3 * blockDim.x ints from `scratch`. Every thread of the block calls it. Returns the
 // edges this thread counted as scanned. U: edges relaxed at once by a thread.
 template <int U, bool SHARED = false>
