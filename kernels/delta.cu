@@ -621,26 +621,9 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   __shared__ int size;  // in shared memory: a register more spills solve_grid's loop
   if (threadIdx.x == 0) size = tile_size(count);
   __syncthreads();
-#ifndef FIRST_TILE_OWN  // a probe's option (scripts/probe_iteration_trace.py), off by default
-#define FIRST_TILE_OWN 0
-#endif
-#if FIRST_TILE_OWN
-  // Block b's first tile is tile b, without an atomic; the counter hands out those past them.
-  const int dealt = gridDim.x * size;
-  for (int tile = blockIdx.x * size;; tile = count) {
-    if (tile >= count) {
-      if (dealt >= count) break;
-      tile = dealt + take(next_tile, size);
-      if (tile >= count) break;
-    }
-    scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
-                                         in.dist, warp_threshold, block_threshold, hubs, scratch);
-  }
-#else
   for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size))
     scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
                                          in.dist, warp_threshold, block_threshold, hubs, scratch);
-#endif
   if (defer_work > 0) {
     __syncthreads();
     if (threadIdx.x == 0 && block_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_push_min);
