@@ -34,3 +34,31 @@ def test_no_l1_loads_nothing_through_the_read_only_path(algorithm, tmp_path):
     assert cached.get("nc", 0) > 0  # the other states do use it: the test can tell them apart
     assert uncached.get("nc", 0) == 0 and uncached["plain"] > 0
     assert "-Xptxas=-dlcm=cg" in algorithms.get(algorithm).compile_options(True)
+
+
+def _resource_usage(options: list[str], tmp_path) -> str:
+    entry = algorithms.get("delta")
+    out = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "--resource-usage", *options, "-o",
+                          str(tmp_path / "delta.cubin"), str(entry.source_path)],
+                         check=True, capture_output=True, text=True)
+    return out.stdout + out.stderr
+
+
+def test_the_shipped_grid_solve_spills_no_register(tmp_path):
+    # solve_grid runs one query on R-MAT and web graphs with 64 registers a thread; a spill in its
+    # loop (a tile size kept in a register spilled 12 bytes) costs every iteration local memory.
+    usage = _resource_usage(algorithms.get("delta").compile_options(False), tmp_path)
+    grid = usage.split("Function properties for solve_grid", 1)[1].splitlines()[1]
+    assert "0 bytes spill stores" in grid and "0 bytes spill loads" in grid, grid
+
+
+def test_the_traced_probe_build_defines_what_the_probe_reads(tmp_path):
+    # scripts/probe_iteration_trace.py solves with -DTRACE_ITERATIONS=1 and reads these globals.
+    ptx = tmp_path / "traced.ptx"
+    entry = algorithms.get("delta")
+    subprocess.run(["nvcc", "-arch=sm_90", "-ptx", *entry.compile_options(False), "-DTRACE_ITERATIONS=1",
+                    "-o", str(ptx), str(entry.source_path)], check=True, capture_output=True)
+    declared = set(re.findall(r"\.global \.align \d+ \.\w+ (trace_\w+)\[", ptx.read_text()))
+    script = (entry.source_path.parent.parent / "scripts" / "probe_iteration_trace.py").read_text()
+    read = set(re.findall(r'"(trace_\w+)"', script))
+    assert read and read <= declared, (read, declared)
