@@ -176,3 +176,11 @@ def test_a_choice_of_phast_falls_back_on_a_graph_with_hubs():
     assert servable("phast", 1, 6) == "phast" and servable("phast", 1024, None) == "phast"
     assert servable("phast", 1, 1337) == "delta" and "1337 arcs" in PHAST.unsuited(1337)
     assert algorithms.get("delta").unsuited(10**6) is None
+
+
+def test_the_staged_bytes_are_the_sweep_kernel_s_static_shared_memory():
+    # Phast.staged_bytes (what the rules and the shared-distances domain leave for distances) mirrors
+    # phast.cu's __shared__ arrays, which characterizations/phast.toml reads from nvcc (kept up to
+    # date by tests/model/test_model_refresh.py): a change to either must show here.
+    phast = algorithms.get("phast")
+    assert phast.staged_bytes == phast.characterization.kernel("sweep").resources.static_shared_memory_bytes
