@@ -328,9 +328,9 @@ __device__ __forceinline__ int inclusive_sum_one_barrier(int value, int *warp_su
 }
 
 // Expand one tile: entries [tile, min(count, tile + blockDim.x)) of `queue` (a caller whose tiles
-// are smaller passes the tile's end as `count`). Dynamic shared
-// memory: 3 * blockDim.x ints from `scratch`. Every thread of the block calls it. Returns the
-// edges this thread counted as scanned. U: edges relaxed at once by a thread.
+// are smaller passes the tile's end as `count`). Dynamic shared memory: 3 * blockDim.x ints from
+// `scratch`. Every thread of the block calls it. Returns the edges this thread counted as scanned.
+// U: edges relaxed at once by a thread.
 template <int U, bool SHARED = false>
 __device__ int advance_tile(const Push &p, const Queue &queue, int count, int tile,
                             const int *RESTRICT row_offsets, const int *RESTRICT columns,
@@ -562,7 +562,7 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
 // least 32) where the queue would give fewer than GRID_TILES tiles a block (0: blockDim.x always).
 // On skewed graphs a tile of blockDim.x entries can hold 100x the edges of another, and a queue of
 // a few tiles a block left most blocks waiting on a few at the barrier (H100, rmat17's one query:
-// 0.611 -> 0.530 ms with 2; docs/notes/kernels.md, run AA).
+// 0.611 -> 0.514 ms with 2; docs/notes/kernels.md, run AA).
 #ifndef GRID_TILES
 #define GRID_TILES 2
 #endif

@@ -1,5 +1,6 @@
 """The compiled builds of every algorithm's kernels (with nvcc, no GPU): the `no_l1` cache state
-must really keep global loads out of L1."""
+must really keep global loads out of L1; delta's grid solve spills nothing; the probe's traced build
+of delta.cu declares what the probe reads."""
 from __future__ import annotations
 
 import re
