@@ -7,10 +7,16 @@ mean over the sources). No GPU.
 
 Usage:
 
-    python3 scripts/simulate_deferral.py GRAPH [SOURCES]
+    python3 scripts/simulate_deferral.py GRAPH [SOURCES] [THREADS]
 
 Rules: `off`; `degree H` (a vertex of at least H edges waits while d exceeds its queue's least, as
-`defer_degree` did); `work W` (it waits while (d - least) x e > W, as `defer_work` does).
+`defer_degree` did); `work W` (it waits while (d - least) x e > W, as `defer_work` does); `gate W
+s` (`work W`, but nothing waits while the queue holds fewer than s x THREADS vertices, the grid's
+threads, 65,536 by default: 128 blocks of 512); `adapt W a` (`work` with W x (THREADS / queue)^a
+where the queue holds fewer than THREADS). The model is synchronous (an iteration expands with the
+distances of its start, a hub's edges in the iteration that queued it): on the GPU, `gate` scanned
+more than here (rmat17 at W 400 and s 1/2: 2.39 scans an arc in 15.0 iterations, here 1.62 in 12.5)
+and was slower than `work` (docs/notes/kernels.md, run AA).
 """
 import sys
 from pathlib import Path
@@ -23,11 +29,12 @@ sys.path.insert(0, str(ROOT))
 from autotune.graphs import load_graph  # noqa: E402
 
 RULES = [("off", None), ("degree", 32), ("degree", 64), ("work", 200), ("work", 400), ("work", 800),
-         ("work", 1600), ("work", 3200)]
+         ("work", 1600), ("work", 3200), ("gate", (200, 0.5)), ("gate", (400, 0.5)), ("adapt", (100, 1)),
+         ("adapt", (200, 0.5)), ("adapt", (200, 1)), ("adapt", (400, 0.5))]
 
 
 def simulate(offsets: np.ndarray, columns: np.ndarray, weights: np.ndarray, source: int, rule) -> tuple[int, int]:
-    """(iterations, edges scanned) of one query under `rule(d - least, degrees) -> expand now`."""
+    """(iterations, edges scanned) of one query under `rule(d - least, degrees, queue) -> expand now`."""
     n, degrees = len(offsets) - 1, np.diff(offsets)
     dist = np.full(n, 1 << 40)
     dist[source] = 0
@@ -36,7 +43,7 @@ def simulate(offsets: np.ndarray, columns: np.ndarray, weights: np.ndarray, sour
     iterations = scanned = 0
     while queued.any():
         iterations += 1
-        expand = queued & rule(dist - dist[queued].min(), degrees)
+        expand = queued & rule(dist - dist[queued].min(), degrees, int(queued.sum()))
         vertices = np.flatnonzero(expand)
         counts = degrees[vertices]
         scanned += int(counts.sum())
@@ -49,22 +56,29 @@ def simulate(offsets: np.ndarray, columns: np.ndarray, weights: np.ndarray, sour
     return iterations, scanned
 
 
-def rule_of(kind: str, value: int | None):
+def rule_of(kind: str, value, threads: int):
     if kind == "off":
-        return lambda above, degrees: np.ones(len(degrees), bool)
+        return lambda above, degrees, queue: np.ones(len(degrees), bool)
     if kind == "degree":
-        return lambda above, degrees: (degrees < value) | (above <= 0)
-    return lambda above, degrees: above * degrees <= value
+        return lambda above, degrees, queue: (degrees < value) | (above <= 0)
+    if kind == "gate":
+        work, share = value
+        return lambda above, degrees, queue: (queue < share * threads) | (above * degrees <= work)
+    if kind == "adapt":
+        work, power = value
+        return lambda above, degrees, queue: above * degrees <= work * max(1.0, threads / queue) ** power
+    return lambda above, degrees, queue: above * degrees <= value
 
 
-def main(spec: str, sources: str = "4") -> None:
+def main(spec: str, sources: str = "4", threads: str = "65536") -> None:
     graph = load_graph(spec)
     offsets, columns, weights = (np.asarray(a, np.int64) for a in (graph.row_offsets, graph.columns, graph.weights))
     chosen = np.random.default_rng(0).choice(np.flatnonzero(np.diff(offsets) > 0), int(sources), replace=False)
-    print(f"{spec}: n {graph.n_vertices}, arcs {len(columns)}, sources {chosen.tolist()}", flush=True)
+    print(f"{spec}: n {graph.n_vertices}, arcs {len(columns)}, sources {chosen.tolist()}, threads {threads}", flush=True)
     for kind, value in RULES:
-        found = [simulate(offsets, columns, weights, int(s), rule_of(kind, value)) for s in chosen]
-        print(f"{kind} {'' if value is None else value}: iterations {np.mean([f[0] for f in found]):.1f}, "
+        found = [simulate(offsets, columns, weights, int(s), rule_of(kind, value, int(threads))) for s in chosen]
+        shown = "" if value is None else " ".join(map(str, value)) if isinstance(value, tuple) else value
+        print(f"{kind} {shown}: iterations {np.mean([f[0] for f in found]):.1f}, "
               f"scans per arc {np.mean([f[1] for f in found]) / len(columns):.2f}", flush=True)
 
 
