@@ -558,6 +558,32 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
   }
 }
 
+// Hub chunks hub_in[0, chunks), each of `block_threshold` edges, expanded by the instance's blocks:
+// taken from a counter (`dynamic_chunks`, host mode) or dealt out in turn (solve_grid).
+template <bool dynamic_chunks>
+__device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int *next_chunk,
+                             const int *RESTRICT row_offsets, const int *RESTRICT columns,
+                             const int *RESTRICT weights, int *dist, int block_threshold) {
+  int scanned = 0;
+  if (chunks <= 0) return 0;
+  for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
+       c = dynamic_chunks ? take(next_chunk, 1) : c + gridDim.x) {
+    int2 chunk;
+    chunk.x = __ldcg(&hub_in[c].x);
+    chunk.y = __ldcg(&hub_in[c].y);
+    scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold);
+  }
+  return scanned;
+}
+
+// A probe's option (off by default, not measured yet): solve_grid expands the hub chunks an advance
+// cut in the same iteration, after a barrier, rather than at the start of the next one, where the
+// hub's neighbours wait an iteration for it (scripts/simulate_deferral.py with HUBS: about six
+// iterations of R-MAT's one query; docs/notes/kernels.md, run AA).
+#ifndef HUBS_AT_ONCE
+#define HUBS_AT_ONCE 0
+#endif
+
 // Queue entries a tile of the instance's blocks takes: blockDim.x, or fewer (a multiple of 32, at
 // least 32) where the queue would give fewer than GRID_TILES tiles a block (0: blockDim.x always).
 // On skewed graphs a tile of blockDim.x entries can hold 100x the edges of another, and a queue of
@@ -597,19 +623,10 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
     if (threadIdx.x == 0) block_push_min = INF;
     __syncthreads();
   }
-  int scanned = 0;
-  const int chunks = in.load(F_HUB_COUNT0 + now);
-  if (chunks > 0) {
-    const int2 *hub_in = in.hubs(iteration & 1);
-    int *next_chunk = in.field(F_CHUNK_NEXT0 + now);
-    for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
-         c = dynamic_chunks ? take(next_chunk, 1) : c + gridDim.x) {
-      int2 chunk;
-      chunk.x = __ldcg(&hub_in[c].x);
-      chunk.y = __ldcg(&hub_in[c].y);
-      scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, in.dist, block_threshold);
-    }
-  }
+  // The hub chunks of the last iteration (solve_grid with HUBS_AT_ONCE expanded them then).
+  const int chunks = HUBS_AT_ONCE && !dynamic_chunks ? 0 : in.load(F_HUB_COUNT0 + now);
+  int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
+                                              row_offsets, columns, weights, in.dist, block_threshold);
   const int count = in.load(F_NEAR_COUNT0 + now);
   const Queue queue = global_queue(in, iteration & 1);
   Hubs hubs;
@@ -830,9 +847,31 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
 #endif
     if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
+#if HUBS_AT_ONCE
+    const int hub_chunks = in.load(F_HUB_COUNT0 + next);
+    if (hub_chunks > 0) {
+      Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next), iteration,
+                         splits, sel, threshold, false);
+      __shared__ int chunk_push_min;
+      if (defer_work > 0) {
+        p.push_min = &chunk_push_min;
+        if (threadIdx.x == 0) chunk_push_min = INF;
+        __syncthreads();
+      }
+      scanned += expand_chunks<false>(p, in.hubs((iteration + 1) & 1), hub_chunks, nullptr, row_offsets, columns,
+                                      weights, in.dist, block_threshold);
+      if (defer_work > 0) {
+        __syncthreads();
+        if (threadIdx.x == 0 && chunk_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), chunk_push_min);
+      }
+      if (!instance_barrier(in) || in.load(F_ERROR)) break;
+    }
+    int next_work = in.load(F_NEAR_COUNT0 + next);  // the chunks are done
+#else
     // Every block reads the same counts: the advance is done, and a split (which pushes into the
     // near queue counted here) starts only after the barrier below, once every block has read them.
     int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
+#endif
     int far_count = in.load(F_FAR_COUNT0 + sel);
     // A settled target ends the solve as an empty far pile would (a variable more spills here).
     if (next_work == 0 && target_settled(in, grid_target, threshold)) far_count = 0;

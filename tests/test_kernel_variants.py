@@ -1,6 +1,6 @@
 """The compiled builds of every algorithm's kernels (with nvcc, no GPU): the `no_l1` cache state
-must really keep global loads out of L1; delta's grid solve spills nothing; the probe's traced build
-of delta.cu declares what the probe reads."""
+must really keep global loads out of L1; delta's grid solve spills nothing; the probes' builds of
+delta.cu compile, and the traced one declares what its probe reads."""
 from __future__ import annotations
 
 import re
@@ -63,3 +63,10 @@ def test_the_traced_probe_build_defines_what_the_probe_reads(tmp_path):
     script = (entry.source_path.parent.parent / "scripts" / "probe_iteration_trace.py").read_text()
     read = set(re.findall(r'"(trace_\w+)"', script))
     assert read and read <= declared, (read, declared)
+
+
+@pytest.mark.parametrize("options", [["-DHUBS_AT_ONCE=1"], ["-DHUBS_AT_ONCE=1", "-DTARGETED=1"], ["-DGRID_TILES=0"]])
+def test_the_probe_options_of_delta_compile(options, tmp_path):
+    # Compile options that scripts/probe_iteration_trace.py takes through PROBE_DEFINES.
+    assert "Function properties for solve_grid" in _resource_usage(
+        [*algorithms.get("delta").compile_options(False), *options], tmp_path)
