@@ -583,6 +583,10 @@ __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int 
 #ifndef HUBS_AT_ONCE
 #define HUBS_AT_ONCE 0
 #endif
+// Another (off, not measured): a small queue defers less (advance_shared_work).
+#ifndef DEFER_ADAPT
+#define DEFER_ADAPT 0
+#endif
 
 // Queue entries a tile of the instance's blocks takes: blockDim.x, or fewer (a multiple of 32, at
 // least 32) where the queue would give fewer than GRID_TILES tiles a block (0: blockDim.x always).
@@ -628,6 +632,15 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
                                               row_offsets, columns, weights, in.dist, block_threshold);
   const int count = in.load(F_NEAR_COUNT0 + now);
+#if DEFER_ADAPT
+  // A queue of fewer entries than the instance's threads defers less: W x (threads / queue), or
+  // its square root with DEFER_ADAPT 2 (simulate_deferral's `adapt W 1` and `adapt W 0.5`).
+  const int threads = gridDim.x * blockDim.x;
+  if (p.defer_work > 0 && count > 0 && count < threads) {
+    const float grow = DEFER_ADAPT == 2 ? sqrtf((float)threads / count) : (float)threads / count;
+    p.defer_work = (int)fminf(p.defer_work * grow, 2e9f);
+  }
+#endif
   const Queue queue = global_queue(in, iteration & 1);
   Hubs hubs;
   hubs.out = in.hubs((iteration + 1) & 1);
