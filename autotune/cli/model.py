@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -116,4 +117,7 @@ def run_fit_choice(args: argparse.Namespace) -> int:
             sides = (f"{split['low']} below a level width of {split['cut']:,.0f}, else {split['high']}"
                      if split["cut"] else str(split["low"]))
             print(f"  grid block size and threshold: {sides}, the least slowdown on {split['graphs']} graphs' bins prices")
+        print("  grid deferral: none (no grid winner defers)" if math.isinf(rules.defer_degree) else
+              f"  grid deferral: from a mean degree of {rules.defer_degree:.1f}, W = {rules.defer_weights:g} x the "
+              "largest weight (the deferring grid winners' median)")
     return 0

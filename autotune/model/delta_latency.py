@@ -30,6 +30,11 @@ one road network. Every value is fitted (`fit`), none is written here:
    the least on each side of one split of the graphs by level width (`latency_prices.priced_bins`).
 5. Loop: `shared` (the graph in one block's shared memory) for one block where the graph fits and
    the winners that could use it mostly did; else persistent.
+6. Deferral (`defer_work`, grids only): a grid defers where the graph's mean degree is at least
+   `defer_degree`, the geometric midpoint of the split of the grid winners' mean degrees that
+   places the most of them right (deferring or not), with W = `defer_weights` x its largest
+   weight, the median (the lower middle) over the deferring winners; no grid winner deferring,
+   none defers. On the H100's table only R-MAT's grids defer (run Z of docs/notes/kernels.md).
 
 Example::
 
@@ -70,10 +75,16 @@ class LatencySample:
     block_size: int
     shared_fits: bool  # the graph fits loop mode shared
     mean_degree: float = 1.0
+    max_weight: float = 0.0  # the largest arc weight (0: unknown)
 
     @property
     def shape(self) -> str:
         return "block" if int(self.params.get("blocks", 1)) == 1 else "grid"
+
+    def defer_weights(self) -> float | None:
+        """The winner's `defer_work` in its largest weights (None: it does not defer)."""
+        work = self.params.get("defer_work", "off")
+        return None if work == "off" or not self.max_weight else float(work) / self.max_weight
 
     def delta_ratio(self) -> float:
         """The winner's Delta in rule 2's unit (inf for INF)."""
@@ -99,16 +110,20 @@ class LatencyRules:
     degree_exponent: Mapping[str, float] = dataclasses.field(default_factory=lambda: {shape: 0.0 for shape in SHAPES})
     delta_priced: Mapping[str, int] = dataclasses.field(default_factory=lambda: {shape: 0 for shape in SHAPES})
     grid_bins: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # rules 3-4 priced: `priced_bins`
+    defer_degree: float = math.inf  # rule 6 (inf: no grid defers)
+    defer_weights: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["delta_ratio"] = {k: (INF if math.isinf(v) else v) for k, v in self.delta_ratio.items()}
+        data["defer_degree"] = INF if math.isinf(self.defer_degree) else self.defer_degree
         return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LatencyRules:
         ratios = {k: (math.inf if v == INF else float(v)) for k, v in data["delta_ratio"].items()}
-        return cls(**{**dict(data), "delta_ratio": ratios})
+        defer = data.get("defer_degree", INF)  # absent from models fitted before rule 6
+        return cls(**{**dict(data), "delta_ratio": ratios, "defer_degree": math.inf if defer == INF else float(defer)})
 
     def shape_for(self, level_width: float) -> str:
         return "block" if level_width < self.width_threshold else "grid"
@@ -148,6 +163,10 @@ class LatencyRules:
                 params[name] = value
                 made.append(Decision(name, value, "delta latency 4", priced[1] if priced and name == "block_threshold"
                                      else f"the median of the {shape} winners whose degrees reach the bin"))
+        defer = self._defer(shape, algorithm, graph)
+        if defer is not None:
+            params["defer_work"] = defer[0]
+            made.append(Decision("defer_work", defer[0], "delta latency 6", defer[1]))
         size = priced[0]["block_size"] if priced else self.block_size[shape]
         launches = {k: KernelLaunch(size, config.kernel(k).cache) for k in algorithm.kernels}
         changed = config.replace(**params, **launches)
@@ -166,6 +185,21 @@ class LatencyRules:
         return (split["low" if below else "high"],
                 f"level width {level_width:,.0f} {'<' if below else '>='} {float(split['cut']):,.0f}: "
                 f"the least slowdown on that side of {split['graphs']} grid graphs' bins prices")
+
+    def _defer(self, shape: str, algorithm: Any, graph: Any) -> tuple[Any, str] | None:
+        """Rule 6's `defer_work` and why (None where the graph's domain has no other value than off)."""
+        domain = algorithm.parameter("defer_work").domain(graph)
+        values = [v for v in domain if isinstance(v, int)]
+        if not values:
+            return None
+        if shape != "grid" or math.isinf(self.defer_degree) or graph.mean_degree < self.defer_degree:
+            why = ("one block defers nothing" if shape != "grid" else "no grid winner defers" if
+                   math.isinf(self.defer_degree) else f"mean degree {graph.mean_degree:.1f} < {self.defer_degree:.1f}")
+            return "off", why
+        target = self.defer_weights * (graph.max_weight or values[0])
+        value = min(values, key=lambda v: (abs(math.log2(v / target)), v))
+        return value, (f"mean degree {graph.mean_degree:.1f} >= {self.defer_degree:.1f}: the deferring grid winners' "
+                       f"median {self.defer_weights:g} x the largest weight: {value}")
 
     def _ratio_source(self, shape: str) -> str:
         priced = self.delta_priced.get(shape, 0)
@@ -240,6 +274,7 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
     deltas = {shape: priced_delta(group, prices) if priced[shape] else _fit_delta(group)
               for shape, group in by_shape.items()}
     grid_winners = [s for s in samples if s.shape == "grid"]
+    defer_degree, defer_weights = _fit_defer(grid_winners)
     grid_bins = ({**priced_bins(grid_winners, bins_prices), "graphs": len(grid_winners)}
                  if grid_winners and all(bins_prices.get(graph_key(s.graph)) for s in grid_winners) else {})
     return LatencyRules(
@@ -253,7 +288,23 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         block_threshold={shape: _bin("block_threshold", group) for shape, group in by_shape.items()},
         shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
         unit_skew=skew, unit_spread=spread,
-        samples=len(samples), placed=placed, delta_priced=priced, grid_bins=grid_bins)
+        samples=len(samples), placed=placed, delta_priced=priced, grid_bins=grid_bins,
+        defer_degree=defer_degree, defer_weights=defer_weights)
+
+
+def _fit_defer(grids: Sequence[LatencySample]) -> tuple[float, float]:
+    """Rule 6: the mean degree from which a grid defers and its W in largest weights (inf, 0: none)."""
+    deferring = [w for s in grids if (w := s.defer_weights()) is not None]
+    if not deferring:
+        return math.inf, 0.0
+    degrees = sorted({s.mean_degree for s in grids})
+    best = (math.inf, sum(s.defer_weights() is None for s in grids))
+    for low, high in zip(degrees, degrees[1:]):
+        cut = math.sqrt(low * high)
+        placed = sum((s.mean_degree >= cut) == (s.defer_weights() is not None) for s in grids)
+        if placed > best[1]:
+            best = (cut, placed)
+    return best[0], statistics.median_low(deferring)
 
 
 def _fit_delta(group: Sequence[LatencySample]) -> tuple[float, float]:
@@ -302,7 +353,7 @@ def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: t
                        graph.get("mean_degree") or graph["edges"] / graph["vertices"], graph.get("degree_cv"), skew, spread),
             int(graph.get("max_degree") or 0), dict(config.get("params") or {}),
             int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(SimpleNamespace(n_vertices=graph["vertices"], n_edges=graph["edges"])),
-            graph.get("mean_degree") or graph["edges"] / graph["vertices"]))
+            graph.get("mean_degree") or graph["edges"] / graph["vertices"], float(graph.get("max_weight") or 0)))
     return samples
 
 

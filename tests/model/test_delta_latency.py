@@ -185,3 +185,38 @@ def test_the_grid_s_bins_split_the_graphs_where_their_cheapest_pairs_differ(tmp_
         assert config.kernel("advance").block_size == size and config.param("block_threshold") == threshold
         assert "bins prices" in next(d.reason for d in decisions if d.parameter == "block_size")
     assert ChoiceModel.from_toml(_written(tmp_path, rules)).latency == rules
+
+
+def deferring(name, degree, work, blocks=128):
+    import dataclasses
+
+    found = sample(name, 50_000, blocks)
+    return dataclasses.replace(found, params={**found.params, "defer_work": work}, mean_degree=degree, max_weight=100.0)
+
+
+def test_a_grid_defers_from_the_mean_degree_that_splits_its_deferring_winners_from_the_others(tmp_path):
+    found = [deferring("rmat17", 28.0, 800), deferring("rmat20", 30.0, 200), deferring("rmat19", 29.0, 400),
+             deferring("social", 10.0, "off"), deferring("dense", 20.0, "off"), sample("road", 300, 1, 64)]
+    rules = fit_latency(found)
+    assert rules.defer_degree == pytest.approx(math.sqrt(20.0 * 28.0)) and rules.defer_weights == 4.0
+    assert ChoiceModel.from_toml(_written(tmp_path, rules)).latency == rules
+    device = load_device("hopper-h100")
+    for degree, width, expected in ((25.0, 50_000.0, 400), (22.0, 50_000.0, "off"), (25.0, 100.0, "off")):
+        graph = GraphFeatures("g", 100_000, int(100_000 * degree), max_degree=4000, mean_weight=50.0, max_weight=100)
+        batch = DELTA.predict(graph, device).config.replace(concurrent_kernels=1)
+        config, decisions = rules.apply(batch, (), DELTA, graph, width)
+        assert config.param("defer_work") == expected, (degree, width)
+        assert {d.parameter: d.rule for d in decisions}["defer_work"] == "delta latency 6"
+    flat = GraphFeatures("flat", 100_000, 2_500_000, max_degree=20, mean_weight=50.0, max_weight=100)
+    config, decisions = rules.apply(DELTA.predict(flat, device).config.replace(concurrent_kernels=1), (), DELTA, flat,
+                                    50_000.0)
+    assert config.param("defer_work") == "off" and "defer_work" not in {d.parameter for d in decisions}  # no hub
+
+
+def test_without_a_deferring_grid_winner_none_defers_and_older_models_load():
+    rules = fit_latency(winners())
+    assert math.isinf(rules.defer_degree) and rules.defer_weights == 0.0
+    data = rules.to_json()
+    assert data["defer_degree"] == "inf"
+    older = {k: v for k, v in data.items() if k not in ("defer_degree", "defer_weights")}
+    assert type(rules).from_json(older) == rules
