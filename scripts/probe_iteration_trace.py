@@ -15,7 +15,8 @@ sources), the traced solve's span from the first iteration's start to the last b
 much of it the advances took (start to the last block's end), the part of that after the first
 block had ended (blocks waiting on the slowest), the rest (barriers, splits, bookkeeping), and the
 work. With --iterations, one line an iteration of the first source. PROBE_DEFINES (an environment
-variable, e.g. "-DGRID_TILES=4") adds compile options to both builds.
+variable, e.g. "-DGRID_TILES=4") adds compile options to both builds; --builds='["", "-DHUBS_AT_ONCE=1"]'
+runs each graph's variants on each of those builds in turn (one line each, the build in brackets).
 """
 import json
 import os
@@ -35,15 +36,15 @@ TIMES = ("trace_start", "trace_first", "trace_last")
 WORK = ("trace_queue", "trace_chunks", "trace_splits", "trace_scanned", "trace_deferred")
 
 
-def use_build(traced: bool) -> None:
-    """Make later compiles of the kernels the traced build or the plain one (each dropped from the
-    process's cache when the other is chosen; PyCUDA's disk cache keeps both)."""
+def use_build(traced: bool, defines: str = "") -> None:
+    """Make later compiles of the kernels the traced build or the plain one, with `defines` (compile
+    options) added (the other builds dropped from the process's cache; PyCUDA's disk cache keeps them)."""
     from autotune.gpu import compile as compile_module
 
     plain = getattr(compile_module, "_plain_build", compile_module._build)
     compile_module._plain_build = plain
     compile_module.compiled_module.cache_clear()
-    extra = [*os.environ.get("PROBE_DEFINES", "").split(), *(["-DTRACE_ITERATIONS=1"] if traced else [])]
+    extra = [*defines.split(), *(["-DTRACE_ITERATIONS=1"] if traced else [])]
     compile_module._build = lambda source, options: plain(source, [*options, *extra])
 
 
@@ -92,16 +93,20 @@ def main(names: str, variants_text: str, *flags: str) -> None:
     from autotune.measure import Protocol
 
     changes = json.loads(variants_text)
+    builds = next((json.loads(f.split("=", 1)[1]) for f in flags if f.startswith("--builds=")),
+                  [os.environ.get("PROBE_DEFINES", "")])
     for name, graph, sources, expected, cpu, tuned, base, _ in tuned_one_queries(names, SAMPLE):
         variants = list(dict.fromkeys(tuned.replace(**change) for change in changes))
-        use_build(traced=False)
-        with open_solver(graph, tuned.algorithm) as solver:
-            timings = [CudaEventTimer(solver, sources, Protocol(sample=SAMPLE, min_repetitions=5, max_repetitions=5),
-                                      expected=expected).measure(config) for config in variants]
-        use_build(traced=True)
-        for config, timing in zip(variants, timings):
-            report(name, graph, sources, config, timing, "--iterations" in flags)
-        use_build(traced=False)
+        for defines in builds:
+            use_build(False, defines)
+            with open_solver(graph, tuned.algorithm) as solver:
+                timings = [CudaEventTimer(solver, sources, Protocol(sample=SAMPLE, min_repetitions=5, max_repetitions=5),
+                                          expected=expected).measure(config) for config in variants]
+            use_build(True, defines)
+            for config, timing in zip(variants, timings):
+                report(f"{name} [{defines or 'shipped'}]" if len(builds) > 1 else name, graph, sources, config,
+                       timing, "--iterations" in flags)
+        use_build(False)
 
 
 def report(name: str, graph, sources, config, timing, iterations: bool) -> None:
