@@ -236,13 +236,15 @@ def _bin(name: str, group: Sequence[LatencySample]) -> Any:
     return "off" if math.isinf(middle) else int(middle)
 
 
-def _threshold(samples: Sequence[LatencySample]) -> tuple[float, int]:
-    """Rule 1's width threshold and the samples it places right."""
-    widths = sorted({s.level_width for s in samples})
-    best = (math.inf, len([s for s in samples if s.shape == "block"]))
-    for low, high in zip(widths, widths[1:]):
+def _split(points: Sequence[tuple[float, bool]]) -> tuple[float, int]:
+    """The cut that places the most (value, below) points right (below: the value should be under
+    it), at the geometric midpoint of two neighbouring values (inf: every value below it), and how
+    many it places right. Rule 1 splits the level widths, rule 6 the grid winners' mean degrees."""
+    values = sorted({value for value, _ in points})
+    best = (math.inf, sum(below for _, below in points))
+    for low, high in zip(values, values[1:]):
         cut = math.sqrt(low * high)
-        placed = sum((s.level_width < cut) == (s.shape == "block") for s in samples)
+        placed = sum((value < cut) == below for value, below in points)
         if placed > best[1]:
             best = (cut, placed)
     return best
@@ -261,7 +263,7 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
 
     if not samples:
         raise ValueError("no one-query Delta-stepping winners to fit on")
-    threshold, placed = _threshold(samples)
+    threshold, placed = _split([(s.level_width, s.shape == "block") for s in samples])
     skew, spread = unit or batch_constants()
     by_shape = {shape: [s for s in samples if s.shape == shape] for shape in SHAPES}
     for shape, other in (("block", "grid"), ("grid", "block")):
@@ -297,14 +299,8 @@ def _fit_defer(grids: Sequence[LatencySample]) -> tuple[float, float]:
     deferring = [w for s in grids if (w := s.defer_weights()) is not None]
     if not deferring:
         return math.inf, 0.0
-    degrees = sorted({s.mean_degree for s in grids})
-    best = (math.inf, sum(s.defer_weights() is None for s in grids))
-    for low, high in zip(degrees, degrees[1:]):
-        cut = math.sqrt(low * high)
-        placed = sum((s.mean_degree >= cut) == (s.defer_weights() is not None) for s in grids)
-        if placed > best[1]:
-            best = (cut, placed)
-    return best[0], statistics.median_low(deferring)
+    cut, _ = _split([(s.mean_degree, s.defer_weights() is None) for s in grids])
+    return cut, statistics.median_low(deferring)
 
 
 def _fit_delta(group: Sequence[LatencySample]) -> tuple[float, float]:
