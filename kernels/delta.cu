@@ -576,16 +576,25 @@ __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int 
   return scanned;
 }
 
-// A probe's option (off by default, not measured yet): solve_grid expands the hub chunks an advance
-// cut in the same iteration, after a barrier, rather than at the start of the next one, where the
-// hub's neighbours wait an iteration for it (scripts/simulate_deferral.py with HUBS: about six
-// iterations of R-MAT's one query; docs/notes/kernels.md, run AA).
+// Where solve_grid expands the hub chunks an advance cut: in the same iteration, after one more
+// barrier, rather than at the start of the next one, where the hub's neighbours wait an iteration
+// for it. 1 (shipped): when the grid defers (defer_work), whose iterations the delay multiplied;
+// 0: never; 2: always. H100, b04edb1 (docs/notes/kernels.md, run AB): rmat17's tuned one query
+// 0.507 -> 0.427 ms in 18.5 -> 13 iterations; Email-Enron's, which defers nothing, 0.230 -> 0.247
+// with 2 (the barrier costs more than the iterations it saves).
 #ifndef HUBS_AT_ONCE
-#define HUBS_AT_ONCE 0
+#define HUBS_AT_ONCE 1
 #endif
-// Another (off, not measured): a small queue defers less (advance_shared_work).
+__device__ __forceinline__ bool hubs_at_once(int defer_work) {
+  return HUBS_AT_ONCE == 2 || (HUBS_AT_ONCE == 1 && defer_work > 0);
+}
+// A queue of fewer entries than the instance's threads defers less: W x threads / queue (1,
+// shipped), its square root (2), or W (0). Most vertices a grid defers wait while the grid idles
+// (H100, b04edb1, run AB, with HUBS_AT_ONCE: rmat20's tuned one query 1.74 -> 1.59 ms at W 200,
+// 27 -> 13 iterations; web-Stanford's at W 400 2.19 -> 1.04; scripts/simulate_deferral.py's
+// `adapt W 1` had predicted it).
 #ifndef DEFER_ADAPT
-#define DEFER_ADAPT 0
+#define DEFER_ADAPT 1
 #endif
 
 // Queue entries a tile of the instance's blocks takes: blockDim.x, or fewer (a multiple of 32, at
@@ -627,14 +636,12 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
     if (threadIdx.x == 0) block_push_min = INF;
     __syncthreads();
   }
-  // The hub chunks of the last iteration (solve_grid with HUBS_AT_ONCE expanded them then).
-  const int chunks = HUBS_AT_ONCE && !dynamic_chunks ? 0 : in.load(F_HUB_COUNT0 + now);
+  // The hub chunks of the last iteration (unless solve_grid expanded them then: hubs_at_once).
+  const int chunks = !dynamic_chunks && hubs_at_once(defer_work) ? 0 : in.load(F_HUB_COUNT0 + now);
   int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
                                               row_offsets, columns, weights, in.dist, block_threshold);
   const int count = in.load(F_NEAR_COUNT0 + now);
 #if DEFER_ADAPT
-  // A queue of fewer entries than the instance's threads defers less: W x (threads / queue), or
-  // its square root with DEFER_ADAPT 2 (simulate_deferral's `adapt W 1` and `adapt W 0.5`).
   const int threads = gridDim.x * blockDim.x;
   if (p.defer_work > 0 && count > 0 && count < threads) {
     const float grow = DEFER_ADAPT == 2 ? sqrtf((float)threads / count) : (float)threads / count;
@@ -860,9 +867,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
 #endif
     if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
-#if HUBS_AT_ONCE
     const int hub_chunks = in.load(F_HUB_COUNT0 + next);
-    if (hub_chunks > 0) {
+    const bool chunks_now = hub_chunks > 0 && hubs_at_once(defer_work);
+    if (chunks_now) {  // (hubs_at_once) the chunks the advance cut, before the next iteration
       Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next), iteration,
                          splits, sel, threshold, false);
       __shared__ int chunk_push_min;
@@ -879,12 +886,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       }
       if (!instance_barrier(in) || in.load(F_ERROR)) break;
     }
-    int next_work = in.load(F_NEAR_COUNT0 + next);  // the chunks are done
-#else
     // Every block reads the same counts: the advance is done, and a split (which pushes into the
     // near queue counted here) starts only after the barrier below, once every block has read them.
-    int next_work = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
-#endif
+    int next_work = in.load(F_NEAR_COUNT0 + next) + (chunks_now ? 0 : hub_chunks);
     int far_count = in.load(F_FAR_COUNT0 + sel);
     // A settled target ends the solve as an empty far pile would (a variable more spills here).
     if (next_work == 0 && target_settled(in, grid_target, threshold)) far_count = 0;
