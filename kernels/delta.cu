@@ -588,6 +588,10 @@ __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int 
 __device__ __forceinline__ bool hubs_at_once(int defer_work) {
   return HUBS_AT_ONCE == 2 || (HUBS_AT_ONCE == 1 && defer_work > 0);
 }
+// A probe's option (off): the blocks take those chunks from a counter instead of in turn.
+#ifndef CHUNKS_TAKEN
+#define CHUNKS_TAKEN 0
+#endif
 // A queue of fewer entries than the instance's threads defers less: W x threads / queue (1,
 // shipped), its square root (2), or W (0). Most vertices a grid defers wait while the grid idles
 // (H100, b04edb1, run AB, with HUBS_AT_ONCE: rmat20's tuned one query 1.74 -> 1.59 ms at W 200,
@@ -878,8 +882,10 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
         if (threadIdx.x == 0) chunk_push_min = INF;
         __syncthreads();
       }
-      scanned += expand_chunks<false>(p, in.hubs((iteration + 1) & 1), hub_chunks, nullptr, row_offsets, columns,
-                                      weights, in.dist, block_threshold);
+      // (CHUNKS_TAKEN, a probe's option: from a counter, zeroed by the leader an iteration ago)
+      scanned += expand_chunks<CHUNKS_TAKEN>(p, in.hubs((iteration + 1) & 1), hub_chunks,
+                                             in.field(F_CHUNK_NEXT0 + next), row_offsets, columns, weights,
+                                             in.dist, block_threshold);
       if (defer_work > 0) {
         __syncthreads();
         if (threadIdx.x == 0 && chunk_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), chunk_push_min);
