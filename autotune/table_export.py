@@ -31,7 +31,7 @@ FORMATS = ("c-header", "json")
 QUERIES = tuple(2**k for k in range(11))  # 1 .. 1024: the flat export's columns
 CACHES = tuple(CacheState)
 MAX_KERNELS = 3
-MAX_PARAMS = 6
+MAX_PARAMS = max(len(algorithms.get(name).parameters) for name in algorithms.names())  # the header's array
 
 
 def c_string(text: str) -> str:

@@ -588,10 +588,6 @@ __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int 
 __device__ __forceinline__ bool hubs_at_once(int defer_work) {
   return HUBS_AT_ONCE == 2 || (HUBS_AT_ONCE == 1 && defer_work > 0);
 }
-// A probe's option (off): the blocks take those chunks from a counter instead of in turn.
-#ifndef CHUNKS_TAKEN
-#define CHUNKS_TAKEN 0
-#endif
 // A queue of fewer entries than the instance's threads defers less: W x threads / queue (1,
 // shipped), its square root (2), or W (0). Most vertices a grid defers wait while the grid idles
 // (H100, b04edb1, run AB, with HUBS_AT_ONCE: rmat20's tuned one query 1.74 -> 1.59 ms at W 200,
@@ -602,16 +598,19 @@ __device__ __forceinline__ bool hubs_at_once(int defer_work) {
 #endif
 
 // Queue entries a tile of the instance's blocks takes: blockDim.x, or fewer (a multiple of 32, at
-// least 32) where the queue would give fewer than GRID_TILES tiles a block (0: blockDim.x always).
+// least 32) where the queue would give fewer than `tiles` tiles a block (0: blockDim.x always).
 // On skewed graphs a tile of blockDim.x entries can hold 100x the edges of another, and a queue of
 // a few tiles a block left most blocks waiting on a few at the barrier (H100, rmat17's one query:
-// 0.611 -> 0.514 ms with 2; docs/notes/kernels.md, run AA).
+// 0.611 -> 0.514 ms with 2; docs/notes/kernels.md, run AA). solve_grid takes `tiles` from the
+// launch (delta's parameter `tiles`: 4 took rmat17 0.410 -> 0.360 ms and random24k-d2 0.228 ->
+// 0.267, run AB); the host loop's advance has GRID_TILES.
 #ifndef GRID_TILES
 #define GRID_TILES 2
 #endif
-__device__ __forceinline__ int tile_size(int count) {
-  if (GRID_TILES == 0) return blockDim.x;
-  const int per_tile = (count + GRID_TILES * gridDim.x - 1) / (GRID_TILES * gridDim.x);
+__device__ const int GRID_TILES_DEFAULT = GRID_TILES;
+__device__ __forceinline__ int tile_size(int count, int tiles) {
+  if (tiles <= 0) return blockDim.x;
+  const int per_tile = (count + tiles * gridDim.x - 1) / (tiles * gridDim.x);
   return min((int)blockDim.x, max(32, (per_tile + 31) & ~31));
 }
 
@@ -628,7 +627,8 @@ template <bool dynamic_chunks>
 __device__ int advance_shared_work(const Instance &in, int hub_capacity, int iteration, int splits,
                                    int sel, int threshold, const int *RESTRICT row_offsets,
                                    const int *RESTRICT columns, const int *RESTRICT weights,
-                                   int warp_threshold, int block_threshold, int *scratch, int defer_work = 0) {
+                                   int warp_threshold, int block_threshold, int *scratch, int defer_work = 0,
+                                   const int &tiles = GRID_TILES_DEFAULT) {
   const int now = iteration % 3, next = (iteration + 1) % 3;
   Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                      iteration, splits, sel, threshold, false);
@@ -660,7 +660,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   hubs.error = in.field(F_ERROR);
   int *next_tile = in.field(F_TILE_NEXT0 + now);
   __shared__ int size;  // in shared memory: a register more spills solve_grid's loop
-  if (threadIdx.x == 0) size = tile_size(count);
+  if (threadIdx.x == 0) size = tile_size(count, tiles);
   __syncthreads();
   for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size))
     scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
@@ -821,11 +821,14 @@ __device__ bool instance_barrier(const Instance &in) {
 extern "C" __global__ void __maxnreg__(64) solve_grid(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int2 *hubs, int hub_capacity, int delta,
-    int warp_threshold, int block_threshold, int max_iterations, int defer_work) {
+    int warp_threshold, int block_threshold, int max_iterations, int defer_work, int tiles) {
   extern __shared__ int scratch[];
   Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
   int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
   const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+  // In shared memory (in a register, the loop spills); only thread 0 reads it (tile_size).
+  __shared__ int grid_tiles;
+  if (threadIdx.x == 0) grid_tiles = tiles;
 #if TARGETED
   defer_work = 0;  // source-target grids defer nothing (with it, this build spilled registers)
   __shared__ int grid_target;  // in shared memory (target_settled)
@@ -857,7 +860,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     const int scanned_before = scanned;
 #endif
     scanned += advance_shared_work<false>(in, hub_capacity, iteration, splits, sel, threshold, row_offsets, columns, weights,
-                                   warp_threshold, block_threshold, scratch, defer_work);
+                                   warp_threshold, block_threshold, scratch, defer_work, grid_tiles);
 #if TRACE_ITERATIONS
     if (traced) {
       if (scanned != scanned_before) atomicAdd(&trace_scanned[iteration], scanned - scanned_before);
@@ -882,10 +885,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
         if (threadIdx.x == 0) chunk_push_min = INF;
         __syncthreads();
       }
-      // (CHUNKS_TAKEN, a probe's option: from a counter, zeroed by the leader an iteration ago)
-      scanned += expand_chunks<CHUNKS_TAKEN>(p, in.hubs((iteration + 1) & 1), hub_chunks,
-                                             in.field(F_CHUNK_NEXT0 + next), row_offsets, columns, weights,
-                                             in.dist, block_threshold);
+      // Dealt out in turn: taken from a counter, they were slower (rmat17 0.405 -> 0.449 ms, run AB).
+      scanned += expand_chunks<false>(p, in.hubs((iteration + 1) & 1), hub_chunks, nullptr, row_offsets, columns,
+                                      weights, in.dist, block_threshold);
       if (defer_work > 0) {
         __syncthreads();
         if (threadIdx.x == 0 && chunk_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), chunk_push_min);

@@ -90,7 +90,7 @@ DELTA_EXAMPLE = {
     "algorithm": "delta", "concurrent_kernels": 64,
     "kernels": {"advance": {"block_size": 512, "cache": "default"}, "split": {"block_size": 256, "cache": "no_l1"}},
     "params": {"delta": 32, "loop": "host", "blocks": 2, "warp_threshold": 32, "block_threshold": "off",
-               "defer_work": "off"},
+               "defer_work": "off", "tiles": 2},
 }
 
 
@@ -101,11 +101,14 @@ def test_a_delta_configuration_round_trips_with_its_parameters():
     assert config.advance.block_size == 512 and str(config).startswith("delta CK64")
     assert config.replace(delta="inf").param("delta") == "inf"
     # a configuration of before defer_work (tables, records) defers nothing; only a grid defers
-    before = {k: v for k, v in DELTA_EXAMPLE["params"].items() if k != "defer_work"}
+    # and one of before `tiles` cut tiles for 2 a block; only a grid sets either
+    before = {k: v for k, v in DELTA_EXAMPLE["params"].items() if k not in ("defer_work", "tiles")}
     assert config_from_json({**DELTA_EXAMPLE, "params": before}) == config
-    grid = {**DELTA_EXAMPLE["params"], "loop": "persistent", "defer_work": 64}
+    grid = {**DELTA_EXAMPLE["params"], "loop": "persistent", "defer_work": 64, "tiles": 4}
     assert config_from_json({**DELTA_EXAMPLE, "params": grid}).param("defer_work") == 64
-    assert config_from_json({**DELTA_EXAMPLE, "params": {**grid, "blocks": 1}}).param("defer_work") == "off"
+    assert config_from_json({**DELTA_EXAMPLE, "params": grid}).param("tiles") == 4
+    one_block = config_from_json({**DELTA_EXAMPLE, "params": {**grid, "blocks": 1}})
+    assert (one_block.param("defer_work"), one_block.param("tiles")) == ("off", 2)
 
 
 def test_a_persistent_delta_solve_is_one_launch_so_split_takes_advance_s():

@@ -99,6 +99,7 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
 DEFER_WEIGHTS = (1, 2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
 DEFER_WORK_BELOW = 32  # a graph of no vertex with this many edges has nothing worth deferring
 DEFER_FIRST = 4  # one query's grid is also tried first with defer_work at this many largest weights
+GRID_TILES = 2  # `tiles` where a configuration does not set it (kernels/delta.cu's host loop: GRID_TILES)
 
 
 def defer_values(features: Any) -> tuple[ParamValue, ...]:
@@ -145,6 +146,10 @@ class DeltaStepping(Algorithm):
                   "iteration instead of being expanded while its edges times its distance above the smallest "
                   "of its queue exceed this (R-MAT's edges were scanned about three times a query)", OFF,
                   values=(OFF, *(100 * k for k in DEFER_WEIGHTS)), names=(OFF,), graph_values=defer_values),
+        Parameter("tiles", "persistent with more than 1 block: a queue of fewer than this many tiles of a block's "
+                  "threads a block is cut into tiles of fewer entries (at least 32), this many a block (more: "
+                  "skewed graphs' blocks wait less on one another; fewer: less overhead on even ones)",
+                  GRID_TILES, values=(2, 3, 4, 8)),
     )
     concurrent_kernels = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
     source = "delta.cu"
@@ -162,14 +167,18 @@ class DeltaStepping(Algorithm):
     def canonical(self, config: LaunchConfig) -> LaunchConfig:
         """A persistent or shared solve is one kernel launched as `advance`: `split` is advance's
         launch; a shared solve has one block per instance; only a grid (persistent, more than one
-        block) defers vertices (`defer_work`; off where a configuration of before it lacks it)."""
+        block) defers vertices (`defer_work`; off where a configuration of before it lacks it) and
+        sets `tiles` (`GRID_TILES` elsewhere and where a configuration of before it lacks it)."""
         if config.param("defer_work") is None:
             config = config.replace(defer_work=OFF)
+        if config.param("tiles") is None:
+            config = config.replace(tiles=GRID_TILES)
         loop = config.param("loop")
         if loop == SHARED and config.param("blocks") != 1:
             config = config.replace(blocks=1)
-        if config.param("defer_work") != OFF and (loop != PERSISTENT or int(config.param("blocks")) == 1):
-            config = config.replace(defer_work=OFF)
+        if loop != PERSISTENT or int(config.param("blocks")) == 1:
+            if config.param("defer_work") != OFF or config.param("tiles") != GRID_TILES:
+                config = config.replace(defer_work=OFF, tiles=GRID_TILES)
         if loop in (PERSISTENT, SHARED) and config.kernel("split") != config.kernel("advance"):
             return config.replace(split=config.kernel("advance"))
         return config

@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from autotune.algorithms.delta import (
+    GRID_TILES,
     HOST,
     OFF,
     PERSISTENT,
@@ -252,9 +253,11 @@ class DeltaSolver(Solver):
             self._check_resident(function, advance, blocks, int(ck))
             work = config.param("defer_work", OFF)
             defer = np.int32(0 if work == OFF else int(work))
-            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiii",
+            tiles = np.int32(config.param("tiles", GRID_TILES))
+            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiiii",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
-                                          hub_capacity, delta, warp, hub_threshold, max_iterations, defer)], scratch)
+                                          hub_capacity, delta, warp, hub_threshold, max_iterations, defer, tiles)],
+                                        scratch)
         else:
             split = config.kernel("split")
             out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance, targeted=targeted), (blocks, int(ck)),

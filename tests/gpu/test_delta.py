@@ -122,6 +122,15 @@ def test_a_grid_that_defers_vertices_gives_the_same_distances(session, graphs, n
     assert_all_ok(measure(graph, configs, sample=4))
 
 
+@pytest.mark.parametrize("name", ["rmat14", "Email-Enron.txt.gz"])
+def test_a_grid_s_tiles_for_each_block_give_the_same_distances(session, graphs, name):
+    # `tiles` cuts a small queue into tiles of as few as 32 entries: with hub chunks, deferral and both
+    graph = graphs(name)
+    configs = [config(ck, block=block, delta=INFINITE, tiles=tiles, defer_work=work, block_threshold=128, **GRID)
+               for ck in (1, 3) for block in (96, 1024) for tiles in (3, 8) for work in (OFF, 200)]
+    assert_all_ok(measure(graph, configs, sample=4))
+
+
 def test_a_deferring_grid_with_zero_weights_unreachable_vertices_and_one_vertex(session):
     from autotune.graphs import build_csr
 
