@@ -25,9 +25,9 @@ one road network. Every value is fitted (`fit`), none is written here:
 4. Bins: the median of the shape's warp and block thresholds, over the winners whose largest
    degree reaches the bin's smallest threshold (elsewhere the bin is never used, and any value
    won), a threshold above the largest degree counted as off.
-   Where every grid winner has bins prices (`bins_prices`: `scripts/probe_latency_bins.py`'s
+   Where at least half the grid winners have bins prices (`bins_prices`: `scripts/probe_latency_bins.py`'s
    rows), the grid's block size and block threshold are instead `grid_bins`: the pair that costs
-   the least on each side of one split of the graphs by level width (`latency_prices.priced_bins`).
+   the least on each side of one split of those graphs by level width (`latency_prices.priced_bins`).
 5. Loop: `shared` (the graph in one block's shared memory) for one block where the graph fits and
    the winners that could use it mostly did; else persistent.
 6. Deferral (`defer_work`, grids only): a grid defers where the graph's mean degree is at least
@@ -257,8 +257,8 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
     shape takes the other's values); `unit`: the skew and spread exponents the samples' units
     were taken with (default: the shipped batch model's, as `table_samples` takes them);
     `prices` (`latency_prices.read_prices`): rule 2's measure where a shape's winners all have
-    them; `bins_prices` (`read_bins_prices`): rules 3-4's for the grid, where its winners all have
-    them."""
+    them; `bins_prices` (`read_bins_prices`): rules 3-4's for the grid, on its winners that have
+    them where they are at least half of them."""
     from autotune.algorithms.delta import GRID_BLOCKS
 
     if not samples:
@@ -277,8 +277,9 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
               for shape, group in by_shape.items()}
     grid_winners = [s for s in samples if s.shape == "grid"]
     defer_degree, defer_weights = _fit_defer(grid_winners)
-    grid_bins = ({**priced_bins(grid_winners, bins_prices), "graphs": len(grid_winners)}
-                 if grid_winners and all(bins_prices.get(graph_key(s.graph)) for s in grid_winners) else {})
+    priced_grids = [s for s in grid_winners if bins_prices.get(graph_key(s.graph))]
+    grid_bins = ({**priced_bins(priced_grids, bins_prices), "graphs": len(priced_grids)}
+                 if priced_grids and 2 * len(priced_grids) >= len(grid_winners) else {})
     return LatencyRules(
         width_threshold=threshold,
         grid_blocks=statistics.median_low(grids) if grids else GRID_BLOCKS,

@@ -176,7 +176,10 @@ def test_the_grid_s_bins_split_the_graphs_where_their_cheapest_pairs_differ(tmp_
     assert priced_bins(found[:2], prices)["cut"] == 0.0  # one pair serves both: no split
     rules = fit_latency([*found, sample("road", 300, 1, 64)], bins_prices=prices)
     assert rules.grid_bins == {**split, "graphs": 4}
-    assert fit_latency([*found, sample("x", 3000, 64)], bins_prices=prices).grid_bins == {}  # a grid winner unpriced
+    # unpriced grid winners: the split is priced on the others while they are at least half
+    assert fit_latency([*found, sample("x", 3000, 64)], bins_prices=prices).grid_bins == {**split, "graphs": 4}
+    unpriced = [sample(f"x{i}", 3000 + i, 64) for i in range(5)]
+    assert fit_latency([*found, *unpriced], bins_prices=prices).grid_bins == {}
     device = load_device("hopper-h100")
     graph = GraphFeatures("g", 100_000, 400_000, max_degree=4000, mean_weight=50.0, max_weight=100)
     batch = DELTA.predict(graph, device).config.replace(concurrent_kernels=1)
