@@ -146,9 +146,9 @@ class DeltaStepping(Algorithm):
                   "iteration instead of being expanded while its edges times its distance above the smallest "
                   "of its queue exceed this (R-MAT's edges were scanned about three times a query)", OFF,
                   values=(OFF, *(100 * k for k in DEFER_WEIGHTS)), names=(OFF,), graph_values=defer_values),
-        Parameter("tiles", "persistent with more than 1 block: a queue of fewer than this many tiles of a block's "
-                  "threads a block is cut into tiles of fewer entries (at least 32), this many a block (more: "
-                  "skewed graphs' blocks wait less on one another; fewer: less overhead on even ones)",
+        Parameter("tiles", "persistent with more than 1 block: a queue that would give each block fewer than this "
+                  "many tiles of a block's threads is cut into smaller tiles (of 32 entries at least), this many a "
+                  "block (more: skewed graphs' blocks wait less on one another; fewer: less overhead on even ones)",
                   GRID_TILES, values=(2, 3, 4, 8)),
     )
     concurrent_kernels = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
