@@ -454,16 +454,17 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   return scanned;
 }
 
-// One hub chunk: `block_threshold` edges of a vertex, expanded by the whole block.
+// One hub chunk: `block_threshold` edges of a vertex, expanded by `width` threads (the whole block,
+// or a group of it), this thread being `rank` of them.
 template <int U>
 __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_offsets,
                              const int *RESTRICT columns, const int *RESTRICT weights, int *dist,
-                             int block_threshold) {
+                             int block_threshold, int rank, int width) {
   const int d = __ldcg(&dist[chunk.x]);
   const int begin = row_offsets[chunk.x] + chunk.y * block_threshold;
   const int end = min(row_offsets[chunk.x + 1], begin + block_threshold);
-  relax_strided<U>(p, dist, columns, weights, begin + threadIdx.x, end, blockDim.x, d);
-  return threadIdx.x == 0 ? end - begin : 0;
+  relax_strided<U>(p, dist, columns, weights, begin + rank, end, width, d);
+  return rank == 0 ? end - begin : 0;
 }
 
 // Split the far pile (count entries) into the next near queue and the other far buffer; this
@@ -560,18 +561,36 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
 
 // Hub chunks hub_in[0, chunks), each of `block_threshold` edges, expanded by the instance's blocks:
 // taken from a counter (`dynamic_chunks`, host mode) or dealt out in turn (solve_grid).
+// With CHUNK_GROUPS (a probe's option, off), solve_grid's blocks expand several chunks at once, a
+// group of threads each, sized so that a thread relaxes GRID_UNROLL of a chunk's edges (at least a
+// warp): a whole block on a chunk of fewer edges than that waits on its one short chain of loads.
+#ifndef CHUNK_GROUPS
+#define CHUNK_GROUPS 0
+#endif
 template <bool dynamic_chunks>
 __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int *next_chunk,
                              const int *RESTRICT row_offsets, const int *RESTRICT columns,
                              const int *RESTRICT weights, int *dist, int block_threshold) {
   int scanned = 0;
   if (chunks <= 0) return 0;
+  if (!dynamic_chunks && CHUNK_GROUPS) {
+    const int width = min((int)blockDim.x, max(32, (block_threshold / GRID_UNROLL + 31) & ~31));
+    const int groups = blockDim.x / width, group = threadIdx.x / width;
+    if (group < groups)
+      for (int c = blockIdx.x * groups + group; c < chunks; c += gridDim.x * groups) {
+        const int2 chunk = make_int2(__ldcg(&hub_in[c].x), __ldcg(&hub_in[c].y));
+        scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold,
+                                              threadIdx.x - group * width, width);
+      }
+    return scanned;
+  }
   for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
        c = dynamic_chunks ? take(next_chunk, 1) : c + gridDim.x) {
     int2 chunk;
     chunk.x = __ldcg(&hub_in[c].x);
     chunk.y = __ldcg(&hub_in[c].y);
-    scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold);
+    scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold,
+                                          threadIdx.x, blockDim.x);
   }
   return scanned;
 }
