@@ -34,7 +34,8 @@ one road network. Every value is fitted (`fit`), none is written here:
    `defer_degree`, the geometric midpoint of the split of the grid winners' mean degrees that
    places the most of them right (deferring or not), with W = `defer_weights` x its largest
    weight, the median (the lower middle) over the deferring winners; no grid winner deferring,
-   none defers. On the H100's table only R-MAT's grids defer (run Z of docs/notes/kernels.md).
+   none defers. On the H100's table R-MAT's grids and the random graphs' of degree 20 and 200 defer
+   (runs Z and AB of docs/notes/kernels.md).
 
 Example::
 
