@@ -534,6 +534,13 @@ __device__ __forceinline__ void defer_far(Push &p, const Instance &in, int itera
   p.defer_work = defer_work;
 }
 
+// A block's smallest push (`block_min`, in shared memory) lowers the minimum of the near queue of
+// iteration `next` % 3 once every thread of the block has pushed: one atomic a block.
+__device__ __forceinline__ void flush_push_min(const Instance &in, int next, const int &block_min) {
+  __syncthreads();
+  if (threadIdx.x == 0 && block_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_min);
+}
+
 // dist = INF, stamps 0; the source in the first near queue; T = Delta (INF for Delta = INF).
 // `sources` holds the instances' sources, then their targets (-1: none).
 extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int *state, int *work,
@@ -684,10 +691,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size))
     scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
                                          in.dist, warp_threshold, block_threshold, hubs, scratch);
-  if (defer_work > 0) {
-    __syncthreads();
-    if (threadIdx.x == 0 && block_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_push_min);
-  }
+  if (defer_work > 0) flush_push_min(in, next, block_push_min);
   return scanned;
 }
 
@@ -907,10 +911,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       // Dealt out in turn: taken from a counter, they were slower (rmat17 0.405 -> 0.449 ms, run AB).
       scanned += expand_chunks<false>(p, in.hubs((iteration + 1) & 1), hub_chunks, nullptr, row_offsets, columns,
                                       weights, in.dist, block_threshold);
-      if (defer_work > 0) {
-        __syncthreads();
-        if (threadIdx.x == 0 && chunk_push_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), chunk_push_min);
-      }
+      if (defer_work > 0) flush_push_min(in, next, chunk_push_min);
       if (!instance_barrier(in) || in.load(F_ERROR)) break;
     }
     // Every block reads the same counts: the advance is done, and a split (which pushes into the

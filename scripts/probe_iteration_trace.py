@@ -15,7 +15,7 @@ sources), the traced solve's span from the first iteration's start to the last b
 much of it the advances took (start to the last block's end), the part of that after the first
 block had ended (blocks waiting on the slowest), the rest (barriers, splits, bookkeeping), and the
 work. With --iterations, one line an iteration of the first source. PROBE_DEFINES (an environment
-variable, e.g. "-DGRID_TILES=4") adds compile options to both builds; --builds='["", "-DHUBS_AT_ONCE=0"]'
+variable, e.g. "-DHUBS_AT_ONCE=2") adds compile options to both builds; --builds='["", "-DHUBS_AT_ONCE=0"]'
 runs each graph's variants on each of those builds in turn (one line each, the build in brackets).
 """
 import json
