@@ -17,6 +17,7 @@ block had ended (blocks waiting on the slowest), the rest (barriers, splits, boo
 work. With --iterations, one line an iteration of the first source. PROBE_DEFINES (an environment
 variable, e.g. "-DHUBS_AT_ONCE=2") adds compile options to both builds; --builds='["", "-DHUBS_AT_ONCE=0"]'
 runs each graph's variants on each of those builds in turn (one line each, the build in brackets).
+A variant's "block" sets its kernels' block size, e.g. '[{}, {"blocks": 256, "block": 384}]'.
 """
 import json
 import os
@@ -88,6 +89,18 @@ def summary(trace: dict[str, np.ndarray]) -> dict[str, float]:
     }
 
 
+def with_change(tuned, change: dict):
+    """`tuned` with the parameters of `change`, and its kernels' block size where it names one ("block")."""
+    from autotune.launch import KernelLaunch
+
+    change = dict(change)
+    size = change.pop("block", None)
+    config = tuned.replace(**change)
+    if size is None:
+        return config
+    return config.replace(**{k: KernelLaunch(int(size), launch.cache) for k, launch in config.kernels.items()})
+
+
 def main(names: str, variants_text: str, *flags: str) -> None:
     from autotune.gpu import CudaEventTimer, open_solver
     from autotune.measure import Protocol
@@ -96,7 +109,7 @@ def main(names: str, variants_text: str, *flags: str) -> None:
     builds = next((json.loads(f.split("=", 1)[1]) for f in flags if f.startswith("--builds=")),
                   [os.environ.get("PROBE_DEFINES", "")])
     for name, graph, sources, expected, cpu, tuned, base, _ in tuned_one_queries(names, SAMPLE):
-        variants = list(dict.fromkeys(tuned.replace(**change) for change in changes))
+        variants = list(dict.fromkeys(with_change(tuned, change) for change in changes))
         for defines in builds:
             use_build(False, defines)
             with open_solver(graph, tuned.algorithm) as solver:

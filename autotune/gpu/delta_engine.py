@@ -7,12 +7,13 @@ batched solves in one of its loop modes.
 * `persistent`: one launch; `solve_block` with one block per instance (its counters and the head
   of its queues in shared memory, and its duplicate stamps too as bitmaps when `bitmap_words`
   allows), `solve_grid` with B blocks per instance meeting at a barrier.
-  A barrier needs every block of its instance resident: the grid is refused (INVALID) unless the
-  occupancy calculation (`autotune.model.occupancy`, with the compiled kernel's registers and
-  shared memory) gives every SM a block, and B x CK is at most one block per SM. The calculation
-  allows more on some sizes, but on the H100 a grid of two 512-thread blocks per SM, which it
-  allowed, timed out at the barrier (docs/notes/kernels.md). The kernel's barrier gives
-  up after a few seconds all the same, so no grid hangs the GPU.
+  A barrier needs every block of its instance resident: the grid is refused (INVALID) unless B x CK
+  is at most the blocks the occupancy calculation (`autotune.model.occupancy`, with the compiled
+  kernel's registers and shared memory and the launch's cache state) keeps resident on the GPU's
+  SMs at once, the bound a cooperative launch checks. (Before run AC, one block per SM: the
+  prototype's grids of two 512-thread blocks per SM had timed out at the barrier, but that kernel
+  also had the split race fixed in 86c4fe0; docs/notes/kernels.md, run AC.) The kernel's barrier
+  gives up after a few seconds all the same, so no grid hangs the GPU.
 * `shared`: `solve_shared`, solve_block with the graph and the instance's distances copied into
   the block's shared memory (`shared_graph_bytes`): refused (INVALID) when they do not fit beside
   the block's own arrays.
@@ -141,10 +142,10 @@ class DeltaSolver(Solver):
         if fit.blocks_per_sm < 1:
             raise LaunchRejected(None, f"advance: a {launch.block_size}-thread block of solve_grid cannot launch "
                                        f"({fit.reason or 'no SM holds one'})")
-        if blocks * instances > profile.sm_count:
+        if blocks * instances > fit.blocks_per_sm * profile.sm_count:
             raise LaunchRejected(None, f"persistent grid of {blocks} blocks x CK {instances} = {blocks * instances} "
-                                       f"blocks, more than one per SM ({profile.sm_count}): not every block is sure "
-                                       "to be resident for the barrier")
+                                       f"blocks, more than the GPU keeps resident at once ({fit.blocks_per_sm} a SM x "
+                                       f"{profile.sm_count} SMs): not every block is sure to be resident for the barrier")
 
     def device_distances(self):
         """The work arrays begin with every instance's distances, a row each (delta.cu's layout)."""

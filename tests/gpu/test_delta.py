@@ -93,7 +93,8 @@ def test_shared_bitmaps_beyond_one_instance_per_sm(session, graphs, name):
 
 def test_a_grid_that_cannot_be_resident_is_refused_before_it_runs(session, graphs):
     graph = graphs("rmat12")
-    refused, after = measure(graph, [config(64, delta=64, loop="persistent", blocks=8), config(2, delta=64, **GRID)],
+    # 64 instances of 64 blocks: more blocks than any block size keeps resident on the GPU at once
+    refused, after = measure(graph, [config(64, delta=64, loop="persistent", blocks=64), config(2, delta=64, **GRID)],
                              sample=64)
     assert refused.status is Status.INVALID and "resident" in refused.reason
     assert after.status is Status.OK
