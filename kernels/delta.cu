@@ -73,8 +73,7 @@ enum {
   F_ITERATIONS,     // advance steps
   F_SPLITS,         // far-pile splits
   F_RELAXED,        // edges scanned (statistics)
-  F_BARRIER_COUNT,
-  F_BARRIER_GEN,
+  F_BARRIER_COUNT,  // solve_grid's barrier (instance_barrier)
   F_BLOCKS_DONE,    // host mode: blocks of `finish` done (the last one does the bookkeeping)
   F_TARGET,         // the vertex whose distance ends the solve once final, or -1 (a full solve)
   F_QUEUE_MIN0,     // TARGETED: smallest distance the iteration's tiles expanded, by iteration % 3
@@ -454,17 +453,16 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   return scanned;
 }
 
-// One hub chunk: `block_threshold` edges of a vertex, expanded by `width` threads (the whole block,
-// or a group of it), this thread being `rank` of them.
+// One hub chunk: `block_threshold` edges of a vertex, expanded by the whole block.
 template <int U>
 __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_offsets,
                              const int *RESTRICT columns, const int *RESTRICT weights, int *dist,
-                             int block_threshold, int rank, int width) {
+                             int block_threshold) {
   const int d = __ldcg(&dist[chunk.x]);
   const int begin = row_offsets[chunk.x] + chunk.y * block_threshold;
   const int end = min(row_offsets[chunk.x + 1], begin + block_threshold);
-  relax_strided<U>(p, dist, columns, weights, begin + rank, end, width, d);
-  return rank == 0 ? end - begin : 0;
+  relax_strided<U>(p, dist, columns, weights, begin + threadIdx.x, end, blockDim.x, d);
+  return threadIdx.x == 0 ? end - begin : 0;
 }
 
 // Split the far pile (count entries) into the next near queue and the other far buffer; this
@@ -568,36 +566,18 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
 
 // Hub chunks hub_in[0, chunks), each of `block_threshold` edges, expanded by the instance's blocks:
 // taken from a counter (`dynamic_chunks`, host mode) or dealt out in turn (solve_grid).
-// With CHUNK_GROUPS (a probe's option, off), solve_grid's blocks expand several chunks at once, a
-// group of threads each, sized so that a thread relaxes GRID_UNROLL of a chunk's edges (at least a
-// warp): a whole block on a chunk of fewer edges than that waits on its one short chain of loads.
-#ifndef CHUNK_GROUPS
-#define CHUNK_GROUPS 0
-#endif
 template <bool dynamic_chunks>
 __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int *next_chunk,
                              const int *RESTRICT row_offsets, const int *RESTRICT columns,
                              const int *RESTRICT weights, int *dist, int block_threshold) {
   int scanned = 0;
   if (chunks <= 0) return 0;
-  if (!dynamic_chunks && CHUNK_GROUPS) {
-    const int width = min((int)blockDim.x, max(32, (block_threshold / GRID_UNROLL + 31) & ~31));
-    const int groups = blockDim.x / width, group = threadIdx.x / width;
-    if (group < groups)
-      for (int c = blockIdx.x * groups + group; c < chunks; c += gridDim.x * groups) {
-        const int2 chunk = make_int2(__ldcg(&hub_in[c].x), __ldcg(&hub_in[c].y));
-        scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold,
-                                              threadIdx.x - group * width, width);
-      }
-    return scanned;
-  }
   for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
        c = dynamic_chunks ? take(next_chunk, 1) : c + gridDim.x) {
     int2 chunk;
     chunk.x = __ldcg(&hub_in[c].x);
     chunk.y = __ldcg(&hub_in[c].y);
-    scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold,
-                                          threadIdx.x, blockDim.x);
+    scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold);
   }
   return scanned;
 }
@@ -812,26 +792,27 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
 // ---- persistent loops ------------------------------------------------------------------------
 
 // The gridDim.x blocks of an instance meet here. Returns false when the barrier timed out.
+// One atomic a block and no reset, as CUDA's cooperative groups do: block 0 adds 2^31 -
+// (gridDim.x - 1), the others 1, so the count's top bit flips when the last block arrives, and its
+// low bits are back where they were (0, as init left them). The barrier it replaced (a count the
+// last block reset, then a generation it raised) cost about 0.6 us more: H100, 42a523f, one query
+// of ca-HepPh 0.199 -> 0.183 ms, Email-Enron 0.225 -> 0.208, rmat17 0.362 -> 0.354
+// (docs/notes/kernels.md, run AC).
 __device__ bool instance_barrier(const Instance &in) {
   __shared__ int ok;
   __syncthreads();
   if (threadIdx.x == 0) {
     ok = 1;
-    volatile int *generation = in.field(F_BARRIER_GEN);
-    const int seen = *generation;
+    unsigned *count = reinterpret_cast<unsigned *>(in.field(F_BARRIER_COUNT));
+    const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
     __threadfence();
-    if (atomicAdd(in.field(F_BARRIER_COUNT), 1) == (int)gridDim.x - 1) {
-      *in.field(F_BARRIER_COUNT) = 0;
-      __threadfence();
-      atomicAdd(in.field(F_BARRIER_GEN), 1);
-    } else {
-      const long long start = clock64();
-      while (*generation == seen) {
-        if (clock64() - start > BARRIER_TIMEOUT_CYCLES || *(volatile int *)in.field(F_ERROR)) {
-          atomicExch(in.field(F_ERROR), 1);
-          ok = 0;
-          break;
-        }
+    const unsigned before = atomicAdd(count, add);
+    const long long start = clock64();
+    while (((before ^ *(volatile unsigned *)count) & 0x80000000u) == 0) {
+      if (clock64() - start > BARRIER_TIMEOUT_CYCLES || *(volatile int *)in.field(F_ERROR)) {
+        atomicExch(in.field(F_ERROR), 1);
+        ok = 0;
+        break;
       }
     }
     __threadfence();

@@ -157,7 +157,7 @@ class DeltaStepping(Algorithm):
     characterization_file = "delta.toml"
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
-    bytes_per_instance = 140  # 35 int fields of state (hub chunks, when used, come on top)
+    bytes_per_instance = 136  # 32 int fields of state, the source and the target (hub chunks, when used, come on top)
     reads_level_width = True  # rules 4 and 5: CK and block size from the level width (delta_rules)
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
