@@ -93,6 +93,7 @@ class Workspace(DeviceArrays):
     def __init__(self, n: int, capacity: int, fields: int, hub_capacity: int) -> None:
         self.capacity, self.hub_capacity = capacity, hub_capacity
         self.hubs = None
+        self.barrier_zeroed_for: int | None = None  # the CK whose barrier counts are known zero (low bits)
         super().__init__(self.sizes(n, capacity, fields, hub_capacity), (POLL_DEPTH, capacity),
                          f"{capacity} concurrent instances")
 
@@ -187,11 +188,15 @@ class DeltaSolver(Solver):
                                       targets is not None)
         ends = [-1] * ck if targets is None else list(targets)
         cuda.memcpy_htod(workspace.sources, np.asarray([*sources, *ends], dtype=np.int32))  # init reads both
+        if "init" not in launches and workspace.barrier_zeroed_for != ck:  # solve_grid's init keeps the barrier
+            cuda.memset_d32(workspace.state, 0, self.fields["N_FIELDS"] * ck)
+        workspace.barrier_zeroed_for = None
         stream = self._stream
         launch = Launcher(self, profile)
         done_row = int(workspace.state) + 4 * self.fields["F_DONE"] * ck
         with self.launch_errors(config), timed_span(self, stream, deadline_ms) as span:
-            launch("other", launches["init"], stream)
+            if "init" in launches:
+                launch("other", launches["init"], stream)
             finished = True
             if loop in (PERSISTENT, SHARED):
                 launch("advance", launches["solve"], stream)
@@ -211,6 +216,8 @@ class DeltaSolver(Solver):
         state = np.empty((self.fields["N_FIELDS"], ck), dtype=np.int32)
         cuda.memcpy_dtoh(state, workspace.state)  # field f of instance k at f x CK + k
         errors = state[self.fields["F_ERROR"]]
+        # every barrier completed (or init reset it): the count's low bits are 0 in the state of this CK's layout
+        workspace.barrier_zeroed_for = None if np.any(errors) else ck
         raise_instance_errors(errors, ERRORS)
         return SolveResult.timed(span, launch, rows, state[self.fields["F_ITERATIONS"]].copy(), kernel_ms)
 
@@ -226,6 +233,8 @@ class DeltaSolver(Solver):
         out = {"init": PackedLaunch(kernel_function(algorithm, "init"),
                                     (init_blocks(int(n)), int(ck)), INIT_BLOCK,
                                     "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])}
+        if loop == PERSISTENT and blocks > 1 and not targeted:
+            del out["init"]  # solve_grid initializes its instances itself (delta.cu)
         scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
         if loop == SHARED or (loop == PERSISTENT and blocks == 1):
             function = launchable(algorithm, "solve_shared" if loop == SHARED else "solve_block", advance, "advance",
@@ -255,9 +264,10 @@ class DeltaSolver(Solver):
             work = config.param("defer_work", OFF)
             defer = np.int32(0 if work == OFF else int(work))
             tiles = np.int32(config.param("tiles", GRID_TILES))
-            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiiii",
+            out["solve"] = PackedLaunch(function, (blocks, int(ck)), advance.block_size, "iiPPPPPPiiiiiiiP",
                                         [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
-                                          hub_capacity, delta, warp, hub_threshold, max_iterations, defer, tiles)],
+                                          hub_capacity, delta, warp, hub_threshold, max_iterations, defer, tiles,
+                                          w.sources)],
                                         scratch)
         else:
             split = config.kernel("split")
