@@ -543,7 +543,8 @@ __device__ __forceinline__ void flush_push_min(const Instance &in, int next, con
 // the instance's gridDim.x blocks. `sources` holds the instances' sources, then their targets
 // (-1: none). Every field is reset but, with `keep_barrier` (solve_grid, whose blocks may already
 // be at the barrier that ends it), the barrier's count: its low bits are 0 after every barrier
-// completed, and the host zeroes the state after an instance's error (delta_engine).
+// completed, and the host zeroes the state before a grid's solve after an instance's error or a
+// solve of another CK, whose fields lay out differently (delta_engine).
 __device__ __forceinline__ void init_instance(const Instance &in, int ck, const int *RESTRICT sources,
                                               int delta, bool keep_barrier) {
   const int source = sources[blockIdx.y];
@@ -803,10 +804,11 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
 // The gridDim.x blocks of an instance meet here. Returns false when the barrier timed out.
 // One atomic a block and no reset, as CUDA's cooperative groups do: block 0 adds 2^31 -
 // (gridDim.x - 1), the others 1, so the count's top bit flips when the last block arrives, and its
-// low bits are back where they were (0, as init left them). The barrier it replaced (a count the
-// last block reset, then a generation it raised) cost about 0.6 us more: H100, 42a523f, one query
-// of ca-HepPh 0.199 -> 0.183 ms, Email-Enron 0.225 -> 0.208, rmat17 0.362 -> 0.354
-// (docs/notes/kernels.md, run AC).
+// low bits are back where they were: 0, as init or the host zeroed them (solve_grid's own
+// init_instance keeps them; delta_engine zeroes the state where they may not be). The barrier it
+// replaced (a count the last block reset, then a generation it raised) cost about 0.6 us more:
+// H100, 42a523f, one query of ca-HepPh 0.199 -> 0.183 ms, Email-Enron 0.225 -> 0.208, rmat17
+// 0.362 -> 0.354 (docs/notes/kernels.md, run AC).
 __device__ bool instance_barrier(const Instance &in) {
   __shared__ int ok;
   __syncthreads();
