@@ -6,9 +6,11 @@ Per graph: `Table.lookup(graph, queries=1)` (one query: the table's latency poin
 `CudaEventTimer` (a warm-up, then `--repetitions` timed passes over a sample of 32 sources, CUDA
 events around the launches, launches included; every solve's distances compared with scipy's, a
 wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` of the same sources
-in this process (one core). Peers (Gunrock) are measured where installed; none is on the lent
-machines, which the results say. A run of some graphs keeps the other graphs' rows of the results
-it finds (each row names the commit that measured it).
+in this process (one core). Gunrock's SSSP is measured too where its binary is (`--gunrock`, by
+default `.peers/gunrock-sssp`, built by `scripts/build_gunrock.sh`; `benchmarks/peers.py` says how it
+is run, timed and checked), from the same sources; the results say where it was not. A run of some
+graphs keeps the other graphs' rows of the results it finds (each row names the commit that
+measured it).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmarks import data
+from benchmarks import data, peers
 from benchmarks.results import Results, command_line, commit, earlier_rows, host, now
 
 SAMPLE = 32
@@ -31,6 +33,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="the tuned table to look the configurations up in (default tables/<gpu>.json)")
     parser.add_argument("--repetitions", type=int, default=5, help="timed passes over the sample (default 5)")
     parser.add_argument("--cpu-sources", type=int, default=8, help="sources scipy solves per graph (default 8)")
+    parser.add_argument("--gunrock", type=Path, default=None,
+                        help=f"Gunrock's SSSP binary, timed beside the tables' one query (default {peers.GUNROCK} where "
+                             "it was built: scripts/build_gunrock.sh)")
 
 
 def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:
@@ -54,6 +59,7 @@ def run(args: argparse.Namespace) -> Results:
     from autotune.measure import Protocol
 
     rows = []
+    gunrock = peers.peer_binary(getattr(args, "gunrock", None))
     with gpu_session(0) as device:
         gpu = device_description(device)
         table_path, table = data.load_shipped_table(gpu, args.table)
@@ -72,6 +78,10 @@ def run(args: argparse.Namespace) -> Results:
                               "ms_per_sssp": measured.ms_per_sssp, "times_ms": list(measured.times_ms)}
                 if measured.ok:
                     row[f"{label}_vs_scipy"] = row["scipy_ms"] / measured.ms_per_sssp
+            if gunrock is not None:
+                row["gunrock"] = peers.gunrock_row(gunrock, graph, list(sample))
+                if row["gunrock"]["status"] == "ok" and "one_query_vs_scipy" in row:
+                    row["one_query_vs_gunrock"] = row["gunrock"]["ms"] / row["one_query"]["ms_per_sssp"]
             rows.append(row)
             print(f"kernels: {name}: one query {row['one_query']['ms_per_sssp']} ms, batch "
                   f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms", flush=True)
@@ -81,10 +91,22 @@ def run(args: argparse.Namespace) -> Results:
     summary = {"graphs": len(rows), "verified": sum(r["one_query"]["status"] == "ok" and r["batch"]["status"] == "ok"
                                                     for r in rows),
                "worst_one_query_vs_scipy": min((r["one_query_vs_scipy"] for r in ok), default=None),
-               "peers": "Gunrock: not installed on the lent machine, not measured"}
+               "peers": peers_summary(rows)}
     return Results("kernels", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                    {"graphs": args.graphs, "repetitions": args.repetitions, "cpu_sources": args.cpu_sources,
                     "sample": SAMPLE}, tuple(rows), summary)
+
+
+def peers_summary(rows: Sequence[dict[str, Any]]) -> str:
+    """What the rows say of Gunrock: where it was measured, and the one query's least ratio to it."""
+    measured = [r for r in rows if "gunrock" in r]
+    if not measured:
+        return "Gunrock: not measured (no binary on the machine: scripts/build_gunrock.sh builds one)"
+    ratios = [r["one_query_vs_gunrock"] for r in measured if "one_query_vs_gunrock" in r]
+    failed = len(measured) - len(ratios)
+    return (f"Gunrock (its own timer and check, benchmarks/peers.py) on {len(measured)} of {len(rows)} graphs"
+            + (f"; the one query {min(ratios):.1f}x to {max(ratios):.1f}x faster" if ratios else "")
+            + (f"; {failed} failed or wrong" if failed else ""))
 
 
 def _ms(part: dict[str, Any]) -> str:
@@ -97,19 +119,25 @@ def _ms(part: dict[str, Any]) -> str:
 def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
+        peer = any("gunrock" in r for r in results.measurements)  # Gunrock's columns where it was measured
         lines += [f"{results.gpu_name}, configurations from `{results.gpu.get('table')}` (`{results.command}`, "
                   f"{results.date[:10]}, commit {results.commit}; a row of another commit was kept from an "
                   "earlier run, which the last column names); milliseconds per SSSP, medians of "
                   f"{results.parameters['repetitions']} passes over {results.parameters['sample']} sources, every "
-                  "solve verified; scipy: Dijkstra on one core of the same machine.", "",
+                  "solve verified; scipy: Dijkstra on one core of the same machine"
+                  + ("; Gunrock: its SSSP on the same GPU from the same sources, by its own timer" if peer else "")
+                  + ".", "",
                   "| graph | vertices | edges | one query (ms) | vs scipy | batch (ms per SSSP) | CK | vs scipy "
-                  "| scipy (ms) | commit |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "| scipy (ms) |" + (" Gunrock (ms) | one query vs Gunrock |" if peer else "") + " commit |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if peer else "") + "---|"]
         for r in results.measurements:
             one, batch = r["one_query"], r["batch"]
             ratio = lambda key: f"{r[key]:.1f}x" if key in r else "-"  # noqa: E731
+            theirs = r.get("gunrock") or {}
+            gunrock = (f" {theirs['ms']:.4g} |" if theirs.get("ms") is not None else f" {theirs.get('status', '-')} |"
+                       ) + f" {ratio('one_query_vs_gunrock')} |" if peer else ""
             lines.append(f"| {r['graph']} | {r['vertices']:,} | {r['edges']:,} | {_ms(one)} "
                          f"| {ratio('one_query_vs_scipy')} | {_ms(batch)} | {batch['config']['concurrent_kernels']} "
-                         f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} | {r.get('commit', results.commit)} |")
+                         f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{gunrock} {r.get('commit', results.commit)} |")
         lines += ["", f"Peers: {results.summary.get('peers')}.", ""]
     return lines

@@ -1,0 +1,99 @@
+"""The peers of suite `kernels`: Gunrock's SSSP (gunrock/gunrock's `examples/algorithms/sssp`, built
+by `scripts/build_gunrock.sh` into `.peers/gunrock-sssp`, which a GPU call carries), run on a suite
+graph from the suite's own sources.
+
+The graph is written as a Matrix Market file (1-based, `coordinate real general`: one line an arc,
+its integer weight), and the binary runs once over every source (`-s S1,S2,...`): it loads the
+file, builds its CSR on the GPU, then solves from each source in turn, timing each solve itself
+(`gunrock::sssp::run`: the enactor's loop, its problem's set-up outside it; `process_times` of its
+`--export_metrics` JSON). The first solve is its warm-up; the median of the others is its time. With
+`--validate` it checks the last source's distances against its own CPU Dijkstra and prints the
+number of vertices that differ ("Number of errors"): a peer whose check fails is recorded as wrong,
+never as a time to beat.
+
+Example::
+
+    >>> from autotune.graphs.csr import CSRGraph
+    >>> import io, numpy as np
+    >>> out = io.StringIO()
+    >>> write_market(CSRGraph("g", np.array([0, 1, 1]), np.array([1]), np.array([7])), out)
+    >>> print(out.getvalue(), end="")
+    %%MatrixMarket matrix coordinate real general
+    2 2 1
+    1 2 7
+"""
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+import numpy as np
+
+GUNROCK = Path(".peers/gunrock-sssp")
+CHUNK = 1 << 20  # arcs written at a time
+ERRORS = re.compile(r"Number of errors\s*:\s*(\d+)")
+
+
+def write_market(graph: Any, out: TextIO) -> None:
+    """`graph` (a CSRGraph) as a Matrix Market coordinate file, one line an arc, 1-based."""
+    n, m = graph.n_vertices, graph.n_edges
+    out.write(f"%%MatrixMarket matrix coordinate real general\n{n} {n} {m}\n")
+    tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.row_offsets)) + 1
+    for start in range(0, m, CHUNK):
+        arcs = np.column_stack((tails[start:start + CHUNK], graph.columns[start:start + CHUNK].astype(np.int64) + 1,
+                                graph.weights[start:start + CHUNK].astype(np.int64)))
+        np.savetxt(out, arcs, fmt="%d")
+
+
+def gunrock_command(binary: Path, market: Path, sources: Sequence[int], metrics_dir: Path) -> list[str]:
+    """The binary's command line: every source in turn, its metrics JSON, the last source checked."""
+    return [str(binary), "-m", str(market), "-s", ",".join(str(int(s)) for s in sources), "--export_metrics",
+            "-d", str(metrics_dir), "-f", "metrics.json", "--validate"]
+
+
+def gunrock_result(stdout: str, metrics: dict[str, Any], sources: Sequence[int]) -> dict[str, Any]:
+    """A peer row from the binary's output: its status, its time (the median of its solves after the
+    first) and each solve's, and its own check of the last source."""
+    times = [float(t) for t in metrics.get("process_times") or ()]
+    found = ERRORS.search(stdout)
+    errors = int(found.group(1)) if found else None
+    row: dict[str, Any] = {"peer": "gunrock", "times_ms": times, "checked_source": int(sources[-1]), "errors": errors}
+    if len(times) != len(sources) or errors is None:
+        return {**row, "status": "failed", "ms": None,
+                "reason": f"{len(times)} times for {len(sources)} sources" if errors is not None else
+                "no check of its distances in its output"}
+    if errors:
+        return {**row, "status": "wrong", "ms": None,
+                "reason": f"{errors} vertices' distances differ from its CPU Dijkstra's (source {sources[-1]})"}
+    return {**row, "status": "ok", "ms": statistics.median(times[1:] or times)}
+
+
+def gunrock_row(binary: Path, graph: Any, sources: Sequence[int], timeout_s: float = 300.0) -> dict[str, Any]:
+    """Run Gunrock's SSSP on `graph` from `sources` (`gunrock_command`) and read its row
+    (`gunrock_result`); a run that fails or times out is a "failed" row with its reason."""
+    with tempfile.TemporaryDirectory(prefix="gunrock-") as folder:
+        market = Path(folder) / "graph.mtx"
+        with open(market, "w") as out:
+            write_market(graph, out)
+        try:
+            done = subprocess.run(gunrock_command(binary, market, sources, Path(folder)), capture_output=True,
+                                  text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return {"peer": "gunrock", "status": "failed", "ms": None, "reason": f"over {timeout_s:.0f} s"}
+        metrics_file = Path(folder) / "metrics.json"
+        if done.returncode != 0 or not metrics_file.exists():
+            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            return {"peer": "gunrock", "status": "failed", "ms": None,
+                    "reason": f"exit {done.returncode}: {last[0][:200]}"}
+        return gunrock_result(done.stdout, json.loads(metrics_file.read_text()), sources)
+
+
+def peer_binary(path: Path | None) -> Path | None:
+    """The Gunrock binary to run: `path` if given, else `GUNROCK` where it was built; None if absent."""
+    found = path if path is not None else GUNROCK
+    return found if found.is_file() else None
