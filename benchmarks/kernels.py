@@ -83,8 +83,11 @@ def run(args: argparse.Namespace) -> Results:
                 if row["gunrock"]["status"] == "ok" and "one_query_vs_scipy" in row:
                     row["one_query_vs_gunrock"] = row["gunrock"]["ms"] / row["one_query"]["ms_per_sssp"]
             rows.append(row)
+            theirs = row.get("gunrock")
             print(f"kernels: {name}: one query {row['one_query']['ms_per_sssp']} ms, batch "
-                  f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms", flush=True)
+                  f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms"
+                  + (f", gunrock {theirs['ms'] if theirs['ms'] is not None else theirs['status']} ms" if theirs else ""),
+                  flush=True)
     measured = {r["graph"] for r in rows}
     rows += [r for r in earlier_rows("kernels", args.results, gpu.get("name")) if r["graph"] not in measured]
     ok = [r for r in rows if "one_query_vs_scipy" in r]
