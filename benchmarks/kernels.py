@@ -86,7 +86,8 @@ def run(args: argparse.Namespace) -> Results:
             theirs = row.get("gunrock")
             print(f"kernels: {name}: one query {row['one_query']['ms_per_sssp']} ms, batch "
                   f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms"
-                  + (f", gunrock {theirs['ms'] if theirs['ms'] is not None else theirs['status']} ms" if theirs else ""),
+                  + ((f", gunrock {theirs['ms']:.4f} ms" if theirs["ms"] is not None else f", gunrock {theirs['status']}")
+                     if theirs else ""),
                   flush=True)
     measured = {r["graph"] for r in rows}
     rows += [r for r in earlier_rows("kernels", args.results, gpu.get("name")) if r["graph"] not in measured]
