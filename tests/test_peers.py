@@ -45,7 +45,7 @@ def test_the_market_file_holds_every_arc_and_weight(tmp_path):
     path.write_text(out.getvalue())
     matrix = scipy.io.mmread(str(path)).tocsr()
     assert matrix.shape == (3, 3)
-    # the zero-weight arc is written too (scipy keeps explicit zeros of a coordinate file)
+    # scipy's nonzero() skips the zero-weight arc; the file holds it (the lines below)
     assert sorted(zip(*matrix.nonzero())) == [(0, 1), (1, 2)] and matrix[0, 1] == 4 and matrix[1, 2] == 9
     assert out.getvalue().splitlines()[1:] == ["3 3 3", "1 2 4", "1 3 0", "2 3 9"]
 
