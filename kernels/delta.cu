@@ -188,6 +188,9 @@ struct Push {
   unsigned *near_bits;  // solve_block's shared bitmaps of the queue and pile pushed into (or null:
   unsigned *far_bits;   // the stamps above)
   bool direct;  // relax with the atomic alone, without reading dist first (small frontiers: latency)
+#if BUFFERED_PUSH
+  bool buffered;  // near-queue pushes gathered in the block's push_buffer (solve_grid's advance, chunks)
+#endif
   // solve_grid with `defer_work` W: a queued vertex of e edges and distance d is not expanded but
   // pushed into the next queue as it is while (d - least) x e > W, `least` being the smallest
   // distance of its queue (those e edges would likely be scanned again, the more so the farther d
@@ -218,6 +221,19 @@ __device__ __forceinline__ void unmark(unsigned *bits, int u) {
   atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
 }
 
+// BUFFERED_PUSH (a probe's option, off; its value the buffer's entries, e.g. 2048): solve_grid's
+// advance and hub chunks gather the block's near-queue pushes in shared memory and take their
+// slots of the next queue with one atomic a tile (flush_pushes), rather than a warp's aggregated
+// atomic on the one counter every block pushes to; a push past the buffer's end takes its slot as
+// before. Every kernel that pushes gets the buffer in its static shared memory (a probe's build).
+#ifndef BUFFERED_PUSH
+#define BUFFERED_PUSH 0
+#endif
+#if BUFFERED_PUSH
+__shared__ int push_buffer[BUFFERED_PUSH];
+__shared__ int push_buffered;  // pushes since the last flush (past BUFFERED_PUSH: those taken directly)
+#endif
+
 __device__ __forceinline__ void push(const Push &p, int u, int nd) {
 #if TARGETED
   if (u == p.target) atomicMin(p.target_dist, nd);
@@ -225,6 +241,15 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
   if (nd < p.threshold) {
     if (p.push_min != nullptr) aggregated_min(p.push_min, nd);
     if (first_push(p.near_bits, p.near_stamp, p.near_tag, u)) {
+#if BUFFERED_PUSH
+      if (p.buffered) {
+        const int slot = aggregated_add(&push_buffered);
+        if (slot < BUFFERED_PUSH) {
+          push_buffer[slot] = u;
+          return;
+        }
+      }
+#endif
       const int at = aggregated_add(p.near_count);
       if (at < p.capacity) p.near_out.put(at, u); else atomicExch(p.error, 3);
     }
@@ -501,6 +526,9 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.far_bits = nullptr;
   p.direct = false;
   p.push_min = nullptr;
+#if BUFFERED_PUSH
+  p.buffered = false;
+#endif
   p.least = INF;
   p.defer_work = 0;
 #if TRACE_ITERATIONS
@@ -537,6 +565,26 @@ __device__ __forceinline__ void defer_far(Push &p, const Instance &in, int itera
 __device__ __forceinline__ void flush_push_min(const Instance &in, int next, const int &block_min) {
   __syncthreads();
   if (threadIdx.x == 0 && block_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_min);
+}
+
+// (BUFFERED_PUSH) The block's gathered pushes into the near queue: one slot-taking atomic, then
+// the entries copied out together. Called by every thread of the block at once; nothing without
+// the option.
+__device__ __forceinline__ void flush_pushes(const Push &p) {
+#if BUFFERED_PUSH
+  __shared__ int base;
+  __syncthreads();  // every push before it is in the buffer
+  const int count = min(push_buffered, BUFFERED_PUSH);
+  if (count == 0) return;
+  if (threadIdx.x == 0) base = atomicAdd(p.near_count, count);
+  __syncthreads();
+  for (int i = threadIdx.x; i < count; i += blockDim.x) {
+    if (base + i < p.capacity) p.near_out.put(base + i, push_buffer[i]); else atomicExch(p.error, 3);
+  }
+  __syncthreads();  // every thread has read the count and its entries
+  if (threadIdx.x == 0) push_buffered = 0;
+  __syncthreads();
+#endif
 }
 
 // dist = INF, stamps 0; the source in the first near queue; T = Delta (INF for Delta = INF), by
@@ -658,8 +706,12 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   }
   // The hub chunks of the last iteration (unless solve_grid expanded them then: hubs_at_once).
   const int chunks = !dynamic_chunks && hubs_at_once(defer_work) ? 0 : in.load(F_HUB_COUNT0 + now);
+#if BUFFERED_PUSH
+  p.buffered = !dynamic_chunks;  // solve_grid's
+#endif
   int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
                                               row_offsets, columns, weights, in.dist, block_threshold);
+  if (!dynamic_chunks && chunks > 0) flush_pushes(p);
   const int count = in.load(F_NEAR_COUNT0 + now);
 #if DEFER_ADAPT
   const int threads = gridDim.x * blockDim.x;
@@ -678,9 +730,11 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   __shared__ int size;  // in shared memory: a register more spills solve_grid's loop
   if (threadIdx.x == 0) size = tile_size(count, tiles);
   __syncthreads();
-  for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size))
+  for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size)) {
     scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
                                          in.dist, warp_threshold, block_threshold, hubs, scratch);
+    if (!dynamic_chunks) flush_pushes(p);
+  }
   if (defer_work > 0) flush_push_min(in, next, block_push_min);
   return scanned;
 }
@@ -843,6 +897,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   // Its own initialization, then a barrier: one launch a solve rather than init's and its own
   // (docs/notes/kernels.md, run AC). The TARGETED build has init launched first (here it spilled
   // 20 bytes).
+#if BUFFERED_PUSH
+  if (threadIdx.x == 0) push_buffered = 0;  // the barrier below (or the loop's first take) orders it
+#endif
 #if !TARGETED
   init_instance(in, ck, sources, delta, true);
   if (!instance_barrier(in)) return;
@@ -909,8 +966,12 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
         __syncthreads();
       }
       // Dealt out in turn: taken from a counter, they were slower (rmat17 0.405 -> 0.449 ms, run AB).
+#if BUFFERED_PUSH
+      p.buffered = true;
+#endif
       scanned += expand_chunks<false>(p, in.hubs((iteration + 1) & 1), hub_chunks, nullptr, row_offsets, columns,
                                       weights, in.dist, block_threshold);
+      flush_pushes(p);
       if (defer_work > 0) flush_push_min(in, next, chunk_push_min);
       if (!instance_barrier(in) || in.load(F_ERROR)) break;
     }

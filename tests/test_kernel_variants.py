@@ -66,7 +66,8 @@ def test_the_traced_probe_build_defines_what_the_probe_reads(tmp_path):
 
 
 @pytest.mark.parametrize("options", [["-DHUBS_AT_ONCE=0"], ["-DHUBS_AT_ONCE=2"], ["-DHUBS_AT_ONCE=2", "-DTARGETED=1"], ["-DGRID_TILES=0"],
-                                     ["-DDEFER_ADAPT=0"], ["-DDEFER_ADAPT=2", "-DHUBS_AT_ONCE=0"], ["-DCHUNK_GROUPS=1"]])
+                                     ["-DDEFER_ADAPT=0"], ["-DDEFER_ADAPT=2", "-DHUBS_AT_ONCE=0"],
+                                     ["-DBUFFERED_PUSH=2048"], ["-DBUFFERED_PUSH=2048", "-DTARGETED=1"]])
 def test_the_probe_options_of_delta_compile(options, tmp_path):
     # Compile options that scripts/probe_iteration_trace.py takes through PROBE_DEFINES.
     assert "Function properties for solve_grid" in _resource_usage(
