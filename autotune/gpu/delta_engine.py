@@ -230,11 +230,10 @@ class DeltaSolver(Solver):
         hub_capacity = np.int32(w.hub_capacity)
         max_iterations = np.int32(self.max_iterations())
         advance = config.kernel("advance")
-        out = {"init": PackedLaunch(kernel_function(algorithm, "init"),
-                                    (init_blocks(int(n)), int(ck)), INIT_BLOCK,
-                                    "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])}
-        if loop == PERSISTENT and blocks > 1 and not targeted:
-            del out["init"]  # solve_grid initializes its instances itself (delta.cu)
+        out: dict[str, PackedLaunch] = {}
+        if not (loop == PERSISTENT and blocks > 1 and not targeted):  # solve_grid initializes its own (delta.cu)
+            out["init"] = PackedLaunch(kernel_function(algorithm, "init"), (init_blocks(int(n)), int(ck)), INIT_BLOCK,
+                                       "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])
         scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
         if loop == SHARED or (loop == PERSISTENT and blocks == 1):
             function = launchable(algorithm, "solve_shared" if loop == SHARED else "solve_block", advance, "advance",
