@@ -171,6 +171,26 @@ struct Queue {
   }
 };
 
+// BUFFERED_PUSH (the buffer's entries; 0: none): solve_grid's advance and hub chunks gather the
+// block's near-queue pushes in shared memory and take their slots of the next queue with one
+// atomic a tile (flush_pushes), rather than a warp's aggregated atomic on the one counter every
+// block pushes to; a push past the buffer's end takes its slot as before. Only work of at least
+// BUFFER_FROM pushes is buffered: an advance of that many queue entries, hub chunks of that many
+// edges. rmat20's one query 1.40 -> 1.22 ms, rmat18 0.516 -> 0.478; buffering every advance cost
+// the small graphs up to 12% (ca-HepPh), from 65,536 on they are within 2% (docs/notes/kernels.md,
+// run AD). solve_grid alone gets the buffer in its static shared memory (8 KB); the TARGETED build
+// has none (with it, it spilled 12 bytes).
+#ifndef BUFFERED_PUSH
+#if TARGETED
+#define BUFFERED_PUSH 0
+#else
+#define BUFFERED_PUSH 2048
+#endif
+#endif
+#ifndef BUFFER_FROM
+#define BUFFER_FROM 65536
+#endif
+
 // What a phase pushes into, and with which tags.
 struct Push {
   Queue near_out;
@@ -221,14 +241,6 @@ __device__ __forceinline__ void unmark(unsigned *bits, int u) {
   atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
 }
 
-// BUFFERED_PUSH (a probe's option, off; its value the buffer's entries, e.g. 2048): solve_grid's
-// advance and hub chunks gather the block's near-queue pushes in shared memory and take their
-// slots of the next queue with one atomic a tile (flush_pushes), rather than a warp's aggregated
-// atomic on the one counter every block pushes to; a push past the buffer's end takes its slot as
-// before. Every kernel that pushes gets the buffer in its static shared memory (a probe's build).
-#ifndef BUFFERED_PUSH
-#define BUFFERED_PUSH 0
-#endif
 #if BUFFERED_PUSH
 __shared__ int push_buffer[BUFFERED_PUSH];
 __shared__ int push_buffered;  // pushes since the last flush (past BUFFERED_PUSH: those taken directly)
@@ -568,10 +580,11 @@ __device__ __forceinline__ void flush_push_min(const Instance &in, int next, con
 }
 
 // (BUFFERED_PUSH) The block's gathered pushes into the near queue: one slot-taking atomic, then
-// the entries copied out together. Called by every thread of the block at once; nothing without
-// the option.
+// the entries copied out together. Called by every thread of the block at once; nothing where the
+// pushes were not buffered.
 __device__ __forceinline__ void flush_pushes(const Push &p) {
 #if BUFFERED_PUSH
+  if (!p.buffered) return;  // the same in every thread of the block
   __shared__ int base;
   __syncthreads();  // every push before it is in the buffer
   const int count = min(push_buffered, BUFFERED_PUSH);
@@ -707,12 +720,15 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   // The hub chunks of the last iteration (unless solve_grid expanded them then: hubs_at_once).
   const int chunks = !dynamic_chunks && hubs_at_once(defer_work) ? 0 : in.load(F_HUB_COUNT0 + now);
 #if BUFFERED_PUSH
-  p.buffered = !dynamic_chunks;  // solve_grid's
+  p.buffered = !dynamic_chunks && chunks * block_threshold >= BUFFER_FROM;  // solve_grid's
 #endif
   int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
                                               row_offsets, columns, weights, in.dist, block_threshold);
   if (!dynamic_chunks && chunks > 0) flush_pushes(p);
   const int count = in.load(F_NEAR_COUNT0 + now);
+#if BUFFERED_PUSH
+  p.buffered = !dynamic_chunks && count >= BUFFER_FROM;
+#endif
 #if DEFER_ADAPT
   const int threads = gridDim.x * blockDim.x;
   if (p.defer_work > 0 && count > 0 && count < threads) {
@@ -967,7 +983,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       }
       // Dealt out in turn: taken from a counter, they were slower (rmat17 0.405 -> 0.449 ms, run AB).
 #if BUFFERED_PUSH
-      p.buffered = true;
+      p.buffered = hub_chunks * block_threshold >= BUFFER_FROM;
 #endif
       scanned += expand_chunks<false>(p, in.hubs((iteration + 1) & 1), hub_chunks, nullptr, row_offsets, columns,
                                       weights, in.dist, block_threshold);

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Build Gunrock's SSSP (gunrock/gunrock's examples/algorithms/sssp, Essentials 2.1.0) for sm_90 into
+# Build Gunrock's SSSP (gunrock/gunrock's examples/algorithms/sssp, release v2.2.0) for sm_90 into
 # .peers/gunrock-sssp, the peer suite `kernels` times (benchmarks/peers.py; a GPU call carries
 # .peers). Needs nvcc (CUDA 13), cmake >= 3.24, g++ and git; no GPU.
+#
+# The release, not the development head: from d6ba041 (2026-01-20) on, `enactor_t::enact` sets the
+# frontiers' counts to 0 but leaves their storage, so the source is pushed behind stale entries and
+# the solve never leaves the source.
 #
 # Usage: scripts/build_gunrock.sh [WORKDIR]
 #
@@ -13,7 +17,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-$(mktemp -d)}
-gunrock_commit=01f125c85498c52ab0a1b8d33c2716d0b0dc3a57
+gunrock_commit=bb65967613278ccb078c3a0d0d77680f6d6cae11   # v2.2.0
 cxxopts_commit=c74846a891b3cc3bfa992d588b1295f528d43039   # v3.0.0, the tag Gunrock asks for
 json_commit=199dea11b17c533721b26249e2dcaee6ca1d51d3
 modules_commit=76c1eb4fbb2e5988a3bc0fdc1ff4c326b737a10c
@@ -29,12 +33,23 @@ checkout cxxopts https://github.com/jarro2783/cxxopts.git $cxxopts_commit "${CXX
 checkout json https://github.com/nlohmann/json.git $json_commit "${JSON_SRC:-}"
 checkout cmake-modules https://github.com/rpavlik/cmake-modules.git $modules_commit "${CMAKE_MODULES_SRC:-}"
 mkdir -p "$work/cccl" "$work/build"
+# Gunrock's NVIDIA backend goes through HIP's names: its device code (math::atomic::min, the
+# frontier's device copy) is guarded by __HIP_DEVICE_COMPILE__, which HIP's headers for NVIDIA
+# define in nvcc's device pass. Without HIP installed nothing defines it, and the relaxation's
+# atomicMin compiles to a plain min that stores nothing (every distance but the source's stayed
+# infinite). This header, included first in every file, defines it as HIP's would.
+cat > "$work/hip_device_compile.h" <<'HEADER'
+#if defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#define __HIP_DEVICE_COMPILE__ 1
+#endif
+HEADER
 
 cd "$work/build"
 cmake ../gunrock -DESSENTIALS_NVIDIA_BACKEND=ON -DESSENTIALS_AMD_BACKEND=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DESSENTIALS_BUILD_TESTS=OFF -DESSENTIALS_BUILD_BENCHMARKS=OFF \
   -DFETCHCONTENT_SOURCE_DIR_CCCL="$work/cccl" -DFETCHCONTENT_SOURCE_DIR_CXXOPTS="$work/cxxopts" \
-  -DFETCHCONTENT_SOURCE_DIR_JSON="$work/json" -DFETCHCONTENT_SOURCE_DIR_CMAKE_MODULES="$work/cmake-modules" >/dev/null
+  -DFETCHCONTENT_SOURCE_DIR_JSON="$work/json" -DFETCHCONTENT_SOURCE_DIR_CMAKE_MODULES="$work/cmake-modules" \
+  -DCMAKE_MODULE_PATH="$work/cmake-modules" -DCMAKE_CUDA_FLAGS="--pre-include $work/hip_device_compile.h" >/dev/null  # v2.2.0 looks for GetGitRevisionDescription under externals/
 make sssp -j"$(nproc)" 2>&1 | grep -v "^\[" || true   # its link fails on the three libraries
 rsp=examples/algorithms/sssp/CMakeFiles/sssp.dir/linkLibs.rsp
 sed -i -e 's/-lcurand//; s/-lcuda\b//; s/-lcusparse//' "$rsp"

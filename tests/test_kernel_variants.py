@@ -53,6 +53,16 @@ def test_the_shipped_grid_solve_spills_no_register(tmp_path):
     assert "0 bytes spill stores" in grid and "0 bytes spill loads" in grid, grid
 
 
+def test_only_the_grid_solve_carries_the_push_buffer(tmp_path):
+    # BUFFERED_PUSH's shared buffer (2,048 entries, 8 KB) is solve_grid's; a batch kernel carrying
+    # it would fit fewer blocks an SM.
+    usage = _resource_usage(algorithms.get("delta").compile_options(False), tmp_path)
+    smem = {part.split()[0]: int(re.search(r"(\d+) bytes smem", part).group(1))
+            for part in usage.split("Function properties for ")[1:] if "bytes smem" in part}
+    assert smem["solve_grid"] >= 8192, smem
+    assert all(size < 1024 for name, size in smem.items() if name != "solve_grid"), smem
+
+
 def test_the_traced_probe_build_defines_what_the_probe_reads(tmp_path):
     # scripts/probe_iteration_trace.py solves with -DTRACE_ITERATIONS=1 and reads these globals.
     ptx = tmp_path / "traced.ptx"
@@ -67,7 +77,7 @@ def test_the_traced_probe_build_defines_what_the_probe_reads(tmp_path):
 
 @pytest.mark.parametrize("options", [["-DHUBS_AT_ONCE=0"], ["-DHUBS_AT_ONCE=2"], ["-DHUBS_AT_ONCE=2", "-DTARGETED=1"], ["-DGRID_TILES=0"],
                                      ["-DDEFER_ADAPT=0"], ["-DDEFER_ADAPT=2", "-DHUBS_AT_ONCE=0"],
-                                     ["-DBUFFERED_PUSH=2048"], ["-DBUFFERED_PUSH=2048", "-DTARGETED=1"]])
+                                     ["-DBUFFERED_PUSH=0"], ["-DBUFFER_FROM=0"], ["-DBUFFERED_PUSH=2048", "-DTARGETED=1"]])
 def test_the_probe_options_of_delta_compile(options, tmp_path):
     # Compile options that scripts/probe_iteration_trace.py takes through PROBE_DEFINES.
     assert "Function properties for solve_grid" in _resource_usage(
