@@ -10,7 +10,7 @@ in this process (one core). Gunrock's SSSP is measured too where its binary is (
 default `.peers/gunrock-sssp`, built by `scripts/build_gunrock.sh`; `benchmarks/peers.py` says how it
 is run, timed and checked), from the same sources; the results say where it was not. A run of some
 graphs keeps the other graphs' rows of the results it finds (each row names the commit that
-measured it).
+measured it); the results file is written after each graph, so a run cut short keeps what it measured.
 """
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import argparse
 import statistics
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from benchmarks import data, peers
-from benchmarks.results import Results, command_line, commit, earlier_rows, host, now
+from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, now
 
 SAMPLE = 32
 
@@ -58,47 +58,59 @@ def run(args: argparse.Namespace) -> Results:
     from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
     from autotune.measure import Protocol
 
-    rows = []
     gunrock = peers.peer_binary(getattr(args, "gunrock", None))
     with gpu_session(0) as device:
         gpu = device_description(device)
         table_path, table = data.load_shipped_table(gpu, args.table)
         protocol = Protocol(sample=SAMPLE, min_repetitions=args.repetitions, max_repetitions=args.repetitions)
-        for name, graph, sample, expected in data.suite_graphs(args.graphs, SAMPLE):
-            cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
-            row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
-                                   "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu, "commit": commit(),
-                                   "date": now()}
-            for label, queries in (("one_query", 1), ("batch", None)):
-                match = table.lookup(graph, queries=queries, device=gpu)
-                with open_solver(graph, match.config.algorithm) as solver:
-                    measured = CudaEventTimer(solver, sample, protocol, expected=expected).measure(match.config)
-                row[label] = {"config": match.config.to_json(), "entry": match.graph_name, "source": match.source,
-                              "status": str(measured.status), "reason": measured.reason,
-                              "ms_per_sssp": measured.ms_per_sssp, "times_ms": list(measured.times_ms)}
-                if measured.ok:
-                    row[f"{label}_vs_scipy"] = row["scipy_ms"] / measured.ms_per_sssp
-            if gunrock is not None:
-                row["gunrock"] = peers.gunrock_row(gunrock, graph, list(sample))
-                if row["gunrock"]["status"] == "ok" and "one_query_vs_scipy" in row:
-                    row["one_query_vs_gunrock"] = row["gunrock"]["ms"] / row["one_query"]["ms_per_sssp"]
-            rows.append(row)
-            theirs = row.get("gunrock")
-            print(f"kernels: {name}: one query {row['one_query']['ms_per_sssp']} ms, batch "
-                  f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms"
-                  + ((f", gunrock {theirs['ms']:.4f} ms" if theirs["ms"] is not None else f", gunrock {theirs['status']}")
-                     if theirs else ""),
-                  flush=True)
-    measured = {r["graph"] for r in rows}
-    rows += [r for r in earlier_rows("kernels", args.results, gpu.get("name")) if r["graph"] not in measured]
-    ok = [r for r in rows if "one_query_vs_scipy" in r]
-    summary = {"graphs": len(rows), "verified": sum(r["one_query"]["status"] == "ok" and r["batch"]["status"] == "ok"
-                                                    for r in rows),
-               "worst_one_query_vs_scipy": min((r["one_query_vs_scipy"] for r in ok), default=None),
-               "peers": peers_summary(rows)}
-    return Results("kernels", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
-                   {"graphs": args.graphs, "repetitions": args.repetitions, "cpu_sources": args.cpu_sources,
-                    "sample": SAMPLE}, tuple(rows), summary)
+        earlier = earlier_rows("kernels", args.results, gpu.get("name"))
+
+        def graph_rows(name: str) -> Iterator[dict[str, Any]]:
+            for _, graph, sample, expected in data.suite_graphs([name], SAMPLE):
+                yield graph_row(name, graph, sample, expected, args, table, gpu, protocol, gunrock,
+                                CudaEventTimer, open_solver)
+
+        def results_of(rows: list[dict[str, Any]]) -> Results:
+            measured = {r["graph"] for r in rows}
+            every = rows + [r for r in earlier if r["graph"] not in measured]
+            ok = [r for r in every if "one_query_vs_scipy" in r]
+            summary = {"graphs": len(every),
+                       "verified": sum(r["one_query"]["status"] == "ok" and r["batch"]["status"] == "ok" for r in every),
+                       "worst_one_query_vs_scipy": min((r["one_query_vs_scipy"] for r in ok), default=None),
+                       "peers": peers_summary(every)}
+            return Results("kernels", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
+                           {"graphs": args.graphs, "repetitions": args.repetitions, "cpu_sources": args.cpu_sources,
+                            "sample": SAMPLE}, tuple(every), summary)
+
+        return graph_by_graph([name for name in args.graphs.split(",") if name], graph_rows, results_of, args.results)
+
+
+def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args: argparse.Namespace, table: Any,
+              gpu: dict[str, Any], protocol: Any, gunrock: Path | None, timer: Any, open_solver: Any) -> dict[str, Any]:
+    """One graph's row: scipy on one core, the table's one query and batch (each checked), Gunrock."""
+    cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
+    row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
+                           "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu, "commit": commit(), "date": now()}
+    for label, queries in (("one_query", 1), ("batch", None)):
+        match = table.lookup(graph, queries=queries, device=gpu)
+        with open_solver(graph, match.config.algorithm) as solver:
+            measured = timer(solver, sample, protocol, expected=expected).measure(match.config)
+        row[label] = {"config": match.config.to_json(), "entry": match.graph_name, "source": match.source,
+                      "status": str(measured.status), "reason": measured.reason,
+                      "ms_per_sssp": measured.ms_per_sssp, "times_ms": list(measured.times_ms)}
+        if measured.ok:
+            row[f"{label}_vs_scipy"] = row["scipy_ms"] / measured.ms_per_sssp
+    if gunrock is not None:
+        row["gunrock"] = peers.gunrock_row(gunrock, graph, list(sample))
+        if row["gunrock"]["status"] == "ok" and "one_query_vs_scipy" in row:
+            row["one_query_vs_gunrock"] = row["gunrock"]["ms"] / row["one_query"]["ms_per_sssp"]
+    theirs = row.get("gunrock")
+    print(f"kernels: {name}: one query {row['one_query']['ms_per_sssp']} ms, batch "
+          f"{row['batch']['ms_per_sssp']} ms per SSSP, scipy {row['scipy_ms']:.3f} ms"
+          + ((f", gunrock {theirs['ms']:.4f} ms" if theirs["ms"] is not None else f", gunrock {theirs['status']}")
+             if theirs else ""),
+          flush=True)
+    return row
 
 
 def peers_summary(rows: Sequence[dict[str, Any]]) -> str:

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Build Gunrock's SSSP (gunrock/gunrock's examples/algorithms/sssp, release v2.2.0) for sm_90 into
-# .peers/gunrock-sssp, the peer suite `kernels` times (benchmarks/peers.py; a GPU call carries
-# .peers). Needs nvcc (CUDA 13), cmake >= 3.24, g++ and git; no GPU.
+# Build Gunrock's SSSP (gunrock/gunrock's examples/algorithms/sssp at its development head 01f125c,
+# Essentials 2.1.0 as it names itself) for sm_90 into .peers/gunrock-sssp, the peer suite `kernels`
+# times (benchmarks/peers.py; a GPU call carries .peers). Needs nvcc (CUDA 13), cmake >= 3.24, g++
+# and git; no GPU.
 #
-# The release, not the development head: from d6ba041 (2026-01-20) on, `enactor_t::enact` sets the
-# frontiers' counts to 0 but leaves their storage, so the source is pushed behind stale entries and
-# the solve never leaves the source.
+# Not release v2.2.0: built the same way, it crashed (SIGSEGV) when given several sources, where the
+# head (whose example synchronizes between runs) solves them all.
 #
 # Usage: scripts/build_gunrock.sh [WORKDIR]
 #
@@ -17,7 +17,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-$(mktemp -d)}
-gunrock_commit=bb65967613278ccb078c3a0d0d77680f6d6cae11   # v2.2.0
+gunrock_commit=01f125c85498c52ab0a1b8d33c2716d0b0dc3a57
 cxxopts_commit=c74846a891b3cc3bfa992d588b1295f528d43039   # v3.0.0, the tag Gunrock asks for
 json_commit=199dea11b17c533721b26249e2dcaee6ca1d51d3
 modules_commit=76c1eb4fbb2e5988a3bc0fdc1ff4c326b737a10c
