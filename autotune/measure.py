@@ -188,10 +188,14 @@ class Measurement:
     def from_json(cls, data: Mapping[str, Any], where: str = "measurement", default_algorithm: str = "crauser") -> Measurement:
         from autotune.algorithms import config_from_json  # the registry checks the configuration
 
+        status = Status(data["status"])
+        times = tuple(float(t) for t in data.get("times_ms", ()))
+        if status is Status.OK and not times:
+            raise ValueError(f"{where}: an ok measurement without times_ms (its time is their median)")
         return cls(
             config=config_from_json(data["config"], where, default_algorithm),
-            status=Status(data["status"]),
-            times_ms=tuple(float(t) for t in data.get("times_ms", ())),
+            status=status,
+            times_ms=times,
             kernel_ms={k: float(v) for k, v in data.get("kernel_ms", {}).items()},
             iterations=float(data.get("iterations", 0.0)),
             edges=int(data.get("edges", 0)),

@@ -8,7 +8,9 @@ the H100/H200's), once per build the engine uses (`Algorithm.builds()`: with and
 `-DNO_L1=1 -Xptxas -dlcm=cg`, the `no_l1` state, and the thesis's two algorithms), and rewrites in
 the characterization, for every kernel it characterizes, `registers_per_thread` and
 `static_shared_memory_bytes` (the most over the builds and over the compiled functions that launch
-as that kernel, `Algorithm.compiled_functions`, so that occupancy is never overestimated) and the
+as that kernel, `Algorithm.compiled_functions`, so that occupancy is never overestimated; where
+several functions launch as one kernel, each one's own as `registers_by_function` and
+`static_shared_by_function`) and the
 [compiled] table (arch, command, compiler, source digest). The classes, [model] constants and
 comments of the file are left as they are.
 
@@ -158,11 +160,13 @@ def rewrite(text: str, usage: dict[str, dict[str, Usage]], arch: str, compiled: 
         start, end = _section_bounds(text, f"kernels.{kernel}")
         body = text[start:end]
         body = _set_key(body, "registers_per_thread", f"registers_per_thread = {registers}  # {arch}: {per_build_registers}")
-        if len(names) > 1:  # each function's own registers, the most over the builds
-            each = {f: max(per_function[f].registers for per_function in usage.values() if f in per_function)
-                    for f in names if any(f in per_function for per_function in usage.values())}
-            body = _set_key(body, "registers_by_function", "registers_by_function = { "
-                            + ", ".join(f"{f} = {r}" for f, r in each.items()) + f" }}  # {arch}")
+        if len(names) > 1:  # each function's own registers and shared memory, the most over the builds
+            for key, of in (("registers_by_function", lambda u: u.registers),
+                            ("static_shared_by_function", lambda u: u.shared_bytes)):
+                each = {f: max(of(per_function[f]) for per_function in usage.values() if f in per_function)
+                        for f in names if any(f in per_function for per_function in usage.values())}
+                body = _set_key(body, key, f"{key} = {{ " + ", ".join(f"{f} = {n}" for f, n in each.items())
+                                + f" }}  # {arch}")
         body = _set_key(
             body, "static_shared_memory_bytes", f"static_shared_memory_bytes = {shared}  # {arch}: {per_build_shared}"
         )

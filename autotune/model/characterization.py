@@ -118,6 +118,7 @@ class KernelCharacterization:
         notes: why these classes (free text, shown by --explain).
         registers_by_function: where several compiled functions launch as the kernel, each one's
             registers per thread (`resources_of`).
+        shared_by_function: the same functions' own static shared memory, bytes per block.
     """
 
     name: str
@@ -131,15 +132,17 @@ class KernelCharacterization:
     uses_lanes: bool = False
     notes: str = ""
     registers_by_function: tuple[tuple[str, int], ...] = ()
+    shared_by_function: tuple[tuple[str, int], ...] = ()
 
     def threads_launched_per_vertex(self, lanes: int = 1) -> float:
         return float(lanes) if self.uses_lanes else self.threads_per_vertex
 
     def resources_of(self, function: str) -> KernelResources:
         """The resources of one compiled function that launches as the kernel: its own registers
-        where the characterization lists them, else the kernel's."""
+        and static shared memory where the characterization lists them, else the kernel's."""
         registers = dict(self.registers_by_function).get(function, self.resources.registers_per_thread)
-        return replace(self.resources, registers_per_thread=registers)
+        shared = dict(self.shared_by_function).get(function, self.resources.static_shared_memory_bytes)
+        return replace(self.resources, registers_per_thread=registers, static_shared_memory_bytes=shared)
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,7 @@ _KERNEL_KEYS = {
     "dynamic_shared_memory_bytes_per_thread",
     "notes",
     "registers_by_function",
+    "static_shared_by_function",
 }
 _REQUIRED_KERNEL_KEYS = ("memory_access_pattern", "computational_load", "data_sharing", "registers_per_thread")
 
@@ -264,10 +268,8 @@ def _kernel_from_mapping(name: str, table: Any, where: str) -> KernelCharacteriz
     notes = table.get("notes", "")
     if not isinstance(notes, str):
         raise InputError(f"{where}: notes must be a string")
-    by_function = table.get("registers_by_function", {})
-    if not isinstance(by_function, Mapping):
-        raise InputError(f"{where}: registers_by_function must be a table of function = registers")
-    by_function = tuple((str(f), _count(r, f"{where} registers_by_function.{f}", minimum=1)) for f, r in by_function.items())
+    by_function = _per_function(table, "registers_by_function", "registers", where, minimum=1)
+    shared_by_function = _per_function(table, "static_shared_by_function", "bytes", where, minimum=0)
     return KernelCharacterization(
         name=name,
         memory_access_pattern=pattern,
@@ -280,7 +282,16 @@ def _kernel_from_mapping(name: str, table: Any, where: str) -> KernelCharacteriz
         uses_lanes=uses_lanes,
         notes=" ".join(notes.split()),
         registers_by_function=by_function,
+        shared_by_function=shared_by_function,
     )
+
+
+def _per_function(table: Mapping[str, Any], key: str, unit: str, where: str, minimum: int) -> tuple[tuple[str, int], ...]:
+    """A kernel's table of its compiled functions' own numbers (`key`: function = count)."""
+    found = table.get(key, {})
+    if not isinstance(found, Mapping):
+        raise InputError(f"{where}: {key} must be a table of function = {unit}")
+    return tuple((str(f), _count(v, f"{where} {key}.{f}", minimum=minimum)) for f, v in found.items())
 
 
 def _enum(kind: type[Enum], value: Any, where: str) -> Any:

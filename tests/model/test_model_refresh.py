@@ -89,17 +89,22 @@ def test_rewrite_keeps_classes_and_comments(refresh):
 
 
 def test_rewrite_lists_each_function_s_registers_where_several_launch_as_one_kernel(tmp_path, refresh):
-    usage = {"a": refresh.parse_resource_usage(NVCC_OUTPUT), "b": {"relax": refresh.Usage(23, 0), "update": refresh.Usage(9, 0)}}
+    usage = {"a": refresh.parse_resource_usage(NVCC_OUTPUT), "b": {"relax": refresh.Usage(23, 0), "update": refresh.Usage(9, 4096)}}
     text = refresh.rewrite(TOML, usage, "sm_90", {"arch": "sm_90"}, {"relax": ("relax", "update"), "minimum": ("minimum",)})
     data = tomllib.loads(text)
     assert data["kernels"]["relax"]["registers_per_thread"] == 23
     assert data["kernels"]["relax"]["registers_by_function"] == {"relax": 23, "update": 12}  # the most over the builds
+    assert data["kernels"]["relax"]["static_shared_memory_bytes"] == 4096  # the most over its functions
+    assert data["kernels"]["relax"]["static_shared_by_function"] == {"relax": 0, "update": 4096}
     assert "registers_by_function" not in data["kernels"]["minimum"]
     path = tmp_path / "c.toml"
     path.write_text(text)
     relax = load_characterization(path).kernel("relax")
     assert relax.resources_of("update").registers_per_thread == 12
     assert relax.resources_of("relax").registers_per_thread == 23 == relax.resources_of("other").registers_per_thread
+    # a function's own shared memory: relax's occupancy is not priced with update's buffer
+    assert relax.resources_of("relax").static_shared_memory_bytes == 0
+    assert relax.resources_of("update").static_shared_memory_bytes == 4096 == relax.resources.static_shared_memory_bytes
 
 
 def test_rewrite_refuses_a_kernel_missing_from_the_source(refresh):

@@ -257,6 +257,9 @@ def test_records_alone_draw_the_exhaustive_search(tmp_path):
     ('# a comment\n{"format": "autotune.records/1", "graph": {"name": "g"}}\n', r"bad\.jsonl:2: missing key 'measurement'"),
     ('{"format": "autotune.cpu-times/1", "graph": {"name": "g"}, "solver": "dijkstra", "times_ms": [1]}\n{\n',
      r"bad\.jsonl:2: invalid JSON"),
+    ('{"format": "autotune.records/1", "graph": {"name": "g", "vertices": 4, "edges": 3}, "measurement": {"config": '
+     '{"concurrent_kernels": 1, "kernels": {}}, "status": "ok", "ms_per_sssp": 1.0}}\n',  # found by the fuzz test
+     r"bad\.jsonl:1: measurement: an ok measurement without times_ms"),
 ])
 def test_bad_input_is_one_line_with_file_and_line(tmp_path, capsys, content, message):
     bad = tmp_path / "bad.jsonl"
