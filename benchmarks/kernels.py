@@ -55,7 +55,7 @@ def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> Results:
-    from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
+    from autotune.gpu import device_description, gpu_session
     from autotune.measure import Protocol
 
     gunrock = peers.peer_binary(getattr(args, "gunrock", None))
@@ -67,8 +67,7 @@ def run(args: argparse.Namespace) -> Results:
 
         def graph_rows(name: str) -> Iterator[dict[str, Any]]:
             for _, graph, sample, expected in data.suite_graphs([name], SAMPLE):
-                yield graph_row(name, graph, sample, expected, args, table, gpu, protocol, gunrock,
-                                CudaEventTimer, open_solver)
+                yield graph_row(name, graph, sample, expected, args, table, gpu, protocol, gunrock)
 
         def results_of(rows: list[dict[str, Any]]) -> Results:
             measured = {r["graph"] for r in rows}
@@ -86,15 +85,17 @@ def run(args: argparse.Namespace) -> Results:
 
 
 def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args: argparse.Namespace, table: Any,
-              gpu: dict[str, Any], protocol: Any, gunrock: Path | None, timer: Any, open_solver: Any) -> dict[str, Any]:
+              gpu: dict[str, Any], protocol: Any, gunrock: Path | None) -> dict[str, Any]:
     """One graph's row: scipy on one core, the table's one query and batch (each checked), Gunrock."""
+    from autotune.gpu import CudaEventTimer, open_solver
+
     cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
     row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
                            "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu, "commit": commit(), "date": now()}
     for label, queries in (("one_query", 1), ("batch", None)):
         match = table.lookup(graph, queries=queries, device=gpu)
         with open_solver(graph, match.config.algorithm) as solver:
-            measured = timer(solver, sample, protocol, expected=expected).measure(match.config)
+            measured = CudaEventTimer(solver, sample, protocol, expected=expected).measure(match.config)
         row[label] = {"config": match.config.to_json(), "entry": match.graph_name, "source": match.source,
                       "status": str(measured.status), "reason": measured.reason,
                       "ms_per_sssp": measured.ms_per_sssp, "times_ms": list(measured.times_ms)}

@@ -177,9 +177,10 @@ struct Queue {
 // block pushes to; a push past the buffer's end takes its slot as before. Only work of at least
 // BUFFER_FROM pushes is buffered: an advance of that many queue entries, hub chunks of that many
 // edges. rmat20's one query 1.40 -> 1.22 ms, rmat18 0.516 -> 0.478; buffering every advance cost
-// the small graphs up to 12% (ca-HepPh), from 65,536 on they are within 2% (docs/notes/kernels.md,
-// run AD). solve_grid alone gets the buffer in its static shared memory (8 KB); the TARGETED build
-// has none (with it, it spilled 12 bytes).
+// the small graphs up to 12% (ca-HepPh); from 65,536 on Email-Enron, ca-HepPh and sx-askubuntu are
+// within 2%, anybeat 6% slower though no queue of it is that long (docs/notes/kernels.md, run AD).
+// solve_grid alone gets the buffer in its static shared memory (8 KB); the TARGETED build has none
+// (with it, it spilled 12 bytes).
 #ifndef BUFFERED_PUSH
 #if TARGETED
 #define BUFFERED_PUSH 0

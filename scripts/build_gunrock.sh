@@ -49,7 +49,9 @@ cmake ../gunrock -DESSENTIALS_NVIDIA_BACKEND=ON -DESSENTIALS_AMD_BACKEND=OFF -DC
   -DESSENTIALS_BUILD_TESTS=OFF -DESSENTIALS_BUILD_BENCHMARKS=OFF \
   -DFETCHCONTENT_SOURCE_DIR_CCCL="$work/cccl" -DFETCHCONTENT_SOURCE_DIR_CXXOPTS="$work/cxxopts" \
   -DFETCHCONTENT_SOURCE_DIR_JSON="$work/json" -DFETCHCONTENT_SOURCE_DIR_CMAKE_MODULES="$work/cmake-modules" \
-  -DCMAKE_MODULE_PATH="$work/cmake-modules" -DCMAKE_CUDA_FLAGS="--pre-include $work/hip_device_compile.h" >/dev/null  # v2.2.0 looks for GetGitRevisionDescription under externals/
+  -DCMAKE_MODULE_PATH="$work/cmake-modules" -DCMAKE_CUDA_FLAGS="--pre-include $work/hip_device_compile.h" >/dev/null
+# (CMAKE_MODULE_PATH: Gunrock's CMakeLists includes GetGitRevisionDescription from externals/, where
+# a fetch from a local source does not put cmake-modules.)
 make sssp -j"$(nproc)" 2>&1 | grep -v "^\[" || true   # its link fails on the three libraries
 rsp=examples/algorithms/sssp/CMakeFiles/sssp.dir/linkLibs.rsp
 sed -i -e 's/-lcurand//; s/-lcuda\b//; s/-lcusparse//' "$rsp"
