@@ -133,6 +133,11 @@ def _ms(part: dict[str, Any]) -> str:
     return f"{part['ms_per_sssp']:.4g} ({part['config'].get('algorithm', '-')})"
 
 
+def _peer_ms(theirs: dict[str, Any]) -> str:
+    """A peer's time, or its status where it has none (wrong, failed; - where not run)."""
+    return f"{theirs['ms']:.4g}" if theirs.get("ms") is not None else theirs.get("status", "-")
+
+
 def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
@@ -150,9 +155,7 @@ def render(found: Sequence[Results]) -> list[str]:
         for r in results.measurements:
             one, batch = r["one_query"], r["batch"]
             ratio = lambda key: f"{r[key]:.1f}x" if key in r else "-"  # noqa: E731
-            theirs = r.get("gunrock") or {}
-            gunrock = (f" {theirs['ms']:.4g} |" if theirs.get("ms") is not None else f" {theirs.get('status', '-')} |"
-                       ) + f" {ratio('one_query_vs_gunrock')} |" if peer else ""
+            gunrock = f" {_peer_ms(r.get('gunrock') or {})} | {ratio('one_query_vs_gunrock')} |" if peer else ""
             lines.append(f"| {r['graph']} | {r['vertices']:,} | {r['edges']:,} | {_ms(one)} "
                          f"| {ratio('one_query_vs_scipy')} | {_ms(batch)} | {batch['config']['concurrent_kernels']} "
                          f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{gunrock} {r.get('commit', results.commit)} |")

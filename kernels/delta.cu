@@ -915,7 +915,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   // (docs/notes/kernels.md, run AC). The TARGETED build has init launched first (here it spilled
   // 20 bytes).
 #if BUFFERED_PUSH
-  if (threadIdx.x == 0) push_buffered = 0;  // the barrier below (or the loop's first take) orders it
+  if (threadIdx.x == 0) push_buffered = 0;  // the barrier below orders it (the TARGETED build has no buffer)
 #endif
 #if !TARGETED
   init_instance(in, ck, sources, delta, true);

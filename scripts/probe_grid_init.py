@@ -21,21 +21,15 @@ SAMPLE = 32
 
 
 def main(names: str, rounds: str = "3") -> None:
-    import numpy as np
-
     from autotune.gpu import CudaEventTimer, open_solver
-    from autotune.gpu.compile import kernel_function
     from autotune.gpu.delta_engine import DeltaSolver
-    from autotune.gpu.engine import INIT_BLOCK, PackedLaunch, init_blocks
     from autotune.measure import Protocol
 
     shipped = DeltaSolver._launches
 
     def with_init(self, config, workspace, loop, blocks, delta, warp, hub_threshold, targeted):
-        n, ck, w = np.int32(self.graph.n_vertices), np.int32(config.concurrent_kernels), workspace
-        init = PackedLaunch(kernel_function(self.algorithm.name, "init"), (init_blocks(int(n)), int(ck)), INIT_BLOCK,
-                            "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])
-        return {**shipped(self, config, workspace, loop, blocks, delta, warp, hub_threshold, targeted), "init": init}
+        return {**shipped(self, config, workspace, loop, blocks, delta, warp, hub_threshold, targeted),
+                "init": self.init_launch(config.concurrent_kernels, workspace, delta)}
 
     for name, graph, sources, expected, cpu, tuned, _, _ in tuned_one_queries(names, SAMPLE):
         times = {"one launch": [], "init first": []}

@@ -221,6 +221,12 @@ class DeltaSolver(Solver):
         raise_instance_errors(errors, ERRORS)
         return SolveResult.timed(span, launch, rows, state[self.fields["F_ITERATIONS"]].copy(), kernel_ms)
 
+    def init_launch(self, ck: int, workspace: Workspace, delta) -> PackedLaunch:
+        """delta.cu's `init`: every instance's distances, stamps and fields reset, its source queued."""
+        n, w = np.int32(self.graph.n_vertices), workspace
+        return PackedLaunch(kernel_function(self.algorithm.name, "init"), (init_blocks(int(n)), ck), INIT_BLOCK,
+                            "iiPPPi", [(n, np.int32(ck), w.sources, w.state, w.work, delta)])
+
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
                   hub_threshold, targeted: bool) -> dict[str, PackedLaunch]:
         algorithm = self.algorithm.name
@@ -232,8 +238,7 @@ class DeltaSolver(Solver):
         advance = config.kernel("advance")
         out: dict[str, PackedLaunch] = {}
         if not (loop == PERSISTENT and blocks > 1 and not targeted):  # solve_grid initializes its own (delta.cu)
-            out["init"] = PackedLaunch(kernel_function(algorithm, "init"), (init_blocks(int(n)), int(ck)), INIT_BLOCK,
-                                       "iiPPPi", [(n, ck, w.sources, w.state, w.work, delta)])
+            out["init"] = self.init_launch(int(ck), workspace, delta)
         scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
         if loop == SHARED or (loop == PERSISTENT and blocks == 1):
             function = launchable(algorithm, "solve_shared" if loop == SHARED else "solve_block", advance, "advance",
