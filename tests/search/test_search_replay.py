@@ -22,6 +22,7 @@ from autotune.search import (
     write_records,
 )
 from autotune.search import specials as plan
+from autotune.search.records import kept_records
 from autotune.search.replay import recorded_space
 from autotune.search.synthetic import SyntheticTimer, synthetic_graph
 from autotune.algorithms.thesis import CRAUSER
@@ -155,6 +156,17 @@ def test_records_round_trip_and_bad_lines_name_the_line(tmp_path):
         read_records(bad)
     with pytest.raises(InputError, match="cannot read"):
         read_records(tmp_path / "missing.jsonl")
+
+
+def test_records_named_gz_are_gzip_and_read_back_and_are_kept_on_resume(tmp_path):
+    records = [_record(SyntheticTimer().measure(CRAUSER.default_config()), phase="fixed")]
+    path = write_records(tmp_path / "r.records.jsonl.gz", records, header="synthetic")
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    assert read_records(path) == records
+    kept = kept_records(path, resume=True)
+    assert kept[0] == "# synthetic" and len(kept) == 2
+    more = [_record(SyntheticTimer().measure(CRAUSER.default_config()), phase="search")]
+    assert read_records(write_records(path, more, kept=kept)) == records + more
 
 
 def test_a_replay_of_a_live_sweep_s_records_finds_the_same_winner(small_space, run_sweep):
