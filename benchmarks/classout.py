@@ -181,7 +181,8 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     winners = delta_latency.table_samples(kept, shape_widths(), unit, shape_weights())
     prices, bins = ({graph: found for graph, found in priced.items() if data.graph_class(graph) != left_out}
                     for priced in latency_prices())
-    latency = delta_latency.fit(winners, unit, prices, bins) if winners else None  # no Delta winner: its batch rules
+    latency = (delta_latency.fit(winners, unit, prices, bins, float(batch.model["delta_scale"])) if winners
+               else None)  # no Delta winner: its batch rules
     model = fit_admitted(kept, {graph: shape["hop_depth"] for graph, shape in shapes().items()
                                 if shape.get("hop_depth") is not None})
     admits = next((admitted_by(e) for e in entries if e["graph"]["name"] == name), frozenset())

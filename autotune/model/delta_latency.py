@@ -20,7 +20,11 @@ one road network. Every value is fitted (`fit`), none is written here:
    the one whose ratio, the median of that shape's winners' (INF where the median winner is INF),
    predicts the winners' Delta with the least summed log error (ties: the smallest): one query's
    Delta falls faster with the degree than the batch's (on the H100's one-block winners, 32 at
-   mean degree 15 to 1,024 at 2.4 with the same weights).
+   mean degree 15 to 1,024 at 2.4 with the same weights). A shape without winners of its own
+   (`delta_batch`) takes the batch rule's Delta (its scale, exponent 0): the batch gives each
+   instance one block too, where the other shape's ratio would be a grid's (INF on the H100's
+   table, a Bellman-Ford order that one block pays for in iterations: mesh-bcsstk25 4.8 ms
+   against 0.78 with its class left out, suite `classout` at e9a7d0d).
 3. Block size: the median of that shape's winners.
 4. Bins: the median of the shape's warp and block thresholds, over the winners whose largest
    degree reaches the bin's smallest threshold (elsewhere the bin is never used, and any value
@@ -113,6 +117,7 @@ class LatencyRules:
     grid_bins: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # rules 3-4 priced: `priced_bins`
     defer_degree: float = math.inf  # rule 6 (inf: no grid defers)
     defer_weights: float = 0.0
+    delta_batch: Mapping[str, bool] = dataclasses.field(default_factory=lambda: {shape: False for shape in SHAPES})
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -203,6 +208,8 @@ class LatencyRules:
                        f"median {self.defer_weights:g} x the largest weight: {value}")
 
     def _ratio_source(self, shape: str) -> str:
+        if self.delta_batch.get(shape):
+            return f"no {shape} winners: the batch rule's scale"
         priced = self.delta_priced.get(shape, 0)
         return f"the ratio with the least slowdown on {priced} {shape} graphs' prices" if priced else f"{shape} winners' median"
 
@@ -218,11 +225,15 @@ def delta_unit(weight: float | None, max_weight: float | None, mean_degree: floa
 
 def batch_constants() -> tuple[float, float]:
     """The shipped batch model's skew and spread exponents (`characterizations/delta.toml`)."""
+    constants = _shipped_batch()
+    return float(constants["delta_skew"]), float(constants["delta_spread"])
+
+
+def _shipped_batch() -> Mapping[str, Any]:
     from autotune import algorithms
     from autotune.model.delta_rules import constants_of
 
-    constants = constants_of(algorithms.get("delta").characterization)
-    return float(constants["delta_skew"]), float(constants["delta_spread"])
+    return constants_of(algorithms.get("delta").characterization)
 
 
 def _bin(name: str, group: Sequence[LatencySample]) -> Any:
@@ -253,9 +264,11 @@ def _split(points: Sequence[tuple[float, bool]]) -> tuple[float, int]:
 
 def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = None,
         prices: Mapping[str, Mapping[Any, float]] | None = None,
-        bins_prices: Mapping[str, Mapping[tuple[int, Any], float]] | None = None) -> LatencyRules:
+        bins_prices: Mapping[str, Mapping[tuple[int, Any], float]] | None = None,
+        batch_scale: float | None = None) -> LatencyRules:
     """Rules 1-5's constants from one-query winners (at least one of each shape, else the missing
-    shape takes the other's values); `unit`: the skew and spread exponents the samples' units
+    shape takes the other's values but for Delta, the batch rule's: `batch_scale`, default the
+    shipped batch model's); `unit`: the skew and spread exponents the samples' units
     were taken with (default: the shipped batch model's, as `table_samples` takes them);
     `prices` (`latency_prices.read_prices`): rule 2's measure where a shape's winners all have
     them; `bins_prices` (`read_bins_prices`): rules 3-4's for the grid, on its winners that have
@@ -267,15 +280,17 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
     threshold, placed = _split([(s.level_width, s.shape == "block") for s in samples])
     skew, spread = unit or batch_constants()
     by_shape = {shape: [s for s in samples if s.shape == shape] for shape in SHAPES}
+    from_batch = {shape: not group for shape, group in by_shape.items()}
     for shape, other in (("block", "grid"), ("grid", "block")):
         by_shape[shape] = by_shape[shape] or by_shape[other]
     grids = [int(s.params["blocks"]) for s in by_shape["grid"] if s.shape == "grid"]
     fits = [s for s in by_shape["block"] if s.shape == "block" and s.shared_fits]
     prices, bins_prices = prices or {}, bins_prices or {}
-    priced = {shape: len(group) if all(prices.get(graph_key(s.graph)) for s in group) else 0
+    priced = {shape: len(group) if not from_batch[shape] and all(prices.get(graph_key(s.graph)) for s in group) else 0
               for shape, group in by_shape.items()}
-    deltas = {shape: priced_delta(group, prices) if priced[shape] else _fit_delta(group)
-              for shape, group in by_shape.items()}
+    scale = float(_shipped_batch()["delta_scale"]) if batch_scale is None else batch_scale
+    deltas = {shape: (scale, 0.0) if from_batch[shape] else priced_delta(group, prices) if priced[shape]
+              else _fit_delta(group) for shape, group in by_shape.items()}
     grid_winners = [s for s in samples if s.shape == "grid"]
     defer_degree, defer_weights = _fit_defer(grid_winners)
     priced_grids = [s for s in grid_winners if bins_prices.get(graph_key(s.graph))]
@@ -293,7 +308,7 @@ def fit(samples: Sequence[LatencySample], unit: tuple[float, float] | None = Non
         shared_where_fits=bool(fits) and 2 * sum(s.params.get("loop") == "shared" for s in fits) > len(fits),
         unit_skew=skew, unit_spread=spread,
         samples=len(samples), placed=placed, delta_priced=priced, grid_bins=grid_bins,
-        defer_degree=defer_degree, defer_weights=defer_weights)
+        defer_degree=defer_degree, defer_weights=defer_weights, delta_batch=from_batch)
 
 
 def _fit_defer(grids: Sequence[LatencySample]) -> tuple[float, float]:

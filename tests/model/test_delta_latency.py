@@ -56,6 +56,19 @@ def test_a_misplaced_winner_is_counted_and_one_shape_alone_still_fits():
         fit_latency([])
 
 
+def test_a_shape_without_winners_takes_the_batch_rule_s_delta_not_the_other_shape_s():
+    grids = [sample("social", 3000, 64, "inf", 640), sample("web", 1500, 64, "inf", 704)]
+    rules = fit_latency(grids, unit=(0.0, 0.0), batch_scale=8.0)
+    assert rules.delta_batch == {"block": True, "grid": False} and math.isinf(rules.delta_ratio["grid"])
+    assert rules.delta_ratio["block"] == 8.0 and rules.degree_exponent["block"] == 0.0
+    graph = GraphFeatures("mesh", 15_000, 240_000, max_degree=58, mean_weight=50.0, max_weight=100)
+    batch = DELTA.predict(graph, load_device("hopper-h100")).config.replace(concurrent_kernels=1)
+    config, decisions = rules.apply(batch, (), DELTA, graph, 100.0)
+    assert config.param("blocks") == 1 and config.param("delta") != "inf"
+    assert "batch rule's scale" in next(d.reason for d in decisions if d.parameter == "delta")
+    assert fit_latency(winners()).delta_batch == {"block": False, "grid": False}
+
+
 def test_apply_gives_one_block_below_the_threshold_and_the_grid_above():
     rules = fit_latency(winners())
     device = load_device("hopper-h100")
