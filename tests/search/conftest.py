@@ -1,12 +1,10 @@
 """Fixtures of the search tests: a small space, a synthetic GPU and graph, and a sweep runner."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-from autotune.algorithms.thesis import CRAUSER
 from autotune.search import (
     GraphPlan,
     GraphResult,
@@ -20,13 +18,8 @@ from autotune.search import (
 )
 from autotune.search import specials as sp
 from autotune.search.synthetic import synthetic_device, synthetic_graph
+from search_shared import SMALL_SPACE, default_specials
 
-RECORDS_DIR = Path(__file__).parent.parent / "data" / "records"
-SYNTHETIC_RECORDS = RECORDS_DIR / "synthetic-rmat12.jsonl"
-
-# The landscape's optimum inside this space: CK 4, relax 128 prefer_l1 L4, minimum 256 default,
-# update 64 no_l1 (see SyntheticLandscape).
-SMALL_SPACE = dict(block_sizes="64,128,256", caches="default,prefer_l1,no_l1", ck="1,2,4", lanes="1,4")
 
 
 @pytest.fixture
@@ -43,14 +36,6 @@ def device() -> dict[str, Any]:
 def graph(device):
     """A made-up graph, classified on the synthetic GPU (so tables validate)."""
     return sp.classify_graph(synthetic_graph(), sp.profile_from_json(device))
-
-
-def default_specials() -> Specials:
-    return Specials(
-        CRAUSER.default_config(),
-        baseline_candidates=(CRAUSER.uniform(64), CRAUSER.uniform(128), CRAUSER.uniform(256)),
-        prediction=CRAUSER.uniform(128, "prefer_l1", 1, 4).replace(update=CRAUSER.uniform(64, "no_l1").update),
-    )
 
 
 @pytest.fixture

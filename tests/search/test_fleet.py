@@ -20,7 +20,7 @@ from autotune.search.storage import recover_interrupted
 from autotune.search.synthetic import synthetic_device, synthetic_graph
 from autotune.search.trials import ATTR_TASK, ATTR_WORKER
 
-from conftest import SMALL_SPACE, default_specials
+from search_shared import SMALL_SPACE, default_specials
 
 
 def _plan(strategy, graphs=2, name="r1") -> RunPlan:

@@ -24,7 +24,7 @@ from autotune.search.fleet import Run, run_names
 from autotune.search.storage import trial_measurement
 from autotune.search.trials import ATTR_WORKER, ATTRS
 
-from conftest import SYNTHETIC_RECORDS
+from search_shared import SYNTHETIC_RECORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "autotune" / "schemas" / "table-3.json").read_text())

@@ -13,7 +13,7 @@ from autotune.measure import Ask, Measurement, Status
 from autotune.search import SweepSettings
 from autotune.search.strategies import Bayes, ModelOnly
 
-from conftest import default_specials
+from search_shared import default_specials
 
 SLOW = {CRAUSER.uniform(64).key(): 100.0, CRAUSER.uniform(128).key(): 120.0, CRAUSER.default_config().key(): 90.0}
 

@@ -12,7 +12,7 @@ from autotune.search.strategies import Bayes
 from autotune.search.synthetic import SyntheticTimer
 from autotune.search.trials import task_of
 
-from conftest import default_specials
+from search_shared import default_specials
 
 
 class Ticks:

@@ -12,7 +12,7 @@ from autotune.search import GraphPlan, Exhaustive, ModelOnly, ReplayTimer, Sweep
 from autotune.search.synthetic import SyntheticTimer
 from autotune.algorithms.thesis import CRAUSER
 
-from conftest import default_specials
+from search_shared import default_specials
 
 # The T4 results format's field list (TuningSchema results-schema.json 1.0.0, as Kernel Tuner
 # ships it), written out here: required configuration, times, invalidity, correctness.

@@ -27,7 +27,7 @@ from autotune.search.replay import recorded_space
 from autotune.search.synthetic import SyntheticTimer, synthetic_graph
 from autotune.algorithms.thesis import CRAUSER
 
-from conftest import SYNTHETIC_RECORDS
+from search_shared import SYNTHETIC_RECORDS
 
 
 def _record(measurement: Measurement, phase: str = "search", graph=None) -> Record:

@@ -29,7 +29,7 @@ from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer
 from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
-from conftest import SMALL_SPACE, default_specials
+from search_shared import SMALL_SPACE, default_specials
 
 
 def test_exhaustive_finds_the_known_optimum(small_space, run_sweep):
