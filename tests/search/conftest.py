@@ -21,7 +21,6 @@ from autotune.search.synthetic import synthetic_device, synthetic_graph
 from search_shared import SMALL_SPACE, default_specials
 
 
-
 @pytest.fixture
 def small_space() -> SearchSpace:
     return SearchSpace.from_options("crauser", **SMALL_SPACE)

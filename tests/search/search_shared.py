@@ -9,8 +9,7 @@ from pathlib import Path
 from autotune.algorithms.thesis import CRAUSER
 from autotune.search import Specials
 
-RECORDS_DIR = Path(__file__).parent.parent / "data" / "records"
-SYNTHETIC_RECORDS = RECORDS_DIR / "synthetic-rmat12.jsonl"
+SYNTHETIC_RECORDS = Path(__file__).parent.parent / "data" / "records" / "synthetic-rmat12.jsonl"
 
 # The landscape's optimum inside this space: CK 4, relax 128 prefer_l1 L4, minimum 256 default,
 # update 64 no_l1 (see SyntheticLandscape).
