@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from benchmarks import data, peers
-from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, now
+from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_commands, now
 
 SAMPLE = 32
 
@@ -143,8 +143,8 @@ def render(found: Sequence[Results]) -> list[str]:
     for results in found:
         peer = any("gunrock" in r for r in results.measurements)  # Gunrock's columns where it was measured
         lines += [f"{results.gpu_name}, configurations from `{results.gpu.get('table')}` (`{results.command}`, "
-                  f"{results.date[:10]}, commit {results.commit}; a row of another commit was kept from an "
-                  "earlier run, which the last column names); milliseconds per SSSP, medians of "
+                  f"{results.date[:10]}, commit {results.commit}; rows kept from earlier runs name their commit in "
+                  "the last column and their command below the table); milliseconds per SSSP, medians of "
                   f"{results.parameters['repetitions']} passes over {results.parameters['sample']} sources, every "
                   "solve verified; scipy: Dijkstra on one core of the same machine"
                   + ("; Gunrock: its SSSP on the same GPU from the same sources, by its own timer" if peer else "")
@@ -159,5 +159,7 @@ def render(found: Sequence[Results]) -> list[str]:
             lines.append(f"| {r['graph']} | {r['vertices']:,} | {r['edges']:,} | {_ms(one)} "
                          f"| {ratio('one_query_vs_scipy')} | {_ms(batch)} | {batch['config']['concurrent_kernels']} "
                          f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{gunrock} {r.get('commit', results.commit)} |")
-        lines += ["", f"Peers: {results.summary.get('peers')}.", ""]
+        kept = kept_commands(results)
+        lines += [""] + (["Rows of earlier runs, by the command that measured them:", ""] + [f"- {k}" for k in kept] + [""]
+                         if kept else []) + [f"Peers: {results.summary.get('peers')}.", ""]
     return lines

@@ -134,7 +134,24 @@ def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], Iterable[dict[
     found = None
     for name in names:
         for row in rows_of(name):
-            rows.append(row)
+            rows.append({**row, "command": row.get("command") or command_line()})  # kept with the row by later runs
             found = results_of(rows)
             write(found, results_dir)
     return found or results_of(rows)
+
+
+def kept_commands(results: Results) -> list[str]:
+    """Where rows kept from earlier runs were measured: a line for each other command (and its
+    commits) naming its rows' graphs; rows that name no command (written before rows named theirs)
+    are listed as such."""
+    by_command: dict[str, list[Mapping[str, Any]]] = {}
+    for row in results.measurements:
+        if row.get("command") != results.command:
+            by_command.setdefault(row.get("command") or "", []).append(row)
+    lines = []
+    for command, rows in by_command.items():
+        commits = ", ".join(dict.fromkeys(str(r.get("commit", results.commit)) for r in rows))
+        graphs = ", ".join(dict.fromkeys(str(r["graph"]) for r in rows))
+        lines.append(f"`{command}` at {commits}: {graphs}" if command else
+                     f"by a command the rows do not record (see their commit's `benchmarks/data`): {graphs}")
+    return lines

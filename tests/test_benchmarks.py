@@ -4,7 +4,9 @@ fake GPU (the synthetic timer measures), and the committed documents: their numb
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import sys
 
 import pytest
 
@@ -430,3 +432,19 @@ def test_the_hierarchy_probe_s_level_sweeps_give_dijkstra_s_distances(tmp_path):
                 assert np.array_equal(got[reached], expected[reached].astype(np.int64))
             assert (swept[~reached] == probe.INF).all() and (ordered[~reached] >= np.iinfo(np.int64).max // 4).all()
             assert steps <= 2 * (level.max() + 1)
+
+
+def test_rows_keep_the_command_that_measured_them_and_the_others_are_listed(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["benchmarks", "run", "kernels", "--graphs", "a"])
+
+    def results_of(rows):
+        return results.Results("kernels", {"name": "G"}, results.command_line(), "c2", "d", {}, {}, tuple(rows))
+
+    found = results.graph_by_graph(["a"], lambda name: iter([{"graph": name}]), results_of, tmp_path)
+    assert found.measurements[0]["command"] == "python3 -m benchmarks run kernels --graphs a"
+    assert results.kept_commands(found) == []
+    kept = {"graph": "b", "commit": "c1", "command": "python3 -m benchmarks run kernels --graphs b"}
+    mixed = dataclasses.replace(found, measurements=(*found.measurements, kept, {"graph": "z", "commit": "c0"}))
+    assert results.kept_commands(mixed) == [
+        "`python3 -m benchmarks run kernels --graphs b` at c1: b",
+        "by a command the rows do not record (see their commit's `benchmarks/data`): z"]
