@@ -685,12 +685,6 @@ __device__ __forceinline__ bool hubs_at_once(int defer_work) {
 #ifndef GRID_TILES
 #define GRID_TILES 2
 #endif
-// A probe option (off): solve_grid's first tile of each block dealt out in turn, not taken from
-// the counter: an iteration of a one-vertex queue costs 6.8 us on a grid of 64 blocks against
-// 1.9 on one block (docs/notes/kernels.md, run AE), and each take is an atomic round trip.
-#ifndef FIRST_TILE_STATIC
-#define FIRST_TILE_STATIC 0
-#endif
 __device__ const int GRID_TILES_DEFAULT = GRID_TILES;
 __device__ __forceinline__ int tile_size(int count, int tiles) {
   if (tiles <= 0) return blockDim.x;
@@ -753,22 +747,11 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   __shared__ int size;  // in shared memory: a register more spills solve_grid's loop
   if (threadIdx.x == 0) size = tile_size(count, tiles);
   __syncthreads();
-#if FIRST_TILE_STATIC
-  // solve_grid: block b's first tile is the b-th, the counter deals out those after the first
-  // gridDim.x; a block whose first tile is past the queue's end takes no atomic at all.
-  for (int tile = dynamic_chunks ? take(next_tile, size) : blockIdx.x * size; tile < count;
-       tile = dynamic_chunks ? take(next_tile, size)
-              : gridDim.x * size >= count ? count : gridDim.x * size + take(next_tile, size)) {
-#else
   for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size)) {
-#endif
     scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
                                          in.dist, warp_threshold, block_threshold, hubs, scratch);
     if (!dynamic_chunks) flush_pushes(p);
   }
-#if FIRST_TILE_STATIC
-  if (!dynamic_chunks) __syncthreads();  // where no take ended the loop: block_push_min's writers done
-#endif
   if (defer_work > 0) flush_push_min(in, next, block_push_min);
   return scanned;
 }

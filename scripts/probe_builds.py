@@ -5,7 +5,7 @@ scipy's Dijkstra) on each build of `--builds` in turn, `--rounds` times, in one 
 
 Usage (on a GPU machine, from the repository's root):
 
-    python3 scripts/probe_builds.py Email-Enron.txt.gz,anybeat.csr.npz '["", "-DFIRST_TILE_STATIC=1"]' \\
+    python3 scripts/probe_builds.py Email-Enron.txt.gz,anybeat.csr.npz '["", "-DBUFFER_FROM=16384"]' \\
         [--rounds=3] [--config=GRAPH=CONFIG.json ...]
 
 A graph of `--config` is solved from its vertex 0 with that configuration (a path graph's floor:
