@@ -13,7 +13,9 @@ prices (`LATENCY_ROWS`: Delta's, and the grid's block size and threshold); the l
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
 and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
 graphs of the first suite, less the class's; the ladder of block sizes by level width on
-`WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's).
+`WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's);
+a one-query shape left without winners by the class (the mesh class takes the only block winner)
+takes that refitted batch scale for its Delta (`delta_latency.fit`'s `batch_scale`).
 The fitted GPU Crauser and Martín models are the shipped ones (fitted on the generated graphs
 only).
 
