@@ -22,7 +22,8 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "the file") -> Path:
     """Write `data` to `path` through a temporary file and `os.replace` (a path that exists and is
-    not a regular file, such as /dev/null, is written to directly, never replaced).
+    not a regular file, such as /dev/null, is written to directly, never replaced); gzip-compressed
+    where the name ends in `.gz` and the data is not gzip already, as `read_data` reads such a name.
 
     Args:
         path: the file to write (its directory is created).
@@ -42,10 +43,13 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "t
         '{}'
     """
     path = Path(path)
+    data = data.encode("utf-8") if isinstance(data, str) else data
+    if path.name.endswith(".gz") and not data.startswith(GZIP_MAGIC):
+        data = gzip.compress(data, mtime=0)
     if path.exists() and not path.is_file():  # /dev/null, a pipe: written to, never replaced
         try:
             with open(path, "wb") as stream:
-                stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+                stream.write(data)
         except OSError as error:
             raise OutputError(f"{path}: cannot write {what}: {error.strerror or error}") from None
         return path
@@ -57,7 +61,7 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "t
         raise OutputError(f"{path}: cannot write {what}: {error.strerror or error}") from None
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+            stream.write(data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 is not what a plain write gives

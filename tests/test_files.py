@@ -29,3 +29,17 @@ def test_an_unwritable_place_is_one_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(AutotuneError, match="cannot write the table"):
         atomic_write(blocker / "t.json", "{}", "the table")
+
+
+def test_a_gz_name_is_written_gzip_once_and_read_back(tmp_path):
+    import gzip
+
+    from autotune.files import read_text
+
+    target = tmp_path / "t.jsonl.gz"
+    atomic_write(target, "{}\n")
+    assert target.read_bytes()[:2] == b"\x1f\x8b" and read_text(target) == "{}\n"
+    atomic_write(target, gzip.compress(b"[]\n"))  # gzip already: not compressed twice
+    assert read_text(target) == "[]\n"
+    atomic_write(tmp_path / "t.jsonl", "{}\n")
+    assert (tmp_path / "t.jsonl").read_text() == "{}\n"

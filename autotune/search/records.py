@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gzip
 import json
 import os
 import sys
@@ -214,8 +213,8 @@ def kept_records(path: str | os.PathLike[str], resume: bool, option: str = "--re
 
 def write_records(path: str | os.PathLike[str], records: Iterable[Record], header: str | None = None,
                   kept: Iterable[str] = ()) -> Path:
-    """Write records as JSON Lines, atomically (a temporary file replaced into place); gzip-compressed
-    where the name ends in `.gz` (`FILE.jsonl.gz`), as every reader expects of such a name.
+    """Write records as JSON Lines, atomically (a temporary file replaced into place; gzip where the
+    name ends in `.gz`, `FILE.jsonl.gz`: `atomic_write`).
 
     Args:
         path: the file to write.
@@ -239,7 +238,4 @@ def write_records(path: str | os.PathLike[str], records: Iterable[Record], heade
         data = record.to_json()
         if record_key(data) not in held:
             lines.append(json.dumps(data, separators=(",", ":")))
-    text = "\n".join(lines) + "\n"
-    if Path(path).name.endswith(".gz"):
-        return atomic_write(path, gzip.compress(text.encode("utf-8"), mtime=0), "the records")
-    return atomic_write(path, text, "the records")
+    return atomic_write(path, "\n".join(lines) + "\n", "the records")
