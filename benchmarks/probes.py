@@ -5,9 +5,11 @@ beside that best (`answers.timed_together`: every solve checked against scipy's 
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
 
 from autotune.algorithms.delta import SHARED_PER_BLOCK
+from autotune.files import read_json
 from benchmarks import answers, data
 
 SPAN = 64  # the Deltas of a Delta grid: the domain's within this factor of the predicted one
@@ -99,12 +101,23 @@ def one_query_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, A
                                                                        queries=1).config
 
 
-def tuned_one_queries(names: str, sample: int) -> Iterator[tuple[str, Any, Any, dict, float, Any, Any, list]]:
+def given_configs(flags: Sequence[str]) -> dict[str, Any]:
+    """A probe's `--config=GRAPH=CONFIG.json` flags: each GRAPH's `LaunchConfig` (`tuned_one_queries`' `given`)."""
+    from autotune.launch import LaunchConfig
+
+    return {graph: LaunchConfig.from_json(read_json(Path(file), "configuration"))
+            for graph, file in (f.split("=", 2)[1:] for f in flags if f.startswith("--config="))}
+
+
+def tuned_one_queries(names: str, sample: int, given: Mapping[str, Any] | None = None
+                      ) -> Iterator[tuple[str, Any, Any, dict, float, Any, Any, list]]:
     """The one-query kernel probes' graphs (`scripts/probe_cluster.py`, `probe_lean.py`), in one
     GPU session: each graph of `names` with its sources and their distances (`data.suite_graphs`),
     scipy's Dijkstra on one core (the median over 8 of the sources, as suite kernels times it), the
     shipped table's one-query best and its timing by the sweep's timer (5 repetitions; printed),
-    and the graph's offsets, columns and weights on the GPU (int32 device pointers)."""
+    and the graph's offsets, columns and weights on the GPU (int32 device pointers). A graph of
+    `given` (name: `LaunchConfig`) takes that configuration instead, solved from its vertex 0 alone
+    (a path graph's floor: one queued vertex an iteration)."""
     import statistics
 
     import numpy as np
@@ -112,17 +125,22 @@ def tuned_one_queries(names: str, sample: int) -> Iterator[tuple[str, Any, Any, 
 
     from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
     from autotune.measure import Protocol
+    from autotune.reference.cache import ReferenceCache
     from benchmarks.kernels import scipy_ms
 
     with gpu_session(0) as device:
         gpu = device_description(device)
         _, table = data.load_shipped_table(gpu)
         for name, graph, sources, expected in data.suite_graphs(names, sample):
+            if given and name in given:
+                sources = (0,)
+                expected = ReferenceCache(None).distances(graph, sources)
             cpu = statistics.median(scipy_ms(graph, list(sources[:8])))
-            tuned = table.lookup(graph, queries=1, device=gpu, allow_other_device=False).config
+            tuned = (given or {}).get(name) or table.lookup(graph, queries=1, device=gpu,
+                                                            allow_other_device=False).config
             with open_solver(graph, tuned.algorithm) as solver:
-                base = CudaEventTimer(solver, sources, Protocol(sample=sample, min_repetitions=5, max_repetitions=5),
-                                      expected=expected).measure(tuned)
+                base = CudaEventTimer(solver, sources, Protocol(sample=len(sources), min_repetitions=5,
+                                                                max_repetitions=5), expected=expected).measure(tuned)
             print(f"{name}: n {graph.n_vertices}, m {graph.n_edges}, scipy {cpu:.4f} ms, tuned {tuned.params} "
                   f"{base.status} {base.ms_per_sssp:.4f} ms ({cpu / base.ms_per_sssp:.1f}x scipy), "
                   f"iterations {base.iterations}", flush=True)

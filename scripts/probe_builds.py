@@ -19,39 +19,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.probes import given_configs, tuned_one_queries  # noqa: E402
 from scripts.probe_iteration_trace import use_build  # noqa: E402
 
 SAMPLE = 16
 
 
 def main(names: str, builds_text: str, *flags: str) -> None:
-    from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
-    from autotune.launch import LaunchConfig
+    from autotune.gpu import CudaEventTimer, open_solver
     from autotune.measure import Protocol
-    from benchmarks import data
 
     builds = json.loads(builds_text)
     rounds = next((int(f.split("=", 1)[1]) for f in flags if f.startswith("--rounds=")), 3)
-    given = dict(f.split("=", 2)[1:] for f in flags if f.startswith("--config="))
-    with gpu_session(0) as device:
-        _, table = data.load_shipped_table(device_description(device))
-        for name, graph, sources, expected in data.suite_graphs(names.split(","), SAMPLE):
-            if name in given:
-                config = LaunchConfig.from_json(json.loads(Path(given[name]).read_text()))
-                sources, expected = [0], None
-            else:
-                config = table.lookup(graph, queries=1, device=device_description(device),
-                                      allow_other_device=False).config
-            for round_ in range(rounds):
-                for defines in builds:
-                    use_build(False, defines)
-                    with open_solver(graph, config.algorithm) as solver:
-                        timing = CudaEventTimer(solver, sources, Protocol(sample=len(sources), min_repetitions=5,
-                                                                          max_repetitions=5),
-                                                expected=expected).measure(config)
-                    print(f"{name} [{defines or 'shipped'}] round {round_}: {timing.status} "
-                          f"{timing.ms_per_sssp:.4f} ms, iterations {timing.iterations}", flush=True)
-        use_build(False)
+    for name, graph, sources, expected, _, config, _, _ in tuned_one_queries(names, SAMPLE, given_configs(flags)):
+        for round_ in range(rounds):
+            for defines in builds:
+                use_build(False, defines)
+                with open_solver(graph, config.algorithm) as solver:
+                    timing = CudaEventTimer(solver, sources, Protocol(sample=len(sources), min_repetitions=5,
+                                                                      max_repetitions=5),
+                                            expected=expected).measure(config)
+                print(f"{name} [{defines or 'shipped'}] round {round_}: {timing.status} "
+                      f"{timing.ms_per_sssp:.4f} ms, iterations {timing.iterations}", flush=True)
+    use_build(False)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@ work. With --iterations, one line an iteration of the first source. PROBE_DEFINE
 variable, e.g. "-DHUBS_AT_ONCE=2") adds compile options to both builds; --builds='["", "-DHUBS_AT_ONCE=0"]'
 runs each graph's variants on each of those builds in turn (one line each, the build in brackets).
 A variant's "block" sets its kernels' block size, e.g. '[{}, {"blocks": 256, "block": 384}]'.
+`--config=GRAPH=CONFIG.json` solves GRAPH from its vertex 0 with that configuration instead of its
+table's (`benchmarks.probes.tuned_one_queries`): a path graph with Email-Enron's one query shows
+where an empty iteration's 6.8 us go (docs/notes/kernels.md, run AE).
 """
 import json
 import os
@@ -29,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.probes import tuned_one_queries  # noqa: E402
+from benchmarks.probes import given_configs, tuned_one_queries  # noqa: E402
 
 SAMPLE = 16
 TRACED_SOURCES = 4
@@ -108,7 +111,7 @@ def main(names: str, variants_text: str, *flags: str) -> None:
     changes = json.loads(variants_text)
     builds = next((json.loads(f.split("=", 1)[1]) for f in flags if f.startswith("--builds=")),
                   [os.environ.get("PROBE_DEFINES", "")])
-    for name, graph, sources, expected, cpu, tuned, base, _ in tuned_one_queries(names, SAMPLE):
+    for name, graph, sources, expected, cpu, tuned, base, _ in tuned_one_queries(names, SAMPLE, given_configs(flags)):
         variants = list(dict.fromkeys(with_change(tuned, change) for change in changes))
         for defines in builds:
             use_build(False, defines)

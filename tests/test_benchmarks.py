@@ -448,3 +448,15 @@ def test_rows_keep_the_command_that_measured_them_and_the_others_are_listed(tmp_
     assert results.kept_commands(mixed) == [
         "`python3 -m benchmarks run kernels --graphs b` at c1: b",
         "by a command the rows do not record (see their commit's `benchmarks/data`): z"]
+
+
+def test_a_probe_s_given_configurations_are_read_by_graph(tmp_path):
+    from autotune.errors import InputError
+    from benchmarks.probes import given_configs
+
+    floor = "benchmarks/data/h100/gunrock-suite-9534e30/floor"
+    found = given_configs([f"--config={floor}/path21.wel={floor}/grid32.json", "--rounds=2"])
+    assert list(found) == [f"{floor}/path21.wel"] and found[f"{floor}/path21.wel"].param("blocks") == 32
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(InputError, match="bad.json"):
+        given_configs([f"--config=g={tmp_path}/bad.json"])
