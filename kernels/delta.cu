@@ -564,12 +564,11 @@ __device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
   return q;
 }
 
-// Iteration `iteration`'s pushes record their smallest distance in *push_min, and its tiles defer
-// the vertices whose edges times their distance above the smallest of their queue exceed `defer_work`.
-__device__ __forceinline__ void defer_far(Push &p, const Instance &in, int iteration, int defer_work,
-                                            int *push_min) {
+// The advance's pushes record their smallest distance in *push_min, and its tiles defer the vertices
+// whose edges times their distance above `least` (the smallest of their queue) exceed `defer_work`.
+__device__ __forceinline__ void defer_far(Push &p, int least, int defer_work, int *push_min) {
   p.push_min = push_min;
-  p.least = in.load(F_PUSH_MIN0 + iteration % 3);
+  p.least = least;
   p.defer_work = defer_work;
 }
 
@@ -692,6 +691,26 @@ __device__ __forceinline__ int tile_size(int count, int tiles) {
   return min((int)blockDim.x, max(32, (per_tile + 31) & ~31));
 }
 
+// 1 (shipped): the block's first warp copies what solve_grid reads after its barriers
+// (after_barrier) once the barrier is passed, and the block reads the copy; 0: every thread loads
+// each count and least distance itself. Those loads, every thread of every block on the same few
+// words at once, cost a third of an empty iteration: H100, a path's one query (one vertex an
+// iteration, 64 blocks) 0.284 -> 0.201 ms in 41 iterations, Email-Enron's 0.213 -> 0.177, rmat17's
+// 0.348 -> 0.305 (with BARRIER_ACQUIRE; docs/notes/kernels.md, run AF).
+#ifndef GRID_COUNTS
+#define GRID_COUNTS 1
+#endif
+
+// What solve_grid's blocks read after a barrier (the error flag, the near queues', hub chunks' and
+// far piles' counts, the piles' and pushes' least distances): the instance's fields, copied into
+// shared memory by the block's first warp as it leaves barrier_counts, read until the next one.
+__shared__ int after_barrier[N_FIELDS];
+
+// Field `f` as solve_grid reads it after a barrier: after_barrier's copy, or (GRID_COUNTS 0) itself.
+__device__ __forceinline__ int grid_field(const Instance &in, int f) {
+  return GRID_COUNTS ? after_barrier[f] : in.load(f);
+}
+
 // The advance of iteration `iteration` over this instance's blocks (host mode and solve_grid):
 // the hub chunks the previous iteration left, then the tiles of the near queue. Blocks take tiles
 // from an atomic counter: tiles differ in edges by orders of magnitude on skewed graphs, and with
@@ -714,19 +733,21 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   // takes it to the next queue's (one global word for every push cost rmat20's one query 2x).
   __shared__ int block_push_min;
   if (defer_work > 0) {
-    defer_far(p, in, iteration, defer_work, &block_push_min);
+    const int least = dynamic_chunks ? in.load(F_PUSH_MIN0 + now) : grid_field(in, F_PUSH_MIN0 + now);
+    defer_far(p, least, defer_work, &block_push_min);
     if (threadIdx.x == 0) block_push_min = INF;
     __syncthreads();
   }
   // The hub chunks of the last iteration (unless solve_grid expanded them then: hubs_at_once).
-  const int chunks = !dynamic_chunks && hubs_at_once(defer_work) ? 0 : in.load(F_HUB_COUNT0 + now);
+  const int chunks = dynamic_chunks ? in.load(F_HUB_COUNT0 + now)
+                     : hubs_at_once(defer_work) ? 0 : grid_field(in, F_HUB_COUNT0 + now);
 #if BUFFERED_PUSH
   p.buffered = !dynamic_chunks && chunks * block_threshold >= BUFFER_FROM;  // solve_grid's
 #endif
   int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
                                               row_offsets, columns, weights, in.dist, block_threshold);
   if (!dynamic_chunks && chunks > 0) flush_pushes(p);
-  const int count = in.load(F_NEAR_COUNT0 + now);
+  const int count = dynamic_chunks ? in.load(F_NEAR_COUNT0 + now) : grid_field(in, F_NEAR_COUNT0 + now);
 #if BUFFERED_PUSH
   p.buffered = !dynamic_chunks && count >= BUFFER_FROM;
 #endif
@@ -872,6 +893,36 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
 
 // ---- persistent loops ------------------------------------------------------------------------
 
+// How instance_barrier orders memory. 1 (shipped): the arrival a release atomic, the wait acquire
+// loads (as CUTLASS's barrier, whose fence.acq_rel.gpu and relaxed atomic cost the same); 0:
+// __threadfence (fence.sc.gpu) before the arrival's atomic and after the wait, as CUDA's
+// cooperative groups do. H100, a barrier alone (64 blocks of 512 threads; scripts/probe_barrier.py):
+// 0.94 us against 1.21; one query of Email-Enron 0.213 -> 0.205 ms without GRID_COUNTS (run AF).
+#ifndef BARRIER_ACQUIRE
+#define BARRIER_ACQUIRE 1
+#endif
+
+__device__ __forceinline__ unsigned barrier_arrive(unsigned *count, unsigned add) {
+  unsigned before;
+#if BARRIER_ACQUIRE
+  asm volatile("atom.add.release.gpu.global.u32 %0, [%1], %2;" : "=r"(before) : "l"(count), "r"(add) : "memory");
+#else
+  __threadfence();
+  before = atomicAdd(count, add);
+#endif
+  return before;
+}
+
+__device__ __forceinline__ unsigned barrier_count(const unsigned *count) {
+#if BARRIER_ACQUIRE
+  unsigned value;
+  asm volatile("ld.global.acquire.gpu.u32 %0, [%1];" : "=r"(value) : "l"(count) : "memory");
+  return value;
+#else
+  return *(const volatile unsigned *)count;
+#endif
+}
+
 // The gridDim.x blocks of an instance meet here. Returns false when the barrier timed out.
 // One atomic a block and no reset, as CUDA's cooperative groups do: block 0 adds 2^31 -
 // (gridDim.x - 1), the others 1, so the count's top bit flips when the last block arrives, and its
@@ -886,21 +937,38 @@ __device__ bool instance_barrier(const Instance &in) {
   if (threadIdx.x == 0) {
     ok = 1;
     unsigned *count = reinterpret_cast<unsigned *>(in.field(F_BARRIER_COUNT));
-    const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
-    __threadfence();
-    const unsigned before = atomicAdd(count, add);
+    const unsigned before = barrier_arrive(count, blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u);
     const long long start = clock64();
-    while (((before ^ *(volatile unsigned *)count) & 0x80000000u) == 0) {
+    while (((before ^ barrier_count(count)) & 0x80000000u) == 0) {
       if (clock64() - start > BARRIER_TIMEOUT_CYCLES || *(volatile int *)in.field(F_ERROR)) {
         atomicExch(in.field(F_ERROR), 1);
         ok = 0;
         break;
       }
     }
+#if !BARRIER_ACQUIRE
     __threadfence();
+#endif
   }
   __syncthreads();
   return ok;
+}
+
+// A block's copy of its instance's fields (GRID_COUNTS): a load a thread of the first warp.
+__device__ __forceinline__ void copy_fields(const Instance &in) {
+  for (int f = threadIdx.x; GRID_COUNTS && f < N_FIELDS; f += blockDim.x) after_barrier[f] = in.load(f);
+}
+
+// instance_barrier, then after_barrier copied (GRID_COUNTS), with one __syncthreads more (thread 0
+// loading the next queue's and pile's counts alone in the barrier's wait spilled solve_grid's
+// registers).
+__device__ __forceinline__ bool barrier_counts(const Instance &in) {
+  if (!instance_barrier(in)) return false;
+  if (GRID_COUNTS) {
+    copy_fields(in);
+    __syncthreads();
+  }
+  return true;
 }
 
 // The whole solve, gridDim.x > 1 blocks per instance, all resident (the host checks).
@@ -919,7 +987,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
 #endif
 #if !TARGETED
   init_instance(in, ck, sources, delta, true);
-  if (!instance_barrier(in)) return;
+  if (!barrier_counts(in)) return;
 #endif
   int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
   const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
@@ -930,6 +998,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   defer_work = 0;  // source-target grids defer nothing (with it, this build spilled registers)
   __shared__ int grid_target;  // in shared memory (target_settled)
   if (threadIdx.x == 0) grid_target = in.load(F_TARGET);
+  copy_fields(in);  // init, launched first, ended before this kernel began: no barrier between
   __syncthreads();
 #else
   const int grid_target = -1;
@@ -969,9 +1038,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       }
     }
 #endif
-    if (!instance_barrier(in) || in.load(F_ERROR)) break;
     const int next = (iteration + 1) % 3;
-    const int hub_chunks = in.load(F_HUB_COUNT0 + next);
+    if (!barrier_counts(in) || grid_field(in, F_ERROR)) break;
+    const int hub_chunks = grid_field(in, F_HUB_COUNT0 + next);
     const bool chunks_now = hub_chunks > 0 && hubs_at_once(defer_work);
     if (chunks_now) {  // (hubs_at_once) the chunks the advance cut, before the next iteration
       Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next), iteration,
@@ -990,22 +1059,22 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
                                       weights, in.dist, block_threshold);
       flush_pushes(p);
       if (defer_work > 0) flush_push_min(in, next, chunk_push_min);
-      if (!instance_barrier(in) || in.load(F_ERROR)) break;
+      if (!barrier_counts(in) || grid_field(in, F_ERROR)) break;
     }
     // Every block reads the same counts: the advance is done, and a split (which pushes into the
     // near queue counted here) starts only after the barrier below, once every block has read them.
-    int next_work = in.load(F_NEAR_COUNT0 + next) + (chunks_now ? 0 : hub_chunks);
-    int far_count = in.load(F_FAR_COUNT0 + sel);
+    int next_work = grid_field(in, F_NEAR_COUNT0 + next) + (chunks_now ? 0 : hub_chunks);
+    int far_count = grid_field(in, F_FAR_COUNT0 + sel);
     // A settled target ends the solve as an empty far pile would (a variable more spills here).
     if (next_work == 0 && target_settled(in, grid_target, threshold)) far_count = 0;
     if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
     while (next_work == 0 && far_count > 0) {
-      const int new_threshold = next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta);
+      const int new_threshold = next_threshold(threshold, grid_field(in, F_FAR_MIN0 + (splits & 1)), delta);
       Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                          iteration, splits, sel, new_threshold, true);
       if (defer_work > 0) p.push_min = in.field(F_PUSH_MIN0 + next);  // the split fills the next queue
       split_range(p, in.far(sel), far_count, blockIdx.x, gridDim.x, in.dist, threshold);
-      if (!instance_barrier(in)) return;
+      if (!barrier_counts(in)) return;
       if (leader) {
         *in.field(F_FAR_COUNT0 + sel) = 0;
         *in.field(F_FAR_MIN0 + (splits & 1)) = INF;
@@ -1013,8 +1082,8 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       threshold = new_threshold;
       sel ^= 1;
       splits += 1;
-      next_work = in.load(F_NEAR_COUNT0 + next);
-      far_count = in.load(F_FAR_COUNT0 + sel);
+      next_work = grid_field(in, F_NEAR_COUNT0 + next);
+      far_count = grid_field(in, F_FAR_COUNT0 + sel);
       if (next_work == 0 && target_settled(in, grid_target, threshold)) far_count = 0;
       // Another split right away writes the buffer whose count the leader has just zeroed: wait
       // for it. Otherwise its next writer is a split after the next advance's barrier.
