@@ -691,13 +691,6 @@ __device__ __forceinline__ int tile_size(int count, int tiles) {
   return min((int)blockDim.x, max(32, (per_tile + 31) & ~31));
 }
 
-#ifndef SKIP_LAST_TAKE
-#define SKIP_LAST_TAKE 0
-#endif
-#ifndef GRID_DIRECT
-#define GRID_DIRECT 0
-#endif
-
 // 1 (shipped): the block's first warp copies what solve_grid reads after its barriers
 // (after_barrier) once the barrier is passed, and the block reads the copy; 0: every thread loads
 // each count and least distance itself. Those loads, every thread of every block on the same few
@@ -765,8 +758,6 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
     p.defer_work = (int)fminf(p.defer_work * grow, 2e9f);
   }
 #endif
-  // (GRID_DIRECT) A queue of at most a block's threads relaxes with the atomic alone, as solve_block's.
-  if (!dynamic_chunks && GRID_DIRECT) p.direct = count <= (int)blockDim.x;
   const Queue queue = global_queue(in, iteration & 1);
   Hubs hubs;
   hubs.out = in.hubs((iteration + 1) & 1);
@@ -777,9 +768,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   __shared__ int size;  // in shared memory: a register more spills solve_grid's loop
   if (threadIdx.x == 0) size = tile_size(count, tiles);
   __syncthreads();
-  // A tile that reaches the queue's end was its last: no take after it (SKIP_LAST_TAKE).
-  for (int tile = take(next_tile, size); tile < count;
-       tile = SKIP_LAST_TAKE && tile + size >= count ? count : take(next_tile, size)) {
+  for (int tile = take(next_tile, size); tile < count; tile = take(next_tile, size)) {
     scanned += advance_tile<GRID_UNROLL>(p, queue, min(count, tile + size), tile, row_offsets, columns, weights,
                                          in.dist, warp_threshold, block_threshold, hubs, scratch);
     if (!dynamic_chunks) flush_pushes(p);
