@@ -695,8 +695,8 @@ __device__ __forceinline__ int tile_size(int count, int tiles) {
 // (after_barrier) once the barrier is passed, and the block reads the copy; 0: every thread loads
 // each count and least distance itself. Those loads, every thread of every block on the same few
 // words at once, cost a third of an empty iteration: H100, a path's one query (one vertex an
-// iteration, 64 blocks) 0.284 -> 0.201 ms in 41 iterations, Email-Enron's 0.213 -> 0.177, rmat17's
-// 0.348 -> 0.305 (with BARRIER_ACQUIRE; docs/notes/kernels.md, run AF).
+// iteration, 64 blocks) 0.285 -> 0.206 ms in 41 iterations, Email-Enron's 0.213 -> 0.177, rmat17's
+// 0.348 -> 0.306 (two rounds' means, with BARRIER_ACQUIRE; docs/notes/kernels.md, run AF).
 #ifndef GRID_COUNTS
 #define GRID_COUNTS 1
 #endif
@@ -897,7 +897,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
 // loads (as CUTLASS's barrier, whose fence.acq_rel.gpu and relaxed atomic cost the same); 0:
 // __threadfence (fence.sc.gpu) before the arrival's atomic and after the wait, as CUDA's
 // cooperative groups do. H100, a barrier alone (64 blocks of 512 threads; scripts/probe_barrier.py):
-// 0.94 us against 1.21; one query of Email-Enron 0.213 -> 0.205 ms without GRID_COUNTS (run AF).
+// 0.94 us against 1.21; one query of Email-Enron 0.217 -> 0.206 ms without GRID_COUNTS (run AF).
 #ifndef BARRIER_ACQUIRE
 #define BARRIER_ACQUIRE 1
 #endif
