@@ -33,9 +33,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="the tuned table to look the configurations up in (default tables/<gpu>.json)")
     parser.add_argument("--repetitions", type=int, default=5, help="timed passes over the sample (default 5)")
     parser.add_argument("--cpu-sources", type=int, default=8, help="sources scipy solves per graph (default 8)")
-    parser.add_argument("--gunrock", type=Path, default=None,
-                        help=f"Gunrock's SSSP binary, timed beside the tables' one query (default {peers.GUNROCK} where "
-                             "it was built: scripts/build_gunrock.sh)")
+    parser.add_argument("--gunrock", type=peers.given_binary, default=None,
+                        help="Gunrock's SSSP binary, timed beside the tables' one query (default the repository's "
+                             ".peers/gunrock-sssp where scripts/build_gunrock.sh built it; none there: not measured)")
 
 
 def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:

@@ -34,7 +34,7 @@ from typing import Any, Sequence, TextIO
 
 import numpy as np
 
-GUNROCK = Path(".peers/gunrock-sssp")
+GUNROCK = Path(__file__).resolve().parents[1] / ".peers" / "gunrock-sssp"  # where scripts/build_gunrock.sh puts it
 CHUNK = 1 << 20  # arcs written at a time
 ERRORS = re.compile(r"Number of errors\s*:\s*(\d+)")
 
@@ -97,3 +97,14 @@ def peer_binary(path: Path | None) -> Path | None:
     """The Gunrock binary to run: `path` if given, else `GUNROCK` where it was built; None if absent."""
     found = path if path is not None else GUNROCK
     return found if found.is_file() else None
+
+
+def given_binary(text: str) -> Path:
+    """`--gunrock`'s value (argparse's `type`): a file, or a one-line usage error (a binary named
+    and not there is a mistake, not a peer left out)."""
+    import argparse
+
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no such file (scripts/build_gunrock.sh builds it)")
+    return path

@@ -4,8 +4,10 @@ import argparse
 import io
 import stat
 import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 import scipy.io
 
 from autotune.cli import main
@@ -71,6 +73,16 @@ def test_a_run_of_the_binary_gives_its_row_and_a_failing_one_its_reason(tmp_path
     failed = peers.gunrock_row(broken, small_graph(), [0])
     assert failed["status"] == "failed" and failed["reason"] == "exit 1: no device"
     assert peers.peer_binary(tmp_path / "absent") is None and peers.peer_binary(broken) == broken
+
+
+def test_a_gunrock_named_and_absent_is_a_usage_error_and_the_default_is_the_repositorys(tmp_path, capsys):
+    from benchmarks.__main__ import main as benchmarks_main
+
+    with pytest.raises(SystemExit) as exit_:
+        benchmarks_main(["run", "kernels", "--gunrock", str(tmp_path / "absent")])
+    assert exit_.value.code == 2
+    assert f"argument --gunrock: {tmp_path / 'absent'}: no such file" in capsys.readouterr().err
+    assert peers.GUNROCK == Path(peers.__file__).resolve().parents[1] / ".peers" / "gunrock-sssp"
 
 
 def test_the_kernels_suite_times_gunrock_beside_the_one_query(fake_gpu, tmp_path):
