@@ -52,3 +52,20 @@ def test_a_bin_no_vertex_reaches_is_passed_as_off():
     assert threshold_argument(6, max_degree=6) == 6  # a vertex of exactly the threshold is in the bin
     assert threshold_argument(32, max_degree=None) == 32
     assert threshold_argument(OFF, max_degree=10**6) == 0
+
+
+def test_a_target_query_stops_early_unless_its_grid_defers():
+    from autotune.gpu.delta_engine import stops_early
+    from autotune.launch import LaunchConfig
+
+    def config(**params):
+        kernel = {"block_size": 512, "cache": "default"}
+        return LaunchConfig.from_json({"algorithm": "delta", "concurrent_kernels": 1,
+                                       "kernels": {"advance": kernel, "split": kernel},
+                                       "params": {"block_threshold": 512, "delta": "inf", "loop": "persistent",
+                                                  "tiles": 2, "warp_threshold": "off", **params}})
+
+    assert not stops_early(config(blocks=128, defer_work=100))  # the TARGETED build would drop the deferral
+    assert stops_early(config(blocks=64, defer_work="off"))
+    assert stops_early(config(blocks=1, defer_work="off"))
+    assert stops_early(config(blocks=4, defer_work="off", loop="host"))

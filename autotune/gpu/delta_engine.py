@@ -65,6 +65,16 @@ ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)"
           2: "the iteration cap was reached", 3: "a queue overflowed"}
 
 
+def stops_early(config: LaunchConfig) -> bool:
+    """Whether a source-target query with `config` runs delta.cu's TARGETED build (which stops once
+    the target's distance is final) rather than the full solve. Not for a grid that defers vertices
+    (`defer_work`): the TARGETED build defers nothing, and there the full solve is the faster way to
+    the target's final distance (H100, rmat17's tuned one query: 0.384 ms to stop at the target
+    against 0.300 for the full solve; docs/notes/kernels.md, run AF)."""
+    return not (config.param("loop") == PERSISTENT and int(config.param("blocks")) > 1
+                and config.param("defer_work", OFF) != OFF)
+
+
 def state_fields(source: str) -> dict[str, int]:
     """The per-instance state fields of delta.cu's enum, by name (F_DONE = 0, ...), read from the
     source so that the two cannot disagree."""
@@ -154,8 +164,9 @@ class DeltaSolver(Solver):
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
         """`Solver.solve_to` with delta.cu's TARGETED build: an instance stops once nothing waiting
-        can lower its target's distance (the source's header says when each loop mode checks)."""
-        return self.solve(config, sources, targets=targets)
+        can lower its target's distance (the source's header says when each loop mode checks); a
+        deferring grid solves in full instead (`stops_early`)."""
+        return self.solve(config, sources, targets=targets if stops_early(config) else None)
 
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
               deadline_ms: float | None = None, targets: Sequence[int] | None = None) -> SolveResult:
