@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from benchmarks import data
-from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, now
+from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows, now
 
 WITHIN = 0.15
 SAMPLE = 32
@@ -209,9 +209,7 @@ def missing(in_table: Sequence[str], queries: Sequence[int], rows: Sequence[dict
 
 def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], table_path: Path,
                table_graphs: Sequence[str], queries: Sequence[int]) -> Results:
-    measured = {(r["graph"], r["queries"]) for r in rows}
-    kept = [row for row in earlier_rows("answers", args.results, gpu.get("name"))
-            if (row["graph"], row["queries"]) not in measured]
+    kept = kept_rows(earlier_rows("answers", args.results, gpu.get("name")), rows, lambda r: (r["graph"], r["queries"]))
     for row in rows:
         row.setdefault("commit", commit())
         row.setdefault("date", now())

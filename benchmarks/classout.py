@@ -35,7 +35,7 @@ from autotune.files import read_json
 from benchmarks import data
 from benchmarks.answers import ms_text, timed_against
 from benchmarks.shapes import SHAPES_FILE
-from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, now
+from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows, now
 
 SAMPLE = 32
 QUERIES = (1, 1024)
@@ -248,8 +248,7 @@ def summarize(rows: Sequence[dict[str, Any]], transferred: bool = False) -> dict
 def results_of(rows: list[dict[str, Any]], gpu: dict[str, Any], path: Any, args: argparse.Namespace) -> Results:
     """The rows measured, and an earlier run's of the other graphs (each naming its commit: a suite
     run a few graphs at a time, as a GPU call can carry them, keeps them all)."""
-    done = {r["graph"] for r in rows}
-    rows = [*rows, *(r for r in earlier_rows("classout", args.results, gpu.get("name")) if r["graph"] not in done)]
+    rows = [*rows, *kept_rows(earlier_rows("classout", args.results, gpu.get("name")), rows)]
     return Results("classout", gpu, command_line(), commit(), now(), host(),
                    {"table": data.shown(path), "graphs": args.classout_graphs or "the table's", "rounds": args.classout_rounds,
                     "fitted_on": args.classout_fit_table or data.shown(path)},

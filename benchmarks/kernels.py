@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from benchmarks import data, peers
-from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_commands, now
+from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows,
+                                kept_section, now)
 
 SAMPLE = 32
 
@@ -70,8 +71,7 @@ def run(args: argparse.Namespace) -> Results:
                 yield graph_row(name, graph, sample, expected, args, table, gpu, protocol, gunrock)
 
         def results_of(rows: list[dict[str, Any]]) -> Results:
-            measured = {r["graph"] for r in rows}
-            every = rows + [r for r in earlier if r["graph"] not in measured]
+            every = rows + kept_rows(earlier, rows)
             ok = [r for r in every if "one_query_vs_scipy" in r]
             summary = {"graphs": len(every),
                        "verified": sum(r["one_query"]["status"] == "ok" and r["batch"]["status"] == "ok" for r in every),
@@ -159,7 +159,5 @@ def render(found: Sequence[Results]) -> list[str]:
             lines.append(f"| {r['graph']} | {r['vertices']:,} | {r['edges']:,} | {_ms(one)} "
                          f"| {ratio('one_query_vs_scipy')} | {_ms(batch)} | {batch['config']['concurrent_kernels']} "
                          f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{gunrock} {r.get('commit', results.commit)} |")
-        kept = kept_commands(results)
-        lines += [""] + (["Rows of earlier runs, by the command that measured them:", ""] + [f"- {k}" for k in kept] + [""]
-                         if kept else []) + [f"Peers: {results.summary.get('peers')}.", ""]
+        lines += kept_section(results) + [f"Peers: {results.summary.get('peers')}.", ""]
     return lines

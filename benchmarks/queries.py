@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_commands, now
+from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows,
+                                kept_section, now)
 
 ROAD_NETWORKS = ("usa-roads.gr.gz", "rome99.gr.gz")
 
@@ -44,8 +45,7 @@ def run(args: argparse.Namespace) -> Results:
         earlier = earlier_rows("queries", args.results, gpu.get("name"))
 
         def results_of(rows: list[dict[str, Any]]) -> Results:
-            measured = {r["graph"] for r in rows}
-            every = rows + [r for r in earlier if r["graph"] not in measured]
+            every = rows + kept_rows(earlier, rows)
             summary = {"graphs": len(every),
                        "worst_tree_share": max((r["paths"]["share"] for r in every), default=None),
                        "road_target_speedups": {r["graph"]: r["target"]["speedup"] for r in every if r["road_network"]},
@@ -64,7 +64,7 @@ def graph_rows(name: str, table: Any, gpu: dict[str, Any], args: argparse.Namesp
     from autotune.gpu.queries import random_pairs, target_costs, tree_costs
 
     rows = []
-    for name, graph, sources, expected in data.suite_graphs([name], args.query_sources):
+    for _, graph, sources, expected in data.suite_graphs([name], args.query_sources):
         config = table.lookup(graph, queries=1, device=gpu).config
         with open_solver(graph, config.algorithm) as solver:
             trees, _ = tree_costs(solver, config, sources, expected, args.query_repetitions)
@@ -103,7 +103,5 @@ def render(found: Sequence[Results]) -> list[str]:
             lines.append(f"| {r['graph']} | {p['solve_ms']:.3f} | {p['tree_ms']:.3f} | +{100 * p['share']:.0f}% | "
                          f"{t['full_ms']:.3f} | {t['target_ms']:.3f} | {t['speedup']:.2f}x | {t['mean_speedup']:.2f}x | "
                          f"{r.get('commit', results.commit)} |")
-        kept = kept_commands(results)
-        lines += [""] + (["Rows of earlier runs, by the command that measured them:", ""] + [f"- {k}" for k in kept] + [""]
-                         if kept else [])
+        lines += kept_section(results)
     return lines

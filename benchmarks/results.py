@@ -126,6 +126,14 @@ def earlier_rows(suite: str, results_dir: Path, gpu_name: Any) -> list[dict[str,
             if earlier.gpu_name == gpu_name for row in earlier.measurements]
 
 
+def kept_rows(earlier: Iterable[dict[str, Any]], measured: Iterable[dict[str, Any]],
+              key: Callable[[dict[str, Any]], Any] = lambda row: row["graph"]) -> list[dict[str, Any]]:
+    """Of an earlier run's rows (`earlier_rows`), those this run did not measure again: whose `key`
+    (the row's graph, unless a suite's rows are finer) no row of `measured` has."""
+    done = {key(row) for row in measured}
+    return [row for row in earlier if key(row) not in done]
+
+
 def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], Iterable[dict[str, Any]]],
                    results_of: Callable[[list[dict[str, Any]]], Results], results_dir: Path) -> Results:
     """A suite's rows measured graph by graph, its results file written after each row (a run cut
@@ -138,6 +146,13 @@ def graph_by_graph(names: Sequence[str], rows_of: Callable[[str], Iterable[dict[
             found = results_of(rows)
             write(found, results_dir)
     return found or results_of(rows)
+
+
+def kept_section(results: Results) -> list[str]:
+    """A rendered table's closing lines: `kept_commands` as a list under a heading, or nothing."""
+    kept = kept_commands(results)
+    return [""] + (["Rows of earlier runs, by the command that measured them:", ""] + [f"- {k}" for k in kept] + [""]
+                   if kept else [])
 
 
 def kept_commands(results: Results) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import data
-from benchmarks.results import ROOT, Results, command_line, commit, earlier_rows, host, now, write
+from benchmarks.results import ROOT, Results, command_line, commit, earlier_rows, host, kept_rows, now, write
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -90,9 +90,7 @@ def run(args: argparse.Namespace) -> Results:
 
 
 def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], merged: Path | None) -> Results:
-    swept = {row["graph"] for row in rows}
-    kept = [row for row in earlier_rows("tables", args.results, gpu.get("name"))
-            if row["graph"] not in swept]  # graphs of an earlier run keep their rows
+    kept = kept_rows(earlier_rows("tables", args.results, gpu.get("name")), rows)  # graphs of an earlier run keep theirs
     rows = sorted([*rows, *kept], key=lambda r: r["graph"])
     targeted = [r for r in rows if r.get("target_s")]
     table = None if merged is None else str(merged.relative_to(ROOT)) if merged.is_relative_to(ROOT) else str(merged)

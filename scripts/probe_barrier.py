@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What a grid barrier costs alone on this GPU (`scripts/probe_barrier.cu`, docs/notes/kernels.md
-run AF): for each build (MODE 0 delta.cu's barrier, 1 with solve_grid's bookkeeping, 2 without
-fences, 3 a release add and an acquire wait, 4 an acq_rel fence and an acquire wait) and grid of resident blocks, the kernel runs ROUNDS iterations, timed by CUDA events
-(a warm-up launch first, median of 5), minus a launch of one round; prints us per iteration.
+run AF): for each build (MODE 0 delta.cu's barrier before run AF, 1 with solve_grid's bookkeeping,
+2 without fences, 3 a release add and an acquire wait, 4 an acq_rel fence and an acquire wait) and
+grid of resident blocks, the kernel runs ROUNDS iterations, timed by CUDA events (a warm-up launch
+first, median of 5), minus a launch of one round; prints us per iteration.
 
     python3 scripts/probe_barrier.py [blocks,...] [threads]
 """

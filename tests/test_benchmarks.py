@@ -434,6 +434,13 @@ def test_the_hierarchy_probe_s_level_sweeps_give_dijkstra_s_distances(tmp_path):
             assert steps <= 2 * (level.max() + 1)
 
 
+def test_a_run_keeps_the_earlier_rows_of_what_it_did_not_measure_again():
+    earlier = [{"graph": "a", "end": 1, "ms": 1.0}, {"graph": "b", "end": 1, "ms": 2.0}, {"graph": "b", "end": 16}]
+    assert results.kept_rows(earlier, [{"graph": "b", "end": 1}]) == earlier[:1]
+    assert results.kept_rows(earlier, [{"graph": "b", "end": 1}], lambda r: (r["graph"], r["end"])) == [earlier[0],
+                                                                                                         earlier[2]]
+
+
 def test_rows_keep_the_command_that_measured_them_and_the_others_are_listed(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["benchmarks", "run", "kernels", "--graphs", "a"])
 
