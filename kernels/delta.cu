@@ -711,6 +711,13 @@ __device__ __forceinline__ int grid_field(const Instance &in, int f) {
   return GRID_COUNTS ? after_barrier[f] : in.load(f);
 }
 
+// Field `f` as an advance reads it: solve_grid's (dynamic_chunks false) as grid_field, the host loop's
+// from global memory.
+template <bool dynamic_chunks>
+__device__ __forceinline__ int advance_field(const Instance &in, int f) {
+  return dynamic_chunks ? in.load(f) : grid_field(in, f);
+}
+
 // The advance of iteration `iteration` over this instance's blocks (host mode and solve_grid):
 // the hub chunks the previous iteration left, then the tiles of the near queue. Blocks take tiles
 // from an atomic counter: tiles differ in edges by orders of magnitude on skewed graphs, and with
@@ -733,21 +740,20 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   // takes it to the next queue's (one global word for every push cost rmat20's one query 2x).
   __shared__ int block_push_min;
   if (defer_work > 0) {
-    const int least = dynamic_chunks ? in.load(F_PUSH_MIN0 + now) : grid_field(in, F_PUSH_MIN0 + now);
-    defer_far(p, least, defer_work, &block_push_min);
+    defer_far(p, advance_field<dynamic_chunks>(in, F_PUSH_MIN0 + now), defer_work, &block_push_min);
     if (threadIdx.x == 0) block_push_min = INF;
     __syncthreads();
   }
   // The hub chunks of the last iteration (unless solve_grid expanded them then: hubs_at_once).
-  const int chunks = dynamic_chunks ? in.load(F_HUB_COUNT0 + now)
-                     : hubs_at_once(defer_work) ? 0 : grid_field(in, F_HUB_COUNT0 + now);
+  const int chunks = !dynamic_chunks && hubs_at_once(defer_work) ? 0
+                                                                 : advance_field<dynamic_chunks>(in, F_HUB_COUNT0 + now);
 #if BUFFERED_PUSH
   p.buffered = !dynamic_chunks && chunks * block_threshold >= BUFFER_FROM;  // solve_grid's
 #endif
   int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
                                               row_offsets, columns, weights, in.dist, block_threshold);
   if (!dynamic_chunks && chunks > 0) flush_pushes(p);
-  const int count = dynamic_chunks ? in.load(F_NEAR_COUNT0 + now) : grid_field(in, F_NEAR_COUNT0 + now);
+  const int count = advance_field<dynamic_chunks>(in, F_NEAR_COUNT0 + now);
 #if BUFFERED_PUSH
   p.buffered = !dynamic_chunks && count >= BUFFER_FROM;
 #endif
