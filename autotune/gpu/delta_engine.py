@@ -70,7 +70,8 @@ def stops_early(config: LaunchConfig) -> bool:
     the target's distance is final) rather than the full solve. Not for a grid that defers vertices
     (`defer_work`): the TARGETED build defers nothing, and there the full solve is the faster way to
     the target's final distance (H100, rmat17's tuned one query: 0.384 ms to stop at the target
-    against 0.300 for the full solve; docs/notes/kernels.md, run AF)."""
+    against 0.300 for the full solve: suite `queries` at c08e594, the results committed in b7014c6;
+    docs/notes/kernels.md, run AF)."""
     return not (config.param("loop") == PERSISTENT and int(config.param("blocks")) > 1
                 and config.param("defer_work", OFF) != OFF)
 
