@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from benchmarks import data
-from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows, now
+from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, graph_of, host,
+                                kept_rows, now)
 
 WITHIN = 0.15
 SAMPLE = 32
@@ -209,7 +210,7 @@ def missing(in_table: Sequence[str], queries: Sequence[int], rows: Sequence[dict
 
 def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any], table_path: Path,
                table_graphs: Sequence[str], queries: Sequence[int]) -> Results:
-    kept = kept_rows(earlier_rows("answers", args.results, gpu.get("name")), rows, lambda r: (r["graph"], r["queries"]))
+    kept = kept_rows(earlier_rows("answers", args.results, gpu.get("name")), rows, lambda r: (graph_of(r), r["queries"]))
     for row in rows:
         row.setdefault("commit", commit())
         row.setdefault("date", now())

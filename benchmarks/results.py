@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from autotune.files import atomic_write, read_json, slug
+from autotune.graphs.csr_file import CSR_SUFFIX
 
 FORMAT = "autotune.bench/1"
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -126,10 +127,16 @@ def earlier_rows(suite: str, results_dir: Path, gpu_name: Any) -> list[dict[str,
             if earlier.gpu_name == gpu_name for row in earlier.measurements]
 
 
+def graph_of(row: Mapping[str, Any]) -> str:
+    """A row's graph as runs name it alike: a real-graph suite graph named by its converted file
+    (`cit-HepTh.csr.npz`, as tables name it) or by its suite name (`cit-HepTh`) is one graph."""
+    return str(row["graph"]).removesuffix(CSR_SUFFIX)
+
+
 def kept_rows(earlier: Iterable[dict[str, Any]], measured: Iterable[dict[str, Any]],
-              key: Callable[[dict[str, Any]], Any] = lambda row: row["graph"]) -> list[dict[str, Any]]:
+              key: Callable[[dict[str, Any]], Any] = graph_of) -> list[dict[str, Any]]:
     """Of an earlier run's rows (`earlier_rows`), those this run did not measure again: whose `key`
-    (the row's graph, unless a suite's rows are finer) no row of `measured` has."""
+    (the row's graph, `graph_of`, unless a suite's rows are finer) no row of `measured` has."""
     done = {key(row) for row in measured}
     return [row for row in earlier if key(row) not in done]
 

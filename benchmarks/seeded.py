@@ -27,7 +27,8 @@ from typing import Any, Sequence
 
 from benchmarks import data
 from benchmarks.answers import ms_text, slowdown, timed_together
-from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows, now
+from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, graph_of, host,
+                                kept_rows, now)
 
 SAMPLE = 32
 TRIALS = 15
@@ -153,7 +154,7 @@ def early_gap(row: dict[str, Any]) -> float | None:
 def results_of(rows: list[dict[str, Any]], gpu: dict[str, Any], path: Any, args: argparse.Namespace) -> Results:
     """The rows measured, and those of an earlier run for the other graphs and ends (a suite run
     an end at a time keeps both)."""
-    kept = kept_rows(earlier_rows("seeded", args.results, gpu.get("name")), rows, lambda r: (r["graph"], r["end"]))
+    kept = kept_rows(earlier_rows("seeded", args.results, gpu.get("name")), rows, lambda r: (graph_of(r), r["end"]))
     rows = [*kept, *rows]
     return Results("seeded", gpu, command_line(), commit(), now(), host(),
                    {"table": data.shown(path), "trials": TRIALS, "ends": args.seeded_ends, "rounds": args.seeded_rounds},

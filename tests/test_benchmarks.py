@@ -441,6 +441,12 @@ def test_a_run_keeps_the_earlier_rows_of_what_it_did_not_measure_again():
                                                                                                          earlier[2]]
 
 
+def test_a_graph_named_by_its_converted_file_is_the_graph_of_its_suite_name():
+    earlier = [{"graph": "cit-HepTh", "ms": 1.0}, {"graph": "anybeat.csr.npz", "ms": 2.0}, {"graph": "rmat17"}]
+    measured = [{"graph": "cit-HepTh.csr.npz"}, {"graph": "anybeat"}]
+    assert results.kept_rows(earlier, measured) == [{"graph": "rmat17"}]
+
+
 def test_rows_keep_the_command_that_measured_them_and_the_others_are_listed(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["benchmarks", "run", "kernels", "--graphs", "a"])
 
