@@ -5,9 +5,10 @@ The batch rules (`autotune.model.delta_rules`) give every instance one block: ma
 the GPU. One query has the GPU to itself, and what it wants depends on how much work each
 near-far iteration has to share out: the graph's level width (`autotune.model.shape`: the
 vertices a source reaches per breadth-first level). On the H100's table, one block won every graph
-whose width is below about 800 (roads, meshes, Delaunay and geometric graphs, small citation and
-p2p graphs), a grid of 16 to 128 blocks every wider one (social, web, R-MAT, random graphs), but
-one road network. Every value is fitted (`fit`), none is written here:
+whose width is below a few hundred (roads, meshes, Delaunay and geometric graphs), a
+grid every wider one (social, citation, p2p, web, R-MAT, random graphs): of 128 or 132 blocks, one
+a SM, on every real and R-MAT graph since their grids were re-swept up to 132 (run AG of
+docs/notes/kernels.md). Every value is fitted (`fit`), none is written here:
 
 1. Shape: one block when the level width is below `width_threshold`, the geometric midpoint of
    the split of the samples' widths that misplaces the fewest winners; else `grid_blocks`, the
