@@ -151,6 +151,20 @@ def test_the_answers_rows_name_the_table_s_graph_and_what_is_left_of_it():
     assert missing(["a", "b"], [1, 16, 1024], rows) == {"a": [16, 1024], "b": [1, 16, 1024]}  # 16: not timed
 
 
+def test_the_choice_suite_gives_the_target_on_the_real_graphs_apart_from_the_generated_ones():
+    from benchmarks import choice
+
+    found = choice.run(argparse.Namespace(choice_table="tables/h100.json"))
+    real = [r for r in found.measurements if data.is_real(r["graph"])]
+    generated = {r["class"] for r in found.measurements if not data.is_real(r["graph"])}
+    assert generated == {"rmat", "random"} and real
+    assert found.summary["real"] == {"pairs": len(real), "within_15": sum(map(choice.within, real)),
+                                     "met": all(map(choice.within, real))}
+    assert not choice.within({"slowdown": None}) and not choice.within({"slowdown": "abandoned"})
+    assert choice.within({"slowdown": 0.15}) and not choice.within({"slowdown": 0.16})
+    assert "on the real graphs alone" in "\n".join(choice.render([found]))
+
+
 def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_left_out(fake_gpu, tmp_path):
     from benchmarks import classout
 
