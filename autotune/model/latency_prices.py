@@ -49,9 +49,19 @@ def read_prices(paths: Sequence[str | Path]) -> dict[str, dict[Any, float]]:
 
 def read_bins_prices(paths: Sequence[str | Path]) -> dict[str, dict[tuple[int, Any], float]]:
     """Rules 3 and 4's prices: graph key: {(block size, block threshold): ms per SSSP} of the
-    `latency bins grid` rows at the grid size of the graph's first row (the prediction's)."""
+    `latency bins grid` rows at the grid size of the graph's first row (the prediction's). A graph
+    priced by several files takes the last file's prices: a later probe (another kernel, another
+    predicted grid) supersedes an earlier one graph by graph."""
     prices: dict[str, dict[tuple[int, Any], float]] = {}
-    for graph, rows in read_rows(paths, ("latency bins grid",)).items():
+    for path in paths:
+        prices.update(_bins_of(path))
+    return prices
+
+
+def _bins_of(path: str | Path) -> dict[str, dict[tuple[int, Any], float]]:
+    """One file's bins prices, by graph key (`read_bins_prices`)."""
+    prices: dict[str, dict[tuple[int, Any], float]] = {}
+    for graph, rows in read_rows([path], ("latency bins grid",)).items():
         blocks = rows[0]["config"]["params"].get("blocks")
         found = prices.setdefault(graph_key(graph), {})
         for row in rows:

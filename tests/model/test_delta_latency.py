@@ -182,6 +182,11 @@ def test_the_grid_s_bins_split_the_graphs_where_their_cheapest_pairs_differ(tmp_
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     prices = read_bins_prices([path])
     assert prices["n1"] == narrow and prices["w1"] == wide  # keyed without .csr.npz; the 128-block row left out
+    # a later file (another kernel's probe, at another grid) supersedes an earlier one graph by graph
+    later = tmp_path / "later.jsonl"
+    later.write_text(json.dumps(bins_row("w1", 768, 512, 0.5, blocks=128)) + "\n")
+    assert read_bins_prices([path, later]) == {**prices, "w1": {(768, 512): 0.5}}
+    assert read_bins_prices([later, path]) == prices
     found = [sample("n1.csr.npz", 1000, 64), sample("n2", 2000, 64), sample("w1", 9000, 64), sample("w2", 20000, 64)]
     split = priced_bins(found, prices)
     assert split == {"cut": 5500.0, "low": {"block_size": 384, "block_threshold": 128},
