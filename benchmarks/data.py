@@ -130,6 +130,11 @@ REAL = ("usa-roads.gr.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "Ema
 
 CONVERTED = CSR_SUFFIX  # a real-graph suite graph's name in a table: its converted file's
 
+
+def suite_name(name: str) -> str:
+    """A suite graph's name, given it or a table's name for it (its converted file: NAME.csr.npz)."""
+    return name.removesuffix(CONVERTED)
+
 REAL_CLASSES = {"usa-roads.gr.gz": "road", "rome99.gr.gz": "road", "delaunay_n16.mtx.gz": "mesh",
                 "rgg_n_2_15_s0.graph.gz": "geometric", "Email-Enron.txt.gz": "social"}
 
@@ -140,7 +145,7 @@ def graph_class(name: str) -> str:
     generated ones."""
     from benchmarks.realgraphs import suite
 
-    name = name.removesuffix(CONVERTED)
+    name = suite_name(name)
     if name in REAL_CLASSES:
         return REAL_CLASSES[name]
     kinds = {graph.name: graph.kind for graph in suite()}
@@ -151,7 +156,7 @@ def graph_class(name: str) -> str:
 
 def is_real(name: str) -> bool:
     """Whether a suite graph (its name, or a table's name for it) is a real graph, not generated."""
-    return name in REAL or name.removesuffix(CONVERTED) in real_suite()
+    return name in REAL or suite_name(name) in real_suite()
 
 
 def real_suite() -> tuple[str, ...]:
@@ -173,7 +178,7 @@ def spec(name: str) -> str:
     """
     from benchmarks import realgraphs
 
-    name = name.removesuffix(CONVERTED)
+    name = suite_name(name)
     if (GRAPH_DIR / name).is_file():
         return str(GRAPH_DIR / name)
     graph = next((g for g in realgraphs.suite() if g.name == name), None)

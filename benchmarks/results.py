@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from autotune.files import atomic_write, read_json, slug
-from autotune.graphs.csr_file import CSR_SUFFIX
+from benchmarks.data import suite_name
 
 FORMAT = "autotune.bench/1"
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -130,7 +130,7 @@ def earlier_rows(suite: str, results_dir: Path, gpu_name: Any) -> list[dict[str,
 def graph_of(row: Mapping[str, Any]) -> str:
     """A row's graph as runs name it alike: a real-graph suite graph named by its converted file
     (`cit-HepTh.csr.npz`, as tables name it) or by its suite name (`cit-HepTh`) is one graph."""
-    return str(row["graph"]).removesuffix(CSR_SUFFIX)
+    return suite_name(str(row["graph"]))
 
 
 def kept_rows(earlier: Iterable[dict[str, Any]], measured: Iterable[dict[str, Any]],
