@@ -68,7 +68,8 @@ def test_a_malformed_or_foreign_model_file_is_one_line(tmp_path):
 
 def test_fit_choice_writes_the_model_the_shipped_one_is(tmp_path, capsys):
     out = tmp_path / "choice.toml"
-    rows = ["benchmarks/data/h100/latency-grid-100b87c.jsonl.gz", "benchmarks/data/h100/latency-bins-f71269e.jsonl.gz"]
+    rows = ["benchmarks/data/h100/latency-grid-100b87c.jsonl.gz",
+            "benchmarks/data/h100/grid-random-4282b74/latency-bins-128.jsonl.gz"]
     assert main(["model", "fit-choice", "tables/h100.json", "--shapes", "benchmarks/data/shapes.json",
                  "--latency-rows", *rows, "-o", str(out)]) == 0
     printed = capsys.readouterr().out
