@@ -170,10 +170,27 @@ def one_query(config: LaunchConfig, details: dict[str, Any], graph: GraphInfo, p
         return None
     entry = algorithms.get("delta")
     changed, decisions = chooser.latency.apply(config, (), entry, features(graph), level_width())
+    rules = {**dict(details.get("rules") or {}), **{d.parameter: d.rule for d in decisions}}
+    changed, rules = nearest_in_space(changed, rules, space)
     if not space.contains(changed):
         return None
-    rules = {**dict(details.get("rules") or {}), **{d.parameter: d.rule for d in decisions}}
     return changed, {**details, "config": changed.to_json(), "rules": rules}
+
+
+def nearest_in_space(config: LaunchConfig, rules: dict[str, Any], space: Any) -> tuple[LaunchConfig, dict[str, Any]]:
+    """`config` with each numeric parameter the space does not hold at the space's nearest value
+    (the lower of two as near), its rule saying so: the one-query rules' grid of one block a SM
+    (132 on an H100) where the space's blocks are powers of two, so that the sweep still leads from
+    the prediction's neighbourhood. Other parameters unchanged."""
+    moved = {}
+    for name, values in space.params:
+        value = config.param(name)
+        numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if value in values or not isinstance(value, (int, float)) or not numbers:
+            continue
+        moved[name] = min(numbers, key=lambda v: (abs(v - value), v))
+        rules[name] = f"{rules.get(name, 'the model')}; {value} is outside the sweep's space: {moved[name]}"
+    return (config.replace(**moved) if moved else config), rules
 
 
 def within_ck(config: LaunchConfig, details: dict[str, Any], space: Any = None) -> tuple[LaunchConfig, dict[str, Any]]:

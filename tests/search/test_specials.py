@@ -53,10 +53,11 @@ def test_the_latency_end_of_delta_leads_with_its_one_query_rules():
     info, latency = _job((1,))
     rules = shipped_choice(profile).latency
     asked = []
-    for width, blocks in ((rules.width_threshold / 2, 1), (rules.width_threshold * 2, rules.grid_blocks)):
+    assert rules.grid_blocks == 132  # one block a SM: not among the blocks parameter's powers of two
+    for width, blocks in ((rules.width_threshold / 2, 1), (rules.width_threshold * 2, 128)):
         specials = sp.model_specials(info, profile, "delta", space=latency, level_width=lambda w=width: asked.append(w) or w)
         assert specials.leads and specials.prediction.param("blocks") == blocks
-        assert specials.prediction_details["rules"]["blocks"] == "delta latency 1"
+        assert specials.prediction_details["rules"]["blocks"].startswith("delta latency 1")
         assert specials.first([specials.default, specials.prediction]) == [specials.prediction, specials.default]
         assert sp.Specials.from_json(specials.to_json(), "delta").leads
     assert len(asked) == 2
@@ -68,3 +69,23 @@ def test_the_latency_end_of_delta_leads_with_its_one_query_rules():
     assert specials.first([specials.default, specials.prediction]) == [specials.default, specials.prediction]
     sp.model_specials(info, profile, "delta_lanes", space=batch, level_width=lambda: asked.append(1.0) or 1.0)
     assert len(asked) == 3  # the lanes' rules do not read it: no searches made
+
+
+def test_a_one_query_grid_outside_the_space_leads_from_the_space_s_nearest_blocks():
+    from autotune.model.choice import shipped_choice
+
+    profile = load_device("hopper-h100")
+    info, latency = _job((1,))
+    wide = shipped_choice(profile).latency.width_threshold * 2
+    specials = sp.model_specials(info, profile, "delta", space=latency, level_width=lambda: wide)
+    assert specials.prediction.param("blocks") == 128
+    assert specials.prediction_details["rules"]["blocks"] == "delta latency 1; 132 is outside the sweep's space: 128"
+    assert specials.prediction_details["config"] == specials.prediction.to_json()
+    graph = load_graph("rmat10")
+    held = SearchSpace.from_options("delta", ck="1", params=["blocks=1,132"], graph=sp.features(sp.graph_info(graph)))
+    specials = sp.model_specials(info, profile, "delta", space=held, level_width=lambda: wide)
+    assert specials.leads and specials.prediction.param("blocks") == 132
+    assert specials.prediction_details["rules"]["blocks"] == "delta latency 1"
+    ties = SearchSpace.from_options("delta", ck="1", params=["blocks=130,134"], graph=sp.features(sp.graph_info(graph)))
+    nearest = sp.model_specials(info, profile, "delta", space=ties, level_width=lambda: wide).prediction
+    assert nearest.param("blocks") == 130  # the lower of two as near
