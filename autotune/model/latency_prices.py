@@ -43,8 +43,14 @@ def graph_key(name: str) -> str:
 
 def read_prices(paths: Sequence[str | Path]) -> dict[str, dict[Any, float]]:
     """Rule 2's prices: graph key: {Delta: the least verified ms per SSSP} of the `latency grid`
-    rows of benchmark files."""
-    return {graph_key(g): conditional_best(rows, "delta") for g, rows in read_rows(paths, ("latency grid",)).items()}
+    rows of benchmark files. A graph priced by several files takes the last file's prices, as
+    `read_bins_prices` does: a later probe (another kernel, another predicted shape) supersedes
+    an earlier one graph by graph."""
+    prices: dict[str, dict[Any, float]] = {}
+    for path in paths:
+        prices.update({graph_key(g): conditional_best(rows, "delta")
+                       for g, rows in read_rows([path], ("latency grid",)).items()})
+    return prices
 
 
 def read_bins_prices(paths: Sequence[str | Path]) -> dict[str, dict[tuple[int, Any], float]]:

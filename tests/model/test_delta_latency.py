@@ -141,6 +141,12 @@ def test_a_priced_shape_takes_the_delta_its_graphs_measured_fastest_not_the_winn
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     prices = read_prices([path])
     assert prices["a"] == {64: 1.5, 128: 1.2, 256: 1.0, 512: 1.1, 1024: 1.4}  # neither the failure nor the table's best
+    # a later file (another kernel's probe, another predicted grid) supersedes an earlier one graph by graph
+    later = tmp_path / "later.jsonl"
+    later.write_text(json.dumps({"graph": "b", "class": "latency grid", "status": "ok", "ms_per_sssp": 0.9,
+                                 "config": {"params": {"delta": 2048}}}) + "\n")
+    assert read_prices([path, later]) == {**prices, "b": {2048: 0.9}}
+    assert read_prices([later, path]) == prices
     rules = fit_latency(found, prices=prices)
     assert rules.delta_priced == {"block": 2, "grid": 0}  # the grid winner has no prices: the median rule
     assert 256 / math.sqrt(2) < rules.delta_ratio["block"] * 12.5 < 256 * math.sqrt(2)
