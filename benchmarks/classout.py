@@ -50,8 +50,7 @@ WIDE_ROWS = (H100_DATA / "ck-bs-grid-e6e4b8e.jsonl.gz",)
 # The one-query Delta's and grid bins' prices (scripts/probe_latency_grid.py, probe_latency_bins.py),
 # as `autotune model fit-choice --latency-rows` is given them for the shipped `choice-h100.toml`.
 LATENCY_ROWS = (H100_DATA / "latency-grid-100b87c.jsonl.gz",
-                H100_DATA / "grid-random-4282b74" / "latency-bins-128.jsonl.gz",
-                H100_DATA / "latency-grid-a6cf42b" / "latency-grid-132.jsonl.gz")
+                H100_DATA / "grid-random-4282b74" / "latency-bins-128.jsonl.gz")
 WITHIN, ALL_WITHIN = 0.15, 0.30
 
 

@@ -69,16 +69,13 @@ def test_a_malformed_or_foreign_model_file_is_one_line(tmp_path):
 def test_fit_choice_writes_the_model_the_shipped_one_is(tmp_path, capsys):
     out = tmp_path / "choice.toml"
     rows = ["benchmarks/data/h100/latency-grid-100b87c.jsonl.gz",
-            "benchmarks/data/h100/grid-random-4282b74/latency-bins-128.jsonl.gz",
-            "benchmarks/data/h100/latency-grid-a6cf42b/latency-grid-132.jsonl.gz"]
+            "benchmarks/data/h100/grid-random-4282b74/latency-bins-128.jsonl.gz"]
     assert main(["model", "fit-choice", "tables/h100.json", "--shapes", "benchmarks/data/shapes.json",
                  "--latency-rows", *rows, "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "fitted on 36 graphs of tables/h100.json" in printed and "delta one query: one block below" in printed
     # the grid's bins priced on the 17 grid winners with bins prices (not the d200 graphs' grids)
     assert "block Delta: " in printed and "graphs' prices" in printed and "grid block size and threshold" in printed
-    # the grid's Delta priced on its 22 winners at 132 blocks, the later file superseding the 64-block rows
-    assert "the least slowdown on 22 graphs' prices" in printed
     assert "grid deferral: from a mean degree of" in printed  # R-MAT's and the random graphs' grids defer
     shipped = ChoiceModel.from_toml("characterizations/choice-h100.toml")
     refitted = fit_table("tables/h100.json", "benchmarks/data/shapes.json", rows)
