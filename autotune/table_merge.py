@@ -154,8 +154,8 @@ def merge_tables(tables: Sequence[Mapping[str, Any]], names: Sequence[str], pref
         if top:
             entry["x-top"] = top
         by_algorithm = merged_by_algorithm([item[0] for item in ordered])
-        if len(by_algorithm) > 1:
-            entry["by_algorithm"] = by_algorithm
+        if len(by_algorithm) > 1 or any(item[0].get("by_algorithm") for item in ordered):
+            entry["by_algorithm"] = by_algorithm  # kept where an input kept it, though one algorithm
         merged.append(entry)
         if len(ordered) > 1:
             decisions.append(_decision(entry["graph"]["name"], ordered, prefer))

@@ -96,6 +96,22 @@ def test_tables_of_several_algorithms_merge_into_an_auto_table_keeping_each_algo
     assert [p["ms_per_sssp"] for p in entry["curve"]] == [3.0, 1.0]
 
 
+def test_an_entry_s_per_algorithm_bests_survive_a_faster_sweep_of_one_algorithm():
+    # an auto table's entry (its best per algorithm kept) beaten by a later sweep of that algorithm alone,
+    # whose entry keeps none: the merged entry keeps them, with the faster best
+    shipped = _entry("a", 2.0)
+    shipped["by_algorithm"] = {"crauser": shipped["best"]}
+    merged = merge_tables([_table([shipped], "2026-01-01T00:00:00+00:00", algorithm="auto"),
+                           _table([_entry("a", 1.0)], "2026-02-01T00:00:00+00:00")], ["auto.json", "sweep.json"]).table
+    write_table("/dev/null", merged)  # it validates
+    (entry,) = merged["entries"]
+    assert entry["best"]["ms_per_sssp"] == 1.0
+    assert {name: part["ms_per_sssp"] for name, part in entry["by_algorithm"].items()} == {"crauser": 1.0}
+    plain = merge_tables([_table([_entry("b", 2.0)], "2026-01-01T00:00:00+00:00"),
+                          _table([_entry("b", 1.0)], "2026-02-01T00:00:00+00:00")], ["1", "2"]).table
+    assert "by_algorithm" not in plain["entries"][0]  # none kept, none made up for one algorithm
+
+
 def test_graph_features_are_filled_from_the_graph_and_its_sha256_is_checked():
     graph = random_graph(256, 4, GraphOptions(seed=3), "random256-d4")
     entry = make_entry({"name": "random256-d4", "vertices": 256, "edges": graph.n_edges, "mean_degree": 4.0,
