@@ -135,6 +135,7 @@ def suite_name(name: str) -> str:
     """A suite graph's name, given it or a table's name for it (its converted file: NAME.csr.npz)."""
     return name.removesuffix(CONVERTED)
 
+
 REAL_CLASSES = {"usa-roads.gr.gz": "road", "rome99.gr.gz": "road", "delaunay_n16.mtx.gz": "mesh",
                 "rgg_n_2_15_s0.graph.gz": "geometric", "Email-Enron.txt.gz": "social"}
 

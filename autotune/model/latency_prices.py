@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import statistics
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from autotune.algorithms.delta import INFINITE
 from autotune.graphs.csr_file import CSR_SUFFIX
@@ -43,25 +43,30 @@ def graph_key(name: str) -> str:
 
 def read_prices(paths: Sequence[str | Path]) -> dict[str, dict[Any, float]]:
     """Rule 2's prices: graph key: {Delta: the least verified ms per SSSP} of the `latency grid`
-    rows of benchmark files. A graph priced by several files takes the last file's prices, as
-    `read_bins_prices` does: a later probe (another kernel, another predicted shape) supersedes
-    an earlier one graph by graph."""
-    prices: dict[str, dict[Any, float]] = {}
-    for path in paths:
-        prices.update({graph_key(g): conditional_best(rows, "delta")
-                       for g, rows in read_rows([path], ("latency grid",)).items()})
-    return prices
+    rows of benchmark files, the last file's where several price a graph (`_last_file_wins`)."""
+    return _last_file_wins(paths, _deltas_of)
 
 
 def read_bins_prices(paths: Sequence[str | Path]) -> dict[str, dict[tuple[int, Any], float]]:
     """Rules 3 and 4's prices: graph key: {(block size, block threshold): ms per SSSP} of the
-    `latency bins grid` rows at the grid size of the graph's first row (the prediction's). A graph
-    priced by several files takes the last file's prices: a later probe (another kernel, another
-    predicted grid) supersedes an earlier one graph by graph."""
-    prices: dict[str, dict[tuple[int, Any], float]] = {}
+    `latency bins grid` rows at the grid size of the graph's first row (the prediction's), the
+    last file's where several price a graph (`_last_file_wins`)."""
+    return _last_file_wins(paths, _bins_of)
+
+
+def _last_file_wins(paths: Sequence[str | Path], of_file: Callable[[str | Path], dict[str, Any]]) -> dict[str, Any]:
+    """Each file's prices (`of_file`), a graph priced by several files taking the last one's: a
+    later probe (another kernel, another predicted shape or grid) supersedes an earlier one graph
+    by graph."""
+    prices: dict[str, Any] = {}
     for path in paths:
-        prices.update(_bins_of(path))
+        prices.update(of_file(path))
     return prices
+
+
+def _deltas_of(path: str | Path) -> dict[str, dict[Any, float]]:
+    """One file's Delta prices, by graph key (`read_prices`)."""
+    return {graph_key(g): conditional_best(rows, "delta") for g, rows in read_rows([path], ("latency grid",)).items()}
 
 
 def _bins_of(path: str | Path) -> dict[str, dict[tuple[int, Any], float]]:
