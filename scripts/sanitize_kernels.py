@@ -34,7 +34,7 @@ SUMMARY = re.compile(r"(?:ERROR|RACECHECK) SUMMARY: .*")
 
 
 class Case(NamedTuple):
-    name: str
+    name: str  # what --only names it by
     graph: str  # what `autotune sssp --graph` reads
     entry: str  # the table entry whose configuration it runs
     queries: int  # the entry's point for this many sources at once (`Table.lookup`)
@@ -45,24 +45,25 @@ class Case(NamedTuple):
 
 
 CASES = (
-    Case("grid one query", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1, 4),
-    Case("grid one query, deferring", "rmat12", "rmat17", 1, 4),
-    Case("grid one query, tree", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1, 0, extra=("--paths",)),
-    Case("grid one query, target", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1, 0,
+    Case("grid", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1, 4),
+    Case("grid-defer", "rmat12", "rmat17", 1, 4),
+    Case("grid-tree", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1, 0, extra=("--paths",)),
+    Case("grid-target", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1, 0,
          extra=("--target", "17")),
-    Case("blocks an instance", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 16, 16),
-    Case("block an instance, batch", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1024, 64),
-    Case("one block, one query", "benchmarks/graphs/mesh-bcsstk25.csr.npz", "mesh-bcsstk25.csr.npz", 1, 4),
-    Case("lanes, batch", "rmat12", "rmat17", 1024, 64),
+    Case("blocks-16", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 16, 16),
+    Case("blocks-16-of-8", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 16, 8),  # 8 instances: 64 blocks
+    Case("batch", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1024, 64),
+    Case("one-block", "benchmarks/graphs/mesh-bcsstk25.csr.npz", "mesh-bcsstk25.csr.npz", 1, 4),
+    Case("lanes", "rmat12", "rmat17", 1024, 64),
     Case("crauser", "random24k-d200", "random49k-d200", 1024, 64),
     Case("martin", "random24k-d200", "random98k-d200", 1024, 64, algorithm="martin"),
-    Case("phast, shared distances", "benchmarks/graphs/power-pegase2869.csr.npz", "power-pegase2869.csr.npz", 1, 4),
-    Case("phast, global distances", "benchmarks/graphs/delaunay_n15.csr.npz", "delaunay_n15.csr.npz", 1, 4),
-    Case("phast, batch", "tests/data/rome99.gr.gz", "rome99.gr.gz", 1024, 64),
+    Case("phast-shared", "benchmarks/graphs/power-pegase2869.csr.npz", "power-pegase2869.csr.npz", 1, 4),
+    Case("phast-global", "benchmarks/graphs/delaunay_n15.csr.npz", "delaunay_n15.csr.npz", 1, 4),
+    Case("phast-batch", "tests/data/rome99.gr.gz", "rome99.gr.gz", 1024, 64),
     # loop modes no table entry picks now: the graph in shared memory, and a launch a phase
-    Case("one block, graph in shared", "tests/data/rome99.gr.gz", "mesh-bcsstk25.csr.npz", 1, 4,
+    Case("shared-loop", "tests/data/rome99.gr.gz", "mesh-bcsstk25.csr.npz", 1, 4,
          params={"loop": "shared", "blocks": 1, "delta": 4096}),
-    Case("host loop", "tests/data/rome99.gr.gz", "mesh-bcsstk25.csr.npz", 1, 2,
+    Case("host-loop", "tests/data/rome99.gr.gz", "mesh-bcsstk25.csr.npz", 1, 2,
          params={"loop": "host", "blocks": 1, "delta": 4096}),
 )
 
