@@ -52,6 +52,7 @@ CASES = (
          extra=("--target", "17")),
     Case("blocks-16", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 16, 16),
     Case("blocks-16-of-8", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 16, 8),  # 8 instances: 64 blocks
+    Case("blocks-16-small", "tests/data/rome99.gr.gz", "Email-Enron.txt.gz", 16, 8),  # less work a block
     Case("batch", "tests/data/Email-Enron.txt.gz", "Email-Enron.txt.gz", 1024, 64),
     Case("one-block", "benchmarks/graphs/mesh-bcsstk25.csr.npz", "mesh-bcsstk25.csr.npz", 1, 4),
     Case("lanes", "rmat12", "rmat17", 1024, 64),
