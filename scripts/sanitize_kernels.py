@@ -36,7 +36,7 @@ SUMMARY = re.compile(r"(?:ERROR|RACECHECK) SUMMARY: .*")
 class Case(NamedTuple):
     name: str  # what --only names it by
     graph: str  # what `autotune sssp --graph` reads
-    entry: str  # the table entry whose configuration it runs
+    entry: str  # the table entry whose configuration it runs ("": the algorithm's default configuration)
     queries: int  # the entry's point for this many sources at once (`Table.lookup`)
     sources: int  # how many sources it solves (and checks); 0: from vertex 0 (`--paths`, `--target`)
     algorithm: str | None = None  # instead: the entry's best of this algorithm (`by_algorithm`)
@@ -61,6 +61,7 @@ CASES = (
     Case("phast-shared", "benchmarks/graphs/power-pegase2869.csr.npz", "power-pegase2869.csr.npz", 1, 4),
     Case("phast-global", "benchmarks/graphs/delaunay_n15.csr.npz", "delaunay_n15.csr.npz", 1, 4),
     Case("phast-batch", "tests/data/rome99.gr.gz", "rome99.gr.gz", 1024, 64),
+    Case("adds", "tests/data/Email-Enron.txt.gz", "", 1, 4, algorithm="adds"),  # experimental, in no table
     # loop modes no table entry picks now: the graph in shared memory, and a launch a phase
     Case("shared-loop", "tests/data/rome99.gr.gz", "mesh-bcsstk25.csr.npz", 1, 4,
          params={"loop": "shared", "blocks": 1, "delta": 4096}),
@@ -71,9 +72,13 @@ CASES = (
 
 def configuration(table: dict[str, Any], case: Case) -> dict[str, Any]:
     """The configuration of the case's entry: its best of `case.algorithm`, else the fastest curve
-    point with CK <= `case.queries`; `case.params` replace its parameters."""
+    point with CK <= `case.queries` (no entry: `case.algorithm`'s default); `case.params` replace its
+    parameters."""
+    from autotune import algorithms
     from benchmarks.choice import winner
 
+    if not case.entry:
+        return algorithms.get(str(case.algorithm)).default_config().to_json()
     entry = next((e for e in table["entries"] if e["graph"]["name"] == case.entry), None)
     if entry is None:
         raise SystemExit(f"{case.name}: the table has no entry {case.entry}")
