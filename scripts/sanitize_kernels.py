@@ -60,6 +60,10 @@ CASES = (
     Case("martin", "random24k-d200", "random98k-d200", 1024, 64, algorithm="martin"),
     Case("phast-shared", "benchmarks/graphs/power-pegase2869.csr.npz", "power-pegase2869.csr.npz", 1, 4),
     Case("phast-global", "benchmarks/graphs/delaunay_n15.csr.npz", "delaunay_n15.csr.npz", 1, 4),
+    Case("phast-tree", "benchmarks/graphs/power-pegase2869.csr.npz", "power-pegase2869.csr.npz", 1, 0,
+         extra=("--paths",)),
+    Case("phast-target", "benchmarks/graphs/power-pegase2869.csr.npz", "power-pegase2869.csr.npz", 1, 0,
+         extra=("--target", "17")),
     Case("phast-batch", "tests/data/rome99.gr.gz", "rome99.gr.gz", 1024, 64),
     Case("adds", "tests/data/Email-Enron.txt.gz", "", 1, 4, algorithm="adds"),  # experimental, in no table
     # loop modes no table entry picks now: the graph in shared memory, and a launch a phase
