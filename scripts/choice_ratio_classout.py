@@ -81,10 +81,10 @@ def main() -> None:
     from autotune.files import read_json
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("table", nargs="?", default=str(ROOT / "tables" / "h100.json"))
+    parser.add_argument("table", nargs="?", default="tables/h100.json")
     parser.add_argument("--ridge", default="0.1,1,10", help="the ridge weights (default 0.1,1,10)")
     args = parser.parse_args()
-    rows = rows_of(read_json(args.table))
+    rows = rows_of(read_json(ROOT / args.table))
     print(f"{args.table}: {len(rows)} graphs measured delta at the batch end (PHAST's left out)")
     for weight in (float(w) for w in args.ridge.split(",")):
         found = misses(rows, weight)
