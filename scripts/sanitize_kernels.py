@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The shipped kernels under compute-sanitizer: each case solves a small graph with a configuration
 the shipped table hands out (`Table.lookup`'s point for K sources at once of the named entry, or
-that entry's best of one algorithm), through `autotune sssp --config`, every solve checked
+that entry's best of one algorithm; for a loop mode no entry picks, such a configuration with its
+parameters replaced; for adds, its default), through `autotune sssp --config`, every solve checked
 against scipy's Dijkstra by the command itself; each tool (memcheck: out-of-bounds and misaligned
 accesses; racecheck: shared-memory hazards; synccheck: barriers a block does not reach together)
 runs it once. Prints a row per case and tool (the sanitizer's summary, the exit status, seconds)
@@ -132,6 +133,9 @@ def main() -> None:
     args = parser.parse_args()
     table = json.loads(Path(args.table).read_text())
     only = {name.strip() for name in args.only.split(",") if name.strip()}
+    unknown = only - {case.name for case in CASES}
+    if unknown:
+        raise SystemExit(f"--only: no case {', '.join(sorted(unknown))}; the cases: {', '.join(c.name for c in CASES)}")
     cases = [case for case in CASES if not only or case.name in only]
     with tempfile.TemporaryDirectory(prefix="sanitize-") as folder:
         runs = []
