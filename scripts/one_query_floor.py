@@ -14,7 +14,6 @@ suite's (`benchmarks/results/<gpu>/kernels.json`), the iterations the table's po
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -23,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
+    from autotune.files import read_json
     from benchmarks.choice import winner
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -32,8 +32,8 @@ def main() -> None:
     parser.add_argument("--block-us", type=float, default=1.9, help="an empty one-block iteration (default 1.9 us)")
     parser.add_argument("--launch-us", type=float, default=23.0, help="the launch and its init (default 23 us)")
     args = parser.parse_args()
-    results = json.loads((ROOT / args.results).read_text())
-    entries = {e["graph"]["name"]: e for e in json.loads((ROOT / args.table).read_text())["entries"]}
+    results = read_json(ROOT / args.results)
+    entries = {e["graph"]["name"]: e for e in read_json(ROOT / args.table)["entries"]}
     print(f"{args.results} ({results['measurements'][0].get('commit')}...), {args.table}; empty iteration "
           f"{args.grid_us} us (grid) or {args.block_us} us (one block), launch and init {args.launch_us} us")
     print("| graph | ours (ms) | Gunrock (ms) | ratio | 20x budget (us) | iterations | blocks | floor (us) | floor over budget |")

@@ -103,8 +103,9 @@ def solved(case: Case) -> list[str]:
     return ["--source", "0"]
 
 
-def sanitized(case: Case, config: Path, tool: str) -> dict[str, Any]:
-    """One run of the case under `tool`: the sanitizer's summary line, the exit status, seconds."""
+def sanitized(case: Case, config: Path, algorithm: str, tool: str) -> dict[str, Any]:
+    """One run of the case (its configuration written to `config`) under `tool`: the sanitizer's
+    summary line, the exit status, seconds."""
     command = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", sys.executable, "-m", "autotune",
                "sssp", "--graph", case.graph, "--config", str(config), *solved(case), *case.extra]
     start = time.perf_counter()
@@ -115,7 +116,7 @@ def sanitized(case: Case, config: Path, tool: str) -> dict[str, Any]:
         returncode, output = None, f"timed out after {TIMEOUT_S} s\n{expired.stdout or ''}{expired.stderr or ''}"
     found = SUMMARY.findall(output)
     row = {"case": case.name, "tool": tool, "graph": case.graph, "entry": case.entry, "queries": case.queries,
-           "algorithm": json.loads(config.read_text())["algorithm"], "returncode": returncode,
+           "algorithm": algorithm, "returncode": returncode,
            "summary": found[-1] if found else None, "seconds": round(time.perf_counter() - start, 1),
            "command": " ".join(command[:5] + ["python3"] + command[6:])}
     if returncode or not found:
@@ -124,6 +125,8 @@ def sanitized(case: Case, config: Path, tool: str) -> dict[str, Any]:
 
 
 def main() -> None:
+    from autotune.files import read_json
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("output", help="the rows, as JSON lines")
     parser.add_argument("table", nargs="?", default=str(ROOT / "tables" / "h100.json"))
@@ -131,7 +134,7 @@ def main() -> None:
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"the tools (default {','.join(TOOLS)})")
     parser.add_argument("--jobs", type=int, default=4, help="runs at once (default 4)")
     args = parser.parse_args()
-    table = json.loads(Path(args.table).read_text())
+    table = read_json(args.table)
     only = {name.strip() for name in args.only.split(",") if name.strip()}
     unknown = only - {case.name for case in CASES}
     if unknown:
@@ -140,9 +143,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="sanitize-") as folder:
         runs = []
         for index, case in enumerate(cases):
-            config = Path(folder) / f"case{index}.json"
-            config.write_text(json.dumps(configuration(table, case)))
-            runs += [(case, config, tool) for tool in args.tools.split(",")]
+            config, path = configuration(table, case), Path(folder) / f"case{index}.json"
+            path.write_text(json.dumps(config))
+            runs += [(case, path, config["algorithm"], tool) for tool in args.tools.split(",")]
         with ThreadPoolExecutor(args.jobs) as pool, open(args.output, "w") as out:
             for row in pool.map(lambda run: sanitized(*run), runs):
                 out.write(json.dumps(row) + "\n")
