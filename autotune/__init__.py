@@ -1,6 +1,6 @@
 """autotune: tune the launch parameters of GPU shortest-path kernels.
 
-Public API: `Table` (read a tuned table and look up a configuration, see `autotune.lookup`),
+Public API: `Table` (read a tuned table and look up a configuration, see `autotune.table.lookup`),
 `LaunchConfig` (the launch configuration value, see `autotune.launch`).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ __all__ = ["__version__", "Table", "LaunchConfig"]
 def __getattr__(name: str):
     # Imported on first use, so that `import autotune` stays light.
     if name == "Table":
-        from autotune.lookup import Table
+        from autotune.table.lookup import Table
 
         return Table
     if name == "LaunchConfig":

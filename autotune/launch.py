@@ -121,6 +121,11 @@ def _param_sort_key(item: tuple[str, ParamValue]) -> tuple[str, str]:
     return item[0], str(item[1])
 
 
+# The algorithm a configuration, a table or a command means when it names none: GPU Crauser, the
+# thesis's algorithm (tables and records of schema 1 predate the others). Its one place.
+DEFAULT_ALGORITHM = "crauser"
+
+
 @dataclass(frozen=True)
 class LaunchConfig:
     """A whole solve's launch configuration.
@@ -137,11 +142,11 @@ class LaunchConfig:
 
     concurrent_kernels: int
     kernels_: tuple[tuple[str, KernelLaunch], ...]
-    algorithm: str = "crauser"
+    algorithm: str = DEFAULT_ALGORITHM
     params_: tuple[tuple[str, ParamValue], ...] = ()
 
     def __init__(self, concurrent_kernels: int, kernels: Mapping[str, KernelLaunch] | Iterable[tuple[str, KernelLaunch]],
-                 algorithm: str = "crauser", params: Mapping[str, ParamValue] | Iterable[tuple[str, ParamValue]] = ()) -> None:
+                 algorithm: str = DEFAULT_ALGORITHM, params: Mapping[str, ParamValue] | Iterable[tuple[str, ParamValue]] = ()) -> None:
         pairs = tuple(kernels.items()) if isinstance(kernels, Mapping) else tuple(kernels)
         param_pairs = tuple(params.items()) if isinstance(params, Mapping) else tuple(params)
         object.__setattr__(self, "concurrent_kernels", concurrent_kernels)
@@ -168,7 +173,7 @@ class LaunchConfig:
                 raise InputError(f"parameter {name}: expected an integer or a name, found {value!r}")
 
     @classmethod
-    def of(cls, concurrent_kernels: int, algorithm: str = "crauser",
+    def of(cls, concurrent_kernels: int, algorithm: str = DEFAULT_ALGORITHM,
            params: Mapping[str, ParamValue] | None = None, **kernels: KernelLaunch) -> LaunchConfig:
         """`LaunchConfig.of(8, relax=..., minimum=..., update=...)`: kernels as keywords."""
         return cls(concurrent_kernels, kernels, algorithm, params or {})
@@ -243,7 +248,7 @@ class LaunchConfig:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "config", default_algorithm: str = "crauser") -> LaunchConfig:
+    def from_json(cls, data: Any, where: str = "config", default_algorithm: str = DEFAULT_ALGORITHM) -> LaunchConfig:
         """Read the JSON form (its shape; `autotune.algorithms.config_from_json` also checks it
         against its algorithm). Every error names `where` and what was wrong.
 

@@ -37,7 +37,7 @@ from typing import Any, Callable, Mapping, Protocol as TypingProtocol, Sequence
 import numpy as np
 
 from autotune.graphs.csr import CSRGraph
-from autotune.launch import LaunchConfig
+from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
 
 DEFAULT_SAMPLE = 32
 DEFAULT_REPETITIONS = 3
@@ -185,15 +185,17 @@ class Measurement:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], where: str = "measurement", default_algorithm: str = "crauser") -> Measurement:
-        from autotune.algorithms import config_from_json  # the registry checks the configuration
-
+    def from_json(cls, data: Mapping[str, Any], where: str = "measurement", default_algorithm: str = DEFAULT_ALGORITHM,
+                  read_config: Callable[[Any, str, str], LaunchConfig] = LaunchConfig.from_json) -> Measurement:
+        """A measurement's JSON; `read_config` reads its configuration (the registry's
+        `autotune.algorithms.config_from_json` checks it against its algorithm, as records and
+        studies are read)."""
         status = Status(data["status"])
         times = tuple(float(t) for t in data.get("times_ms", ()))
         if status is Status.OK and not times:
             raise ValueError(f"{where}: an ok measurement without times_ms (its time is their median)")
         return cls(
-            config=config_from_json(data["config"], where, default_algorithm),
+            config=read_config(data["config"], where, default_algorithm),
             status=status,
             times_ms=times,
             kernel_ms={k: float(v) for k, v in data.get("kernel_ms", {}).items()},

@@ -121,7 +121,7 @@ def timed_together(graph: Any, configs: Sequence[Any], sources: Sequence[int], e
                    rounds: int) -> dict[Any, dict]:
     """Configurations timed in this process (`paired_ms`, each algorithm's solver opened once),
     by configuration."""
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
 
     measured: dict[Any, dict] = {}
     for algorithm in dict.fromkeys(c.algorithm for c in configs):

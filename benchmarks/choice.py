@@ -3,7 +3,7 @@ each class of graphs out, on the shipped table (`tables/h100.json`).
 
 For every class of the table's graphs (`data.graph_class`: road, mesh, geometric, social, rmat,
 random, and the real-graph suite's classes once swept), the model is fitted on the other classes'
-curve winners (`autotune.model.choice.fit_admitted`: the conditional algorithms that won wherever
+curve winners (`autotune.predict.choice.fit_admitted`: the conditional algorithms that won wherever
 measured, PHAST, and the tree on the other entries, the graphs' depths from
 `benchmarks/data/shapes.json`) and picks, for each graph of the class (admitting what its entry
 measured: PHAST where its hierarchy was kept) and
@@ -46,8 +46,8 @@ def admitted_by(entry: dict[str, Any]) -> frozenset[str]:
 
 
 def class_rows(entries: list[dict[str, Any]], left_out: str, depths: dict[str, float]) -> list[dict[str, Any]]:
-    from autotune.cli.predict_auto import servable
-    from autotune.model.choice import entry_features, fit_admitted
+    from autotune.predict.auto import servable
+    from autotune.predict.choice import entry_features, fit_admitted
 
     others = [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]
     model = fit_admitted({"entries": others}, depths)
@@ -75,7 +75,7 @@ def class_rows(entries: list[dict[str, Any]], left_out: str, depths: dict[str, f
 
 def run(args: argparse.Namespace) -> Results:
     from autotune.files import read_json
-    from autotune.model.choice import shape_depths
+    from autotune.predict.choice import shape_depths
 
     path = getattr(args, "choice_table", None) or "tables/h100.json"
     table = read_json(data.ROOT / path)

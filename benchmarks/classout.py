@@ -1,17 +1,17 @@
 """Suite `classout` (one GPU): issue 28's validation by class, priced on the GPU.
 
 For each graph (default: every graph of the shipped table), its class (`data.graph_class`) is
-left out of the choice model's fit (`autotune.model.choice.fit_admitted`, on the table's other classes; the graph
+left out of the choice model's fit (`autotune.predict.choice.fit_admitted`, on the table's other classes; the graph
 admitting what its entry measured, as `benchmarks.choice.admitted_by`); then,
 as `autotune predict --algorithm auto --queries K` does, the tree picks the algorithm for K = 1
 and K = 1,024 and that algorithm's shipped model predicts its configuration. The prediction is
 timed on the GPU against the table's answer for K (`Table.lookup(queries=K)`: the best its sweep
 measured), both in this process on the same 32 sources (`answers.timed_against`), every distance
-checked. Delta-stepping's one-query rules (`autotune.model.delta_latency`) are refitted without
+checked. Delta-stepping's one-query rules (`autotune.algorithms.delta.latency`) are refitted without
 the class too, on the other graphs' widths in `benchmarks/data/shapes.json` and their one-query
 prices (`LATENCY_ROWS`: Delta's, and the grid's block size and threshold); the left-out graph's
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
-and exponents, the block size: `autotune.model.delta_fit` on `DELTA_ROWS`, the records of 10
+and exponents, the block size: `autotune.algorithms.delta.fit` on `DELTA_ROWS`, the records of 10
 graphs of the first suite, less the class's; the ladder of block sizes by level width on
 `WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's);
 a one-query shape left without winners by the class (the mesh class takes the only block winner)
@@ -39,6 +39,7 @@ from benchmarks.results import Results, command_line, commit, earlier_rows, grap
 
 SAMPLE = 32
 QUERIES = (1, 1024)
+DELTA = "delta"  # the algorithm whose batch constants this suite refits without each class
 H100_DATA = data.ROOT / "benchmarks" / "data" / "h100"
 # The records Delta-stepping's batch constants are fitted on (as `scripts/fit_delta_model.py` is
 # given them for the shipped `characterizations/delta.toml`): rule 1's model grids (the power grids'
@@ -108,7 +109,7 @@ def record_features(name: str) -> dict[str, Any]:
     graph of the H100 records, from the shipped H100 table, which holds every graph of them, and
     its lightest-arc weight from `benchmarks/data/shapes.json` (no graph is loaded: the suite's
     real graphs are not on a machine without their sources); a graph they lack is loaded."""
-    from autotune.model import delta_fit
+    from autotune.algorithms.delta import fit as delta_fit
 
     g = h100_graphs().get(name)
     if g is None:
@@ -124,10 +125,10 @@ def ladder_taken() -> Any:
     vertices of each graph from the shipped H100 table, which holds every graph of the records):
     what `delta_fit.fit_block_widths` prices the ladder at."""
     from autotune import algorithms
-    from autotune.model import delta_rules
+    from autotune.algorithms.delta import rules as delta_rules
 
     vertices = {name: g["vertices"] for name, g in h100_graphs().items()}
-    delta = algorithms.get("delta")
+    delta = algorithms.get(DELTA)
     return delta_rules.bitmap_sizes_of(vertices, profile_of("NVIDIA H100 80GB HBM3"), delta.characterization,
                                        max(c for c in delta.concurrent_kernels if c <= 1024), (128, 256, 512, 1024))
 
@@ -135,7 +136,7 @@ def ladder_taken() -> Any:
 @functools.cache
 def latency_prices() -> tuple[dict[str, dict[Any, float]], dict[str, dict[Any, float]]]:
     """The one-query Delta's and the grid bins' prices of every graph (`LATENCY_ROWS`)."""
-    from autotune.model.latency_prices import read_bins_prices, read_prices
+    from autotune.algorithms.delta.latency_prices import read_bins_prices, read_prices
 
     return read_prices(LATENCY_ROWS), read_bins_prices(LATENCY_ROWS)
 
@@ -148,17 +149,17 @@ def delta_without(left_out: str) -> Any:
     import dataclasses
 
     from autotune import algorithms
-    from autotune.model import delta_fit, delta_rules
+    from autotune.algorithms.delta import fit as delta_fit, rules as delta_rules
 
     rows = {g: r for g, r in delta_fit.read_rows(DELTA_ROWS).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: record_features(g) for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
     ladder = delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS, delta_fit.WIDTH_CLASSES), widths,
                                         ladder_taken(), data.graph_class)
-    per_sm_ck = delta_rules.per_sm(algorithms.get("delta").concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
+    per_sm_ck = delta_rules.per_sm(algorithms.get(DELTA).concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
     wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows(WIDE_ROWS, delta_fit.WIDE_CLASSES), widths, ladder,
                                                per_sm_ck)
-    shipped = algorithms.get("delta").characterization
+    shipped = algorithms.get(DELTA).characterization
     kept = {k: v for k, v in dict(shipped.model).items() if not k.startswith(delta_rules.LADDER)
             and k not in ("wide_width", "wide_block_size")}
     wide = {} if math.isinf(wide_width) else {"wide_width": wide_width, "wide_block_size": wide_size}
@@ -169,9 +170,9 @@ def delta_without(left_out: str) -> Any:
 
 def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[str, Any], rounds: int
                ) -> list[dict[str, Any]]:
-    from autotune.cli.predict_auto import predicted, servable
-    from autotune.model import delta_latency
-    from autotune.model.choice import fit_admitted, measured_features
+    from autotune.predict.auto import predicted, servable
+    from autotune.algorithms.delta import latency as delta_latency
+    from autotune.predict.choice import fit_admitted, measured_features
     from autotune.model.features import GraphFeatures
     from benchmarks.choice import admitted_by
 
@@ -180,6 +181,7 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     if not kept["entries"]:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
     batch = delta_without(left_out)
+    refitted = {DELTA: batch}  # the characterizations fitted without the class, by algorithm
     unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
     winners = delta_latency.table_samples(kept, shape_widths(), unit, shape_weights())
     prices, bins = ({graph: found for graph, found in priced.items() if data.graph_class(graph) != left_out}
@@ -196,8 +198,7 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
         tree_features, width = measured_features(graph)  # the depth the tree reads, the width the rules read
         for k in QUERIES:
             chosen = servable(model.predict(tree_features, k, admits)[0], k, features.max_degree)
-            config, _ = predicted(chosen, features, profile, "auto", k, latency, width,
-                                  batch if chosen == "delta" else None)
+            config, _ = predicted(chosen, features, profile, "auto", k, latency, width, refitted.get(chosen))
             best = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
             timing, against, slowdown = timed_against(graph, config, best, sources, expected, rounds)
             rows.append({"graph": name, "commit": commit(), "class": left_out, "queries": k,

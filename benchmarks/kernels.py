@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> Results:
 def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args: argparse.Namespace, table: Any,
               gpu: dict[str, Any], protocol: Any, gunrock: Path | None) -> dict[str, Any]:
     """One graph's row: scipy on one core, the table's one query and batch (each checked), Gunrock."""
-    from autotune.gpu import CudaEventTimer, open_solver
+    from autotune.gpu import CudaEventTimer
+
+    from autotune.algorithms import open_solver
 
     cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
     row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,

@@ -6,7 +6,7 @@ features), the configuration found is priced from G's records (`ReplayTimer.pric
 its verified records, else composed from uniform runs; neither is "not priced", a miss) and
 compared with G's own best priced the same way; for one query (`queries=1`) and at any CK.
 
-`autotune/lookup.py`'s defaults (weights and neighbours) are chosen here: every weight vector of
+`autotune/table/lookup.py`'s defaults (weights and neighbours) are chosen here: every weight vector of
 a small grid, with 1, 2 or 3 neighbours, is scored (graphs within 10%, then the worst slowdown,
 then the mean; ties to fewer neighbours and weights nearest all-ones). Choosing on the same graphs
 flatters the choice, so the nested check is reported too: for each G, the setting chosen on the
@@ -46,7 +46,7 @@ class Check:
                     for name, entry in self.entries.items()}
 
     def slowdown(self, name: str, setting: Setting, leave_out: Sequence[str] = ()) -> tuple[float, str]:
-        from autotune.lookup import Table
+        from autotune.table.lookup import Table
 
         table = self.table if not leave_out else Table({**self.table.data, "entries": [
             e for e in self.table.entries if e["graph"]["name"] not in leave_out]}, self.table.path)
@@ -78,7 +78,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_rows(check: Check, objective: str, nested: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    from autotune.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS
+    from autotune.table.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS
 
     names = sorted(check.entries)
     chosen = check.choose(names)
@@ -108,7 +108,7 @@ def check_rows(check: Check, objective: str, nested: bool) -> tuple[list[dict[st
 
 
 def run(args: argparse.Namespace) -> Results:
-    from autotune.lookup import Table
+    from autotune.table.lookup import Table
     from autotune.search.replay import ReplayTimer
 
     table = Table.load(data.path("h100", "crauser-table.json.gz"))

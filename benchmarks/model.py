@@ -1,14 +1,14 @@
 """Suite `model`: the fitted models checked leaving each graph out, priced from the committed H100
 records (no GPU).
 
-- GPU Crauser and GPU Martín (`autotune/model/fitted.py`): for each graph, the model fitted on the
+- GPU Crauser and GPU Martín (`autotune/algorithms/thesis/fitted.py`): for each graph, the model fitted on the
   other graphs' records predicts its configuration from its features; the prediction is priced
   from the graph's records (`ReplayTimer.price`: the median of its verified records, else composed
   from uniform runs) against the graph's best priced the same way. The thesis's prediction, which
   every sweep measured, is priced alongside.
-- Δ-stepping (`autotune/model/delta_fit.py`): Δ fitted without the graph, priced by its
+- Δ-stepping (`autotune/algorithms/delta/fit.py`): Δ fitted without the graph, priced by its
   conditional best (the least time per SSSP of the graph's rows with that Δ).
-- Δ-stepping's batch shape (rules 4 and 5 of `autotune/model/delta_rules.py`: CK and the block
+- Δ-stepping's batch shape (rules 4 and 5 of `autotune/algorithms/delta/rules.py`: CK and the block
   size from the level width), fitted without the graph's whole class as the suite `classout` fits
   it (`classout.delta_without`), priced from the graph's rows of `scripts/probe_batch_ck.py` (the
   prediction at every CK and block size) against their best; its block size alone (rule 5) the
@@ -33,9 +33,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def fitted_rows(gpu: str, algorithm: str) -> list[dict[str, Any]]:
-    from autotune.model.fitted import fit
+    from autotune.algorithms.thesis.fitted import fit
     from autotune.search.replay import ReplayTimer
-    from autotune.tables import read_table
+    from autotune.table.format import read_table
 
     features = {e["graph"]["name"]: e["graph"] for e in read_table(data.path(gpu, "crauser-table.json.gz"))["entries"]}
     timers = {name: ReplayTimer(records) for name, records in data.records_by_graph(gpu, algorithm).items()
@@ -56,7 +56,7 @@ def fitted_rows(gpu: str, algorithm: str) -> list[dict[str, Any]]:
 
 def delta_rows() -> list[dict[str, Any]]:
     """Rule 1 of Delta-stepping left one graph out, on the H100's model-grid records (`classout.DELTA_ROWS`)."""
-    from autotune.model import delta_fit
+    from autotune.algorithms.delta import fit as delta_fit
 
     rows = delta_fit.read_rows(classout.DELTA_ROWS)
     graphs = {name: classout.record_features(name) for name in sorted(rows)}
@@ -94,7 +94,7 @@ def shape_rows() -> list[dict[str, Any]]:
     """Delta-stepping's batch-end prediction of each graph of the CK probe (its features from the
     shipped H100 table, its width from `benchmarks/data/shapes.json`), with the constants fitted
     without its class, priced at its CK and block size from the probe's rows."""
-    from autotune.model import delta_fit
+    from autotune.algorithms.delta import fit as delta_fit
 
     rows = delta_fit.read_rows(classout.WIDE_ROWS, delta_fit.WIDE_CLASSES)
     out = []
@@ -116,7 +116,7 @@ def ladder_rows() -> list[dict[str, Any]]:
     without its class, priced from the graph's rows of `scripts/probe_batch_bins.py` (the
     prediction at CK 1,024 with every block size and warp threshold) at the predicted block size
     and warp threshold, against their best."""
-    from autotune.model import delta_fit
+    from autotune.algorithms.delta import fit as delta_fit
 
     rows = delta_fit.read_rows(classout.WIDTH_ROWS, delta_fit.WIDTH_CLASSES)
     out = []
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> Results:
     for model in ("crauser", "martin", "delta", "delta shape", "delta block size"):
         mine = [r for r in rows if r["model"] == model]
         summary[f"{model} fitted"] = verdict([r["fitted_slowdown"] for r in mine])
-        if not model.startswith("delta"):
+        if any("thesis_slowdown" in r for r in mine):  # the thesis's algorithms: their rules priced too
             summary[f"{model} thesis"] = verdict([r["thesis_slowdown"] for r in mine])
     return Results("model", data.RECORDS_GPU, command_line(), commit(), now(), host(), {"records": args.records_gpu},
                    tuple(rows), summary)

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> Results:
 
 def graph_rows(name: str, table: Any, gpu: dict[str, Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     """The graph's row: its tuned one query's tree cost and source-target speed-up."""
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
     from autotune.gpu.queries import random_pairs, target_costs, tree_costs
 
     rows = []

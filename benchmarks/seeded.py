@@ -3,7 +3,7 @@ the model's prediction reach the long sweep's best?
 
 Per real graph of the shipped table (default) and end of the curve (`--seeded-ends`: latency,
 throughput): the algorithm `predict --algorithm auto` picks for K = 1 or 1,024 (the choice model,
-`autotune.model.choice`) is swept with `autotune sweep --algorithm A --objective END --trials 15
+`autotune.predict.choice`) is swept with `autotune sweep --algorithm A --objective END --trials 15
 --budget none --records R` in a process of its own, timed whole; the prediction is its first
 trial (for Delta-stepping's one query, its one-query rules lead: `search.specials.one_query`).
 Two of its configurations are then timed against the table's best for that K (the default sweep's,
@@ -59,8 +59,8 @@ def short_sweep(spec: str, algorithm: str, end: str, scratch: Path) -> tuple[int
 def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], rounds: int) -> list[dict[str, Any]]:
     from autotune.algorithms import config_from_json
     from autotune.search.records import read_records
-    from autotune.cli.predict_auto import servable
-    from autotune.model.choice import measured_features, shipped_choice
+    from autotune.predict.auto import servable
+    from autotune.predict.choice import measured_features, shipped_choice
     from benchmarks.classout import profile_of
 
     chooser = shipped_choice(profile_of(str(gpu["name"])))

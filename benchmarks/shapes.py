@@ -23,8 +23,8 @@ def shapes(table: Path) -> dict[str, Any]:
     Raises:
         ValueError: a graph loaded here is not the table's (its sha256 differs).
     """
-    from autotune.cli.options import load_spec
     from autotune.files import read_json
+    from benchmarks.data import load_spec
     from autotune.model.shape import graph_shape
 
     found = {}

@@ -64,8 +64,6 @@ def swept_row(name: str, out: Path, status: int, wall: float, err: str) -> tuple
 def run(args: argparse.Namespace) -> Results:
     """Sweep the graphs one by one; after each, its entry goes into the shipped table and the
     results file is written, so that a run cut short keeps what it measured."""
-    from autotune.cli import main as autotune
-
     rows: list[dict[str, Any]] = []
     gpu: dict[str, Any] = {}
     found = None
@@ -81,7 +79,8 @@ def run(args: argparse.Namespace) -> Results:
                 continue
             merged = args.table_out or ROOT / "tables" / f"{data.gpu_file(str(gpu['name']))}.json"
             earlier = [str(merged)] if merged.exists() else []  # its other graphs' entries stay
-            autotune(["table", "merge", *earlier, str(out), "--prefer", "newer", "-q", "-o", f"{scratch}/merged.json"])
+            subprocess.run([sys.executable, "-m", "autotune", "table", "merge", *earlier, str(out), "--prefer", "newer",
+                            "-q", "-o", f"{scratch}/merged.json"], check=True)
             merged.parent.mkdir(parents=True, exist_ok=True)
             Path(f"{scratch}/merged.json").replace(merged)
             found = results_of(args, rows, gpu, merged)

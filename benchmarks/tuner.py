@@ -15,8 +15,6 @@ evaluations.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import statistics
 from typing import Any, Sequence
@@ -35,19 +33,23 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def replay(records_path: str, *options: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A replayed sweep's table and the records it measured, in order."""
+    """A replayed sweep's table and the records it measured, in order (`autotune sweep --replay`,
+    run as a user runs it, in a process of its own)."""
+    import subprocess
+    import sys
     import tempfile
 
-    from autotune.cli import main
     from autotune.files import read_json_lines
 
-    with tempfile.TemporaryDirectory() as scratch, contextlib.redirect_stdout(io.StringIO()) as out:
-        status = main(["sweep", "--replay", records_path, "--objective", "throughput", "--storage", "memory", "--json",
-                       "-o", f"{scratch}/t.json", "--records", f"{scratch}/r.jsonl", *options])
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run([sys.executable, "-m", "autotune", "sweep", "--replay", records_path, "--objective",
+                               "throughput", "--storage", "memory", "--json", "-o", f"{scratch}/t.json", "--records",
+                               f"{scratch}/r.jsonl", *options], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"the replay of {records_path} {' '.join(options)} ended with status {done.returncode}: "
+                               f"{done.stderr.strip()[-300:]}")
         measured = [row for _n, row in read_json_lines(f"{scratch}/r.jsonl")]
-    if status != 0:
-        raise RuntimeError(f"the replay of {records_path} {' '.join(options)} ended with status {status}")
-    return json.loads(out.getvalue()), measured
+    return json.loads(done.stdout), measured
 
 
 def to_within(measured: list[dict[str, Any]], optimum: float, gpu_seconds: dict[str, float]) -> tuple[int | None, float]:

@@ -90,7 +90,7 @@ enum {
 
 #define BARRIER_TIMEOUT_CYCLES (4LL * 1000 * 1000 * 1000)
 
-// A probe's build (-DTRACE_ITERATIONS=1, scripts/probe_iteration_trace.py; never shipped): per
+// A probe's build (-DTRACE_ITERATIONS=1, the probe of run AA, `git show 68a5795:scripts/probe_iteration_trace.py`; never shipped): per
 // iteration of solve_grid's first instance, when its leader started it (ns), when the first and the
 // last block ended their advance, and the advance's work: its queue, hub chunks, edges scanned and
 // vertices deferred, and the splits before it. The probe zeroes these before a solve (trace_first:
@@ -178,7 +178,7 @@ struct Queue {
 // BUFFER_FROM pushes is buffered: an advance of that many queue entries, hub chunks of that many
 // edges. rmat20's one query 1.40 -> 1.22 ms, rmat18 0.516 -> 0.478; buffering every advance cost
 // the small graphs up to 12% (ca-HepPh); from 65,536 on Email-Enron, ca-HepPh and sx-askubuntu are
-// within 2%, anybeat 6% slower though no queue of it is that long (docs/notes/kernels.md, run AD).
+// within 2%, anybeat 6% slower though no queue of it is that long (docs/notes/delta-kernels.md, run AD).
 // solve_grid alone gets the buffer in its static shared memory (8 KB); the TARGETED build has none
 // (with it, it spilled 12 bytes).
 #ifndef BUFFERED_PUSH
@@ -279,7 +279,7 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
 // so that a thread has U gathers in flight instead of one (a relaxation is three dependent round
 // trips: the edge, the distance that filters it, the atomicMin). Per kernel: solve_grid and the
 // host loop's advance (large frontiers, one block per SM) and solve_block (many instances). On the
-// H100 (docs/notes/kernels.md, run K), 4 took rmat20's one query from 3.48 to 3.07 ms and its batch
+// H100 (docs/notes/delta-kernels.md, run K), 4 took rmat20's one query from 3.48 to 3.07 ms and its batch
 // from 1.97 to 1.84 ms per SSSP; 8 was no faster, and 2 in solve_block left rmat17's batch 7%
 // slower than 4. solve_block is capped at 56 registers (4 blocks of 256 threads per SM).
 #ifndef GRID_UNROLL
@@ -656,7 +656,7 @@ __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int 
 // Where solve_grid expands the hub chunks an advance cut: in the same iteration, after one more
 // barrier, rather than at the start of the next one, where the hub's neighbours wait an iteration
 // for it. 1 (shipped): when the grid defers (defer_work), whose iterations the delay multiplied;
-// 0: never; 2: always. H100, b04edb1 (docs/notes/kernels.md, run AB): rmat17's tuned one query
+// 0: never; 2: always. H100, b04edb1 (docs/notes/delta-kernels.md, run AB): rmat17's tuned one query
 // 0.507 -> 0.427 ms in 18.5 -> 13 iterations; Email-Enron's, which defers nothing, 0.230 -> 0.247
 // with 2 (the barrier costs more than the iterations it saves).
 #ifndef HUBS_AT_ONCE
@@ -678,7 +678,7 @@ __device__ __forceinline__ bool hubs_at_once(int defer_work) {
 // least 32) where the queue would give fewer than `tiles` tiles a block (0: blockDim.x always).
 // On skewed graphs a tile of blockDim.x entries can hold 100x the edges of another, and a queue of
 // a few tiles a block left most blocks waiting on a few at the barrier (H100, rmat17's one query:
-// 0.611 -> 0.514 ms with 2; docs/notes/kernels.md, run AA). solve_grid takes `tiles` from the
+// 0.611 -> 0.514 ms with 2; docs/notes/delta-kernels.md, run AA). solve_grid takes `tiles` from the
 // launch (delta's parameter `tiles`: 4 took rmat17 0.410 -> 0.360 ms and random24k-d2 0.228 ->
 // 0.267, run AB); the host loop's advance has GRID_TILES.
 #ifndef GRID_TILES
@@ -696,7 +696,7 @@ __device__ __forceinline__ int tile_size(int count, int tiles) {
 // each count and least distance itself. Those loads, every thread of every block on the same few
 // words at once, cost a third of an empty iteration: H100, a path's one query (one vertex an
 // iteration, 64 blocks) 0.285 -> 0.206 ms in 41 iterations, Email-Enron's 0.213 -> 0.177, rmat17's
-// 0.348 -> 0.306 (two rounds' means, with BARRIER_ACQUIRE; docs/notes/kernels.md, run AF).
+// 0.348 -> 0.306 (two rounds' means, with BARRIER_ACQUIRE; docs/notes/delta-kernels.md, run AF).
 #ifndef GRID_COUNTS
 #define GRID_COUNTS 1
 #endif
@@ -723,7 +723,7 @@ __device__ __forceinline__ int advance_field(const Instance &in, int f) {
 // from an atomic counter: tiles differ in edges by orders of magnitude on skewed graphs, and with
 // tiles dealt out in turn (block b taking b, b + gridDim.x, ...) one query of rmat20 spent 37% of
 // its warps' time at the grid barrier waiting for the slowest block (H100, 2026-11-24: 3.04 ms,
-// 2.67 ms with the counter; docs/notes/kernels.md, run N). Chunks, all of `block_threshold` edges,
+// 2.67 ms with the counter; docs/notes/delta-kernels.md, run N). Chunks, all of `block_threshold` edges,
 // are dealt out in turn in solve_grid (`dynamic_chunks` false) and taken from a counter in host
 // mode. solve_grid's blocks are all resident (the host refuses a grid otherwise), and a block that
 // starts after its instance gave up at a barrier finds the tiles taken and the error flag set.
@@ -840,7 +840,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   const int next = (iteration + 1) % 3;
   // One thread reads the counts that decide the split, and the block waits for it: a warp that
   // read the near count after another warp's split had pushed into it would skip its share of
-  // the split (H100, 2026-11-23: lost vertices at CK 128 and more, docs/notes/kernels.md, run G).
+  // the split (H100, 2026-11-23: lost vertices at CK 128 and more, docs/notes/delta-kernels.md, run G).
   __shared__ int counts[2];
   if (threadIdx.x == 0) {
     counts[0] = in.load(F_NEAR_COUNT0 + next) + in.load(F_HUB_COUNT0 + next);
@@ -936,7 +936,7 @@ __device__ __forceinline__ unsigned barrier_count(const unsigned *count) {
 // init_instance keeps them; delta_engine zeroes the state where they may not be). The barrier it
 // replaced (a count the last block reset, then a generation it raised) cost about 0.6 us more:
 // H100, 42a523f, one query of ca-HepPh 0.199 -> 0.183 ms, Email-Enron 0.225 -> 0.208, rmat17
-// 0.362 -> 0.354 (docs/notes/kernels.md, run AC).
+// 0.362 -> 0.354 (docs/notes/delta-kernels.md, run AC).
 __device__ bool instance_barrier(const Instance &in) {
   __shared__ int ok;
   __syncthreads();
@@ -986,7 +986,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   extern __shared__ int scratch[];
   Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
   // Its own initialization, then a barrier: one launch a solve rather than init's and its own
-  // (docs/notes/kernels.md, run AC). The TARGETED build has init launched first (here it spilled
+  // (docs/notes/delta-kernels.md, run AC). The TARGETED build has init launched first (here it spilled
   // 20 bytes).
 #if BUFFERED_PUSH
   if (threadIdx.x == 0) push_buffered = 0;  // the barrier below orders it (the TARGETED build has no buffer)

@@ -116,7 +116,7 @@ __device__ __forceinline__ void push_lanes(const Push &p, int u, unsigned near_l
 
 // Edges a warp relaxes at once: their loads are all issued before the first atomic. On the H100,
 // 8 against 4 (64 registers against 45): rmat20 batched 0.614 against 0.702 ms per SSSP, rmat17
-// 0.0862 against 0.0928 (CK 1024, 512 threads, Delta INF; docs/notes/kernels.md, run M).
+// 0.0862 against 0.0928 (CK 1024, 512 threads, Delta INF; docs/notes/delta-kernels.md, run M).
 #ifndef LANES_UNROLL
 #define LANES_UNROLL 8
 #endif

@@ -23,7 +23,7 @@
 #define SHARED_LEVELS 1023  // a hierarchy of at most this many levels has its level starts in shared memory
 // Arcs of a thread's next vertex loaded before a level's barrier (`Prefetched`), with the distances in
 // shared memory and in global memory: on an H100 2 took one query of rome99 from 0.103 to 0.094 ms, and
-// any made usa-roads' (global) slower, 0.645 to 0.710 ms (docs/notes/kernels.md, run X).
+// any made usa-roads' (global) slower, 0.645 to 0.710 ms (docs/notes/phast.md, run X).
 #ifndef PREFETCH_ARCS_SHARED
 #define PREFETCH_ARCS_SHARED 2
 #endif
@@ -94,7 +94,7 @@ __device__ __forceinline__ int pull_down(int v, int first, int best, int *dist, 
 // Downward, a level of at most a vertex a warp (`warp_levels`): warp w takes vertex lo + w, its lanes the
 // arcs, instead of a thread a vertex. Most of a hierarchy's levels hold a few vertices of many arcs each:
 // on an H100 one query of usa-roads took 0.401 ms instead of 0.465, of rome99 0.063 instead of 0.070, and
-// of road-NY 0.241 instead of 0.203 (docs/notes/kernels.md, run Y): a parameter.
+// of road-NY 0.241 instead of 0.203 (docs/notes/phast.md, run Y): a parameter.
 template <bool SHARED>
 __device__ __forceinline__ void pull_down_warps(int lo, int hi, int *dist, const int *RESTRICT offsets,
                                                 const int *RESTRICT tails, const int *RESTRICT weights) {
@@ -300,7 +300,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   // With the distances in shared memory, the downward arcs may follow them there (`shared_arcs`
   // SHARED_ARCS_DOWN), copied asynchronously while the upward phase runs; then the downward steps
   // read shared memory alone. (The upward arcs too, before the upward phase, made one query of rome99
-  // no faster on an H100: 0.0624 against 0.0619 ms; docs/notes/kernels.md, run Y.)
+  // no faster on an H100: 0.0624 against 0.0619 ms; docs/notes/phast.md, run Y.)
   const int down_arcs = SHARED && shared_arcs == SHARED_ARCS_DOWN ? down_offsets[n] : 0;
   int *staged_down = dist + quad(n);  // offsets, tails, weights (`stage`)
   if (SHARED && shared_arcs == SHARED_ARCS_DOWN) stage(staged_down, n, down_arcs, down_offsets, down_tails, down_weights);

@@ -53,7 +53,8 @@ from scipy.sparse.csgraph import dijkstra as scipy_dijkstra  # noqa: E402
 from autotune.errors import AutotuneError, InputError  # noqa: E402
 from autotune.graphs import load_graph  # noqa: E402
 from autotune.measure import choose_sources  # noqa: E402
-from autotune.reference import UNREACHABLE, crauser  # noqa: E402
+from autotune.algorithms.thesis.reference import crauser  # noqa: E402
+from autotune.reference import UNREACHABLE  # noqa: E402
 from autotune.report.cpu import (  # noqa: E402
     CPU_SOLVERS,
     EVIDENCE_MAX_CK,
@@ -174,7 +175,7 @@ def time_crauser(graph, matrix, sources: Sequence[int], budget_s: float, min_sou
 def sweep_pools(paths: Sequence[str]) -> list[tuple[str, dict[str, Any], SourcePool | None]]:
     """(table path, entry, its source pool) of every entry of the sweep tables under `paths`."""
     from autotune.report.load import expand_paths
-    from autotune.tables import read_table
+    from autotune.table.format import read_table
 
     found = []
     for path in expand_paths(paths):

@@ -1,6 +1,6 @@
-"""Fit the Δ-stepping model's constants (rules 1 and 5 of autotune/model/delta_rules.py) on
+"""Fit the Δ-stepping model's constants (rules 1 and 5 of autotune/algorithms/delta/rules.py) on
 benchmark rows and write them into a characterization: a maintainer's command. The fit and its
-leave-one-graph-out check are `autotune/model/delta_fit.py`; the benchmark suite `model` reports the
+leave-one-graph-out check are `autotune/algorithms/delta/fit.py`; the benchmark suite `model` reports the
 check. `--width-rows` (scripts/probe_batch_bins.py's records) fits rule 5's ladder of block sizes
 by level width, and `--wide-rows` (scripts/probe_batch_ck.py's) rule 4's one instance per SM from a
 level width on, the widths read from `--shapes`; the suite `classout` checks them by class.
@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autotune import algorithms  # noqa: E402
-from autotune.model import delta_fit  # noqa: E402
-from autotune.model.delta_rules import per_sm  # noqa: E402
+from autotune.algorithms.delta import fit as delta_fit  # noqa: E402
+from autotune.algorithms.delta.rules import per_sm  # noqa: E402
 from autotune.model.device import load_device  # noqa: E402
 from benchmarks.classout import ladder_taken, record_features, shapes_in  # noqa: E402
 from benchmarks.data import graph_class  # noqa: E402

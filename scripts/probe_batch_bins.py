@@ -2,7 +2,7 @@
 """Time Delta-stepping's batch-end prediction with every block size and warp-bin threshold of a
 small grid, and the shipped table's batch-end best, in one process on the same 32 sources (every
 solve checked against scipy's Dijkstra): the evidence for the model's rules 5 and 6
-(`autotune.model.delta_rules`), which the classout suite found wrong on graphs where the batch
+(`autotune.algorithms.delta.rules`), which the classout suite found wrong on graphs where the batch
 end's best differs from the prediction only there (mesh-bcsstk25: warp threshold 64 against the
 predicted 32, +22%).
 

@@ -2,7 +2,7 @@
 """Time Delta-stepping's batch-end prediction (its block size from the level width: rule 5) at
 every CK and block size of a small grid, and the shipped table's batch-end best, in one process on the same 32
 sources (every solve checked against scipy's Dijkstra): the evidence for the model's rule 4
-(`autotune.model.delta_rules`: the largest CK). The H100's table re-swept at 9ce6f1c has its batch
+(`autotune.algorithms.delta.rules`: the largest CK). The H100's table re-swept at 9ce6f1c has its batch
 best at CK 128 on the random graphs, Email-Enron and sx-askubuntu, 1.26x to 1.85x faster than its
 CK 1,024 point; its curve points were tuned apart, so this probe holds the rest of the configuration
 and moves CK and the block size (rule 5's ladder was fitted at CK 1,024).

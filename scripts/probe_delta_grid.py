@@ -2,7 +2,7 @@
 """Time Delta-stepping's batch-end prediction with every power-of-two Delta of the graph's domain
 within 64 times either side of the predicted one (`benchmarks.probes.delta_grid`), and the
 shipped table's batch-end best, in one process on the same 32 sources (every solve checked against
-scipy's Dijkstra): the `model grid` rows that rule 1's constants (`autotune.model.delta_fit.fit`:
+scipy's Dijkstra): the `model grid` rows that rule 1's constants (`autotune.algorithms.delta.fit.fit`:
 Delta's scale and its degree-skew and weight-spread exponents) are fitted on, for graphs that
 `benchmarks/data/h100/delta-grid.jsonl.gz` (measured on the engine of 2026-11-23) does not hold.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time Delta-stepping's one-query grid prediction (`autotune predict --algorithm delta --queries
-1` where rule 1 gives a grid: `autotune.model.delta_latency`) at every block threshold of the
+1` where rule 1 gives a grid: `autotune.algorithms.delta.latency`) at every block threshold of the
 domain crossed with the block sizes `SIZES`, and at the grid sizes `BLOCKS` with its own bins,
 beside the shipped table's one-query best, in one process on the same 32 sources (every solve
 checked against scipy's Dijkstra): `latency bins grid` rows, on which the grid's block size and

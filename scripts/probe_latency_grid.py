@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time Delta-stepping's one-query prediction (`autotune predict --algorithm delta --queries 1`:
-the shipped one-query rules, `autotune.model.delta_latency`) with every power-of-two Delta of the
+the shipped one-query rules, `autotune.algorithms.delta.latency`) with every power-of-two Delta of the
 graph's domain within 64 times either side of the predicted one (`benchmarks.probes.delta_grid`),
 and the shipped table's one-query best, in one process on the same 32 sources (every solve checked
 against scipy's Dijkstra): `latency grid` rows, on which the one-query Delta can be fitted by the

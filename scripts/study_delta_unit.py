@@ -3,7 +3,7 @@
 the committed model-grid records (`benchmarks.classout.DELTA_ROWS`; no GPU), for issue 28's
 leave-one-class-out misses on the road networks and the power grids.
 
-Rule 1 (`autotune.model.delta_rules`) predicts Delta = scale x unit / d^a / (1 + cv)^skew, with
+Rule 1 (`autotune.algorithms.delta.rules`) predicts Delta = scale x unit / d^a / (1 + cv)^skew, with
 the mean arc weight as its unit (and a weight-spread factor). This script fits (scale, a, skew)
 per candidate unit, as `delta_fit.fit` prices Delta (the conditional best of the records at the
 measured Delta nearest the prediction, summed log slowdown over the graphs; ties: the largest
@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autotune.algorithms.delta import delta_values  # noqa: E402
-from autotune.model import delta_fit  # noqa: E402
-from autotune.model.delta_rules import nearest_power  # noqa: E402
+from autotune.algorithms.delta import fit as delta_fit  # noqa: E402
+from autotune.algorithms.delta.rules import nearest_power  # noqa: E402
 from autotune.model.features import lightest_weight  # noqa: E402
 from benchmarks import classout, data  # noqa: E402
 

@@ -113,9 +113,10 @@ def fake_gpu(monkeypatch, tmp_path):
     order, are returned)."""
     import contextlib
 
+    import autotune.algorithms
     import autotune.gpu
+    import autotune.gpu.device
     from autotune.search.synthetic import SyntheticTimer
-    import autotune.model
     from autotune.model import load_device
 
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))
@@ -138,7 +139,7 @@ def fake_gpu(monkeypatch, tmp_path):
     monkeypatch.setattr(autotune.gpu, "device_description", lambda device: {
         "name": "Fake H100 (test)", "compute_capability": "9.0", "sm_count": 132, "cuda_driver_version": "12.4"},
         raising=False)
-    monkeypatch.setattr(autotune.gpu, "open_solver", open_solver, raising=False)
+    monkeypatch.setattr(autotune.algorithms, "open_solver", open_solver)
     monkeypatch.setattr(autotune.gpu, "CudaEventTimer", timer, raising=False)
-    monkeypatch.setattr(autotune.model, "device_from_gpu", lambda index: load_device("hopper-h100"))
+    monkeypatch.setattr(autotune.gpu.device, "device_from_gpu", lambda index=0: load_device("hopper-h100"))
     return timers

@@ -8,7 +8,7 @@ import pytest
 from autotune import algorithms
 from autotune.algorithms.adds import ring_size, shift_bounds
 from autotune.errors import InputError
-from autotune.gpu.adds_engine import hub_ring_size, ints_per_instance
+from autotune.algorithms.adds.engine import hub_ring_size, ints_per_instance
 from autotune.model import GraphFeatures, load_device
 
 ADDS = algorithms.get("adds")

@@ -1,99 +1,82 @@
-"""The packages' shape: no import cycles between their modules (imports inside functions and
-`TYPE_CHECKING` blocks count: a deferred import is still a dependency), and no module over 400
-lines (issues 11 and 30)."""
+"""The packages' shape, as `docs/architecture.md` draws it:
+
+- the import-linter contracts of `pyproject.toml` ([tool.importlinter]) hold: the layers of
+  `autotune` (a module imports only from the layers below its own, imports inside functions
+  included), no package or module that imports another which imports it back (at any depth),
+  PyCUDA imported by `autotune.gpu` alone, and the benchmarks never through the command line;
+- no code outside `autotune/algorithms/` tests an algorithm's name: it asks the registry;
+- starting a command does not load scipy.
+"""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = (ROOT / "autotune", ROOT / "benchmarks")
-LIMIT = 400
+# Where algorithm names may be tested: the algorithms' own packages and the registry.
+ALGORITHMS = ROOT / "autotune" / "algorithms"
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def test_the_import_linter_contracts_hold(capsys):
+    pytest.importorskip("importlinter")
+    from importlinter.cli import lint_imports
+
+    status = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "0 broken" in out.replace("Contracts: 4 kept, 0 broken", "0 broken") and "BROKEN" not in out
 
 
-def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for package in PACKAGES if package.is_dir() for path in package.rglob("*.py")}
+def registered_names() -> set[str]:
+    from autotune import algorithms
+
+    return set(algorithms.names())
 
 
-def _target(name: str, modules: dict[str, Path]) -> str | None:
-    """The module an imported name lives in: the longest prefix of it that is a module."""
-    while name and name not in modules:
-        name = name.rpartition(".")[0]
-    return name or None
+def name_branches(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """Where `source` compares something with an algorithm's name (`==`, `!=`, `in`, a tuple of
+    names) or falls back on one (`x or "name"`, `d.get(key, "name")`, a parameter's default): the
+    lines and the code."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        literals: list[ast.AST] = []
+        if isinstance(node, ast.Compare):
+            for side in [node.left, *node.comparators]:
+                literals += side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+        elif isinstance(node, ast.BoolOp):
+            literals = list(node.values)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            literals = list(node.args[1:2])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            literals = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            literals = [node.value]
+        if any(isinstance(e, ast.Constant) and e.value in names for e in literals):
+            found.append((node.lineno, ast.unparse(node).splitlines()[0][:100]))
+    return sorted(found)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the modules it imports, wherever in it the import statement stands."""
-    modules = _modules()
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets = [_target(alias.name, modules) for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")
-                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-                targets = [_target(f"{base}.{alias.name}", modules) for alias in node.names]
-            else:
-                continue
-            graph[name] |= {t for t in targets if t is not None and t != name}
-    return graph
+def test_the_branch_finder_finds_tests_of_names():
+    names = {"delta", "crauser"}
+    source = ('if config.algorithm == "delta": pass\n'
+              'x = name in ("crauser", "other")\n'
+              'y = args.algorithm or "crauser"\n'
+              'z = entry.get("algorithm", "delta")\n'
+              'def f(algorithm="crauser"): pass\n'
+              'w = params["delta"]\n'  # a parameter named delta, not the algorithm
+              'v = algorithms.get(name).engine\n')
+    assert sorted(line for line, _ in name_branches(source, names)) == [1, 2, 3, 4, 5]
 
 
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    state: dict[str, int] = {}  # 1: on the path, 2: done
-    path: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        path.append(node)
-        for target in sorted(graph[node]):
-            if state.get(target) == 1:
-                return path[path.index(target):] + [target]
-            if target not in state:
-                found = visit(target)
-                if found:
-                    return found
-        path.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
-
-
-def test_the_checker_finds_a_cycle():
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
-    assert find_cycle({"a": {"b"}, "b": set()}) is None
-
-
-def test_no_import_cycles():
-    graph = import_graph()
-    assert "autotune.search.sweep" in graph and graph["autotune.cli.sweep"]
-    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
-
-
-def test_the_graph_counts_imports_inside_functions():
-    graph = import_graph()
-    assert "autotune.lookup" in graph["autotune"]  # `autotune.__getattr__` imports it when asked
-
-
-def test_no_module_is_over_400_lines():
-    long = [f"{name}: {n} lines" for name, path in _modules().items()
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > LIMIT]
-    assert not long, long
+def test_no_code_outside_the_algorithms_tests_an_algorithm_s_name():
+    names = registered_names()
+    found = [f"{path.relative_to(ROOT)}:{line}: {code}"
+             for package in (ROOT / "autotune", ROOT / "benchmarks") for path in sorted(package.rglob("*.py"))
+             if not path.is_relative_to(ALGORITHMS)
+             for line, code in name_branches(path.read_text(encoding="utf-8"), names)]
+    assert not found, "\n".join(found)
 
 
 def test_the_command_line_starts_without_scipy():

@@ -261,8 +261,8 @@ def test_the_shapes_command_writes_each_table_graph_s_shape_and_refuses_another_
 
 def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     from autotune import algorithms
-    from autotune.model import delta_fit
-    from autotune.model.delta_rules import ladder_of
+    from autotune.algorithms.delta import fit as delta_fit
+    from autotune.algorithms.delta.rules import ladder_of
     from benchmarks import classout, data
 
     rows = delta_fit.read_rows(classout.DELTA_ROWS)
@@ -405,49 +405,6 @@ def test_the_lattice_script_writes_every_grid_edge_both_ways_with_weights_of_1_t
     assert 1 <= graph.weights.min() and graph.weights.max() <= 100
 
 
-def test_the_hierarchy_probe_s_level_sweeps_give_dijkstra_s_distances(tmp_path):
-    """scripts/probe_ch.py: PHAST's order and the level sweeps that kernels/phast.cu runs (from
-    autotune.hierarchy), on rome99 and on a random directed graph with zero-weight arcs and
-    unreachable vertices."""
-    import importlib.util
-
-    import numpy as np
-    from scipy.sparse.csgraph import dijkstra
-
-    from autotune.graphs.csr import CSRGraph
-    from autotune.graphs.spec import load_graph
-    from autotune.reference.oracle import _scipy_graph
-
-    spec = importlib.util.spec_from_file_location("probe_ch", data.ROOT / "scripts" / "probe_ch.py")
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
-    rng = np.random.default_rng(3)
-    n, m = 300, 700
-    tails, heads = rng.integers(0, n - 20, m), rng.integers(0, n, m)  # the last 20 vertices have no out-arcs
-    order = np.argsort(tails, kind="stable")
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(tails, minlength=n))]).astype(np.int32)
-    weights = rng.integers(0, 20, m).astype(np.int32)  # about 1 in 20 of weight 0
-    random = CSRGraph("random", offsets, heads[order].astype(np.int32), weights[order])
-    for graph in (random, load_graph(str(data.ROOT / "tests" / "data" / "rome99.gr.gz"), use_cache=False)):
-        rank, level, t, h, w = probe.contract(graph, 60, 4.0)
-        assert sorted(rank.tolist()) == list(range(graph.n_vertices))
-        hierarchy = probe.Hierarchy.from_contraction(rank, level, t, h, w)
-        up, down = [[] for _ in range(graph.n_vertices)], [[] for _ in range(graph.n_vertices)]
-        for u, v, weight in zip(t.tolist(), h.tolist(), w.tolist()):
-            (up[u].append((v, weight)) if rank[v] > rank[u] else down[v].append((u, weight)))
-        order = np.argsort(-level, kind="stable").tolist()
-        matrix = _scipy_graph(graph)
-        for source in (0, 17, graph.n_vertices // 2):
-            expected = dijkstra(matrix, directed=True, indices=source)
-            reached = np.isfinite(expected)
-            swept, steps = probe.level_sweeps(hierarchy, source)
-            ordered, _ = probe.phast(graph.n_vertices, rank, order, up, down, source)
-            for got in (swept, ordered):
-                assert np.array_equal(got[reached], expected[reached].astype(np.int64))
-            assert (swept[~reached] == probe.INF).all() and (ordered[~reached] >= np.iinfo(np.int64).max // 4).all()
-            assert steps <= 2 * (level.max() + 1)
-
-
 def test_a_run_keeps_the_earlier_rows_of_what_it_did_not_measure_again():
     earlier = [{"graph": "a", "end": 1, "ms": 1.0}, {"graph": "b", "end": 1, "ms": 2.0}, {"graph": "b", "end": 16}]
     assert results.kept_rows(earlier, [{"graph": "b", "end": 1}]) == earlier[:1]
@@ -475,15 +432,3 @@ def test_rows_keep_the_command_that_measured_them_and_the_others_are_listed(tmp_
     assert results.kept_commands(mixed) == [
         "`python3 -m benchmarks run kernels --graphs b` at c1: b",
         "by a command the rows do not record (see their commit's `benchmarks/data`): z"]
-
-
-def test_a_probe_s_given_configurations_are_read_by_graph(tmp_path):
-    from autotune.errors import InputError
-    from benchmarks.probes import given_configs
-
-    floor = "benchmarks/data/h100/gunrock-suite-9534e30/floor"
-    found = given_configs([f"--config={floor}/path21.wel={floor}/grid32.json", "--rounds=2"])
-    assert list(found) == [f"{floor}/path21.wel"] and found[f"{floor}/path21.wel"].param("blocks") == 32
-    (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(InputError, match="bad.json"):
-        given_configs([f"--config=g={tmp_path}/bad.json"])

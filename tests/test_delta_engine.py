@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from autotune.algorithms import get
-from autotune.algorithms.delta_shared import bitmap_words
-from autotune.gpu.delta_engine import state_fields
+from autotune.algorithms.delta.shared import bitmap_words
+from autotune.algorithms.delta.engine import state_fields
 
 H100_SMS = 132
 
@@ -55,7 +55,7 @@ def test_a_bin_no_vertex_reaches_is_passed_as_off():
 
 
 def test_a_target_query_stops_early_unless_its_grid_defers():
-    from autotune.gpu.delta_engine import stops_early
+    from autotune.algorithms.delta.engine import stops_early
     from autotune.launch import LaunchConfig
 
     def config(**params):

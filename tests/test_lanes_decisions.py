@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from autotune import algorithms
 from autotune.algorithms.delta_lanes import LANES, blocks_per_group, groups_of
-from autotune.gpu.delta_engine import state_fields
+from autotune.algorithms.delta.engine import state_fields
 
 
 def test_a_batch_takes_whole_groups_of_32_lanes():

@@ -8,8 +8,8 @@ import pytest
 from autotune import Table
 from autotune.cli import main
 from autotune.errors import InputError
-from autotune.lookup import DeviceMismatch, graph_distance, same_device
-from autotune.tables import build_table, make_entry, measured, write_table
+from autotune.table.lookup import DeviceMismatch, graph_distance, same_device
+from autotune.table.format import build_table, make_entry, measured, write_table
 from autotune.algorithms.thesis import CRAUSER
 
 DEVICE = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132}

@@ -9,7 +9,7 @@ import pytest
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.graphs import build_csr, load_graph
-from autotune.gpu.phast_engine import block_levels
+from autotune.algorithms.phast.engine import block_levels
 from autotune.hierarchy import Hierarchy, HierarchyStore, Unsuited, contract, level_sweeps
 from autotune.model import GraphFeatures, load_device
 from autotune.reference.cache import INF
@@ -91,7 +91,7 @@ def test_shared_distances_put_every_level_on_the_block():
 
 
 def test_the_model_predicts_batches_and_shared_distances_for_one_query_only_where_they_fit():
-    from autotune.model.phast_rules import one_query
+    from autotune.algorithms.phast.rules import one_query
     from autotune.search.space import SearchSpace
 
     device = load_device("hopper-h100")
@@ -152,7 +152,7 @@ def test_graph_hierarchy_builds_once_and_refuses_hubs(tmp_path, monkeypatch, cap
 def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, monkeypatch, queries, block, levels):
     from autotune import algorithms
     from autotune.cli import main
-    from autotune.tables import read_table
+    from autotune.table.format import read_table
 
     def predicted(algorithm):
         out = tmp_path / "p.json"
@@ -171,7 +171,7 @@ def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, monkeypatch, qu
 
 
 def test_a_choice_of_phast_falls_back_on_a_graph_with_hubs():
-    from autotune.cli.predict_auto import servable
+    from autotune.predict.auto import servable
 
     assert servable("phast", 1, 6) == "phast" and servable("phast", 1024, None) == "phast"
     assert servable("phast", 1, 1337) == "delta" and "1337 arcs" in PHAST.unsuited(1337)

@@ -12,14 +12,12 @@ from hypothesis import strategies as st
 from autotune.errors import InputError
 from autotune.graphs import CSRGraph, build_csr, load_graph
 from autotune.algorithms import cpu_solver
+from autotune.algorithms.delta.reference import delta_stepping
+from autotune.algorithms.thesis.reference import crauser, martin, out_crauser_values
 from autotune.reference import (
     UNREACHABLE,
     SolveResult,
-    crauser,
-    delta_stepping,
     dijkstra,
-    martin,
-    out_crauser_values,
     reference_distances,
 )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autotune.cli import main
-from autotune.lookup import Table
+from autotune.table.lookup import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 H100_TABLE = ROOT / "benchmarks" / "data" / "h100" / "crauser-table.json.gz"

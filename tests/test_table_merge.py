@@ -10,8 +10,8 @@ from autotune.cli import main
 from autotune.errors import InputError
 from autotune.graphs.generate import random_graph
 from autotune.graphs.options import GraphOptions
-from autotune.table_merge import fill_graph_features, merge_tables
-from autotune.tables import build_table, make_entry, measured, read_table, write_table
+from autotune.table.merge import fill_graph_features, merge_tables
+from autotune.table.format import build_table, make_entry, measured, read_table, write_table
 
 DEVICE = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132}
 

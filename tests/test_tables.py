@@ -10,9 +10,10 @@ import pytest
 
 from autotune import __version__
 from autotune.errors import AutotuneError, InputError
-from autotune.model import GraphFeatures, classify, load_device, predict
+from autotune.model import GraphFeatures, classify, load_device
+from autotune.algorithms.thesis.rules import predict
 from autotune.algorithms.thesis import CRAUSER
-from autotune.tables import (
+from autotune.table.format import (
     SCHEMA_ID,
     build_table,
     device_section,

@@ -1,7 +1,10 @@
-"""The algorithm registry: every SSSP algorithm the tuner can launch is one registered value.
+"""The algorithm registry: every SSSP algorithm the tuner can launch is one registered value, and
+each lives in a package of its own (its `Algorithm` value, `rules`, `reference`, `engine`, and
+whatever else only it needs).
 
 * `base`: `Algorithm`, what an algorithm carries (kernels and compile options, parameters and
-  their domains, CPU reference, GPU engine, characterization and model rules).
+  their domains, CPU reference, GPU engine, characterization and model rules, and the hooks where
+  algorithms differ).
 * `parameters`: `Parameter`, an algorithm's own tuned parameter.
 * `thesis`: GPU Crauser and GPU Martín (`kernels/sssp.cu`).
 * `delta`: near-far Delta-stepping (`kernels/delta.cu`).
@@ -9,7 +12,8 @@
 * `adds`: asynchronous Delta-stepping without barriers (`kernels/adds.cu`).
 * `phast`: level sweeps over a contraction hierarchy (`kernels/phast.cu`).
 
-Adding an algorithm adds its modules and one line to `BUILT_IN`; nothing else tests names.
+Adding an algorithm adds its package, its kernel file, its characterization and one line to
+`BUILT_IN`; nothing outside the packages tests names (`tests/test_architecture.py`).
 
 Example:
     >>> get("delta").kernels
@@ -32,7 +36,7 @@ from autotune.algorithms.parameters import Parameter, parse_param_options
 from autotune.algorithms.phast import PHAST
 from autotune.algorithms.thesis import CRAUSER, MARTIN
 from autotune.errors import InputError
-from autotune.launch import LaunchConfig
+from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
 
 BUILT_IN: tuple[Algorithm, ...] = (CRAUSER, MARTIN, DELTA, DELTA_LANES, ADDS, PHAST)
 AUTO = "auto"  # `--algorithm auto`: tune every algorithm, keep the fastest
@@ -80,6 +84,20 @@ def resolve(name: str, option: str = "--algorithm") -> tuple[Algorithm, ...]:
     return tuple(a for a in all_algorithms() if a.in_auto) if name == AUTO else (get(name, option),)
 
 
+def open_solver(graph: Any, algorithm: str, **options) -> Any:
+    """The GPU engine the registry names for `algorithm` (its `engine`, imported only now), on
+    `graph`; use inside `autotune.gpu.gpu_session()`, as a context manager.
+
+    Raises:
+        InputError: no such algorithm.
+    """
+    import importlib
+
+    entry = get(algorithm)
+    module, _, name = entry.engine.partition(":")
+    return getattr(importlib.import_module(module), name)(graph, entry, **options)
+
+
 def cpu_solver(name: str) -> Callable[..., Any]:
     """The CPU solver `autotune sssp --cpu --algorithm NAME` runs: scipy's Dijkstra (the oracle) or
     an algorithm's CPU reference; called as solver(graph, source, params)."""
@@ -94,7 +112,7 @@ def cpu_solver_names() -> tuple[str, ...]:
     return (DIJKSTRA, *names())
 
 
-def config_from_json(data: Any, where: str = "config", default_algorithm: str = "crauser") -> LaunchConfig:
+def config_from_json(data: Any, where: str = "config", default_algorithm: str = DEFAULT_ALGORITHM) -> LaunchConfig:
     """Read a configuration's JSON and check it against its algorithm (canonical form).
 
     Raises:
@@ -104,7 +122,7 @@ def config_from_json(data: Any, where: str = "config", default_algorithm: str = 
     return get(config.algorithm, f"{where}: algorithm").validate(config, where)
 
 
-def load_config(text_or_path: str, default_algorithm: str = "crauser") -> LaunchConfig:
+def load_config(text_or_path: str, default_algorithm: str = DEFAULT_ALGORITHM) -> LaunchConfig:
     """A configuration given on the command line: a JSON text or the path of a JSON file.
 
     Raises:
@@ -144,6 +162,7 @@ __all__ = [
     "get",
     "load_config",
     "names",
+    "open_solver",
     "parse_params",
     "register",
     "resolve",

@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from autotune.algorithms.parameters import Parameter
 from autotune.errors import InputError
+from autotune.model.memory import MEMORY_SHARE
 from autotune.launch import (
     CONCURRENT_KERNEL_CHOICES,
     LANE_CHOICES,
@@ -22,7 +23,6 @@ from autotune.launch import (
     ParamValue,
 )
 
-MEMORY_SHARE = 0.9  # of a GPU's memory, the most the solves may take (engines check the free memory)
 
 if TYPE_CHECKING:
     from autotune.graphs.csr import CSRGraph
@@ -201,6 +201,13 @@ class Algorithm:
         """The model's prediction for one query where the algorithm has rules of their own for it
         (`predict` aims at batches), else None."""
         return None
+
+    def with_latency_rules(self, config: LaunchConfig, decisions: Sequence[Any], features: GraphFeatures,
+                           level_width: Callable[[], float], latency: Any) -> tuple[LaunchConfig, Sequence[Any]]:
+        """One query's configuration and decisions after the latency rules a choice model was
+        fitted with (`latency`, `predict.choice.ChoiceModel.latency`), where they are this
+        algorithm's; unchanged by default."""
+        return config, decisions
 
     def unsuited(self, max_degree: int) -> str | None:
         """Why the algorithm cannot run on a graph of this largest degree, or None (the model's

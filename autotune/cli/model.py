@@ -1,4 +1,4 @@
-"""`autotune model fit`: fit the model for today's GPUs on sweep records (autotune/model/fitted.py).
+"""`autotune model fit`: fit the model for today's GPUs on sweep records (autotune/algorithms/thesis/fitted.py).
 
     autotune model fit benchmarks/data/h100/crauser.records.jsonl.gz --features benchmarks/data/h100/crauser-table.json.gz \
         -o characterizations/fitted-h100-crauser.toml
@@ -13,7 +13,7 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("model", help="fit the model for today's GPUs on sweep records",
-                                   description="Work on the fitted model (autotune/model/fitted.py).")
+                                   description="Work on the fitted model (autotune/algorithms/thesis/fitted.py).")
     commands = parser.add_subparsers(dest="model_command", metavar="ACTION", required=True)
     fit = commands.add_parser(
         "fit", help="fit its constants on sweep records and write them, with the records they came from",
@@ -29,10 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fit.set_defaults(run=run_fit)
     choice = commands.add_parser(
         "fit-choice", help="fit which algorithm predict --algorithm auto picks, on a tuned table",
-        description="Fit the choice model (autotune/model/choice.py): a small decision tree over the graph's features "
+        description="Fit the choice model (autotune/predict/choice.py): a small decision tree over the graph's features "
         "and the number of sources at once, on the winners of every curve point of a table of default sweeps "
         "(tables/h100.json); `autotune predict --algorithm auto` reads it. With --shapes, also Delta-stepping's "
-        "one-query rules (autotune/model/delta_latency.py: a grid or one block, Delta, block size, bins) on the "
+        "one-query rules (autotune/algorithms/delta/latency.py: a grid or one block, Delta, block size, bins) on the "
         "table's one-query winners.")
     choice.add_argument("table", metavar="TABLE.json", help="a table of `autotune sweep`'s queries curve")
     choice.add_argument("--shapes", metavar="SHAPES.json", default=None,
@@ -55,10 +55,10 @@ def record_files(inputs: list[str]) -> list[Path]:
 def run_fit(args: argparse.Namespace) -> int:
     from autotune.errors import InputError
     from autotune.files import atomic_write, check_outputs
-    from autotune.model.fitted import file_digest, fit
+    from autotune.algorithms.thesis.fitted import file_digest, fit
     from autotune.search.records import read_records
     from autotune.search.replay import ReplayTimer
-    from autotune.tables import read_table
+    from autotune.table.format import read_table
 
     check_outputs({"--output": args.output}, [*(("a records input", path) for path in args.records),
                                               ("--features", args.features)])
@@ -94,7 +94,7 @@ def run_fit(args: argparse.Namespace) -> int:
 def run_fit_choice(args: argparse.Namespace) -> int:
     from autotune.errors import InputError
     from autotune.files import atomic_write, check_outputs
-    from autotune.model.choice import fit_table
+    from autotune.predict.choice import fit_table
 
     if args.latency_rows and not args.shapes:
         raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")

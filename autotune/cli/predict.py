@@ -17,12 +17,14 @@ from autotune import algorithms
 from autotune.errors import InputError
 from autotune.files import check_outputs, check_replaceable, is_json_with
 from autotune.cli.options import add_graph_options, graph_options, graph_specs, load_graphs
+from autotune.launch import DEFAULT_ALGORITHM
 from autotune.model.characterization import Characterization, load_characterization
-from autotune.model.device import DeviceProfile, load_device
+from autotune.gpu.device import load_profile as load_device
+from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphFeatures
 from autotune.model.queries import for_queries, queries_ck
 from autotune.model.occupancy import UNLIMITED
-from autotune.tables import build_table, device_section, make_entry, write_table
+from autotune.table.format import build_table, device_section, make_entry, write_table
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--characterization", metavar="FILE", default=None,
         help="kernel characterization TOML (default: the algorithm's shipped one in characterizations/)",
     )
-    parser.add_argument("--algorithm", choices=(*algorithms.names(), algorithms.AUTO), default="crauser",
+    parser.add_argument("--algorithm", choices=(*algorithms.names(), algorithms.AUTO), default=DEFAULT_ALGORITHM,
                         help="the algorithm whose model predicts (default crauser), or auto: the choice model picks "
                         "one per graph (autotune model fit-choice), whose model then predicts")
     parser.add_argument("--model", metavar="thesis|fitted|auto|FILE", default="auto",
@@ -101,7 +103,7 @@ def command_line(args: argparse.Namespace) -> str:
     for option, value in (("--seed", args.seed), ("--weights", args.weights), ("--characterization", args.characterization)):
         if value is not None:
             words += [option, str(value)]
-    if args.algorithm != "crauser":
+    if args.algorithm != DEFAULT_ALGORITHM:
         words += ["--algorithm", args.algorithm]
     if args.model != "auto":
         words += ["--model", args.model]
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load
     characterization = load_characterization(args.characterization) if args.characterization else entry.characterization
     features = load_features(args, entry)
-    from autotune.model.fitted import resolve_model
+    from autotune.algorithms.thesis.fitted import resolve_model
 
     # a characterization of one's own is the thesis rules' input: auto then means the thesis's
     fitted = None if args.model == "auto" and args.characterization else resolve_model(args.model, args.algorithm, device)
@@ -153,9 +155,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_fitted(args: argparse.Namespace, device: DeviceProfile, features: Sequence[GraphFeatures], model: Any) -> int:
-    """The fitted model's configurations (autotune/model/fitted.py), `--explain` giving the rule and
+    """The fitted model's configurations (autotune/algorithms/thesis/fitted.py), `--explain` giving the rule and
     constant behind each value."""
-    from autotune.cli.predict_auto import fitted_prediction
+    from autotune.predict.auto import fitted_prediction
     from autotune.model.features import classify
 
     fitted_on = (str(model.device.get("compute_capability")), str(model.device.get("sm_count")))

@@ -17,6 +17,7 @@ from autotune.cli.sssp_many import parse_sources
 from autotune.errors import InputError
 from autotune.files import check_outputs
 from autotune.graphs import CSRGraph
+from autotune.launch import DEFAULT_ALGORITHM
 from autotune.measure import DEFAULT_SAMPLE
 from autotune.reference import SolveResult
 
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.verify is not None and args.verify < 1:
         raise InputError(f"--verify: expected a number >= 1, found {args.verify}")
     if args.delta is not None and (args.cpu or args.algorithm):
-        delta_param(args.algorithm or "crauser", args.delta)  # an algorithm without Delta fails here, fast
+        delta_param(args.algorithm or DEFAULT_ALGORITHM, args.delta)  # an algorithm without Delta fails here, fast
     if not args.cpu:
         from autotune.cli.sssp_gpu import many_sources
 
@@ -108,7 +109,7 @@ def _run_cpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     source = 0 if args.source is None else args.source
     if graph.n_vertices == 0:
         raise InputError(f"{graph.name} has no vertices to solve from")
-    name = args.algorithm or "crauser"
+    name = args.algorithm or DEFAULT_ALGORITHM
     params = {} if args.delta is None else delta_param(name, args.delta)
     start = time.perf_counter()
     result = algorithms.cpu_solver(name)(graph, source, params)

@@ -15,7 +15,7 @@ from autotune.cli.distances import save_distances, unreachable_as_minus_one
 from autotune.cli.options import delta_param
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.csr import CSRGraph
-from autotune.launch import LaunchConfig
+from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
 from autotune.measure import DEFAULT_SAMPLE, Measurement, Protocol, choose_sources
 
 PRESETS = ("default",)
@@ -25,14 +25,14 @@ def config_from_args(args: argparse.Namespace) -> LaunchConfig:
     """The configuration named by --config or --preset (default preset when neither is given);
     --algorithm picks the preset's algorithm and must agree with a --config's."""
     if getattr(args, "config", None):
-        config = algorithms.load_config(args.config, args.algorithm or "crauser")
+        config = algorithms.load_config(args.config, args.algorithm or DEFAULT_ALGORITHM)
         if args.algorithm and config.algorithm != args.algorithm:
             raise InputError(f"--config is a configuration of {config.algorithm}, not of --algorithm {args.algorithm}")
         return config
     preset = getattr(args, "preset", None) or "default"
     if preset not in PRESETS:
         raise InputError(f"--preset: unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
-    return algorithms.get(args.algorithm or "crauser").default_config()
+    return algorithms.get(args.algorithm or DEFAULT_ALGORITHM).default_config()
 
 
 def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: dict, queries: int) -> LaunchConfig:
@@ -80,14 +80,16 @@ def many_sources(args: argparse.Namespace) -> bool:
 
 def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
     """Measure one configuration on the GPU; exit 0 when verified, 1 when invalid or wrong."""
-    from autotune.gpu import CudaEventTimer, device_description, gpu_session, open_solver
+    from autotune.gpu import CudaEventTimer, device_description, gpu_session
+
+    from autotune.algorithms import open_solver
 
     if sum(bool(x) for x in (args.table, args.config, args.preset)) > 1:
         raise InputError("--table, --config and --preset each choose the configuration; give one")
     config = None if args.table else config_from_args(args)
     table = None
     if args.table:
-        from autotune.lookup import Table
+        from autotune.table.lookup import Table
 
         table = Table.load(args.table)  # a bad table fails before the GPU is opened
     if many_sources(args):
@@ -131,7 +133,8 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
     """--sources all|N or --save-dir: every source solved once, in batches (autotune.cli.sssp_many)."""
     from autotune.cli.options import reference_cache
     from autotune.cli.sssp_many import DEFAULT_VERIFY, DistanceWriter, print_summary, solve_many, verification_sample
-    from autotune.gpu import device_description, gpu_session, open_solver
+    from autotune.gpu import device_description, gpu_session
+    from autotune.algorithms import open_solver
     from autotune.gpu.device import INF
     from autotune.reference.distance_range import may_pass
 

@@ -237,9 +237,9 @@ def replay_device(path: str, records: Sequence[Record], device_spec: str | None)
     device = dict(records[0].device)
     profile = sp.profile_from_json(device, path)
     if device_spec is not None:
-        from autotune.model import load_device
+        from autotune.gpu.device import load_profile
 
-        profile = load_device(device_spec)
+        profile = load_profile(device_spec)
         name = device.get("name")
         device = sp.device_json(profile)
         if name and name != "unknown":
@@ -254,7 +254,7 @@ def fitted_model(option: str, algorithm: str, profile: Any, required: bool) -> A
     """The `FittedModel` that `--model` names for one algorithm (None: the thesis's rules); where
     it is not `required` (an auto sweep's other algorithms), an algorithm without one uses the
     thesis's rules."""
-    from autotune.model.fitted import resolve_model
+    from autotune.algorithms.thesis.fitted import resolve_model
 
     try:
         return resolve_model(option, algorithm, profile)
@@ -319,7 +319,7 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
 def gpu_device(device_index: int) -> tuple[dict[str, Any], Any]:
     """The live GPU's table device object and profile (PyCUDA)."""
     from autotune import gpu
-    from autotune.model import device_from_gpu
+    from autotune.gpu.device import device_from_gpu
 
     description = gpu.device_description(gpu.device_handle(device_index))
     profile = device_from_gpu(device_index)
@@ -332,7 +332,9 @@ def gpu_device(device_index: int) -> tuple[dict[str, Any], Any]:
 def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) -> Iterator[Timer]:
     """A `CudaEventTimer` for one graph and algorithm; its GPU memory is released on exit.
     Requires the GPU's context to be current (`gpu.gpu_session`)."""
-    from autotune.gpu import CudaEventTimer, open_solver
+    from autotune.gpu import CudaEventTimer
+
+    from autotune.algorithms import open_solver
 
     with open_solver(graph, algorithm) as solver:
         yield CudaEventTimer(solver, choose_sources(graph, protocol.sample, protocol.seed), protocol,

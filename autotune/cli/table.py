@@ -11,7 +11,7 @@ import shlex
 import sys
 from typing import Any, Mapping
 
-from autotune.table_merge import PREFERENCES
+from autotune.table.merge import PREFERENCES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,8 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_merge(args: argparse.Namespace) -> int:
     from autotune.cli.options import load_spec
     from autotune.files import check_outputs, check_replaceable, is_json_with
-    from autotune.table_merge import fill_graph_features, merge_tables
-    from autotune.tables import read_table, write_table
+    from autotune.table.merge import fill_graph_features, merge_tables
+    from autotune.table.format import read_table, write_table
 
     check_outputs({"--output": args.output}, [("an input table", path) for path in args.tables])
     check_replaceable(args.output, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
@@ -80,8 +80,8 @@ def run_merge(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from autotune.files import atomic_write, check_outputs
-    from autotune.lookup import Table
-    from autotune.table_export import export
+    from autotune.table.lookup import Table
+    from autotune.table.export import export
 
     check_outputs({"--output": args.output}, {"the table": args.table})
     table = Table.load(args.table)
@@ -95,8 +95,8 @@ def run_show(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    from autotune.lookup import Table
-    from autotune.tables import entry_config
+    from autotune.table.lookup import Table
+    from autotune.table.format import entry_config
 
     table = Table.load(args.table)
     device = table.device

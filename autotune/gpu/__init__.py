@@ -1,14 +1,17 @@
-"""Everything that touches CUDA. PyCUDA is imported only when these are used.
+"""The CUDA seam: the only package that imports PyCUDA, and only when these are used. It knows no
+algorithm by name: an algorithm's engine (`autotune.algorithms.<name>.engine`) builds on it, and
+`autotune.algorithms.open_solver` opens the engine the registry names.
 
-* `device`: the driver, `gpu_session`, `device_handle`, `device_description`.
-* `compile`: an algorithm's kernels, compiled per build.
-* `engine`: what engines share (`Solver`, `open_solver`); `thesis_engine` (Crauser, Martín) and
-  `delta_engine` (Delta-stepping) are the registered algorithms' engines.
+* `device`: the driver, `gpu_session`, `device_handle`, `device_description`, `live_profile`.
+* `compile`: a registered algorithm's kernels, compiled per build.
+* `engine`: what engines share (`Solver`, `Launcher`, `PackedLaunch`, the host loop).
+* `memory`: device arrays, the graph on the GPU, the free-memory check.
 * `timer`: `CudaEventTimer`, the `Timer` that measures on the GPU and verifies every solve.
+* `verify`, `paths`, `queries`: the distances checked on the GPU, shortest-path trees, source-target stops.
 """
 from __future__ import annotations
 
-__all__ = ["gpu_session", "device_handle", "device_description", "device_count", "live_device", "open_solver",
+__all__ = ["gpu_session", "device_handle", "device_description", "device_count", "live_device",
            "CudaEventTimer"]
 
 
@@ -17,10 +20,6 @@ def __getattr__(name: str):
         from autotune.gpu import device
 
         return getattr(device, name)
-    if name == "open_solver":
-        from autotune.gpu.engine import open_solver
-
-        return open_solver
     if name == "CudaEventTimer":
         from autotune.gpu.timer import CudaEventTimer
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from autotune import algorithms
 from autotune.errors import LaunchRejected
 from autotune.gpu.device import driver
 from autotune.launch import CacheState, KernelLaunch
@@ -24,14 +24,14 @@ CARVEOUT_PERCENT = {
 
 
 @cache
-def compiled_module(algorithm: str, no_l1: bool, targeted: bool = False):  # -> pycuda.compiler.SourceModule
-    """Compile (or fetch from PyCUDA's disk cache) one build; cached for the process. `targeted`:
-    the build of source-target queries (-DTARGETED=1; kernels/delta.cu).
+def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False):  # -> pycuda.compiler.SourceModule
+    """Compile (or fetch from PyCUDA's disk cache) one build of a registered algorithm (its
+    `source_path` and `compile_options`); cached for the process. `targeted`: the build of
+    source-target queries (-DTARGETED=1; kernels/delta.cu).
 
     Requires a current CUDA context (`device.gpu_session`).
     """
-    entry = algorithms.get(algorithm)
-    return _build(entry.source_path, entry.compile_options(no_l1) + (["-DTARGETED=1"] if targeted else []))
+    return _build(algorithm.source_path, algorithm.compile_options(no_l1) + (["-DTARGETED=1"] if targeted else []))
 
 
 @cache
@@ -52,13 +52,13 @@ def _build(source: Path, options: list[str]):  # -> pycuda.compiler.SourceModule
                         include_dirs=[str(source.parent), str(kernels_dir())])
 
 
-def kernel_function(algorithm: str, function: str, cache_state: CacheState = CacheState.DEFAULT,
+def kernel_function(algorithm: Any, function: str, cache_state: CacheState = CacheState.DEFAULT,
                     targeted: bool = False):
     """The compiled `function` of the build that `cache_state`, `algorithm` and `targeted` select."""
     return compiled_module(algorithm, cache_state is CacheState.NO_L1, targeted).get_function(function)
 
 
-def launchable(algorithm: str, function: str, launch: KernelLaunch, kernel: str | None = None,
+def launchable(algorithm: Any, function: str, launch: KernelLaunch, kernel: str | None = None,
                targeted: bool = False):
     """The compiled function for a kernel launch, its cache preference applied.
 

@@ -87,3 +87,41 @@ def device_description(device) -> dict[str, object]:
 def live_device(index: int = 0) -> dict[str, object]:
     """Name, compute capability and SM count of CUDA device `index`."""
     return device_description(driver().Device(index))
+
+
+def device_from_gpu(ordinal: int = 0):  # -> autotune.model.device.DeviceProfile
+    """The profile of a live GPU, from its driver attributes (PyCUDA, imported here only).
+
+    Raises:
+        GpuUnavailable: no PyCUDA, or no GPU responds.
+    """
+    try:
+        import pycuda.driver as cuda
+    except Exception as error:  # ImportError, or a CUDA install that fails to load
+        raise GpuUnavailable(
+            f"--device auto needs PyCUDA and an NVIDIA GPU ({type(error).__name__}: {error}); "
+            "name a shipped profile instead (autotune devices)"
+        ) from None
+    try:
+        cuda.init()
+        from autotune.model.device import gpu_facts
+
+        facts = gpu_facts(cuda.Device(ordinal))
+    except Exception as error:
+        raise GpuUnavailable(f"--device auto: no CUDA device responds ({error})") from None
+    from autotune.model.device import profile_from_attributes
+
+    return profile_from_attributes(*facts)
+
+
+def load_profile(spec: str):  # -> autotune.model.device.DeviceProfile
+    """A device profile: `auto` reads the live GPU's attributes (`device_from_gpu`), any other spec
+    is a shipped profile or a TOML file (`autotune.model.load_device`).
+
+    Raises:
+        InputError: an unknown name, an unreadable or malformed file.
+        GpuUnavailable: `auto` without PyCUDA or without a responding GPU.
+    """
+    from autotune.model.device import AUTO, load_device
+
+    return device_from_gpu() if spec == AUTO else load_device(spec)

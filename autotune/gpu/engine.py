@@ -7,7 +7,6 @@ batched solves (CK instances at once) of one graph under varying launch configur
 """
 from __future__ import annotations
 
-import importlib
 import time
 from collections import deque
 from contextlib import contextmanager
@@ -17,7 +16,6 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from autotune import algorithms
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.device import driver
@@ -206,9 +204,9 @@ class Solver:
     persistent kernel, runs to its end).
     """
 
-    def __init__(self, graph: CSRGraph, algorithm: str) -> None:
+    def __init__(self, graph: CSRGraph, algorithm: Any) -> None:
         self.graph = graph
-        self.algorithm = algorithms.get(algorithm)
+        self.algorithm = algorithm  # the registered `autotune.algorithms.Algorithm` this engine runs
         self.cuda = driver()
         self.device_graph = GraphOnDevice(graph)
         self._events: deque = deque()
@@ -332,9 +330,3 @@ def raise_instance_errors(errors: np.ndarray, messages: Mapping[int, str]) -> No
     if np.any(errors):
         k = int(np.flatnonzero(errors)[0])
         raise WrongResult(f"instance {k}: {messages.get(int(errors[k]), f'error {int(errors[k])}')}")
-
-
-def open_solver(graph: CSRGraph, algorithm: str, **options) -> Solver:
-    """The engine the registry names for `algorithm`, on `graph` (inside `gpu_session()`)."""
-    module, _, name = algorithms.get(algorithm).engine.partition(":")
-    return getattr(importlib.import_module(module), name)(graph, algorithm, **options)

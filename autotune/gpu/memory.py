@@ -7,7 +7,7 @@ from typing import Mapping
 
 import numpy as np
 
-from autotune.algorithms.base import MEMORY_SHARE  # a workspace may take this share of the free GPU memory
+from autotune.model.memory import MEMORY_SHARE  # a workspace may take this share of the free GPU memory
 from autotune.errors import LaunchRejected
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.device import driver

@@ -1,16 +1,18 @@
 """The kernel-characterization model (thesis chapter 4): predicted launch configurations for any
 GPU, without a GPU.
 
-* `device`: `DeviceProfile`, loaded from `characterizations/devices/*.toml`, a user's TOML file,
-  or the live GPU (`auto`, through PyCUDA).
+* `device`: `DeviceProfile`, loaded from `characterizations/devices/*.toml` or a user's TOML file
+  (the live GPU's, `--device auto`, is `autotune.gpu.device.load_profile`'s).
 * `characterization`: the kernels' classes (MAp, CLr, DSr) and compiled resources.
 * `occupancy`: resident blocks per SM for every block size.
 * `features`: st(G, GPU), d(G) and their classes.
-* `rules`: the thesis's rules and guidelines, with the trace of which one chose each value.
+* `decision`: `Decision`, one value a rule chose and why (every algorithm's rules use it; the
+  rules themselves live with their algorithm, `autotune.algorithms.<name>.rules`).
 
 Example::
 
-    >>> from autotune.model import GraphFeatures, load_device, predict
+    >>> from autotune.algorithms.thesis.rules import predict
+    >>> from autotune.model import GraphFeatures, load_device
     >>> features = GraphFeatures.from_mean_degree("random49k-d200", 49152, 200)
     >>> str(predict(features, load_device("fermi-gf100")).config.relax)
     '256:prefer_l1/L32'
@@ -28,7 +30,6 @@ from autotune.model.characterization import (
 )
 from autotune.model.device import (
     DeviceProfile,
-    device_from_gpu,
     load_device,
     load_device_file,
     shipped_device_names,
@@ -50,7 +51,7 @@ from autotune.model.occupancy import (
     occupancy,
     occupancy_table,
 )
-from autotune.model.rules import Decision, KernelClasses, KernelPrediction, Prediction, predict
+from autotune.model.decision import Decision
 
 __all__ = [
     "AccessPattern",
@@ -61,25 +62,20 @@ __all__ = [
     "GraphClasses",
     "GraphFeatures",
     "KernelCharacterization",
-    "KernelClasses",
-    "KernelPrediction",
     "KernelResources",
     "Level",
     "Occupancy",
-    "Prediction",
     "all_block_sizes",
     "baseline_block_sizes",
     "candidate_block_sizes",
     "classify",
     "degree_class",
-    "device_from_gpu",
     "load_characterization",
     "load_device",
     "load_device_file",
     "max_occupancy_block_sizes",
     "occupancy",
     "occupancy_table",
-    "predict",
     "shipped_device_names",
     "shipped_devices",
     "stress_class",

@@ -169,10 +169,11 @@ def shipped_devices() -> tuple[DeviceProfile, ...]:
 
 
 def load_device(spec: str) -> DeviceProfile:
-    """Load a device profile: a shipped name, a TOML file, or "auto" (the live GPU, via PyCUDA).
+    """Load a device profile: a shipped name or a TOML file (`auto`, the live GPU, is
+    `autotune.gpu.device.load_profile`'s: this package never touches CUDA).
 
     Args:
-        spec: `hopper-h100`, `./my-gpu.toml`, or `auto`.
+        spec: `hopper-h100` or `./my-gpu.toml`.
 
     Returns:
         The profile.
@@ -187,7 +188,8 @@ def load_device(spec: str) -> DeviceProfile:
         16384
     """
     if spec == AUTO:
-        return device_from_gpu()
+        raise GpuUnavailable("--device auto: the live GPU's profile is read by autotune.gpu.device.load_profile, "
+                             "not here; name a shipped profile (autotune devices) or a TOML file")
     path = Path(spec)
     if spec.endswith(".toml") or path.parent != Path(".") or path.is_file():
         return load_device_file(path)
@@ -303,27 +305,6 @@ def architecture_facts(major: int, minor: int) -> dict[str, Any]:
     return facts
 
 
-def device_from_gpu(ordinal: int = 0) -> DeviceProfile:
-    """The profile of a live GPU, from its driver attributes (PyCUDA, imported here only).
-
-    Raises:
-        GpuUnavailable: no PyCUDA, or no GPU responds.
-    """
-    try:
-        import pycuda.driver as driver
-    except Exception as error:  # ImportError, or a CUDA install that fails to load
-        raise GpuUnavailable(
-            f"--device auto needs PyCUDA and an NVIDIA GPU ({type(error).__name__}: {error}); "
-            "name a shipped profile instead (autotune devices)"
-        ) from None
-    try:
-        driver.init()
-        facts = gpu_facts(driver.Device(ordinal))
-    except Exception as error:
-        raise GpuUnavailable(f"--device auto: no CUDA device responds ({error})") from None
-    return profile_from_attributes(*facts)
-
-
 def gpu_facts(gpu: Any) -> tuple[str, int, int, dict[str, int], int]:
     """What `profile_from_attributes` takes, read from a PyCUDA `Device`: its name, compute
     capability, driver attributes (by name) and memory."""
@@ -337,7 +318,7 @@ def profile_from_attributes(name: str, major: int, minor: int, attributes: Mappi
     """Build a profile from driver attribute names (PyCUDA's `device_attribute` names) and the
     GPU's memory (`Device.total_memory()`).
 
-    Kept apart from `device_from_gpu` so that tests can feed recorded attributes.
+    Kept apart from `autotune.gpu.device.device_from_gpu` so that tests can feed recorded attributes.
     """
 
     def attribute(key: str, default: int | None = None) -> int:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+MEMORY_SHARE = 0.9  # of a GPU's memory, the most the solves may take (engines check the free memory)
+
 
 def memory_bound(algorithm: Any, ck: int, choices: Sequence[int], vertices: int, edges: int,
                  device: Any) -> tuple[int, str]:

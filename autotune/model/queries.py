@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
-from autotune.model.rules import Decision
+from autotune.model.decision import Decision
 
 CK = "concurrent_kernels"
 

@@ -5,7 +5,7 @@ largest breadth-first level reached from a few sources (scipy's unweighted short
 Depth is what one query pays for (near-far iterations and barriers grow with it: usa-roads needs
 368 levels from the source `benchmarks/data/shapes.json` sampled, rmat17 6), and the level width (the vertices a source reaches over its
 levels) is the work each iteration has to share out: one block per query where it is narrow, a
-grid where it is wide (`autotune.model.delta_latency`). Skew is what the load-balancing bins are
+grid where it is wide (`autotune.algorithms.delta.latency`). Skew is what the load-balancing bins are
 for; the spread of the weights bounds Delta's useful range. `autotune graph info` prints them.
 """
 from __future__ import annotations
@@ -131,7 +131,7 @@ def width_of(searched: Sequence[tuple[int, int]]) -> float | None:
 
 def level_width(graph: CSRGraph) -> float:
     """The graph's level width alone (`GraphShape.level_width`; 0 for a graph without arcs): what
-    Delta-stepping's one-query rules read (`autotune.model.delta_latency`)."""
+    Delta-stepping's one-query rules read (`autotune.algorithms.delta.latency`)."""
     return width_of(sampled_searches(graph)[1]) or 0.0
 
 

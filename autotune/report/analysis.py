@@ -25,7 +25,7 @@ from autotune.report.load import Run
 from autotune.search.records import Record
 from autotune.search.results import ConfigResult
 from autotune.algorithms import get
-from autotune.launch import LaunchConfig
+from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
 from autotune.report.thesis import THESIS_KERNELS
 
 
@@ -254,7 +254,7 @@ def solve_gain(runs: Sequence[Run], measured: Measured | None = None) -> SolveGa
             baseline_config, baseline_ms = slowest.config, slowest.ms_per_sssp
     default_ms = default_part["ms_per_sssp"] if default_part else None
     if default_ms is None:
-        found = measured.ok_result(get("crauser").default_config())
+        found = measured.ok_result(get(DEFAULT_ALGORITHM).default_config())
         default_ms = found.ms_per_sssp if found else None
     model_config = next((_config(e["predicted"]) for e in entries if e and "predicted" in e), None)
     if model_config is None:
@@ -285,7 +285,7 @@ def kernel_gains(runs: Sequence[Run], solve: SolveGain | None = None,
     measured = measured or Measured.of(runs)
     pool = measured.ok
     candidates = [r for r in map(measured.ok_result, role_configs(measured.records, "baseline_candidate")) if r]
-    default = measured.ok_result(get("crauser").default_config())
+    default = measured.ok_result(get(DEFAULT_ALGORITHM).default_config())
     entries = [r.entry for r in runs if r.entry is not None]
     solve_result = measured.ok_result(solve.best_config) if solve else None
     rows = []

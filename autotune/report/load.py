@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from autotune.errors import InputError
+from autotune.launch import DEFAULT_ALGORITHM
 from autotune.report.cpu import CpuTiming, is_cpu_times_line, read_cpu_times
 from autotune.report.jsonl import is_json_lines, json_lines
 from autotune.search.records import Record
-from autotune.tables import read_table
+from autotune.table.format import read_table
 
 UNKNOWN_DEVICE = "unknown"
 
@@ -253,7 +254,7 @@ def load_inputs(paths: Sequence[str | Path], cpu_paths: Sequence[str | Path] = (
     if device is None:
         device = next((r.device for _w, rs in records for r in rs if r.device_name == device_name), {"name": device_name})
     runs, notes = _group(tables, records)
-    return ReportInputs(device=dict(device), algorithm="crauser" if algorithm == UNKNOWN_DEVICE else algorithm,
+    return ReportInputs(device=dict(device), algorithm=DEFAULT_ALGORITHM if algorithm == UNKNOWN_DEVICE else algorithm,
                         runs=tuple(runs), cpu=tuple(cpu), files=tuple(files), notes=tuple(notes))
 
 

@@ -123,7 +123,7 @@ class ModelCheck:
 
 def _kernel_ck_preferences(classes: Mapping[str, Any] | None) -> dict[str, int]:
     from autotune.model.characterization import Level
-    from autotune.model.rules import CONCURRENT_KERNELS_BY_MEMORY_ACCESSES
+    from autotune.algorithms.thesis.rules import CONCURRENT_KERNELS_BY_MEMORY_ACCESSES
 
     out = {}
     for kernel, values in (classes or {}).items():

@@ -4,5 +4,6 @@ minimum and update."""
 from __future__ import annotations
 
 from autotune.algorithms import get
+from autotune.launch import DEFAULT_ALGORITHM
 
-THESIS_KERNELS = get("crauser").kernels
+THESIS_KERNELS = get(DEFAULT_ALGORITHM).kernels

@@ -5,7 +5,7 @@ The issue's target: with at most 15 % of the exhaustive evaluations, within 3 % 
 optimum on at least 80 % of the graphs.
 
 Example:
-    >>> from autotune.tables import read_table
+    >>> from autotune.table.format import read_table
     >>> rows = compare_tables(read_table("exhaustive.json"), read_table("bayes.json"))  # doctest: +SKIP
     >>> verdict(rows)["met"]                                                            # doctest: +SKIP
 """

@@ -1,4 +1,4 @@
-"""A sweep's results as the JSON table of `autotune.tables` (schema autotune.table/3).
+"""A sweep's results as the JSON table of `autotune.table.format` (schema autotune.table/3).
 
 Per graph the entry holds `predicted` (the model's account), `best`, `default`, `baseline` and
 `model` (the prediction as measured), each measured part with its median, raw times and kernel
@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from autotune import tables
+from autotune.table import format as tables
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations
 
 

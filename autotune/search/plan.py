@@ -11,7 +11,7 @@ spread over the GPU, `cli.sweep_jobs.ends`), and each CK in between that the sea
 without a verified point is *bridged*: the fastest verified configurations at the nearest CK below
 and above, with CK set to it, are measured, with the shapes the algorithm adds (Δ-stepping: its
 instances spread over a grid, as one query's are; `bridges`). Where a point is still missing, a lookup
-derives it from the nearest tuned point and says so (`autotune.lookup`).
+derives it from the nearest tuned point and says so (`autotune.table.lookup`).
 """
 from __future__ import annotations
 

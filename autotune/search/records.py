@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from autotune.algorithms import config_from_json
 from autotune.errors import InputError, OutputError
 from autotune.files import atomic_write, read_json_lines, read_text
+from autotune.launch import DEFAULT_ALGORITHM
 from autotune.measure import Measurement
 from autotune.search.results import GraphInfo, GraphResult
 
@@ -106,8 +108,9 @@ class Record:
             return cls._from_engine_line(data, where)
         try:
             graph = GraphInfo.from_json(data["graph"])
-            algorithm = str(data.get("algorithm", "crauser"))
-            measurement = Measurement.from_json(data["measurement"], f"{where}: measurement", algorithm)
+            algorithm = str(data.get("algorithm", DEFAULT_ALGORITHM))
+            measurement = Measurement.from_json(data["measurement"], f"{where}: measurement", algorithm,
+                                                   config_from_json)
             return cls(
                 graph=graph,
                 algorithm=algorithm,
@@ -133,12 +136,12 @@ class Record:
         It names neither the GPU nor the graph's size: the replay asks for them (`--device`, and
         the graph is loaded from its spec)."""
         try:
-            measurement = Measurement.from_json(data, where)
+            measurement = Measurement.from_json(data, where, read_config=config_from_json)
         except KeyError as error:
             raise InputError(f"{where}: missing key {error.args[0]!r}") from None
         except (TypeError, ValueError) as error:
             raise InputError(f"{where}: {error}") from None
-        return cls(graph=GraphInfo(str(data["graph"]), "", 0, measurement.edges), algorithm="crauser",
+        return cls(graph=GraphInfo(str(data["graph"]), "", 0, measurement.edges), algorithm=DEFAULT_ALGORITHM,
                    device={"name": "unknown"}, strategy="engine-benchmark", measurement=measurement)
 
 

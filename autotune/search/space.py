@@ -30,6 +30,7 @@ from optuna.distributions import BaseDistribution, CategoricalDistribution
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import (
+    DEFAULT_ALGORITHM,
     MAX_BLOCK_SIZE,
     MAX_CONCURRENT_KERNELS,
     WARP_SIZE,
@@ -66,7 +67,7 @@ class SearchSpace:
             tried for that kernel, nor in a uniform run.
     """
 
-    algorithm: str = "crauser"
+    algorithm: str = DEFAULT_ALGORITHM
     block_sizes: tuple[int, ...] = DEFAULT_BLOCK_SIZES
     caches: tuple[CacheState, ...] = ALL_CACHES
     concurrent_kernels: tuple[int, ...] = ()
@@ -115,7 +116,7 @@ class SearchSpace:
     @classmethod
     def from_options(
         cls,
-        algorithm: str = "crauser",
+        algorithm: str = DEFAULT_ALGORITHM,
         block_sizes: str | None = None,
         caches: str | None = None,
         ck: str | None = None,
@@ -315,7 +316,7 @@ class SearchSpace:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SearchSpace:
-        return cls(algorithm=data.get("algorithm", "crauser"), block_sizes=tuple(data["block_sizes"]),
+        return cls(algorithm=data.get("algorithm", DEFAULT_ALGORITHM), block_sizes=tuple(data["block_sizes"]),
                    caches=tuple(data["caches"]), concurrent_kernels=tuple(data["concurrent_kernels"]),
                    lanes=tuple(data["lanes"]), params=tuple((k, tuple(v)) for k, v in data.get("params", {}).items()),
                    kernel_limits=dict(data.get("kernel_limits", {})))

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from autotune import algorithms
 from autotune.errors import InputError
-from autotune.launch import LaunchConfig
+from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
 from autotune.search.records import Record
 from autotune.search.results import GraphInfo
 
@@ -87,7 +87,7 @@ class Specials:
 
 def device_json(profile: Any, cuda_version: str | None = None, driver_version: str | None = None) -> dict[str, Any]:
     """The table's device object of a `DeviceProfile` (what records keep too)."""
-    from autotune.tables import device_section
+    from autotune.table.format import device_section
 
     return device_section(profile, cuda_version=cuda_version, driver_version=driver_version)
 
@@ -130,7 +130,7 @@ def classify_graph(graph: GraphInfo, profile: Any | None) -> GraphInfo:
     return dataclasses.replace(graph, classes=classify(features(graph), profile).to_json())
 
 
-def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crauser", fitted: Any = None,
+def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = DEFAULT_ALGORITHM, fitted: Any = None,
                    space: Any = None, level_width: Callable[[], float] | None = None) -> Specials:
     """Prediction, default and baseline candidates of an algorithm from the model (the thesis's
     rules, or `fitted`, a `FittedModel`, which predicts within `space`'s values when given); without
@@ -158,18 +158,20 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = "crau
 
 def one_query(config: LaunchConfig, details: dict[str, Any], graph: GraphInfo, profile: Any, space: Any,
               level_width: Callable[[], float] | None) -> tuple[LaunchConfig, dict[str, Any]] | None:
-    """Delta-stepping's one-query prediction (`model_specials`), None where it does not apply or
-    falls outside `space`."""
-    if (config.algorithm != "delta" or level_width is None or space is None or not space.concurrent_kernels
-            or max(space.concurrent_kernels) != 1):
+    """The one-query prediction of an algorithm with latency rules of its own (`model_specials`;
+    `Algorithm.with_latency_rules`, fitted with the GPU's choice model), None where it has none,
+    they do not apply, or their configuration falls outside `space`."""
+    if level_width is None or space is None or not space.concurrent_kernels or max(space.concurrent_kernels) != 1:
         return None
-    from autotune.model.choice import shipped_choice
+    from autotune.predict.choice import shipped_choice
 
     chooser = shipped_choice(profile)
     if chooser is None or chooser.latency is None:
         return None
-    entry = algorithms.get("delta")
-    changed, decisions = chooser.latency.apply(config, (), entry, features(graph), level_width())
+    entry = algorithms.get(config.algorithm)
+    changed, decisions = entry.with_latency_rules(config, (), features(graph), level_width, chooser.latency)
+    if not decisions:
+        return None
     rules = {**dict(details.get("rules") or {}), **{d.parameter: d.rule for d in decisions}}
     changed, rules = nearest_in_space(changed, rules, space)
     if not space.contains(changed):
@@ -212,7 +214,7 @@ def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None, profile:
                       ) -> tuple[LaunchConfig, dict[str, Any]]:
     """A fitted model's configuration for a graph (within `space`'s values, a `SearchSpace`, when
     given; on the GPU of `profile`, when given) and its table part (config and rules)."""
-    from autotune.model.fitted import Choices
+    from autotune.algorithms.thesis.fitted import Choices
 
     choices = None if space is None else Choices(space.uniform_block_sizes, tuple(c.value for c in space.caches),
                                                  space.concurrent_kernels, space.lanes)
@@ -223,7 +225,7 @@ def fitted_prediction(graph: GraphInfo, fitted: Any, space: Any = None, profile:
 
 
 def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any | None,
-                      algorithm: str = "crauser", fitted: Any = None, use_model: bool = False,
+                      algorithm: str = DEFAULT_ALGORITHM, fitted: Any = None, use_model: bool = False,
                       space: Any = None) -> Specials:
     """The specials of a replay: the prediction and baseline candidates the records were measured
     as (their `roles`), so a replay repeats the live sweep; where the records hold no roles, the

@@ -36,6 +36,7 @@ from optuna.storages import BaseStorage, InMemoryStorage, RDBStorage, RetryHeart
 from optuna.exceptions import UpdateFinishedTrialError
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune.algorithms import config_from_json
 from autotune.errors import InputError
 from autotune.files import slug
 from autotune.measure import Measurement
@@ -305,4 +306,4 @@ def trial_measurement(trial: FrozenTrial) -> Measurement | None:
     data = trial.user_attrs.get(ATTR_BOOKKEEPING, {}).get("measurement")
     if data is None:
         return None
-    return Measurement.from_json(data, f"trial {trial.number}")
+    return Measurement.from_json(data, f"trial {trial.number}", read_config=config_from_json)

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from autotune.algorithms import get
-from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+from autotune.launch import CacheState, DEFAULT_ALGORITHM, KernelLaunch, LaunchConfig
 from autotune.measure import Measurement, Status, StopAsk, asked_along
 from autotune.search.results import GraphInfo
 from autotune.search.space import SearchSpace
 
-ALGORITHM = get("crauser")
+ALGORITHM = get(DEFAULT_ALGORITHM)
 
 SYNTHETIC_DEVICE_NAME = "Synthetic GPU (hopper-h100 profile, no hardware)"
 
@@ -33,7 +33,7 @@ def synthetic_device(profile: str = "hopper-h100") -> dict[str, Any]:
     import dataclasses
 
     from autotune.model import load_device
-    from autotune.tables import device_section
+    from autotune.table.format import device_section
 
     device = dataclasses.replace(load_device(profile), name=SYNTHETIC_DEVICE_NAME)
     data = device_section(device)

@@ -105,7 +105,7 @@ def test_many_unverified_sources_are_refused_where_distances_may_pass_32_bits(tm
 @pytest.mark.parametrize("bad", [dict(vertices=math.nan, mean_degree=2.0), dict(vertices=10, mean_degree=math.inf),
                                  dict(vertices=10, mean_degree=2.0, degree_cv=math.nan), dict(vertices="10", mean_degree=2)])
 def test_lookup_refuses_features_that_are_not_finite_numbers(bad):
-    from autotune.lookup import Table
+    from autotune.table.lookup import Table
 
     table = Table({"schema": "autotune.table/2", "device": {"name": "x"}, "entries": []})
     with pytest.raises(InputError, match="finite number"):

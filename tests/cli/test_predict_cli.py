@@ -9,7 +9,7 @@ import pytest
 from autotune.cli import main
 from autotune.model import shipped_device_names
 from autotune.launch import LaunchConfig
-from autotune.tables import read_table, schema
+from autotune.table.format import read_table, schema
 
 
 @pytest.fixture(autouse=True)
@@ -206,7 +206,7 @@ def test_predict_refuses_a_number_of_sources_in_one_line(argv, message, capsys):
 
 
 def test_delta_s_block_size_reads_the_level_width_and_others_never_search(tmp_path, monkeypatch, capsys):
-    from autotune.cli.predict_auto import predicted
+    from autotune.predict.auto import predicted
     from autotune.graphs import load_graph
     from autotune.model.device import load_device
     from autotune.model.features import GraphFeatures

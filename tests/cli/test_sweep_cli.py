@@ -183,7 +183,7 @@ def test_the_engine_benchmark_s_h100_records_replay_with_a_device_profile(tmp_pa
 def test_bayes_and_exhaustive_tables_compare(tmp_path):
     from autotune.search.climb import MAX_CENTRES
     from autotune.search.compare import compare_tables, verdict
-    from autotune.tables import read_table
+    from autotune.table.format import read_table
 
     common = ["sweep", "--replay", str(RECORDS), "-q", "--objective", "throughput"]
     assert main([*common, "--strategy", "exhaustive", "-o", str(tmp_path / "e.json")]) == 0

@@ -18,7 +18,9 @@ def config(algorithm: str, ck: int, block: int, split_block: int, cache: str, **
 
 def measure(graph, algorithm: str, configs, sample: int):
     """One repetition of each configuration over a sample of `sample` sources."""
-    from autotune.gpu import CudaEventTimer, open_solver
+    from autotune.gpu import CudaEventTimer
+
+    from autotune.algorithms import open_solver
 
     protocol = Protocol(sample=sample, min_repetitions=1, max_repetitions=1)
     with open_solver(graph, algorithm) as solver:

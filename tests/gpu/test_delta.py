@@ -163,7 +163,9 @@ def test_a_graph_too_large_for_shared_memory_is_refused_before_it_runs(session, 
 
 
 def test_an_instance_that_reports_an_error_is_wrong_and_the_process_stays_usable(session, graphs, monkeypatch):
-    from autotune.gpu import CudaEventTimer, open_solver
+    from autotune.gpu import CudaEventTimer
+
+    from autotune.algorithms import open_solver
 
     graph = graphs("rome99.gr.gz")
     protocol = Protocol(sample=2, min_repetitions=1, max_repetitions=1)

@@ -21,9 +21,10 @@ def _spec(name: str, data_dir) -> str:
 
 def _timer(graph, algorithm="crauser", sources=8, launch_mode="batched"):
     from autotune.gpu import CudaEventTimer
-    from autotune.gpu.thesis_engine import ThesisSolver
+    from autotune.algorithms import get
+    from autotune.algorithms.thesis.engine import ThesisSolver
 
-    solver = ThesisSolver(graph, algorithm, launch_mode)
+    solver = ThesisSolver(graph, get(algorithm), launch_mode)
     protocol = Protocol(sample=sources, min_repetitions=1, max_repetitions=1)
     return solver, CudaEventTimer(solver, choose_sources(graph, sources, seed=1), protocol)
 
@@ -163,7 +164,7 @@ def test_a_launch_that_fails_is_invalid_and_the_process_stays_usable(session, mo
 @pytest.mark.parametrize("algorithm", ["crauser", "martin"])
 def test_gpu_iterations_equal_the_cpu_solvers(session, algorithm):
     from autotune import algorithms
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
 
     graph = load_graph("rmat12")
     sources = list(choose_sources(graph, 4, seed=3))
@@ -222,7 +223,8 @@ def test_a_warm_up_past_its_limit_stops_on_time_and_the_solver_stays_usable(sess
 
 def test_the_delta_host_loop_stops_at_its_deadline(session, data_dir):
     from autotune.algorithms import get
-    from autotune.gpu.engine import Overtime, open_solver
+    from autotune.algorithms import open_solver
+    from autotune.gpu.engine import Overtime
 
     graph = load_graph(str(data_dir / "usa-roads.gr.gz"))
     default = get("delta").default_config()

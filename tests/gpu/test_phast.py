@@ -85,7 +85,7 @@ def test_zero_weights_unreachable_vertices_and_one_vertex(session):
 
 @pytest.mark.parametrize("name", ["rome99.gr.gz", "zeros", "one"])
 def test_the_tree_after_phast_is_a_shortest_path_tree_and_targets_are_answered(session, graphs, name):
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
     from autotune.gpu.paths import PathTrees
     from autotune.reference.cache import INF, ReferenceCache
     from autotune.reference.paths import tree_error
@@ -109,7 +109,7 @@ def test_the_tree_after_phast_is_a_shortest_path_tree_and_targets_are_answered(s
 
 @pytest.mark.parametrize("name", ["rome99.gr.gz", "lattice"])
 def test_source_target_queries_give_the_targets_distance(session, graphs, name):
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
     from autotune.measure import choose_sources
     from autotune.reference.cache import ReferenceCache
 
@@ -135,7 +135,7 @@ def test_target_queries_in_a_row_leave_the_searches_clean(session, graphs):
     """The kernel undoes each query's searches: queries one after another on one solver (CK 1, then
     3, then 1 again), blocks smaller than the searches' reach (several chunks a round), and every
     pair of the zero-weight graph, the unreachable ones included."""
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
     from autotune.reference.cache import ReferenceCache
 
     zeros = build_csr("zeros", 6, np.array([0, 1, 2, 3, 4, 1]), np.array([1, 2, 3, 2, 0, 3]),
@@ -158,7 +158,7 @@ def test_searches_whose_queue_overflows_or_that_scan_give_the_same_answers(sessi
     """Builds with a queue of 4 vertices (rounds that overflow it list the vertices due from the
     reached ones, 4 at a time) and with no queue at all: the same distances and targets' distances."""
     from autotune.gpu import compile as compiled
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
     from autotune.measure import choose_sources
     from autotune.reference.cache import ReferenceCache
 

@@ -47,7 +47,7 @@ def configs_of(algorithm: str, ck: int) -> list[LaunchConfig]:
 
 
 def assert_trees(graph, algorithm: str, ck: int, hub_degree: int = 1024) -> None:
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
     from autotune.gpu.paths import PathTrees
 
     sources = list(choose_sources(graph, ck, seed=3))
@@ -98,7 +98,7 @@ def test_trees_whose_zero_weight_components_exceed_a_warp(session):
 
 
 def targets_solved(graph, config, sources, targets):
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
 
     expected = ReferenceCache(None).distances(graph, sources)
     with open_solver(graph, "delta") as solver:

@@ -1,5 +1,5 @@
 """The kernels' main paths under compute-sanitizer's memcheck (`scripts/sanitize_kernels.py`; run AJ of
-docs/notes/kernels.md has every case and tool): the grid's one query, delta_lanes' batch and PHAST's batch,
+docs/notes/delta-kernels.md has every case and tool): the grid's one query, delta_lanes' batch and PHAST's batch,
 each solve checked against scipy by the command it runs."""
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def graph():
 @pytest.mark.parametrize("algorithm", [a.name for a in algorithms.all_algorithms()])
 def test_the_gpu_check_finds_no_difference_in_a_right_solve_and_the_first_of_a_wrong_reference(session, graph, graphs,
                                                                                               algorithm):
-    from autotune.gpu import open_solver
+    from autotune.algorithms import open_solver
     from autotune.gpu.verify import DeviceCheck
 
     if algorithm == "phast":  # rmat12's hubs get no contraction hierarchy: every configuration is refused
@@ -47,7 +47,9 @@ def test_the_gpu_check_finds_no_difference_in_a_right_solve_and_the_first_of_a_w
 
 @pytest.mark.parametrize("algorithm", ["delta", "delta_lanes"])
 def test_the_timer_checks_large_batches_on_the_gpu_and_names_a_difference(session, graph, monkeypatch, algorithm):
-    from autotune.gpu import CudaEventTimer, open_solver, timer
+    from autotune.gpu import CudaEventTimer, timer
+
+    from autotune.algorithms import open_solver
 
     monkeypatch.setattr(timer, "DEVICE_CHECK_BYTES", 0)
     sample = list(choose_sources(graph, 8, seed=1))

@@ -1,4 +1,4 @@
-"""The choice model (`autotune.model.choice`): its samples from a table, the tree it grows, its
+"""The choice model (`autotune.predict.choice`): its samples from a table, the tree it grows, its
 TOML, and `autotune predict --algorithm auto` / `autotune model fit-choice` with it."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from autotune.cli import main
 from autotune.errors import InputError
 from autotune.graphs import load_graph
-from autotune.model.choice import (ChoiceModel, admitted_batch_samples, admitted_winners, fit, fit_admitted,
+from autotune.predict.choice import (ChoiceModel, admitted_batch_samples, admitted_winners, fit, fit_admitted,
                                    fit_table, graph_features, table_samples, without_admitted)
 from autotune.model.shape import graph_shape
-from autotune.tables import read_table, schema
+from autotune.table.format import read_table, schema
 
 
 def _point(algorithm: str, ck: int, ms: float) -> dict:

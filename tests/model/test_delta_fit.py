@@ -1,11 +1,11 @@
-"""Delta-stepping's batch shape by level width, fitted on probe rows (autotune/model/delta_fit.py):
+"""Delta-stepping's batch shape by level width, fitted on probe rows (autotune/algorithms/delta/fit.py):
 rule 5's ladder of block sizes (`fit_block_widths`) and rule 4's one instance per SM (`fit_wide`)."""
 from __future__ import annotations
 
 import pytest
 
-from autotune.model import delta_fit
-from autotune.model.delta_rules import ladder_size
+from autotune.algorithms.delta import fit as delta_fit
+from autotune.algorithms.delta.rules import ladder_size
 
 
 def _rows(graph, times):

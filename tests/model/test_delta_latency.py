@@ -1,4 +1,4 @@
-"""Delta-stepping's one-query rules (autotune/model/delta_latency.py): fitted on winners, applied to
+"""Delta-stepping's one-query rules (autotune/algorithms/delta/latency.py): fitted on winners, applied to
 a batch prediction, and carried by the choice model's TOML."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from autotune import algorithms
 from autotune.graphs import build_csr
 from autotune.model import GraphFeatures, load_device
-from autotune.model.choice import ChoiceModel, fit
-from autotune.model.delta_latency import LatencySample, fit as fit_latency, table_samples
-from autotune.model.latency_prices import priced_bins, read_bins_prices, read_prices
+from autotune.predict.choice import ChoiceModel, fit
+from autotune.algorithms.delta.latency import LatencySample, fit as fit_latency, table_samples
+from autotune.algorithms.delta.latency_prices import priced_bins, read_bins_prices, read_prices
 from autotune.model.shape import breadth_first_reach, graph_shape
 
 DELTA = algorithms.get("delta")

@@ -1,4 +1,4 @@
-"""The Delta-stepping rules (autotune/model/delta_rules.py) with the constants fitted on the H100's
+"""The Delta-stepping rules (autotune/algorithms/delta/rules.py) with the constants fitted on the H100's
 batched records (characterizations/delta.toml, scripts/fit_delta_model.py)."""
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_the_block_size_climbs_the_fitted_ladder_with_the_level_width():
 
 
 def test_the_block_size_rises_to_one_that_keeps_the_duplicate_bitmaps():
-    from autotune.model.delta_rules import keeps_bitmaps
+    from autotune.algorithms.delta.rules import keeps_bitmaps
 
     h100 = load_device("hopper-h100")
     characterization = get("delta").characterization
@@ -142,7 +142,7 @@ def test_wide_levels_give_each_instance_an_sm_of_its_own_where_a_wide_width_is_f
 
 
 def test_a_characterization_without_a_ladder_keeps_its_block_size():
-    from autotune.model.delta_rules import block_size_for
+    from autotune.algorithms.delta.rules import block_size_for
 
     wide = dataclasses.replace(ROADS, level_width=5000.0)
     assert block_size_for(wide, {"block_size": 384}, False) == (384, "block_size 384")
@@ -152,7 +152,7 @@ def test_a_characterization_without_a_ladder_keeps_its_block_size():
 
 
 def test_rule_1_target_is_none_without_a_positive_weight_and_the_mean_weight_stands_in_for_the_lightest():
-    from autotune.model.delta_rules import graph_target
+    from autotune.algorithms.delta.rules import graph_target
 
     constants = {"delta_scale": 32.0, "delta_skew": 0.0, "delta_spread": 0.0}
     assert graph_target(constants, dataclasses.replace(ROADS, lightest_weight=0.0, mean_weight=None)) is None

@@ -1,4 +1,4 @@
-"""The fitted model (autotune/model/fitted.py): fit on the committed H100 records, round trip,
+"""The fitted model (autotune/algorithms/thesis/fitted.py): fit on the committed H100 records, round trip,
 predictions inside the fit's choices, and the command line (no GPU)."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 
 from autotune.cli import main
 from autotune.errors import InputError
-from autotune.model.fitted import FittedModel, fit, recorded_choices
+from autotune.algorithms.thesis.fitted import FittedModel, fit, recorded_choices
 from autotune.search.records import read_records
 from autotune.search.replay import ReplayTimer
-from autotune.tables import read_table
+from autotune.table.format import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "benchmarks" / "data" / "h100" / "crauser-table.json.gz"

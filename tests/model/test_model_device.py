@@ -156,8 +156,12 @@ def test_auto_without_pycuda_is_a_clear_error(monkeypatch):
             raise ImportError("No module named 'pycuda'")
         return real_import(name, *args, **kwargs)
 
+    from autotune.gpu.device import load_profile
+
     monkeypatch.setattr(builtins, "__import__", no_pycuda)
     with pytest.raises(GpuUnavailable, match="--device auto needs PyCUDA"):
+        load_profile("auto")
+    with pytest.raises(GpuUnavailable, match="autotune.gpu.device.load_profile"):  # the model never touches CUDA
         load_device("auto")
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from autotune.model import candidate_block_sizes, load_characterization, load_device, occupancy
 from autotune.model.characterization import KernelResources
-from autotune.model.device import device_from_gpu
+from autotune.gpu.device import device_from_gpu
 from autotune.resources import kernels_dir
 from autotune.launch import CacheState
 

@@ -13,10 +13,10 @@ MODULES = [
     "autotune.model.features",
     "autotune.model.memory",
     "autotune.model.occupancy",
-    "autotune.model.rules",
-    "autotune.tables",
+    "autotune.algorithms.thesis.rules",
+    "autotune.table.format",
     "autotune.algorithms.base",
-    "autotune.algorithms.delta_shared",
+    "autotune.algorithms.delta.shared",
 ]
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from autotune.algorithms import get
-from autotune.algorithms.base import MEMORY_SHARE
+from autotune.model.memory import MEMORY_SHARE
 from autotune.errors import InputError
 from autotune.model import load_device
 from autotune.model.features import GraphFeatures
@@ -18,8 +18,8 @@ USA = GraphFeatures("USA-road-d.USA", 23_947_347, 58_333_344, max_degree=9, mean
 
 @pytest.mark.parametrize("name", ["crauser", "martin", "delta"])
 def test_the_workspace_an_engine_allocates_is_what_its_algorithm_declares(name):
-    from autotune.gpu.delta_engine import Workspace as DeltaWorkspace, state_fields
-    from autotune.gpu.thesis_engine import Workspace as ThesisWorkspace
+    from autotune.algorithms.delta.engine import Workspace as DeltaWorkspace, state_fields
+    from autotune.algorithms.thesis.engine import Workspace as ThesisWorkspace
 
     algorithm = get(name)
     n, ck = 1000, 3
@@ -60,7 +60,7 @@ def test_a_small_graph_is_not_bounded():
 
 
 def test_the_fitted_model_bounds_ck_by_the_memory():
-    from autotune.model.fitted import shipped_fitted
+    from autotune.algorithms.thesis.fitted import shipped_fitted
 
     model = shipped_fitted("crauser")
     graph = {"vertices": 10_000_000, "mean_degree": 2.5, "degree_cv": 0.3}

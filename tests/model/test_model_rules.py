@@ -15,9 +15,8 @@ from autotune.model import (
     KernelResources,
     Level,
     baseline_block_sizes,
-    predict,
 )
-from autotune.model.rules import predict_lanes
+from autotune.algorithms.thesis.rules import predict, predict_lanes
 from autotune.launch import CacheState, LaunchConfig
 
 RMAT17 = GraphFeatures("rmat17", n_vertices=131072, n_edges=3728785)  # autotune graph info rmat17

@@ -19,9 +19,9 @@ from autotune.model import (
     Level,
     load_device,
     max_occupancy_block_sizes,
-    predict,
 )
 from autotune.model.characterization import Characterization
+from autotune.algorithms.thesis.rules import predict
 
 # Thesis Table 4.2, transcribed: kernel -> stressing class -> (Fermi sizes, Kepler sizes, L1 state).
 # Its L1 names: Increased = prefer_l1, Disconnected = no_l1 (thesis 4.5.2).

@@ -9,7 +9,7 @@ from autotune import algorithms
 from autotune.cli import main
 from autotune.graphs import load_graph
 from autotune.search import read_records
-from autotune.tables import validate_table
+from autotune.table.format import validate_table
 
 from test_search_replay import TimerContract
 
@@ -18,7 +18,8 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture(scope="module")
 def cuda_timer():
-    from autotune.gpu import CudaEventTimer, gpu_session, open_solver
+    from autotune.gpu import CudaEventTimer, gpu_session
+    from autotune.algorithms import open_solver
     from autotune.graphs import load_graph
     from autotune.measure import Protocol, choose_sources
 

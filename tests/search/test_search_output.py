@@ -6,7 +6,7 @@ import json
 import jsonschema
 import pytest
 
-from autotune import tables
+from autotune.table import format as tables
 from autotune.measure import Status
 from autotune.search import GraphPlan, Exhaustive, ModelOnly, ReplayTimer, SweepSettings, records_of, sweep_table, t4_results, write_t4
 from autotune.search.synthetic import SyntheticTimer

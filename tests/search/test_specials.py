@@ -47,7 +47,7 @@ def test_a_latency_replay_caps_the_prediction_as_a_live_sweep_does():
 
 
 def test_the_latency_end_of_delta_leads_with_its_one_query_rules():
-    from autotune.model.choice import shipped_choice
+    from autotune.predict.choice import shipped_choice
 
     profile = load_device("hopper-h100")
     info, latency = _job((1,))
@@ -72,7 +72,7 @@ def test_the_latency_end_of_delta_leads_with_its_one_query_rules():
 
 
 def test_a_one_query_grid_outside_the_space_leads_from_the_space_s_nearest_blocks():
-    from autotune.model.choice import shipped_choice
+    from autotune.predict.choice import shipped_choice
 
     profile = load_device("hopper-h100")
     info, latency = _job((1,))

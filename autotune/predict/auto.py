@@ -1,0 +1,81 @@
+"""What `predict --algorithm auto`, `Table.lookup` and the benchmark suites ask the model: which
+algorithm can serve K sources on a graph (`servable`, `admitted_on`), and one algorithm's
+predicted configuration for it (`predicted`: its fitted model where one is shipped for the GPU,
+else its rules, with the one-query and latency rules where it has them)."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from autotune import algorithms
+from autotune.graphs import CSRGraph
+from autotune.model.device import DeviceProfile
+from autotune.model.features import GraphFeatures
+from autotune.model.queries import capped, for_queries, queries_ck
+
+BATCH = 1024  # K when --queries is not given: the batch end of the queries curve
+
+
+def servable(name: str, queries: int, max_degree: int | None = None) -> str:
+    """`name`, or where it cannot solve `queries` sources at once (delta_lanes under 32) or cannot
+    run on a graph of `max_degree` (PHAST on hubs: `Algorithm.unsuited`) the first algorithm of
+    `auto`'s order that can."""
+    def serves(entry: algorithms.Algorithm) -> bool:
+        return any(ck <= queries for ck in entry.concurrent_kernels) and \
+            (max_degree is None or entry.unsuited(max_degree) is None)
+
+    if serves(algorithms.get(name)):
+        return name
+    ranked = sorted(algorithms.resolve(algorithms.AUTO), key=lambda a: a.auto_rank)
+    return next(a.name for a in ranked if serves(a))
+
+
+def admitted_on(graph: CSRGraph) -> frozenset[str]:
+    """The conditional algorithms (`Algorithm.conditional`) that admit `graph` now (PHAST where its
+    hierarchy is kept)."""
+    return frozenset(a.name for a in algorithms.all_algorithms() if a.conditional and a.admits(graph) is None)
+
+
+def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, queries: int | None
+                      ) -> tuple[Any, list[Any]]:
+    """A fitted model's configuration and decisions for a graph (for K sources when given)."""
+    config, decisions = model.predict({"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
+                                       "degree_cv": graph.degree_cv}, device=device)
+    if queries is not None:
+        config, decisions = capped(config, decisions, queries_ck(algorithms.get(model.algorithm), queries), queries)
+    return config, list(decisions)
+
+
+def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_option: str,
+              queries: int | None, latency: Any = None,
+              level_width: Callable[[], float] | None = None, characterization: Any = None) -> tuple[Any, list[Any]]:
+    """One algorithm's configuration and decisions for a graph (for K sources when given): its
+    fitted model where `model_option` resolves to one, else its rules (with the constants of
+    `characterization` when given, else the shipped ones), given the graph's level width where
+    they read it (`level_width`, a callable: the breadth-first searches are made only when needed;
+    not with --model thesis); for one query, the algorithm's one-query rules where it has them
+    (`Algorithm.predict_one_query`), and Delta-stepping's `latency` rules (fitted ones; neither with
+    --model thesis)."""
+    from autotune.algorithms.thesis.fitted import resolve_model
+
+    entry = algorithms.get(name)
+    fitted = resolve_model(model_option, name, device)
+    if fitted is not None:
+        return fitted_prediction(fitted, graph, device, queries)
+    fitted_rules = model_option != "thesis"
+    level_width = None if level_width is None else functools.cache(level_width)  # searched once, if asked
+    if fitted_rules:
+        graph = entry.with_level_width(graph, level_width)
+    prediction = entry.predict(graph, device, characterization or entry.characterization)
+    if queries == 1 and fitted_rules:  # an algorithm with rules of its own for one query
+        prediction = entry.predict_one_query(graph, device, characterization or entry.characterization) or prediction
+    if queries is not None:
+        prediction = for_queries(prediction, entry, queries)
+    kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
+    config, decisions = prediction.config, [*kernels, *prediction.decisions]
+    if queries == 1 and latency is not None and level_width is not None and fitted_rules:
+        config, decisions = entry.with_latency_rules(config, decisions, graph, level_width, latency)
+    return config, list(decisions)
+
+
+__all__ = ["BATCH", "admitted_on", "fitted_prediction", "predicted", "servable"]

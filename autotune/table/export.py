@@ -1,0 +1,158 @@
+"""A table for programs without Python (`autotune table export`): a self-contained C/C++ header, or
+a flat JSON file.
+
+The header (`--format c-header`) holds the table's entries as constant data (each graph's features,
+its queries curve, best and prediction, and the configurations they name) and
+`autotune_lookup(vertices, mean_degree, degree_cv, queries, &match)`, which answers as
+`Table.lookup(..., queries=queries, device=None)` does with its defaults: the entries nearest in
+(log2 vertices, log2 mean degree, log2(1 + degree skew)), the two nearest agreeing on a configuration
+where their lists of fastest configurations allow (`lookup.consensus`), else the nearest entry's
+curve point for `queries` (derived from its smallest tuned CK where it tuned none that small).
+It needs only the C standard library (`math.h`, `string.h`) and compiles as C99 or C++.
+
+The flat JSON (`--format json`): per entry its graph features and, for every power of two K from 1
+to 1024, the configuration `Table.lookup` gives that entry's graph for K queries.
+
+Example::
+
+    autotune table export tables/h100.json --format c-header -o tuned_sssp.h
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping
+
+from autotune import algorithms
+from autotune.launch import CacheState, LaunchConfig
+from autotune.table.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, Table, consensus_parts
+
+FORMATS = ("c-header", "json")
+QUERIES = tuple(2**k for k in range(11))  # 1 .. 1024: the flat export's columns
+CACHES = tuple(CacheState)
+MAX_KERNELS = 3
+MAX_PARAMS = max(len(algorithms.get(name).parameters) for name in algorithms.names())  # the header's array
+
+
+def c_string(text: str) -> str:
+    """A C string literal of `text` (escaped; non-ASCII as octal bytes)."""
+    out = []
+    for byte in text.encode("utf-8"):
+        char = chr(byte)
+        out.append(char if 32 <= byte < 127 and char not in '"\\?' else f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def c_double(value: float) -> str:
+    return repr(float(value)) if math.isfinite(value) else "-1.0"
+
+
+class _Configs:
+    """The distinct configurations an export names, each once (by its JSON)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.configs: list[LaunchConfig] = []
+
+    def id_of(self, data: Mapping[str, Any], where: str) -> int:
+        key = json.dumps(data, sort_keys=True)
+        if key not in self.ids:
+            self.ids[key] = len(self.configs)
+            self.configs.append(algorithms.config_from_json(data, where))
+        return self.ids[key]
+
+
+def _config_c(config: LaunchConfig) -> str:
+    names = algorithms.names()
+    kernels = [f"{{{c_string(name)}, {launch.block_size}, {CACHES.index(launch.cache)}, {launch.lanes}}}"
+               for name, launch in config.kernels.items()]
+    params = [f"{{{c_string(name)}, {value if isinstance(value, int) else -1}, {c_string(str(value))}}}"
+              for name, value in config.params.items()]
+    if len(kernels) > MAX_KERNELS or len(params) > MAX_PARAMS:
+        raise ValueError(f"{config}: more kernels or parameters than the header holds")
+    return (f"{{{names.index(config.algorithm)}, {config.concurrent_kernels}, {len(kernels)}, "
+            f"{{{', '.join(kernels) or '{0, 0, 0, 0}'}}}, {len(params)}, {{{', '.join(params) or '{0, 0, 0}'}}}}}")
+
+
+def _listed(entry: Mapping[str, Any], configs: _Configs, where: str) -> list[tuple[int, int, float]]:
+    """The consensus list of an entry as `lookup.consensus` builds it before filtering by CK:
+    (config id, CK, ms) of `lookup.consensus_parts`, each configuration once at its first place
+    with its last time."""
+    listed: dict[int, tuple[int, float]] = {}
+    for part in consensus_parts(entry):
+        listed[configs.id_of(part["config"], where)] = (int(part["config"]["concurrent_kernels"]),
+                                                          float(part["ms_per_sssp"]))
+    return [(config_id, ck, ms) for config_id, (ck, ms) in listed.items()]
+
+
+def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "") -> str:
+    """The header's text (see the module's doc)."""
+    configs = _Configs()
+    entries = sorted((e for e in table.entries if table.choice(e) is not None), key=lambda e: e["graph"]["name"])
+    rows, curves, lists = [], [], []
+    for entry in entries:
+        name = entry["graph"]["name"]
+        where = f"{source or 'table'}: {name}"
+        graph = entry["graph"]
+        cv = graph.get("degree_cv")
+        curve = [p for p in entry.get("curve", ()) if p.get("verified", True)]
+        curve_at = len(curves)
+        curves += [f"{{{configs.id_of(p['config'], where)}, {int(p['config']['concurrent_kernels'])}, "
+                   f"{c_double(p['ms_per_sssp'])}}}" for p in curve]
+        listed = _listed(entry, configs, where)
+        list_at = len(lists)
+        lists += [f"{{{config_id}, {ck}, {c_double(ms)}}}" for config_id, ck, ms in listed]
+        best = configs.id_of(entry["best"]["config"], where) if isinstance(entry.get("best"), Mapping) else -1
+        best_ms = float(entry["best"]["ms_per_sssp"]) if best >= 0 else -1.0
+        predicted = (configs.id_of(entry["predicted"]["config"], where)
+                     if isinstance(entry.get("predicted"), Mapping) else -1)
+        rows.append(f"  {{{c_string(name)}, {float(graph['vertices'])!r}, {float(graph['mean_degree'])!r}, "
+                    f"{1 if cv is not None else 0}, {float(cv or 0.0)!r}, {curve_at}, {len(curve)}, {best}, "
+                    f"{c_double(best_ms)}, {predicted}, {list_at}, {len(listed)}}}")
+    weights = [DEFAULT_WEIGHTS.get(k, 0.0) for k in GRAPH_FEATURES]
+    gpu = str(table.device.get("name", "unknown"))
+    data = {
+        "GPU": c_string(gpu), "SCHEMA": c_string(str(table.data.get("schema"))),
+        "CREATED": c_string(str(table.data.get("created", ""))),
+        "ALGORITHMS": ", ".join(c_string(n) for n in algorithms.names()),
+        "ALGORITHM_ENUM": "\n".join(f"  AUTOTUNE_{n.upper()} = {i}," for i, n in enumerate(algorithms.names())),
+        "CACHES": ", ".join(c_string(c.value) for c in CACHES),
+        "CONFIGS": ",\n".join(f"  {_config_c(c)}" for c in configs.configs) or "  {0, 0, 0, {{0, 0, 0, 0}}, 0, {{0, 0, 0}}}",
+        "CURVES": ",\n".join(f"  {c}" for c in curves) or "  {0, 0, 0.0}",
+        "LISTS": ",\n".join(f"  {c}" for c in lists) or "  {0, 0, 0.0}",
+        "ENTRIES": ",\n".join(rows) or "  {0, 0.0, 0.0, 0, 0.0, 0, 0, -1, -1.0, -1, 0, 0}",
+        "N_ENTRIES": str(len(rows)), "W_VERTICES": repr(weights[0]), "W_DEGREE": repr(weights[1]),
+        "W_SKEW": repr(weights[2]), "NEIGHBOURS": str(DEFAULT_NEIGHBOURS), "MAX_KERNELS": str(MAX_KERNELS),
+        "MAX_PARAMS": str(MAX_PARAMS), "GUARD": guard, "SOURCE": source or "a table",
+    }
+    from autotune.resources import header_template
+
+    text = header_template()
+    for key, value in data.items():
+        text = text.replace(f"@{key}@", value)
+    return text
+
+
+def flat_json(table: Table) -> dict[str, Any]:
+    """Per entry: its graph features and, per K in `QUERIES`, what `Table.lookup` gives its graph."""
+    out = []
+    for entry in sorted(table.entries, key=lambda e: e["graph"]["name"]):
+        graph = entry["graph"]
+        if table.choice(entry) is None:
+            continue
+        answers = {}
+        for queries in QUERIES:
+            match = table.lookup(graph, queries=queries, device=None)
+            answers[str(queries)] = {"config": match.config.to_json(), "source": match.source,
+                                     "ms_per_sssp": match.ms_per_sssp, "entries": list(match.neighbours) or [match.graph_name]}
+        out.append({"graph": {k: graph.get(k) for k in ("name", "vertices", "edges", "mean_degree", "degree_cv")},
+                    "queries": answers})
+    return {"format": "autotune.table-export/1", "table_schema": table.data.get("schema"),
+            "device": dict(table.device), "created": table.data.get("created"), "entries": out}
+
+
+def export(table: Table, format_: str, source: str = "") -> str:
+    """The export's text in `format_` (`FORMATS`)."""
+    if format_ == "c-header":
+        return c_header(table, source=source)
+    return json.dumps(flat_json(table), indent=1) + "\n"
