@@ -18,6 +18,31 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from autotune.errors import InputError, OutputError
 
 GZIP_MAGIC = b"\x1f\x8b"
+_NON_FINITE = re.compile(r"-?\b(?:NaN|Infinity)\b")
+
+
+class _NonFinite(ValueError):
+    """A JSON text spelled a number Python's reader takes but JSON has not (NaN, Infinity)."""
+
+
+def _reject_non_finite(token: str) -> Any:
+    raise _NonFinite(token)
+
+
+def loads(text: str) -> Any:
+    """`json.loads` that refuses NaN, Infinity and -Infinity (JSON has none; Python's reader takes
+    them, and a table or record holding one would reach a C header or a comparison as a number).
+
+    Raises:
+        json.JSONDecodeError: not JSON; `ValueError` (`_NonFinite`) naming the token otherwise.
+    """
+    return json.loads(text, parse_constant=_reject_non_finite)
+
+
+def _non_finite_error(path: Any, text: str, token: str, first_line: int = 1) -> InputError:
+    match = _NON_FINITE.search(text)
+    line = first_line + (text.count("\n", 0, match.start()) if match else 0)
+    return InputError(f"{path}:{line}: {token} is not a number JSON allows (a measured or fitted value must be finite)")
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "the file") -> Path:
@@ -146,7 +171,9 @@ def read_json_lines(path: str | os.PathLike[str], what: str = "records",
         if not stripped or stripped.startswith("#"):
             continue
         try:
-            data = json.loads(stripped)
+            data = loads(stripped)
+        except _NonFinite as error:
+            raise _non_finite_error(path, stripped, str(error), number) from None
         except (json.JSONDecodeError, RecursionError) as error:
             torn = read_one and number == len(lines) and not text.endswith("\n")
             if torn_tail is not None and torn:
@@ -165,7 +192,9 @@ def read_json(path: str | os.PathLike[str], what: str = "file") -> Any:
     """
     text = read_text(path, what)
     try:
-        return json.loads(text)
+        return loads(text)
+    except _NonFinite as error:
+        raise _non_finite_error(path, text, str(error)) from None
     except json.JSONDecodeError as error:
         raise InputError(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from None
     except RecursionError:
@@ -259,3 +288,26 @@ def is_json_with(path: Path, key: str, prefix: str) -> bool:
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and str(data.get(key, "")).startswith(prefix)
+
+
+def starts_with(path: Path, prefix: bytes) -> bool:
+    """Whether the file's first bytes are `prefix` (an export's header line, a format's magic)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(prefix)) == prefix
+    except OSError:
+        return False
+
+
+def is_toml_with(path: Path, key: str, prefix: str) -> bool:
+    """Whether `path` holds TOML whose `key` is a string starting with `prefix` (a fitted model's
+    `format`, say: what `check_replaceable` asks of one)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return str(data.get(key, "")).startswith(prefix)
+
+
+NPY_MAGIC = b"\x93NUMPY"  # numpy's .npy files begin so (`sssp --save`'s distances)
+

@@ -295,21 +295,3 @@ class LaunchConfig:
 def block_sizes(limit: int = MAX_BLOCK_SIZE) -> tuple[int, ...]:
     """Every block size the space holds: multiples of the warp size up to `limit`."""
     return tuple(range(WARP_SIZE, min(limit, MAX_BLOCK_SIZE) + 1, WARP_SIZE))
-
-
-def parse_int_list(text: str, option: str, allowed: Iterable[int] | None = None) -> tuple[int, ...]:
-    """Parse '32,64,128' from an option; InputError naming the option on a bad item."""
-    values = []
-    allowed_set = set(allowed) if allowed is not None else None
-    for item in text.split(","):
-        item = item.strip()
-        try:
-            value = int(item)
-        except ValueError:
-            raise InputError(f"{option}: {item!r} is not an integer") from None
-        if allowed_set is not None and value not in allowed_set:
-            raise InputError(f"{option}: {value} is not allowed; choose from {sorted(allowed_set)}")
-        values.append(value)
-    if not values:
-        raise InputError(f"{option}: give at least one value")
-    return tuple(dict.fromkeys(values))

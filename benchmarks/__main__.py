@@ -6,12 +6,16 @@ import importlib
 import sys
 from pathlib import Path
 
+from autotune.arguments import OneLineParser, report
+from autotune.errors import AutotuneError
 from benchmarks import SUITES
 from benchmarks.results import RESULTS_DIR, write
 
+PROG = "python3 -m benchmarks"
+
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python3 -m benchmarks", description="autotune's benchmark suites")
+    top = OneLineParser(prog=PROG, description="autotune's benchmark suites")
     commands = top.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="the suites, and the GPUs each needs")
     run = commands.add_parser("run", help="run suites; each writes benchmarks/results/<gpu>/<suite>.json")
@@ -31,7 +35,28 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run the benchmarks' command line; the exit status (0 ok, 1 a run failed, 2 bad input), every
+    error of the tool's own as one line on stderr."""
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except AutotuneError as error:
+        report(PROG, str(error))
+        return error.exit_status
+    except KeyboardInterrupt:
+        report(PROG, "interrupted")
+        return 130
+
+
+def _results_dir(path: Path) -> Path:
+    """`--results`, refused before any suite runs when it cannot hold results (a file, say)."""
+    from autotune.errors import OutputError
+
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"--results {path}: is not a directory; results go to <dir>/<gpu>/<suite>.json")
+    return path
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["graphs"]:
         from benchmarks import realgraphs
 
@@ -55,11 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if args.check and changed else 0
     from benchmarks.realgraphs import SuiteError
 
+    _results_dir(args.results)
     for name in dict.fromkeys(args.suites):
         try:
             results = importlib.import_module(SUITES[name].module).run(args)
         except SuiteError as error:  # a real-graph suite graph not fetched: python3 -m benchmarks graphs
-            print(f"benchmarks run {name}: {error}; fetch it with python3 -m benchmarks graphs", file=sys.stderr)
+            report(PROG, f"run {name}: {error}; fetch it with python3 -m benchmarks graphs")
             return 2
         print(f"{name}: wrote {write(results, args.results)}", flush=True)
     return 0

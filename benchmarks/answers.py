@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from autotune.arguments import positive_int
 from benchmarks import data
 from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, graph_of, host,
                                 kept_rows, now)
@@ -52,7 +53,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer-budget", default="auto",
                         help="suite answers: seconds each dedicated sweep may take (default auto: the default "
                         "sweep's budget for the graph, 55 s or 110 s)")
-    parser.add_argument("--answer-rounds", type=int, default=3,
+    parser.add_argument("--answer-rounds", type=positive_int, default=3,
                         help="suite answers: alternated timings of the two configurations (default 3)")
 
 
@@ -64,7 +65,7 @@ def dedicated_options(queries: int, budget_s: float) -> list[str]:
 
 def budget_s(given: str, edges: int) -> float:
     """`--answer-budget`: seconds, or auto (the default sweep's budget for a graph of `edges` arcs)."""
-    from autotune.search.plan import default_budget_s
+    from autotune.search.run.plan import default_budget_s
 
     return default_budget_s(edges) if given == "auto" else float(given)
 

@@ -31,6 +31,7 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
+from autotune.arguments import positive_int
 from autotune.files import read_json
 from benchmarks import data
 from benchmarks.answers import ms_text, timed_against
@@ -58,7 +59,7 @@ WITHIN, ALL_WITHIN = 0.15, 0.30
 def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--classout-graphs", default="", help="suite classout: its graphs (default: the table's)")
     parser.add_argument("--classout-table", default=None, help="suite classout: the table (default tables/<gpu>.json)")
-    parser.add_argument("--classout-rounds", type=int, default=3, help="suite classout: alternated timings (default 3)")
+    parser.add_argument("--classout-rounds", type=positive_int, default=3, help="suite classout: alternated timings (default 3)")
     parser.add_argument("--classout-fit-table", default=None,
                         help="suite classout: the table the choice and one-query rules are fitted on, less the class "
                              "(default: the measured GPU's; tables/h100.json on an H200 checks the H100 fit there)")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from autotune.graphs.csr_file import CSR_SUFFIX
-from autotune.search.records import Record, read_records, write_records
+from autotune.search.results.records import Record, read_records, write_records
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 RECORDS_GPU = {"name": "NVIDIA H100 80GB HBM3", "records": "benchmarks/data/h100"}  # the GPU the CPU suites' records name

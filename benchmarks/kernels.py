@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from autotune.arguments import positive_int
 from benchmarks import data, peers
 from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows,
                                 kept_section, now)
@@ -32,8 +33,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="the suite's graphs (comma-separated names of tests/data files or generator specs)")
     parser.add_argument("--table", type=Path, default=None,
                         help="the tuned table to look the configurations up in (default tables/<gpu>.json)")
-    parser.add_argument("--repetitions", type=int, default=5, help="timed passes over the sample (default 5)")
-    parser.add_argument("--cpu-sources", type=int, default=8, help="sources scipy solves per graph (default 8)")
+    parser.add_argument("--repetitions", type=positive_int, default=5, help="timed passes over the sample (default 5)")
+    parser.add_argument("--cpu-sources", type=positive_int, default=8, help="sources scipy solves per graph (default 8)")
     parser.add_argument("--gunrock", type=peers.given_binary, default=None,
                         help="Gunrock's SSSP binary, timed beside the tables' one query (default the repository's "
                              ".peers/gunrock-sssp where scripts/build_gunrock.sh built it; none there: not measured)")

@@ -109,7 +109,7 @@ def check_rows(check: Check, objective: str, nested: bool) -> tuple[list[dict[st
 
 def run(args: argparse.Namespace) -> Results:
     from autotune.table.lookup import Table
-    from autotune.search.replay import ReplayTimer
+    from autotune.search.timers.replay import ReplayTimer
 
     table = Table.load(data.path("h100", "crauser-table.json.gz"))
     timers = {name: ReplayTimer(records) for name, records in data.records_by_graph("h100", "crauser").items()}

@@ -34,7 +34,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def fitted_rows(gpu: str, algorithm: str) -> list[dict[str, Any]]:
     from autotune.algorithms.thesis.fitted import fit
-    from autotune.search.replay import ReplayTimer
+    from autotune.search.timers.replay import ReplayTimer
     from autotune.table.format import read_table
 
     features = {e["graph"]["name"]: e["graph"] for e in read_table(data.path(gpu, "crauser-table.json.gz"))["entries"]}

@@ -17,6 +17,7 @@ import tempfile
 import time
 from typing import Sequence
 
+from autotune.arguments import positive_int
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, host, now
 
@@ -25,7 +26,7 @@ TARGET_S = 2.0
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--predict-graph", default="rmat20", help="suite predict: the graph (default rmat20)")
-    parser.add_argument("--predict-runs", type=int, default=5, help="suite predict: runs with a warm cache (default 5)")
+    parser.add_argument("--predict-runs", type=positive_int, default=5, help="suite predict: runs with a warm cache (default 5)")
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:

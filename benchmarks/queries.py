@@ -17,6 +17,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Sequence
 
+from autotune.arguments import positive_int
 from benchmarks import data
 from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows,
                                 kept_section, now)
@@ -29,8 +30,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="suite queries: its graphs (comma-separated)")
     parser.add_argument("--query-table", type=Path, default=None,
                         help="suite queries: the tuned table (default tables/<gpu>.json)")
-    parser.add_argument("--query-sources", type=int, default=32, help="suite queries: sources per graph (default 32)")
-    parser.add_argument("--query-repetitions", type=int, default=3,
+    parser.add_argument("--query-sources", type=positive_int, default=32, help="suite queries: sources per graph (default 32)")
+    parser.add_argument("--query-repetitions", type=positive_int, default=3,
                         help="suite queries: timed solves per source and mode (default 3)")
 
 

@@ -19,7 +19,6 @@ soc-Slashdot0902, bremen) are not in the suite, and a test keeps them out.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import json
@@ -35,6 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from autotune.arguments import OneLineParser
+from autotune.errors import InputError
+
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = Path(__file__).resolve().parent / "realgraphs.toml"
 GRAPHS_DIR = ROOT / "benchmarks" / "graphs"
@@ -42,8 +44,8 @@ RESERVED = ("luxembourg_osm", "wave", "cnr-2000", "soc-slashdot0902", "bremen")
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 
 
-class SuiteError(Exception):
-    """A source that cannot be had or does not convert as the manifest says (one line)."""
+class SuiteError(InputError):
+    """A source that cannot be had or does not convert as the manifest says (one line, exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,7 @@ def markdown_table(graphs: list[RealGraph]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m benchmarks graphs", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python3 -m benchmarks graphs", description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", type=Path, default=GRAPHS_DIR, help="where the graphs go (default benchmarks/graphs)")
     parser.add_argument("--sources", type=Path, default=None, help="a folder holding source files (by file name)")
     parser.add_argument("--offline", action="store_true", help="fetch nothing: convert from DIR/sources only")

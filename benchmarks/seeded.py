@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from autotune.arguments import positive_int
 from benchmarks import data
 from benchmarks.answers import ms_text, slowdown, timed_together
 from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, graph_of, host,
@@ -40,7 +41,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeded-graphs", default="", help="suite seeded: its graphs (default: the table's real ones)")
     parser.add_argument("--seeded-ends", default="latency,throughput", help="suite seeded: the curve's ends")
     parser.add_argument("--seeded-table", default=None, help="suite seeded: the table (default tables/<gpu>.json)")
-    parser.add_argument("--seeded-rounds", type=int, default=3, help="suite seeded: alternated timings (default 3)")
+    parser.add_argument("--seeded-rounds", type=positive_int, default=3, help="suite seeded: alternated timings (default 3)")
 
 
 def short_sweep(spec: str, algorithm: str, end: str, scratch: Path) -> tuple[int, float, Path, Path, str]:
@@ -58,7 +59,7 @@ def short_sweep(spec: str, algorithm: str, end: str, scratch: Path) -> tuple[int
 
 def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], rounds: int) -> list[dict[str, Any]]:
     from autotune.algorithms import config_from_json
-    from autotune.search.records import read_records
+    from autotune.search.results.records import read_records
     from autotune.predict.auto import servable
     from autotune.predict.choice import measured_features, shipped_choice
     from benchmarks.classout import profile_of

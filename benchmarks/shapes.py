@@ -5,10 +5,11 @@ one-query rules on (`benchmarks/data/shapes.json`, committed, is this command's 
 `tables/h100.json`). No GPU; generated graphs are made (and cached) as the suites make them."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
+
+from autotune.arguments import OneLineParser
 from typing import Any
 
 from benchmarks import data
@@ -39,7 +40,7 @@ def shapes(table: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m benchmarks shapes", description=__doc__.split(":", 1)[1])
+    parser = OneLineParser(prog="python3 -m benchmarks shapes", description=__doc__.split(":", 1)[1])
     parser.add_argument("--table", type=Path, default=ROOT / "tables" / "h100.json")
     parser.add_argument("-o", "--output", type=Path, default=SHAPES_FILE)
     args = parser.parse_args(argv)

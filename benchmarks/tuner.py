@@ -6,7 +6,7 @@ the search this suite judges; the default queries curve runs three, and their ev
 count against the share) twice: with `--strategy exhaustive` (the reference: the optimum of the
 space they cover, and its evaluations) and, per sampler seed,
 with `--strategy bayes --trials N` (answers from the records; a joint configuration the records
-lack is composed from the uniform runs, `autotune/search/replay.py`). Reported per run: the gap of
+lack is composed from the uniform runs, `autotune/search/timers/replay.py`). Reported per run: the gap of
 the search's best to the optimum, its evaluations as a share of the exhaustive ones, and the
 evaluations and recorded GPU seconds (each configuration's measuring time on the H100) it took to
 come within 3%. Target (issue 5): within 3% on at least 80% of the runs with at most 15% of the
@@ -19,6 +19,7 @@ import json
 import statistics
 from typing import Any, Sequence
 
+from autotune.arguments import positive_int
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, host, now
 
@@ -26,7 +27,7 @@ WITHIN = 0.03
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--trials", type=int, default=20,
+    parser.add_argument("--trials", type=positive_int, default=20,
                         help="the Bayesian search's sampled trials (default 20: its climb, search.climb, comes on top "
                              "and counts against the share)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="sampler seeds")

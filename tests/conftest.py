@@ -116,7 +116,7 @@ def fake_gpu(monkeypatch, tmp_path):
     import autotune.algorithms
     import autotune.gpu
     import autotune.gpu.device
-    from autotune.search.synthetic import SyntheticTimer
+    from autotune.search.timers.synthetic import SyntheticTimer
     from autotune.model import load_device
 
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graph-cache"))

@@ -9,7 +9,7 @@ import pytest
 from autotune.algorithms import config_from_json, get, load_config
 from autotune.algorithms.thesis import CRAUSER
 from autotune.errors import InputError
-from autotune.launch import CacheState, KernelLaunch, LaunchConfig, parse_int_list
+from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 
 ISSUE_EXAMPLE = {
     "concurrent_kernels": 8,
@@ -76,14 +76,6 @@ def test_load_config_reports_file_and_line(tmp_path):
     path.write_text(json.dumps(ISSUE_EXAMPLE))
     assert load_config(str(path)) == config_from_json(ISSUE_EXAMPLE)
     assert load_config(json.dumps(ISSUE_EXAMPLE)) == config_from_json(ISSUE_EXAMPLE)
-
-
-def test_parse_int_list():
-    assert parse_int_list("32, 64,32", "--block-sizes") == (32, 64)
-    with pytest.raises(InputError, match="--ck: 3 is not allowed"):
-        parse_int_list("1,3", "--ck", allowed=(1, 2, 4))
-    with pytest.raises(InputError, match="not an integer"):
-        parse_int_list("1,x", "--ck")
 
 
 DELTA_EXAMPLE = {

@@ -102,3 +102,60 @@ def test_export_refuses_to_write_over_its_table(tmp_path, capsys):
     copy.write_bytes(Path(H100_TABLE).read_bytes())
     assert main(["table", "export", str(copy), "-o", str(copy)]) == 2
     assert "also the table" in capsys.readouterr().err
+
+
+def test_the_header_s_algorithm_ids_are_fixed_and_never_shared():
+    """A program compiled against an older header reads a newer one the same: each algorithm keeps
+    its enum value whatever the registration order (`Algorithm.header_id`)."""
+    import copy
+
+    from autotune import algorithms
+    from autotune.table.export import header_names
+
+    assert {a.name: a.header_id for a in algorithms.all_algorithms()} == {
+        "crauser": 0, "martin": 1, "delta": 2, "delta_lanes": 3, "adds": 4, "phast": 5}
+    assert header_names() == ["crauser", "martin", "delta", "delta_lanes", "adds", "phast"]
+    twin = copy.copy(algorithms.get("phast"))
+    twin.name = "phast2"
+    with pytest.raises(ValueError, match="header_id 5"):
+        algorithms.register(twin)
+    assert "phast2" not in algorithms.names()
+
+
+@pytest.mark.skipif(COMPILER is None, reason="no C++ compiler on this machine")
+def test_a_device_or_path_that_closes_a_comment_still_gives_a_header_that_compiles(tmp_path):
+    data = Table.load(H100_TABLE).data
+    data["device"] = {**data["device"], "name": "GPU */ int broken; /* \"quoted\" \\ ?"}
+    odd = tmp_path / "a*" / "t*.json"  # the source path is written into the header's comment too
+    odd.parent.mkdir()
+    odd.write_text(json.dumps(data))
+    header = tmp_path / "tuned_sssp.h"
+    assert main(["table", "export", str(odd), "--format", "c-header", "-o", str(header)]) == 0
+    source = tmp_path / "use.cpp"
+    source.write_text(f'#include "{header}"\nint main() {{ return AUTOTUNE_GPU[0] == \'G\' ? 0 : 1; }}\n')
+    subprocess.run([COMPILER, "-std=c++17", "-Wall", "-Werror", "-o", str(tmp_path / "use"), str(source)],
+                   check=True, capture_output=True)
+    assert subprocess.run([str(tmp_path / "use")]).returncode == 0
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_a_table_holding_a_non_finite_number_is_refused_with_its_line(token, tmp_path, capsys):
+    text = json.dumps(Table.load(H100_TABLE).data, indent=1)
+    text = text.replace('"mean_degree": ', f'"mean_degree": {token}, "was": ', 1)
+    bad = tmp_path / "nan.json"
+    bad.write_text(text)
+    line = text[:text.index(token)].count("\n") + 1
+    assert main(["table", "export", str(bad), "--format", "c-header", "-o", str(tmp_path / "h.h")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("must be finite)") and f"{bad}:{line}: {token} is not a number JSON allows" in err
+    assert not (tmp_path / "h.h").exists()
+
+
+def test_a_table_built_in_memory_with_a_non_finite_feature_is_refused():
+    from autotune.errors import InputError
+    from autotune.table.export import c_header
+
+    data = Table.load(H100_TABLE).data
+    data["entries"][0]["graph"]["mean_degree"] = float("nan")
+    with pytest.raises(InputError, match="mean_degree: nan is not a finite number"):
+        c_header(Table(data))

@@ -46,9 +46,11 @@ _REGISTRY: dict[str, Algorithm] = {}
 
 
 def register(algorithm: Algorithm) -> Algorithm:
-    """Add an algorithm (its name must be new)."""
+    """Add an algorithm (its name and its `header_id` must be new)."""
     if not algorithm.name or algorithm.name in _REGISTRY or algorithm.name in (AUTO, DIJKSTRA):
         raise ValueError(f"cannot register an algorithm named {algorithm.name!r}")
+    if algorithm.header_id < 0 or any(a.header_id == algorithm.header_id for a in _REGISTRY.values()):
+        raise ValueError(f"{algorithm.name}: its header_id {algorithm.header_id} is not a new one of its own")
     _REGISTRY[algorithm.name] = algorithm
     return algorithm
 

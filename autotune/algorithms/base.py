@@ -46,6 +46,9 @@ class Algorithm:
         engine: "module:Class" of the GPU solver (imported only when a GPU solve is asked for).
         characterization_file: the characterization TOML in `characterizations/`.
         thesis: a kernel of Ortega-Arranz's thesis (its model and Table 4.2 apply).
+        header_id: its value in the C/C++ header's `autotune_algorithm` enum (`table export`): fixed
+            once given, never reused, so that a program compiled against an older header reads a
+            newer one's configurations the same (registration order may change).
         auto_rank: the order `--algorithm auto` tunes the algorithms of a graph in (lower first):
             the work-efficient first, so that its best prunes the others' hopeless trials.
         in_auto: whether `--algorithm auto` tunes it (an experimental kernel that loses everywhere
@@ -68,6 +71,7 @@ class Algorithm:
     engine: str = ""
     characterization_file: str = ""
     thesis: bool = False
+    header_id: int = -1
     auto_rank: int = 1
     in_auto: bool = True
     conditional: bool = False

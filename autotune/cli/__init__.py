@@ -13,27 +13,17 @@ import sys
 from typing import Sequence
 
 from autotune._version import __version__
+from autotune.arguments import OneLineParser, one_line
 from autotune.errors import AutotuneError
 
 # Module names under autotune.cli, in the order `autotune --help` lists them.
 _COMMAND_MODULES = ("graph", "sssp", "predict", "devices", "sweep", "report", "table", "model")
 
 
-def one_line(message: str) -> str:
-    """An error message as one printable line: control characters (a newline or carriage return
-    inside a file name or a spec, say) are shown escaped.
-
-    Example:
-        >>> one_line("unknown graph spec '\\r'")
-        "unknown graph spec '\\\\r'"
-    """
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser: every command's, or with `only` (a module of
     `_COMMAND_MODULES`) that command's alone, whose module alone is then imported."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="autotune",
         description="Tune the launch parameters of GPU shortest-path (SSSP) kernels.",
     )
@@ -42,13 +32,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     for name in _COMMAND_MODULES if only is None else (only,):
-        try:
-            module = importlib.import_module(f"autotune.cli.{name}")
-        except ModuleNotFoundError as error:
-            if error.name == f"autotune.cli.{name}":
-                continue  # a command not built yet
-            raise
-        module.register(subparsers)
+        importlib.import_module(f"autotune.cli.{name}").register(subparsers)
     return parser
 
 

@@ -53,15 +53,17 @@ def record_files(inputs: list[str]) -> list[Path]:
 
 
 def run_fit(args: argparse.Namespace) -> int:
+    from autotune.algorithms.thesis.fitted import FORMAT, file_digest, fit
     from autotune.errors import InputError
-    from autotune.files import atomic_write, check_outputs
-    from autotune.algorithms.thesis.fitted import file_digest, fit
-    from autotune.search.records import read_records
-    from autotune.search.replay import ReplayTimer
+    from autotune.files import atomic_write, check_outputs, check_replaceable, is_toml_with
+    from autotune.search.results.records import read_records
+    from autotune.search.timers.replay import ReplayTimer
     from autotune.table.format import read_table
 
     check_outputs({"--output": args.output}, [*(("a records input", path) for path in args.records),
                                               ("--features", args.features)])
+    check_replaceable(args.output, lambda path: is_toml_with(path, "format", FORMAT.rpartition("/")[0]),
+                      "a fitted model")
     files = record_files(args.records)
     if not files:
         raise InputError(f"{', '.join(args.records)}: no records files (.jsonl)")
@@ -93,13 +95,15 @@ def run_fit(args: argparse.Namespace) -> int:
 
 def run_fit_choice(args: argparse.Namespace) -> int:
     from autotune.errors import InputError
-    from autotune.files import atomic_write, check_outputs
-    from autotune.predict.choice import fit_table
+    from autotune.files import atomic_write, check_outputs, check_replaceable, is_toml_with
+    from autotune.predict.choice import FORMAT, fit_table
 
     if args.latency_rows and not args.shapes:
         raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")
     inputs = [("a table", args.table)] + ([("--shapes", args.shapes)] if args.shapes else [])
     check_outputs({"--output": args.output}, inputs + [("--latency-rows", row) for row in args.latency_rows])
+    check_replaceable(args.output, lambda path: is_toml_with(path, "format", FORMAT.rpartition("/")[0]),
+                      "a choice model")
     model = fit_table(args.table, args.shapes, args.latency_rows)
     atomic_write(args.output, model.to_toml(), "the choice model")
     on = model.fitted_on

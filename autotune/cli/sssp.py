@@ -15,7 +15,7 @@ from autotune.cli.distances import save_distances
 from autotune.cli.options import add_graph_options, delta_param, graph_specs, load_one_graph
 from autotune.cli.sssp_many import parse_sources
 from autotune.errors import InputError
-from autotune.files import check_outputs
+from autotune.files import NPY_MAGIC, check_outputs, check_replaceable, starts_with
 from autotune.graphs import CSRGraph
 from autotune.launch import DEFAULT_ALGORITHM
 from autotune.measure import DEFAULT_SAMPLE
@@ -98,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
         many_sources(args)  # mixed modes fail before the graph loads and the GPU opens
     inputs = [*(("--graph", spec) for spec in graph_specs(args)), ("--table", args.table), ("--config", args.config)]
     check_outputs({"--save": args.save, "--save-dir": args.save_dir, "--save-paths": args.save_paths}, inputs)
+    for option, path in (("--save", args.save), ("--save-paths", args.save_paths)):
+        if path is not None:  # only a .npy array (an earlier --save's) is written over
+            check_replaceable(path, lambda existing: starts_with(existing, NPY_MAGIC), f"a .npy array ({option})")
     graph = load_one_graph(args)
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "

@@ -25,20 +25,20 @@ from typing import Any, Iterator
 from autotune import algorithms
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
-from autotune.cli.sweep_jobs import Job, order_for_auto
+from autotune.search.run.jobs import Job, order_for_auto
 from autotune.cli.sweep_output import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
 from autotune.errors import InputError
 from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
-from autotune.search.interrupts import stop_on_sigterm
-from autotune.search.plan import default_budget_s
+from autotune.search.run.interrupts import stop_on_sigterm
+from autotune.search.run.plan import default_budget_s
 from autotune.search.results import GraphResult
-from autotune.search.resume import cut_short, reopen
-from autotune.search.storage import MEMORY, open_storage
+from autotune.search.run.resume import cut_short, reopen
+from autotune.search.run.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
-from autotune.search.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
-from autotune.search.transfer import complete_trials, fastest_per_ck
-from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
+from autotune.search.run.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
+from autotune.search.run.transfer import complete_trials, fastest_per_ck
+from autotune.search.run.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         outputs = outputs_of(args, request, names, device)
         progress = SweepProgress()  # shows nothing
         if request.show:
-            from autotune.search.progress import RichProgress  # rich only where it draws
+            from autotune.search.run.progress import RichProgress  # rich only where it draws
 
             progress = stack.enter_context(RichProgress())
         best_by_graph: dict[tuple[str, str], float] = {}  # per graph and end: the best so far, to prune against

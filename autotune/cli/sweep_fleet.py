@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterator
 
 from autotune.cli.options import load_spec, reference_cache
-from autotune.cli.sweep_jobs import cuda_timer, order_for_auto, replay_records, replay_timer
+from autotune.search.run.jobs import cuda_timer, order_for_auto, replay_records, replay_timer
 from autotune.cli.sweep_output import INTERRUPTED, checked_outputs, default_output, report_outcome, write_outputs
 from autotune.cli.sweep_request import Request, check_jobs
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer
 from autotune.search import fleet
-from autotune.search.storage import MEMORY, open_storage, storage_url
-from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
+from autotune.search.run.storage import MEMORY, open_storage, storage_url
+from autotune.search.run.interrupts import quiet_optuna, stop_on_sigterm
 
 HEARTBEAT_S = 5  # an RDB storage's heartbeat; a worker silent for 4 beats is taken for dead
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autotune.files import check_outputs, check_replaceable, is_json_with, slug
-from autotune.search.entries import sweep_table, write_sweep_table
-from autotune.search.records import kept_records, records_of, write_records
+from autotune.search.results.entries import sweep_table, write_sweep_table
+from autotune.search.results.records import kept_records, records_of, write_records
 from autotune.search.results import GraphResult
-from autotune.search.t4 import write_t4
+from autotune.search.results.t4 import write_t4
 
 INTERRUPTED = 130
 
@@ -91,7 +91,7 @@ def report_outcome(results: Sequence[GraphResult], device: dict[str, Any], outpu
     elif outputs.show:
         from rich.console import Console
 
-        from autotune.search.summary import render_summary
+        from autotune.search.results.summary import render_summary
 
         console = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 120)
         render_summary(results, console, written)
@@ -107,7 +107,7 @@ def report_outcome(results: Sequence[GraphResult], device: dict[str, Any], outpu
         by_graph.setdefault(result.graph.key, []).append(result)
     unverified = [studies for studies in by_graph.values() if all(r.best is None for r in studies)]
     if unverified:
-        from autotune.search.summary import why_none_verified
+        from autotune.search.results.summary import why_none_verified
 
         for studies in unverified:
             print(f"autotune: {why_none_verified(studies)}", file=sys.stderr)

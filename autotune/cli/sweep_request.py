@@ -15,15 +15,15 @@ from optuna.storages import BaseStorage
 
 from autotune import algorithms
 from autotune.cli.options import load_spec, reference_cache
-from autotune.cli.sweep_jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, protocol_json, replay_jobs,
+from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, protocol_json, replay_jobs,
                                      replay_records)
 from autotune.cli.sweep_output import Outputs, checked_outputs, default_output
 from autotune.errors import InputError
 from autotune.measure import Protocol
-from autotune.search.storage import MEMORY, StudyHandle, StudyKey, open_study
+from autotune.search.run.storage import MEMORY, StudyHandle, StudyKey, open_study
 from autotune.search.strategies import Strategy, make_strategy
-from autotune.search.interrupts import quiet_optuna
-from autotune.search.sweep import SweepSettings
+from autotune.search.run.interrupts import quiet_optuna
+from autotune.search.run.sweep import SweepSettings
 
 
 OBJECTIVES = ("curve", "throughput", "latency", "pareto")
@@ -59,7 +59,7 @@ class Request:
     def study_protocol(self) -> dict[str, Any]:
         settings = {"finalists": self.settings.finalists, "rounds": self.settings.rounds}
         protocol = protocol_json(self.protocol, self.replay is not None, settings)
-        if self.objective == "pareto":  # a study of two objectives (autotune.search.storage)
+        if self.objective == "pareto":  # a study of two objectives (autotune.search.run.storage)
             protocol["objectives"] = 2
         return protocol
 

@@ -79,11 +79,15 @@ def run_merge(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from autotune.files import atomic_write, check_outputs
+    from autotune.files import atomic_write, check_outputs, check_replaceable, is_json_with, starts_with
+    from autotune.table.export import HEADER_START, JSON_FORMAT, export
     from autotune.table.lookup import Table
-    from autotune.table.export import export
 
     check_outputs({"--output": args.output}, {"the table": args.table})
+    if args.format == "c-header":
+        check_replaceable(args.output, lambda path: starts_with(path, HEADER_START), "a header autotune exported")
+    else:
+        check_replaceable(args.output, lambda path: is_json_with(path, "format", JSON_FORMAT), "a JSON export of a table")
     table = Table.load(args.table)
     atomic_write(args.output, export(table, args.format, source=str(args.table)), "the export")
     print(f"wrote {args.output}: {len(table.entries)} entries of {args.table} as {args.format}")

@@ -215,6 +215,32 @@ def count_lines(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
+ISOLATED_LIMIT = 1 << 20  # vertices that no arc can touch, beyond which a count is taken for a mistake
+
+
+def check_declared_sizes(where: str, n_vertices: int, n_items: int, item: str, min_item_bytes: int,
+                         file_bytes: int, stated: str = "the header says") -> None:
+    """A header's counts against the file that states them, before anything is allocated: its
+    `n_items` lines (arcs, entries) of at least `min_item_bytes` each must fit in the file, and
+    at most `ISOLATED_LIMIT` vertices may be beyond what those items can touch (two ends each).
+
+    Raises:
+        InputError: naming the header's line (`where`), what it says and what the file holds.
+
+    Example:
+        >>> check_declared_sizes("g.gr:1", 2**31 - 1, 0, "arcs", 8, 23)
+        Traceback (most recent call last):
+        autotune.errors.InputError: g.gr:1: the header says 2147483647 vertices and 0 arcs: at least 2147483647 vertices would have no arc (at most 1048576 may); is the file mistyped?
+    """
+    if n_items * min_item_bytes > file_bytes:
+        raise InputError(f"{where}: {stated} {n_items} {item}, but a file of {file_bytes:,} bytes holds at "
+                         f"most {file_bytes // min_item_bytes:,}: the file is truncated, or the header mistyped")
+    isolated = n_vertices - 2 * n_items
+    if isolated > ISOLATED_LIMIT:
+        raise InputError(f"{where}: {stated} {n_vertices} vertices and {n_items} {item}: at least {isolated} "
+                         f"vertices would have no arc (at most {ISOLATED_LIMIT} may); is the file mistyped?")
+
+
 def check_vertex_count(where: str, n_vertices: int) -> None:
     """A header's vertex count must be positive and fit the CSR's int32 ids (`where` is file:line)."""
     if n_vertices < 1:

@@ -21,6 +21,7 @@ from autotune.graphs._text import (
     Rows,
     blank_lines,
     check_ids,
+    check_declared_sizes,
     check_vertex_count,
     check_weights,
     count_lines,
@@ -84,6 +85,7 @@ def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
         )
     n_vertices, n_arcs = int(fields[2]), int(fields[3])
     check_vertex_count(f"{where}:{problem_line}", n_vertices)
+    check_declared_sizes(f"{where}:{problem_line}", n_vertices, n_arcs, "arcs", len(b"a 1 2 0\n"), len(data))
 
     def check(line: bytes) -> str | None:
         parts = line.split()
@@ -157,6 +159,7 @@ def read_matrix_market(path: Path, *, with_weights: bool = True) -> EdgeList:
                          f"found {shown(size)}")
     n_rows, n_cols, n_entries = map(int, dims)
     check_vertex_count(f"{where}:{size_line}", n_rows)
+    check_declared_sizes(f"{where}:{size_line}", n_rows, n_entries, "entries", len(b"1 1\n"), len(data))
     if n_rows != n_cols:
         raise InputError(f"{where}:{size_line}: a graph needs a square matrix, found {n_rows} x "
                          f"{n_cols}")
@@ -221,6 +224,10 @@ def read_metis(path: Path, *, with_weights: bool = True) -> EdgeList:
                          f"found {shown(header_text)}")
     n_vertices, n_edges = int(header[0]), int(header[1])
     check_vertex_count(f"{where}:{header_line}", n_vertices)
+    lines_after = data.count(b"\n", end + 1) + 1
+    if n_vertices > lines_after:  # a line per vertex: checked before anything is allocated
+        raise InputError(f"{where}:{header_line}: the header says {n_vertices} vertices, but the file has "
+                         f"{lines_after} lines after it (one a vertex): truncated, or the header mistyped")
     skip, _, has_edge_weights = _metis_format(where, header_line, header)
     original = data[end + 1:]
     body = blank_lines(original, rb"%")
@@ -315,6 +322,8 @@ def read_edge_list(path: Path, *, with_weights: bool = True) -> EdgeList:
                          f" edges, found {len(rows.values)}: the file is truncated")
     check_ids(where, rows, slice(0, 2), 0, INT32_MAX - 1, "ids are 0-based")
     largest = int(rows.values[:, :2].max()) + 1 if len(rows.values) else 0
+    check_declared_sizes(where, max(largest, header_nodes), len(rows.values), "edges", 0, len(data),
+                         "its largest id and '# Nodes:' header give" if header_nodes else "its largest id gives")
     weights = None
     if with_weights and rows.values.shape[1] == 3:
         weights = check_weights(where, rows, 2)

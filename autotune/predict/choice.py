@@ -191,11 +191,25 @@ def entry_features(entry: Mapping[str, Any], depths: Mapping[str, float] | None 
                           graph.get("degree_cv"), (depths or {}).get(graph["name"]))
 
 
-def shape_depths(shapes: str | Path) -> dict[str, float]:
-    """Graph name: hop depth, from a shapes file (`shapes`, graph name: `GraphShape.to_json()`)."""
+def read_shapes(shapes: str | Path) -> dict[str, Mapping[str, Any]]:
+    """A shapes file's graphs (`python3 -m benchmarks shapes`: {"shapes": {name: `GraphShape.to_json()`}}).
+
+    Raises:
+        InputError: unreadable, not JSON, or not of that shape (naming what is missing).
+    """
     from autotune.files import read_json
 
-    return {name: shape["hop_depth"] for name, shape in read_json(shapes)["shapes"].items()
+    data = read_json(shapes, "shapes file")
+    found = data.get("shapes") if isinstance(data, Mapping) else None
+    if not isinstance(found, Mapping) or not all(isinstance(shape, Mapping) for shape in found.values()):
+        raise InputError(f"{shapes}: not a shapes file: expected {{\"shapes\": {{graph: {{\"level_width\": ..., "
+                         "\"hop_depth\": ...}}} (python3 -m benchmarks shapes writes one)")
+    return dict(found)
+
+
+def shape_depths(shapes: str | Path) -> dict[str, float]:
+    """Graph name: hop depth, from a shapes file (`read_shapes`)."""
+    return {name: shape["hop_depth"] for name, shape in read_shapes(shapes).items()
             if shape.get("hop_depth") is not None}
 
 
@@ -368,7 +382,7 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
     table = read_json(path)
     latency = None
     if shapes is not None:
-        found_shapes = read_json(shapes)["shapes"]
+        found_shapes = read_shapes(shapes)
         weights = {name: shape.get("lightest_weight") for name, shape in found_shapes.items()}
         widths = {name: shape["level_width"] for name, shape in found_shapes.items()
                   if shape.get("level_width") is not None}

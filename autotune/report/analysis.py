@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import Any, Iterable, Mapping, Sequence
 
 from autotune.report.load import Run
-from autotune.search.records import Record
+from autotune.search.results.records import Record
 from autotune.search.results import ConfigResult
 from autotune.algorithms import get
 from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig

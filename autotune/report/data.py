@@ -11,7 +11,7 @@ from autotune.report.efficiency import Curve
 from autotune.report.grid import GridSeries
 from autotune.report.load import GraphSummary, ReportInputs, Run
 from autotune.report.model_check import CkIndependence, ModelCheck, Sensitivity
-from autotune.search.compare import Comparison
+from autotune.search.results.compare import Comparison
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from autotune.report.load import Run
-from autotune.search.compare import Comparison, verdict
+from autotune.search.results.compare import Comparison, verdict
 
 TOLERANCES = (0.05, 0.02)
 
@@ -116,7 +116,7 @@ def curves(runs: Sequence[Run]) -> list[Curve]:
 
 def budget_comparisons(runs: Sequence[Run]) -> list[tuple[str, Comparison]]:
     """Each non-exhaustive run with a table against the exhaustive table of the same graph
-    (`autotune.search.compare`: the gap and the share of the exhaustive evaluations)."""
+    (`autotune.search.results.compare`: the gap and the share of the exhaustive evaluations)."""
     exhaustive = next((r for r in runs if r.strategy == "exhaustive" and _table_best(r) is not None), None)
     if exhaustive is None:
         return []

@@ -22,7 +22,7 @@ from autotune.errors import InputError
 from autotune.launch import DEFAULT_ALGORITHM
 from autotune.report.cpu import CpuTiming, is_cpu_times_line, read_cpu_times
 from autotune.report.jsonl import is_json_lines, json_lines
-from autotune.search.records import Record
+from autotune.search.results.records import Record
 from autotune.table.format import read_table
 
 UNKNOWN_DEVICE = "unknown"

@@ -1,23 +1,18 @@
 """Search: find the fastest verified launch configuration of a graph on a GPU.
 
-A map, in the order a sweep uses them:
+Its packages, each using only those below it (import-linter checks it, `pyproject.toml`):
 
 * `space`: `SearchSpace`, one algorithm's values (block sizes, caches, CK, lanes, its parameters):
-  the uniform grid and the joint space. `encoding` shows its dimensions to Optuna; `options`
-  parses the command line's texts.
-* `specials`: `Specials` (the default, the baseline candidates, the model's prediction) and the
-  graph and device descriptions.
-* `strategies`: `Strategy` and its registry: `Exhaustive`, `Bayes`, `ModelOnly`.
-* `storage`: Optuna storages (a journal file by default), study names, resuming.
-* `trials`: `Trials`, the objective: a trial's configuration, measured, kept in the trial; the
-  pruner and what else pruning saves. `baseline`: the thesis's baseline and its probes.
-* `sweep`: the one procedure: `GraphSweep` (stages: search, compose, re-measure, done) and
-  `sweep_graph` (one process); `interrupts`: SIGTERM as Ctrl-C, Optuna's warnings silenced.
+  the uniform grid and the joint space; `encoding` shows its dimensions to Optuna, `options`
+  parses the command line's texts, `neighbours` the configurations next to one.
+* `results`: `ConfigResult`, `GraphInfo`, `GraphResult`, and what a sweep writes: `records` (JSON
+  Lines), `entries` (the table's), `t4` (T4 files), `summary`, `compare` (a strategy against another).
+* `strategies`: `Strategy` and its registry (`Exhaustive`, `Bayes`, `ModelOnly`); `climb`.
+* `timers`: `replay.ReplayTimer` (a `Timer` answering from records), `synthetic` (a made-up landscape).
+* `run`: one sweep: its `jobs` (from records or the GPU) and their `specials`, `plan`, `sweep`
+  (`GraphSweep`, `sweep_graph`), `trials` (the objective, pruning), `storage` (Optuna's), `resume`,
+  `transfer`, `baseline`, `interrupts`, `progress`.
 * `fleet`: the same procedure over several worker processes sharing a storage.
-* `results`: `ConfigResult`, `GraphInfo`, `GraphResult`.
-* `records`, `entries`, `t4`: the outputs: JSON Lines records, the table's entries, T4 files.
-* `replay`: `ReplayTimer`, a `Timer` answering from records; `synthetic`: a made-up landscape.
-* `compare`, `summary`, `progress`: a strategy against another, the terminal's summary and bars.
 
 Example (no GPU; a replay of synthetic records)::
 
@@ -32,14 +27,14 @@ Example (no GPU; a replay of synthetic records)::
 """
 from __future__ import annotations
 
-from autotune.search.compare import Comparison, compare_tables, verdict
-from autotune.search.entries import sweep_table, table_entry, write_sweep_table
-from autotune.search.records import Record, read_records, records_of, write_records
-from autotune.search.replay import NOT_RECORDED, ReplayStats, ReplayTimer, recorded_space
+from autotune.search.results.compare import Comparison, compare_tables, verdict
+from autotune.search.results.entries import sweep_table, table_entry, write_sweep_table
+from autotune.search.results.records import Record, read_records, records_of, write_records
+from autotune.search.timers.replay import NOT_RECORDED, ReplayStats, ReplayTimer, recorded_space
 from autotune.search.results import ConfigResult, GraphInfo, GraphResult
 from autotune.search.space import SearchSpace
-from autotune.search.specials import Specials
-from autotune.search.storage import StudyHandle, StudyKey, default_storage_path, open_storage, open_study
+from autotune.search.run.specials import Specials
+from autotune.search.run.storage import StudyHandle, StudyKey, default_storage_path, open_storage, open_study
 from autotune.search.strategies import (
     SAMPLERS,
     STRATEGIES,
@@ -51,10 +46,10 @@ from autotune.search.strategies import (
     make_sampler,
     make_strategy,
 )
-from autotune.search.interrupts import stop_on_sigterm
-from autotune.search.sweep import GraphPlan, GraphSweep, SweepProgress, SweepSettings, sweep_graph
-from autotune.search.t4 import t4_results, write_t4
-from autotune.search.trials import Evaluation, Trials
+from autotune.search.run.interrupts import stop_on_sigterm
+from autotune.search.run.sweep import GraphPlan, GraphSweep, SweepProgress, SweepSettings, sweep_graph
+from autotune.search.results.t4 import t4_results, write_t4
+from autotune.search.run.trials import Evaluation, Trials
 
 __all__ = [
     "NOT_RECORDED",

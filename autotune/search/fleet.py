@@ -40,14 +40,14 @@ from autotune.launch import LaunchConfig
 from autotune.measure import Timer
 from autotune.search.results import GraphInfo, GraphResult
 from autotune.search.space import SearchSpace
-from autotune.search.specials import Specials
-from autotune.search.storage import StudyHandle, recover_interrupted
+from autotune.search.run.specials import Specials
+from autotune.search.run.storage import StudyHandle, recover_interrupted
 from autotune.search.strategies import Strategy, strategy_from_json
-from autotune.search.interrupts import quiet_optuna
-from autotune.search.stages import ATTR_ELAPSED
-from autotune.search.sweep import GraphPlan, GraphSweep, SweepSettings
-from autotune.search.trials import ATTR_WORKER
-from autotune.search.transfer import complete_trials, fastest_per_ck
+from autotune.search.run.interrupts import quiet_optuna
+from autotune.search.run.stages import ATTR_ELAPSED
+from autotune.search.run.sweep import GraphPlan, GraphSweep, SweepSettings
+from autotune.search.run.trials import ATTR_WORKER
+from autotune.search.run.transfer import complete_trials, fastest_per_ck
 
 RUN_PREFIX = "autotune-run/"
 RUN_FORMAT = "autotune.run/2"

@@ -24,10 +24,13 @@ import math
 from typing import Any, Mapping
 
 from autotune import algorithms
+from autotune.errors import InputError
 from autotune.launch import CacheState, LaunchConfig
 from autotune.table.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, Table, consensus_parts
 
 FORMATS = ("c-header", "json")
+HEADER_START = b"/* Tuned SSSP launch configurations for "  # the header's first bytes (templates/tuned_sssp.h.in)
+JSON_FORMAT = "autotune.table-export/"  # the flat JSON export's `format`, less its version
 QUERIES = tuple(2**k for k in range(11))  # 1 .. 1024: the flat export's columns
 CACHES = tuple(CacheState)
 MAX_KERNELS = 3
@@ -35,16 +38,40 @@ MAX_PARAMS = max(len(algorithms.get(name).parameters) for name in algorithms.nam
 
 
 def c_string(text: str) -> str:
-    """A C string literal of `text` (escaped; non-ASCII as octal bytes)."""
+    """A C string literal of `text` (escaped; non-ASCII as octal bytes, and `*` too, so that the
+    literal can also stand in the header's comment without closing or opening one: a device named
+    `x */ y` becomes `"x \\052/ y"`)."""
     out = []
     for byte in text.encode("utf-8"):
         char = chr(byte)
-        out.append(char if 32 <= byte < 127 and char not in '"\\?' else f"\\{byte:03o}")
+        out.append(char if 32 <= byte < 127 and char not in '"\\?*' else f"\\{byte:03o}")
     return '"' + "".join(out) + '"'
 
 
+def c_comment(text: str) -> str:
+    """`text` as it may stand inside the header's /* */ comment: printable ASCII, no `*/` or `/*`."""
+    printable = "".join(c if 32 <= ord(c) < 127 else "?" for c in text)
+    return printable.replace("*/", "* /").replace("/*", "/ *")
+
+
 def c_double(value: float) -> str:
+    """A measured time: -1.0 where there is none (the header's "not measured so")."""
     return repr(float(value)) if math.isfinite(value) else "-1.0"
+
+
+def c_finite(value: Any, where: str) -> str:
+    """A graph feature as a C double.
+
+    Raises:
+        InputError: not a finite number (a table that was not read through `autotune.files`).
+    """
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number):
+        raise InputError(f"{where}: {value!r} is not a finite number; the header needs one")
+    return repr(number)
 
 
 class _Configs:
@@ -62,15 +89,20 @@ class _Configs:
         return self.ids[key]
 
 
+def header_names() -> list[str]:
+    """The algorithms' names by `Algorithm.header_id` (the header's enum), "" where an id is unused."""
+    ids = {a.header_id: a.name for a in algorithms.all_algorithms()}
+    return [ids.get(i, "") for i in range(max(ids) + 1)]
+
+
 def _config_c(config: LaunchConfig) -> str:
-    names = algorithms.names()
     kernels = [f"{{{c_string(name)}, {launch.block_size}, {CACHES.index(launch.cache)}, {launch.lanes}}}"
                for name, launch in config.kernels.items()]
     params = [f"{{{c_string(name)}, {value if isinstance(value, int) else -1}, {c_string(str(value))}}}"
               for name, value in config.params.items()]
     if len(kernels) > MAX_KERNELS or len(params) > MAX_PARAMS:
         raise ValueError(f"{config}: more kernels or parameters than the header holds")
-    return (f"{{{names.index(config.algorithm)}, {config.concurrent_kernels}, {len(kernels)}, "
+    return (f"{{{algorithms.get(config.algorithm).header_id}, {config.concurrent_kernels}, {len(kernels)}, "
             f"{{{', '.join(kernels) or '{0, 0, 0, 0}'}}}, {len(params)}, {{{', '.join(params) or '{0, 0, 0}'}}}}}")
 
 
@@ -106,16 +138,17 @@ def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "
         best_ms = float(entry["best"]["ms_per_sssp"]) if best >= 0 else -1.0
         predicted = (configs.id_of(entry["predicted"]["config"], where)
                      if isinstance(entry.get("predicted"), Mapping) else -1)
-        rows.append(f"  {{{c_string(name)}, {float(graph['vertices'])!r}, {float(graph['mean_degree'])!r}, "
-                    f"{1 if cv is not None else 0}, {float(cv or 0.0)!r}, {curve_at}, {len(curve)}, {best}, "
+        rows.append(f"  {{{c_string(name)}, {c_finite(graph['vertices'], where + ': vertices')}, "
+                    f"{c_finite(graph['mean_degree'], where + ': mean_degree')}, "
+                    f"{1 if cv is not None else 0}, {c_finite(cv or 0.0, where + ': degree_cv')}, {curve_at}, {len(curve)}, {best}, "
                     f"{c_double(best_ms)}, {predicted}, {list_at}, {len(listed)}}}")
     weights = [DEFAULT_WEIGHTS.get(k, 0.0) for k in GRAPH_FEATURES]
     gpu = str(table.device.get("name", "unknown"))
     data = {
         "GPU": c_string(gpu), "SCHEMA": c_string(str(table.data.get("schema"))),
         "CREATED": c_string(str(table.data.get("created", ""))),
-        "ALGORITHMS": ", ".join(c_string(n) for n in algorithms.names()),
-        "ALGORITHM_ENUM": "\n".join(f"  AUTOTUNE_{n.upper()} = {i}," for i, n in enumerate(algorithms.names())),
+        "ALGORITHMS": ", ".join(c_string(n) for n in header_names()),
+        "ALGORITHM_ENUM": "\n".join(f"  AUTOTUNE_{n.upper()} = {i}," for i, n in enumerate(header_names()) if n),
         "CACHES": ", ".join(c_string(c.value) for c in CACHES),
         "CONFIGS": ",\n".join(f"  {_config_c(c)}" for c in configs.configs) or "  {0, 0, 0, {{0, 0, 0, 0}}, 0, {{0, 0, 0}}}",
         "CURVES": ",\n".join(f"  {c}" for c in curves) or "  {0, 0, 0.0}",
@@ -123,7 +156,7 @@ def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "
         "ENTRIES": ",\n".join(rows) or "  {0, 0.0, 0.0, 0, 0.0, 0, 0, -1, -1.0, -1, 0, 0}",
         "N_ENTRIES": str(len(rows)), "W_VERTICES": repr(weights[0]), "W_DEGREE": repr(weights[1]),
         "W_SKEW": repr(weights[2]), "NEIGHBOURS": str(DEFAULT_NEIGHBOURS), "MAX_KERNELS": str(MAX_KERNELS),
-        "MAX_PARAMS": str(MAX_PARAMS), "GUARD": guard, "SOURCE": source or "a table",
+        "MAX_PARAMS": str(MAX_PARAMS), "GUARD": guard, "SOURCE": c_comment(source or "a table"),
     }
     from autotune.resources import header_template
 
@@ -147,7 +180,7 @@ def flat_json(table: Table) -> dict[str, Any]:
                                      "ms_per_sssp": match.ms_per_sssp, "entries": list(match.neighbours) or [match.graph_name]}
         out.append({"graph": {k: graph.get(k) for k in ("name", "vertices", "edges", "mean_degree", "degree_cv")},
                     "queries": answers})
-    return {"format": "autotune.table-export/1", "table_schema": table.data.get("schema"),
+    return {"format": f"{JSON_FORMAT}1", "table_schema": table.data.get("schema"),
             "device": dict(table.device), "created": table.data.get("created"), "entries": out}
 
 

@@ -11,7 +11,7 @@ import pytest
 from autotune.cli import main
 from autotune.errors import GpuUnavailable
 from autotune.search import read_records
-from autotune.search.replay import ReplayTimer
+from autotune.search.timers.replay import ReplayTimer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "tests" / "data" / "records" / "synthetic-rmat12.jsonl"
@@ -100,7 +100,7 @@ def test_interrupting_writes_the_partial_table_and_exits_130(tmp_path, monkeypat
                 raise KeyboardInterrupt
             return super().measure(config, stop)
 
-    monkeypatch.setattr("autotune.cli.sweep_jobs.ReplayTimer", Interrupting)
+    monkeypatch.setattr("autotune.search.run.jobs.ReplayTimer", Interrupting)
     status = main(["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "-o", str(tmp_path / "t.json"), "-q"])
     assert status == 130
     assert "interrupted; wrote the partial table" in capsys.readouterr().err
@@ -121,7 +121,7 @@ def test_resume_continues_the_study_in_the_storage(tmp_path, monkeypatch):
             return super().measure(config, stop)
 
     with monkeypatch.context() as patch:
-        patch.setattr("autotune.cli.sweep_jobs.ReplayTimer", Interrupting)
+        patch.setattr("autotune.search.run.jobs.ReplayTimer", Interrupting)
         assert main(argv) == 130
     assert main([*argv, "--resume"]) == 0
     entry = _valid_table(tmp_path / "t.json")["entries"][0]
@@ -181,8 +181,8 @@ def test_the_engine_benchmark_s_h100_records_replay_with_a_device_profile(tmp_pa
 
 
 def test_bayes_and_exhaustive_tables_compare(tmp_path):
-    from autotune.search.climb import MAX_CENTRES
-    from autotune.search.compare import compare_tables, verdict
+    from autotune.search.strategies.climb import MAX_CENTRES
+    from autotune.search.results.compare import compare_tables, verdict
     from autotune.table.format import read_table
 
     common = ["sweep", "--replay", str(RECORDS), "-q", "--objective", "throughput"]
@@ -220,7 +220,7 @@ def test_a_graph_without_a_verified_configuration_is_explained_on_stderr(tmp_pat
     from autotune.algorithms import get
     from autotune.cli.sweep_output import Outputs, report_outcome
     from autotune.measure import Measurement, Status
-    from autotune.search.trials import Evaluation
+    from autotune.search.run.trials import Evaluation
 
     config = get("delta").default_config()
     log = (Evaluation(Measurement(config, Status.OK, (5.0,)), "search", 0, "t", 1.0, roles=("default",)),
@@ -298,7 +298,7 @@ def test_time_the_studies_leave_over_goes_back_to_a_search_its_slice_cut_short(t
     """The batch end's slice is made 0.3 s: its search stops early, the other studies take their
     trials in less than their slices, and the batch end then searches on (`search.resume`)."""
     import autotune.cli.sweep as sweep_cli
-    from autotune.search.plan import Budget
+    from autotune.search.run.plan import Budget
 
     def sweep(out):
         shares = []
@@ -345,7 +345,7 @@ def test_a_budget_spent_on_the_search_leaves_out_a_slow_reference_outside_the_sp
     import time
 
     from autotune.algorithms import get
-    from autotune.search.synthetic import SyntheticTimer
+    from autotune.search.timers.synthetic import SyntheticTimer
 
     default = get("crauser").default_config()
     measure = SyntheticTimer.measure

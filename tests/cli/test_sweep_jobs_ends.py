@@ -1,9 +1,9 @@
 """The queries curve's studies per algorithm: the batch end, the latency end and the middle."""
 from __future__ import annotations
 
-from autotune.cli.sweep_jobs import SpaceOptions, end_spaces, jobs_of_algorithm
+from autotune.search.run.jobs import SpaceOptions, end_spaces, jobs_of_algorithm
 from autotune.graphs import load_graph
-from autotune.search import specials as sp
+from autotune.search.run import specials as sp
 
 
 def _graph():
@@ -33,7 +33,7 @@ def test_a_replay_of_records_without_the_degree_skew_gets_it_from_the_graph_itse
     relax lanes 4 from `predict`, 1 from a replay that lacked it); the replay takes it from the
     graph where that is the graph recorded (same sha256)."""
     from autotune.cli.options import load_spec
-    from autotune.cli.sweep_jobs import recorded_graph_features
+    from autotune.search.run.jobs import recorded_graph_features
     from autotune.errors import InputError
     from autotune.search.results import GraphInfo
 

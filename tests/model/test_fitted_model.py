@@ -11,8 +11,8 @@ import pytest
 from autotune.cli import main
 from autotune.errors import InputError
 from autotune.algorithms.thesis.fitted import FittedModel, fit, recorded_choices
-from autotune.search.records import read_records
-from autotune.search.replay import ReplayTimer
+from autotune.search.results.records import read_records
+from autotune.search.timers.replay import ReplayTimer
 from autotune.table.format import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def exhaustive(graph: str, algorithm: str = "crauser") -> list:
 
 
 def exhaustive_file(graph: str, directory: Path) -> Path:
-    from autotune.search.records import write_records
+    from autotune.search.results.records import write_records
 
     return write_records(directory / f"{graph}.jsonl", exhaustive(graph))
 

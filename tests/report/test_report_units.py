@@ -15,7 +15,7 @@ from autotune.report.efficiency import Curve
 from autotune.report.findings import findings_lines, findings_section
 from autotune.report.load import GraphSummary, Run, load_inputs, natural_key
 from autotune.report.model_check import NEAR, ParameterCheck, guideline_rows, rates_by_parameter
-from autotune.search.records import Record
+from autotune.search.results.records import Record
 from autotune.search.results import GraphInfo
 from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER

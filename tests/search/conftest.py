@@ -16,8 +16,8 @@ from autotune.search import (
     open_study,
     sweep_graph,
 )
-from autotune.search import specials as sp
-from autotune.search.synthetic import synthetic_device, synthetic_graph
+from autotune.search.run import specials as sp
+from autotune.search.timers.synthetic import synthetic_device, synthetic_graph
 from search_shared import SMALL_SPACE, default_specials
 
 

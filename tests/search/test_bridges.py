@@ -5,8 +5,8 @@ from autotune import algorithms
 from autotune.graphs import load_graph
 from autotune.measure import Status
 from autotune.search import SearchSpace
-from autotune.search import specials as sp
-from autotune.search.plan import bridges
+from autotune.search.run import specials as sp
+from autotune.search.run.plan import bridges
 from autotune.search.results import ConfigResult
 
 

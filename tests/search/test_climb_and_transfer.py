@@ -10,10 +10,10 @@ from autotune.algorithms.delta import DELTA
 from autotune.algorithms.thesis import CRAUSER
 from autotune.launch import CacheState
 from autotune.search import Bayes, SearchSpace
-from autotune.search.climb import MAX_CENTRES, climb_neighbours, next_centre
-from autotune.search.neighbours import cache_neighbours, neighbourhood
-from autotune.search.synthetic import SyntheticTimer
-from autotune.search.transfer import complete_trials, fastest_per_ck, nearest_ck, transfers
+from autotune.search.strategies.climb import MAX_CENTRES, climb_neighbours, next_centre
+from autotune.search.space.neighbours import cache_neighbours, neighbourhood
+from autotune.search.timers.synthetic import SyntheticTimer
+from autotune.search.run.transfer import complete_trials, fastest_per_ck, nearest_ck, transfers
 
 
 def test_cache_neighbours_put_every_kernel_in_each_other_l1_state(small_space):
@@ -108,7 +108,7 @@ def test_a_study_whose_slice_ended_still_measures_its_siblings_points_while_the_
     at CK 16 and 1.44 at CK 32)."""
     import time
 
-    from autotune.search.plan import Budget
+    from autotune.search.run.plan import Budget
 
     now = time.monotonic()
     sibling = CRAUSER.uniform(256, "no_l1", 8, 4)  # CK 8: the space's CK 4 is nearest

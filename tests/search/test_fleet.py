@@ -16,9 +16,9 @@ from autotune.cli.sweep_fleet import parse_devices
 from autotune.errors import InputError
 from autotune.search import Bayes, Exhaustive, SearchSpace, SweepSettings, open_storage
 from autotune.search.fleet import Run, RunGraph, RunPlan, dead_here, run_names
-from autotune.search.storage import recover_interrupted
-from autotune.search.synthetic import synthetic_device, synthetic_graph
-from autotune.search.trials import ATTR_TASK, ATTR_WORKER
+from autotune.search.run.storage import recover_interrupted
+from autotune.search.timers.synthetic import synthetic_device, synthetic_graph
+from autotune.search.run.trials import ATTR_TASK, ATTR_WORKER
 
 from search_shared import SMALL_SPACE, default_specials
 

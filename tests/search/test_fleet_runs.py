@@ -21,8 +21,8 @@ from optuna.trial import TrialState
 from autotune.cli import main
 from autotune.search import open_storage, read_records
 from autotune.search.fleet import Run, run_names
-from autotune.search.storage import trial_measurement
-from autotune.search.trials import ATTR_WORKER, ATTRS
+from autotune.search.run.storage import trial_measurement
+from autotune.search.run.trials import ATTR_WORKER, ATTRS
 
 from search_shared import SYNTHETIC_RECORDS
 
@@ -280,7 +280,7 @@ def test_a_worker_of_an_unknown_run_is_one_line_and_exit_status_2(tmp_path, caps
 )
 def test_the_join_hint_can_be_pasted_and_says_who_can_join(url, expected, where):
     from autotune.cli.sweep_fleet import join_hint
-    from autotune.search.storage import hide_password
+    from autotune.search.run.storage import hide_password
 
     hint = join_hint(hide_password(url), "r1")
     assert hint.startswith(where) and f"autotune sweep-worker {expected} --run r1 --device-index I" in hint

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from autotune import algorithms
-from autotune.search.neighbours import block_neighbours, neighbourhood, parameter_neighbours
+from autotune.search.space.neighbours import block_neighbours, neighbourhood, parameter_neighbours
 from autotune.search.space import SearchSpace
-from autotune.search.specials import Specials
+from autotune.search.run.specials import Specials
 from autotune.search.strategies import Bayes, Exhaustive, ModelOnly
 
 DELTA = algorithms.get("delta")

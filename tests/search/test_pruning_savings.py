@@ -110,7 +110,7 @@ def test_out_of_contention_trials_stop_after_one_repetition_and_the_warm_up_gets
 
 
 def test_probes_count_in_the_trial_budget_as_the_candidates_did(small_space, run_sweep):
-    from autotune.search.trials import task_of
+    from autotune.search.run.trials import task_of
 
     sampled = {}
     for prune in (True, False):

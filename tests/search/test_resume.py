@@ -5,12 +5,12 @@ from __future__ import annotations
 from optuna.trial import TrialState
 
 from autotune.search import GraphPlan, StudyKey, SweepSettings, open_storage, open_study, sweep_graph
-from autotune.search.plan import Budget
-from autotune.search.resume import REQUEUED_PHASES, cut_short, reopen
-from autotune.search.storage import trial_measurement
+from autotune.search.run.plan import Budget
+from autotune.search.run.resume import REQUEUED_PHASES, cut_short, reopen
+from autotune.search.run.storage import trial_measurement
 from autotune.search.strategies import Bayes
-from autotune.search.synthetic import SyntheticTimer
-from autotune.search.trials import task_of
+from autotune.search.timers.synthetic import SyntheticTimer
+from autotune.search.run.trials import task_of
 
 from search_shared import default_specials
 

@@ -9,7 +9,7 @@ import pytest
 from autotune.table import format as tables
 from autotune.measure import Status
 from autotune.search import GraphPlan, Exhaustive, ModelOnly, ReplayTimer, SweepSettings, records_of, sweep_table, t4_results, write_t4
-from autotune.search.synthetic import SyntheticTimer
+from autotune.search.timers.synthetic import SyntheticTimer
 from autotune.algorithms.thesis import CRAUSER
 
 from search_shared import default_specials
@@ -122,8 +122,8 @@ def test_the_progress_bar_and_the_summary_render(small_space, device, graph):
     from rich.console import Console
 
     from autotune.search import StudyKey, open_storage, open_study, sweep_graph
-    from autotune.search.progress import RichProgress
-    from autotune.search.summary import render_summary
+    from autotune.search.run.progress import RichProgress
+    from autotune.search.results.summary import render_summary
 
     stream = io.StringIO()
     console = Console(file=stream, width=150, force_terminal=False)

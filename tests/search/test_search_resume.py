@@ -13,9 +13,9 @@ from optuna.trial import TrialState
 
 from autotune.errors import InputError
 from autotune.search import Bayes, Exhaustive, ModelOnly, StudyKey, SweepSettings, open_storage, open_study
-from autotune.search.storage import storage_url, trial_measurement
-from autotune.search.trials import ATTRS
-from autotune.search.synthetic import SyntheticTimer
+from autotune.search.run.storage import storage_url, trial_measurement
+from autotune.search.run.trials import ATTRS
+from autotune.search.timers.synthetic import SyntheticTimer
 
 
 def _non_remeasure_keys(handle) -> Counter:

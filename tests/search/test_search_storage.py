@@ -14,14 +14,14 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune.search import open_storage
-from autotune.search.storage import ATTR_INTERRUPTED
-from autotune.search.trials import ATTRS
+from autotune.search.run.storage import ATTR_INTERRUPTED
+from autotune.search.run.trials import ATTRS
 
 KILLED_SWEEP = """
 import sys, time
 from autotune.algorithms.thesis import CRAUSER
 from autotune.search import Exhaustive, GraphPlan, SearchSpace, Specials, StudyKey, open_storage, open_study, sweep_graph
-from autotune.search.synthetic import SyntheticTimer, synthetic_device, synthetic_graph
+from autotune.search.timers.synthetic import SyntheticTimer, synthetic_device, synthetic_graph
 
 class Slow(SyntheticTimer):
     def measure(self, config, stop=None, **options):

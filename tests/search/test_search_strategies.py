@@ -22,10 +22,10 @@ from autotune.search import (
     make_sampler,
     make_strategy,
 )
-from autotune.search.neighbours import neighbourhood
-from autotune.search.sweep import ABANDON_AFTER
-from autotune.search.trials import ATTRS
-from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer
+from autotune.search.space.neighbours import neighbourhood
+from autotune.search.run.sweep import ABANDON_AFTER
+from autotune.search.run.trials import ATTRS
+from autotune.search.timers.synthetic import SyntheticLandscape, SyntheticTimer
 from autotune.launch import LaunchConfig
 from autotune.algorithms.thesis import CRAUSER
 
@@ -340,7 +340,7 @@ def _design_graph():
 
 
 def test_a_bayesian_search_measures_its_best_s_neighbours_along_the_block_size(small_space, run_sweep):
-    from autotune.search.neighbours import block_neighbours
+    from autotune.search.space.neighbours import block_neighbours
 
     result, _ = run_sweep(SyntheticTimer(), small_space, Bayes(trials=10, seed=0))
     searched = [e for e in result.log if e.phase == "search" and e.measurement.ok]

@@ -6,7 +6,7 @@ import dataclasses
 from autotune.graphs import load_graph
 from autotune.model.device import load_device
 from autotune.search import SearchSpace
-from autotune.search import specials as sp
+from autotune.search.run import specials as sp
 
 
 def _job(ck):

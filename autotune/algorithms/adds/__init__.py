@@ -79,6 +79,7 @@ class Adds(Algorithm):
     source = "adds.cu"
     engine = "autotune.algorithms.adds.engine:AddsSolver"
     characterization_file = "adds.toml"
+    header_id = 4
     auto_rank = 2
     # Experimental: on the H100 it is 2.4x to 8.1x slower than near-far Delta-stepping's tuned one
     # query on every graph measured (docs/notes/delta-kernels.md, run O): tuned when named, not by auto.

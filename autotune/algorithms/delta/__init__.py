@@ -155,6 +155,7 @@ class DeltaStepping(Algorithm):
     source = "delta.cu"
     engine = "autotune.algorithms.delta.engine:DeltaSolver"
     characterization_file = "delta.toml"
+    header_id = 2
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
     bytes_per_instance = 136  # 32 int fields of state, the source and the target (hub chunks, when used, come on top)

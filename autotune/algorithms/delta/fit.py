@@ -137,15 +137,6 @@ def whole_slowdown(constants: tuple[float, float, float], rows: list[dict], grap
     return (grid[at] / best if at in grid else MISSING), at
 
 
-def best_delta(row: dict, graph: dict) -> str:
-    """A record's Delta, with its scale: Delta over unit / d(G)."""
-    delta = value_of(row, "delta")
-    unit = unit_weight(graph.get("lightest_weight"), graph.get("mean_weight"))
-    if not isinstance(delta, int) or not unit:
-        return str(delta)
-    return f"{delta} ({delta * graph['d'] / unit:.1f})"
-
-
 def block_slowdown(size: int, rows: list[dict]) -> float:
     prices = conditional_best(rows, "block_size")
     return prices[size] / min(prices.values()) if size in prices else MISSING

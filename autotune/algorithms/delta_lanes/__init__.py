@@ -58,6 +58,7 @@ class DeltaLanes(Algorithm):
     source = "lanes.cu"
     engine = "autotune.algorithms.delta_lanes.engine:LanesSolver"
     characterization_file = "lanes.toml"
+    header_id = 3
     auto_rank = 0
     # Per instance: its distances (4 bytes a vertex) and a 32nd of the group's four masks and four
     # queues (32 bytes a vertex); a 32nd of the group's 17 state fields, and its source.

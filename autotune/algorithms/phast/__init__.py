@@ -73,6 +73,7 @@ class Phast(Algorithm):
     source = "phast.cu"
     engine = "autotune.algorithms.phast.engine:PhastSolver"
     characterization_file = "phast.toml"
+    header_id = 5
     auto_rank = 0  # work-efficient where it applies: its ends first, with the larger share of a budget
     conditional = True  # admitted where the graph's hierarchy is kept
     # Building a hierarchy takes minutes of Python on a road network: auto tunes PHAST only where the

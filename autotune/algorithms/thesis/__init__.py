@@ -29,8 +29,9 @@ class ThesisAlgorithm(Algorithm):
     bytes_per_vertex = 6  # dist (4), unsettled and frontier flags (1 each): thesis_engine.Workspace
     bytes_per_instance = 16  # two thresholds, an iteration count, a source
 
-    def __init__(self, name: str, crauser: bool, summary: str, auto_rank: int) -> None:
+    def __init__(self, name: str, crauser: bool, summary: str, auto_rank: int, header_id: int) -> None:
         self.name = name
+        self.header_id = header_id
         self.crauser = crauser
         self.summary = summary
         self.auto_rank = auto_rank
@@ -53,7 +54,7 @@ class ThesisAlgorithm(Algorithm):
 
 CRAUSER = ThesisAlgorithm(
     "crauser", True,
-    "GPU Crauser (thesis Alg. 5-10): settle every vertex within the smallest dist + out-weight", 1)
+    "GPU Crauser (thesis Alg. 5-10): settle every vertex within the smallest dist + out-weight", 1, 0)
 MARTIN = ThesisAlgorithm(
     "martin", False,
-    "GPU Martín (thesis 3.1.1): settle the vertices at the smallest tentative distance", 2)
+    "GPU Martín (thesis 3.1.1): settle the vertices at the smallest tentative distance", 2, 1)

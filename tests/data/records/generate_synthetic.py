@@ -1,4 +1,4 @@
-"""Regenerate the SYNTHETIC records of this directory (no GPU: `autotune.search.synthetic`).
+"""Regenerate the SYNTHETIC records of this directory (no GPU: `autotune.search.timers.synthetic`).
 
     python3 tests/data/records/generate_synthetic.py
 
@@ -15,8 +15,8 @@ from autotune.graphs import load_graph
 from autotune.search import (
     Exhaustive, GraphPlan, SearchSpace, StudyKey, open_storage, open_study, records_of, sweep_graph, write_records,
 )
-from autotune.search import specials as sp
-from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer, synthetic_device
+from autotune.search.run import specials as sp
+from autotune.search.timers.synthetic import SyntheticLandscape, SyntheticTimer, synthetic_device
 
 HERE = Path(__file__).parent
 SPACE = dict(block_sizes="64,128,256,512", caches=None, ck="1,4", lanes="1,4")
@@ -35,7 +35,7 @@ def main() -> None:
     timer = SyntheticTimer(SyntheticLandscape(edges=graph.n_edges), noise=0.02, seed=12)
     result = sweep_graph(timer, GraphPlan(info, space, strategy, sp.model_specials(info, profile)), handle, device)
     path = write_records(HERE / "synthetic-rmat12.jsonl", records_of(result),
-                         header="SYNTHETIC measurements (autotune.search.synthetic.SyntheticTimer, no GPU); "
+                         header="SYNTHETIC measurements (autotune.search.timers.synthetic.SyntheticTimer, no GPU); "
                                 "regenerate with tests/data/records/generate_synthetic.py")
     print(f"wrote {path}: {len(result.log)} records; best {result.best.config}")
 

@@ -1,4 +1,4 @@
-"""Regenerate the SYNTHETIC inputs of the report tests (no GPU: `autotune.search.synthetic`).
+"""Regenerate the SYNTHETIC inputs of the report tests (no GPU: `autotune.search.timers.synthetic`).
 
     python3 tests/data/report/generate.py        # everything
     python3 tests/data/report/generate.py cpu    # cpu-times.jsonl only
@@ -26,14 +26,14 @@ from autotune.graphs import load_graph  # noqa: E402
 from autotune.search import (  # noqa: E402
     Bayes, Exhaustive, GraphPlan, SearchSpace, StudyKey, open_storage, open_study, records_of, sweep_graph,
 )
-from autotune.search import specials as sp  # noqa: E402
-from autotune.search.records import write_records  # noqa: E402
-from autotune.search.synthetic import SyntheticLandscape, SyntheticTimer, synthetic_device  # noqa: E402
-from autotune.search.entries import sweep_table, write_sweep_table  # noqa: E402
+from autotune.search.run import specials as sp  # noqa: E402
+from autotune.search.results.records import write_records  # noqa: E402
+from autotune.search.timers.synthetic import SyntheticLandscape, SyntheticTimer, synthetic_device  # noqa: E402
+from autotune.search.results.entries import sweep_table, write_sweep_table  # noqa: E402
 
 SPACE = dict(block_sizes="64,128,256,512", caches=None, ck="1,4,16", lanes="1,4")
 LANDSCAPES = {"rmat10": dict(best_lanes=4, best_ck_log2=2.0), "rmat12": dict(best_lanes=1, best_ck_log2=4.0)}
-HEADER = "SYNTHETIC measurements (autotune.search.synthetic.SyntheticTimer, no GPU); see tests/data/report/generate.py"
+HEADER = "SYNTHETIC measurements (autotune.search.timers.synthetic.SyntheticTimer, no GPU); see tests/data/report/generate.py"
 CPU_COMMAND = ["scripts/cpu_baseline.py", *LANDSCAPES, "--sources", "16", "--batch", "4", "--date", "2026-11-21",
                "-o", "tests/data/report/cpu-times.jsonl"]
 

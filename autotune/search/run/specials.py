@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
-from autotune.search.records import Record
+from autotune.search.results.records import Record
 from autotune.search.results import GraphInfo
 
 

@@ -13,9 +13,9 @@ from typing import Any
 from optuna.trial import TrialState
 
 from autotune.launch import LaunchConfig
-from autotune.search.stages import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
-from autotune.search.storage import trial_measurement
-from autotune.search.trials import ATTR_TASK, task_of
+from autotune.search.run.stages import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
+from autotune.search.run.storage import trial_measurement
+from autotune.search.run.trials import ATTR_TASK, task_of
 
 REQUEUED_PHASES = ("search", "transfer", "refine")  # what the curve and the rounds do not queue again themselves
 

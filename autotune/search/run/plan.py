@@ -22,9 +22,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from autotune.launch import LaunchConfig
 from autotune.search.results import ConfigResult, GraphInfo, ranked
 from autotune.search.space import SearchSpace
-from autotune.search.specials import Specials
+from autotune.search.run.specials import Specials
 from autotune.search.strategies import Strategy
-from autotune.search.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
+from autotune.search.run.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
 @dataclass(frozen=True)

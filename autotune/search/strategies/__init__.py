@@ -25,7 +25,7 @@ from optuna.samplers import BaseSampler
 from autotune.errors import InputError
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.measure import Measurement
-from autotune.search.neighbours import neighbourhood
+from autotune.search.space.neighbours import neighbourhood
 from autotune.search.space import MAX_GRID_POINTS, SearchSpace
 
 SAMPLERS = ("tpe", "gp", "cmaes", "random")

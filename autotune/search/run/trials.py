@@ -50,7 +50,7 @@ from autotune.algorithms import config_from_json
 from autotune.errors import LaunchRejected, WrongResult
 from autotune.launch import LaunchConfig
 from autotune.measure import Ask, Measurement, Status, StopAsk, Timer
-from autotune.search import storage as st
+from autotune.search.run import storage as st
 from autotune.search.space import SearchSpace
 
 CATCH = (LaunchRejected, WrongResult)

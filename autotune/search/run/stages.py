@@ -7,8 +7,8 @@ from typing import Any
 
 from optuna.trial import TrialState
 
-from autotune.search.storage import ATTR_INTERRUPTED
-from autotune.search.trials import ATTR_UNUSED, phase_of, task_of
+from autotune.search.run.storage import ATTR_INTERRUPTED
+from autotune.search.run.trials import ATTR_UNUSED, phase_of, task_of
 
 SEARCH, REFINE, CURVE, COMPOSE, REMEASURE, DONE = "search", "refine", "curve", "compose", "remeasure", "done"
 ATTR_STAGE = "stage"

@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from optuna.distributions import BaseDistribution, CategoricalDistribution
+from optuna.distributions import BaseDistribution
 
 from autotune import algorithms
 from autotune.errors import InputError
@@ -38,8 +38,8 @@ from autotune.launch import (
     KernelLaunch,
     LaunchConfig,
 )
-from autotune.search.encoding import Choice, Ordinal, dimension
-from autotune.search.options import join, parse_block_sizes, parse_caches, parse_ints
+from autotune.search.space.encoding import Choice, Ordinal, dimension
+from autotune.search.space.options import join, parse_block_sizes, parse_caches, parse_ints
 
 ALL_CACHES = tuple(CacheState)
 DEFAULT_BLOCK_SIZES = tuple(range(WARP_SIZE, MAX_BLOCK_SIZE + 1, WARP_SIZE))
@@ -220,9 +220,6 @@ class SearchSpace:
         own = {name: params[name] for name, _ in self.params}
         return self.entry.uniform(int(params["block_size"]), params["cache"], int(params["ck"]),
                                   int(params["lanes"]), own)
-
-    def grid_distributions(self) -> dict[str, BaseDistribution]:
-        return {name: CategoricalDistribution(values) for name, values in self.uniform_grid().items()}
 
     def is_grid_point(self, config: LaunchConfig) -> bool:
         """A uniform configuration (one block size and cache for all kernels) of the grid."""

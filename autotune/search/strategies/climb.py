@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from autotune.launch import LaunchConfig
-from autotune.search.neighbours import cache_neighbours, neighbourhood
+from autotune.search.space.neighbours import cache_neighbours, neighbourhood
 from autotune.search.results import ConfigResult
 from autotune.search.space import SearchSpace
 

@@ -51,17 +51,17 @@ from optuna.trial import TrialState
 
 from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
-from autotune.search.baseline import probed, slowest, to_measure_whole
-from autotune.search.interrupts import quiet_optuna, stop_on_sigterm
-from autotune.search.climb import climb_neighbours, next_centre
-from autotune.search.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
+from autotune.search.run.baseline import probed, slowest, to_measure_whole
+from autotune.search.run.interrupts import quiet_optuna, stop_on_sigterm
+from autotune.search.strategies.climb import climb_neighbours, next_centre
+from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
-from autotune.search.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CUT, ATTR_ELAPSED,
+from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CUT, ATTR_ELAPSED,
                                     ATTR_FINALISTS, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, REFINE, REMEASURE,
                                     SEARCH, sampled_trials)
-from autotune.search.storage import StudyHandle
-from autotune.search.transfer import transfers
-from autotune.search.trials import CATCH, PROBE, RelativePruner, Trials
+from autotune.search.run.storage import StudyHandle
+from autotune.search.run.transfer import transfers
+from autotune.search.run.trials import CATCH, PROBE, RelativePruner, Trials
 
 ABANDON_AFTER = 8
 __all__ = ["Budget", "GraphPlan", "GraphSweep", "SweepProgress", "SweepSettings", "sweep_graph"]

@@ -15,9 +15,9 @@ from autotune import algorithms
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer, choose_sources
 from autotune.model.shape import level_width
-from autotune.search import specials as sp
-from autotune.search.records import Record, read_records
-from autotune.search.replay import ReplayTimer, recorded_space
+from autotune.search.run import specials as sp
+from autotune.search.results.records import Record, read_records
+from autotune.search.timers.replay import ReplayTimer, recorded_space
 from autotune.search.results import GraphInfo
 from autotune.search.space import FEW_QUERIES, SearchSpace
 

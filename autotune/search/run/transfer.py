@@ -15,9 +15,9 @@ from typing import Any, Iterable, Iterator, Sequence
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.launch import LaunchConfig
-from autotune.search.plan import moved
+from autotune.search.run.plan import moved
 from autotune.search.space import SearchSpace
-from autotune.search.storage import trial_measurement
+from autotune.search.run.storage import trial_measurement
 
 
 def nearest_ck(concurrent_kernels: int, values: Sequence[int]) -> int | None:

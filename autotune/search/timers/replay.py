@@ -48,9 +48,8 @@ from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Status, StopAsk, asked_along
-from autotune.search.records import Record
+from autotune.search.results.records import NOT_RECORDED, Record
 
-NOT_RECORDED = "not recorded in the replayed records"
 
 
 def _share(answer: Measurement, full: Measurement) -> float:

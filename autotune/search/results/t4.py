@@ -33,7 +33,7 @@ from autotune.algorithms import get
 from autotune.files import atomic_write, slug
 from autotune.launch import LaunchConfig
 from autotune.measure import Status
-from autotune.search.replay import NOT_RECORDED
+from autotune.search.results.records import NOT_RECORDED
 from autotune.search.results import GraphResult
 
 T4_VERSION = "1.0.0"

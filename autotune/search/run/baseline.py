@@ -14,8 +14,8 @@ from typing import Any, Sequence
 
 from autotune.launch import LaunchConfig
 from autotune.search.results import ConfigResult
-from autotune.search.specials import Specials
-from autotune.search.trials import Evaluation
+from autotune.search.run.specials import Specials
+from autotune.search.run.trials import Evaluation
 
 
 def probed(plan: Any) -> list[LaunchConfig]:

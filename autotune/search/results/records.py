@@ -30,6 +30,8 @@ from autotune.launch import DEFAULT_ALGORITHM
 from autotune.measure import Measurement
 from autotune.search.results import GraphInfo, GraphResult
 
+NOT_RECORDED = "not recorded in the replayed records"  # a replay's reason for a configuration it cannot answer
+
 RECORDS_FORMAT = "autotune.records/1"
 ROLES = ("default", "baseline_candidate", "prediction")
 
