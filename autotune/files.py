@@ -184,6 +184,14 @@ def read_json_lines(path: str | os.PathLike[str], what: str = "records",
         yield number, data
 
 
+def note_torn_tail(message: str) -> None:
+    """Where a reader of records skips a last line cut short (`read_json_lines`' `torn_tail`): a
+    note on stderr, the same for every reader (a sweep's replay, `model fit`, `report`)."""
+    import sys
+
+    print(f"autotune: {message}", file=sys.stderr)
+
+
 def read_json(path: str | os.PathLike[str], what: str = "file") -> Any:
     """One JSON document.
 

@@ -432,3 +432,33 @@ def test_rows_keep_the_command_that_measured_them_and_the_others_are_listed(tmp_
     assert results.kept_commands(mixed) == [
         "`python3 -m benchmarks run kernels --graphs b` at c1: b",
         "by a command the rows do not record (see their commit's `benchmarks/data`): z"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "kernels", "--repetitions", "0"], "argument --repetitions: 0 is not a positive integer"),
+    (["run", "answers", "--answer-rounds", "x"], "argument --answer-rounds: 'x' is not an integer"),
+    (["run", "nosuch"], "argument SUITE: invalid choice: 'nosuch'"),
+    (["run", "model", "--results", "pyproject.toml"], "--results pyproject.toml: is not a directory"),
+    (["shapes", "--table", "missing.json"], "missing.json"),
+])
+def test_the_benchmarks_command_line_says_what_is_wrong_in_one_line(argv, message, capsys, monkeypatch):
+    from benchmarks.__main__ import main
+
+    monkeypatch.chdir(data.ROOT)
+    try:
+        status = main(argv)
+    except SystemExit as exit_:  # argparse's usage errors
+        status = exit_.code
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("python3 -m benchmarks")
+
+
+def test_autotune_s_usage_errors_are_one_line(capsys):
+    from autotune.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["sweep", "--budget"])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and err == ("autotune sweep: argument --budget: expected one argument "
+                                             "(autotune sweep --help lists the options)")

@@ -25,12 +25,24 @@ SATURATED = float(2**63 - 1)  # what numpy's text parser gives for an integer pa
 
 
 def read_bytes(path: Path) -> bytes:
-    """Return the content of `path`, decompressed when it is gzip (`files.read_data`).
+    """Return the content of `path`, decompressed when it is gzip (`files.read_data`), refused
+    when it is not the ASCII or UTF-8 text every graph format is (UTF-16 or UTF-32, or binary).
 
     Raises:
-        InputError: if the file cannot be read, or its gzip stream is corrupt or truncated.
+        InputError: if the file cannot be read, its gzip stream is corrupt or truncated, or it is
+            not text (saying which, and where).
     """
-    return read_data(path, "file")
+    data = read_data(path, "file")
+    where = display_name(path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or data[1:2] == b"\x00" != data[:1]:
+        raise InputError(f"{where}: is UTF-16 or UTF-32 text; graph files are ASCII (or UTF-8): convert it, "
+                         f"e.g. iconv -f UTF-16 -t UTF-8")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise InputError(f"{where}:{line}: binary data (a NUL byte at byte {nul}): "
+                         "not a text graph file (.gr, .graph, .mtx, .txt/.el/.wel; .csr.npz for autotune's own)")
+    return data
 
 
 def blank_lines(data: bytes, pattern: bytes) -> bytes:

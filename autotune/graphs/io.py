@@ -77,6 +77,11 @@ def read_dimacs(path: Path, *, with_weights: bool = True) -> EdgeList:
     if problem is None:
         raise InputError(f"{where}: no problem line 'p sp n m'; is this a DIMACS .gr file?")
     problem_line = data.count(b"\n", 0, problem.start()) + 1
+    second = re.compile(rb"(?m)^p").search(data, problem.end())
+    if second is not None:
+        second_line = data.count(b"\n", 0, second.start()) + 1
+        raise InputError(f"{where}:{second_line}: a second problem line (the first is "
+                         f"line {problem_line}); a DIMACS .gr file has one")
     fields = problem.group().split()
     if len(fields) != 4 or fields[1] != b"sp" or not (fields[2].isdigit() and fields[3].isdigit()):
         raise InputError(

@@ -319,6 +319,7 @@ def test_time_the_studies_leave_over_goes_back_to_a_search_its_slice_cut_short(t
     monkeypatch.setattr(sweep_cli, "cut_short", lambda handle: False)
     alone, slices_alone = sweep(tmp_path / "alone.json")
     assert "search" in resumed["x-sweep"]["protocol"]["cut_by_budget"]
+    assert resumed["partial"] is True  # a search the budget stopped early is marked so (docs/tables.md)
     assert slices == slices_alone + 1  # the three studies, then the batch end again
     assert resumed["x-sweep"]["trials"] > alone["x-sweep"]["trials"] and resumed["evaluations"] > alone["evaluations"]
 

@@ -37,3 +37,27 @@ def test_isolated_vertices_up_to_the_limit_are_a_graph(tmp_path):
     path.write_text(f"p sp {ISOLATED_LIMIT + 2} 1\na 1 2 5\n")
     graph = read_graph_file(path, GraphOptions())
     assert graph.n_vertices == ISOLATED_LIMIT + 2 and graph.n_edges == 1
+
+
+def test_a_second_problem_line_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "two.gr"
+    path.write_text("c\np sp 3 2\na 1 2 3\np sp 5 1\na 2 3 4\n")
+    with pytest.raises(InputError, match=r"two\.gr:4: a second problem line \(the first is line 2\)"):
+        read_graph_file(path, GraphOptions())
+
+
+@pytest.mark.parametrize("name", ["g.gr", "g.txt", "g.mtx", "g.graph"])
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_utf16_and_utf32_text_is_named_as_such(tmp_path, name, encoding):
+    path = tmp_path / name
+    path.write_bytes("p sp 3 1\na 1 2 3\n".encode(encoding))
+    with pytest.raises(InputError, match=r"is UTF-16 or UTF-32 text; graph files are ASCII"):
+        read_graph_file(path, GraphOptions())
+
+
+@pytest.mark.parametrize("name", ["g.gr", "g.txt", "g.mtx", "g.graph"])
+def test_binary_data_is_named_as_such_with_its_line(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b"0 1\n1 2\n\x7fELF\x00\x01garbage")
+    with pytest.raises(InputError, match=r":3: binary data \(a NUL byte at byte 12\): not a text graph file"):
+        read_graph_file(path, GraphOptions())

@@ -280,3 +280,14 @@ def test_inputs_of_two_gpus_are_refused(tmp_path, capsys):
 def test_a_missing_input_is_reported(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nothing.json"), "-o", str(tmp_path / "o")]) == 2
     assert "no such file or directory" in capsys.readouterr().err
+
+
+def test_a_records_file_whose_last_line_was_torn_is_read_as_a_replay_reads_it(tmp_path, capsys):
+    """A run killed while appending leaves a last line cut short and no newline after it: `report`
+    skips it with a note, as `sweep --replay` and `model fit` do (issue 65)."""
+    whole = (DATA / "bayes.records.jsonl").read_text()
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text(whole.rstrip("\n") + "\n" + whole.splitlines()[-1][:25])
+    assert main(["report", str(DATA / "bayes.json"), str(torn), "-o", str(tmp_path / "out"), "--no-figures"]) == 0
+    err = capsys.readouterr().err
+    assert "the last line is cut short (a run stopped while writing it?); skipped" in err

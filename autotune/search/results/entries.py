@@ -53,6 +53,13 @@ def pareto_front(curve: Sequence[ConfigResult]) -> list[ConfigResult]:
     return front
 
 
+def stopped_early(result: GraphResult) -> bool:
+    """Whether a graph's sweep stopped before its search was done: interrupted (`partial`), or a
+    stage cut short by the wall-time budget (`cut_by_budget` in its protocol), as a table's
+    `partial` says (docs/tables.md: "the search stopped early (time limit, interrupt)")."""
+    return result.partial or bool(result.protocol.get("cut_by_budget"))
+
+
 def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict[str, Any]:
     """One graph's entry of the table; with `others` (the same graph's sweeps of the other
     algorithms of an auto sweep), the entry of the fastest, with each algorithm's best and the
@@ -63,7 +70,7 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
         "strategy": result.strategy,
         "evaluations": sum(r.evaluations for r in group),  # every study of the graph (algorithms, curve ends)
         "tuning_seconds": sum(r.tuning_seconds for r in group),
-        "partial": any(r.partial for r in group),
+        "partial": any(stopped_early(r) for r in group),
     }
     for key in ("speedup_over_default", "speedup_over_baseline", "model_gap"):
         value = getattr(result, key)
@@ -128,7 +135,7 @@ def sweep_table(results: Sequence[GraphResult], device: Mapping[str, Any], algor
         fastest = min(group, key=lambda r: (r.best is None, r.best.ms_per_sssp if r.best else 0.0))
         entries.append(table_entry(fastest, [r for r in group if r is not fastest]))
     table = tables.build_table(device, entries, algorithm, command=command, objective=objective)
-    if partial or any(r.partial for r in results):
+    if partial or any(stopped_early(r) for r in results):
         table["x-partial"] = True
     return table
 

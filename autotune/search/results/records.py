@@ -18,14 +18,13 @@ import contextlib
 import dataclasses
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from autotune.algorithms import config_from_json
 from autotune.errors import InputError, OutputError
-from autotune.files import atomic_write, read_json_lines, read_text
+from autotune.files import atomic_write, note_torn_tail, read_json_lines, read_text
 from autotune.launch import DEFAULT_ALGORITHM
 from autotune.measure import Measurement
 from autotune.search.results import GraphInfo, GraphResult
@@ -166,10 +165,8 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     Example:
         >>> records = read_records("tests/data/records/synthetic-rmat12.jsonl")  # doctest: +SKIP
     """
-    def torn(message: str) -> None:
-        print(f"autotune: {message}", file=sys.stderr)
-
-    records = [Record.from_json(data, f"{path}:{number}") for number, data in read_json_lines(path, "records", torn)]
+    records = [Record.from_json(data, f"{path}:{number}")
+               for number, data in read_json_lines(path, "records", note_torn_tail)]
     if not records:
         raise InputError(f"{path}: holds no records")
     return records
