@@ -52,17 +52,69 @@ def _postgres_bin(name: str) -> str | None:
     return candidates[-1] if candidates else None
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A real PostgreSQL server of this test session, on a free local port, and the URL of an empty
-    database in it. Skipped where PostgreSQL is not installed, unless `AUTOTUNE_REQUIRE_POSTGRES` is
-    set (CI installs it and sets it, so that the suite cannot silently skip there). As root the
-    server runs as the `postgres` user (initdb refuses root)."""
+class PostgresServer:
+    """A real PostgreSQL server on a free local port, with an empty database (`url`), that a test
+    can restart (`restart`). As root the server runs as the `postgres` user (initdb refuses root)."""
+
+    def __init__(self, initdb: str, pg_ctl: str) -> None:
+        import os
+        import pwd
+        import socket
+        import subprocess
+        import tempfile
+        import uuid
+
+        import psycopg
+
+        self.pg_ctl = pg_ctl
+        self.base = Path(tempfile.mkdtemp(prefix="autotune-postgres-"))  # outside pytest's 0700 root
+        self.data, sockets = self.base / "data", self.base / "sockets"
+        sockets.mkdir()
+        self.prefix: list[str] = []
+        if os.geteuid() == 0:
+            user = pwd.getpwnam("postgres")
+            for path in (self.base, sockets):
+                os.chown(path, user.pw_uid, user.pw_gid)
+            os.chmod(self.base, 0o755)
+            self.prefix = ["runuser", "-u", "postgres", "--"]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        subprocess.run([*self.prefix, initdb, "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+                       check=True, capture_output=True)
+        self.options = (f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c max_connections=200 "
+                        "-c fsync=off")
+        self._ctl("start", "-w")
+        database = f"autotune_{uuid.uuid4().hex[:8]}"
+        connection = psycopg.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres", autocommit=True)
+        connection.execute(f"CREATE DATABASE {database}")
+        connection.close()
+        self.url = f"postgresql://postgres@127.0.0.1:{port}/{database}"
+
+    def _ctl(self, *words: str) -> None:
+        import subprocess
+
+        subprocess.run([*self.prefix, self.pg_ctl, "-D", str(self.data), "-o", self.options, "-l",
+                        str(self.base / "log"), *words], check=True, capture_output=True)
+
+    def restart(self) -> None:
+        """Stop the server at once (every connection dropped) and start it again."""
+        self._ctl("restart", "-m", "immediate", "-w")
+
+    def close(self) -> None:
+        import shutil
+        import subprocess
+
+        subprocess.run([*self.prefix, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "stop"],
+                       capture_output=True)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def _postgres_server() -> PostgresServer:
+    """A started `PostgresServer`; skipped where PostgreSQL is not installed, unless
+    `AUTOTUNE_REQUIRE_POSTGRES` is set (CI installs it and sets it, so that the suite cannot
+    silently skip there)."""
     import os
-    import pwd
-    import socket
-    import subprocess
-    import uuid
 
     initdb, pg_ctl = _postgres_bin("initdb"), _postgres_bin("pg_ctl")
     try:
@@ -73,38 +125,27 @@ def postgres_url() -> Iterator[str]:
         if os.environ.get("AUTOTUNE_REQUIRE_POSTGRES"):
             pytest.fail("PostgreSQL (initdb, pg_ctl) and psycopg are required (AUTOTUNE_REQUIRE_POSTGRES)")
         pytest.skip("PostgreSQL is not installed (initdb, pg_ctl, psycopg)")
-    import shutil
-    import tempfile
+    return PostgresServer(initdb, pg_ctl)
 
-    base = Path(tempfile.mkdtemp(prefix="autotune-postgres-"))  # outside pytest's 0700 root: the server's user reads it
-    data, sockets = base / "data", base / "sockets"
-    sockets.mkdir()
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        user = pwd.getpwnam("postgres")
-        for path in (base, sockets):
-            os.chown(path, user.pw_uid, user.pw_gid)
-        os.chmod(base, 0o755)
-        prefix = ["runuser", "-u", "postgres", "--"]
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    subprocess.run([*prefix, initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"],
-                   check=True, capture_output=True)
-    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off"
-    subprocess.run([*prefix, pg_ctl, "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "start"],
-                   check=True, capture_output=True)
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """The URL of an empty database of a real PostgreSQL server of this test session."""
+    server = _postgres_server()
     try:
-        import psycopg
-
-        database = f"autotune_{uuid.uuid4().hex[:8]}"
-        connection = psycopg.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres", autocommit=True)
-        connection.execute(f"CREATE DATABASE {database}")
-        connection.close()
-        yield f"postgresql://postgres@127.0.0.1:{port}/{database}"
+        yield server.url
     finally:
-        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
-        shutil.rmtree(base, ignore_errors=True)
+        server.close()
+
+
+@pytest.fixture
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of one test's own, which it may restart."""
+    server = _postgres_server()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture

@@ -64,3 +64,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:
+        lost = storage_lost(error)
+        if lost is None or args.debug:
+            raise
+        print(f"autotune: {one_line(lost)}", file=sys.stderr)
+        return 1
+
+
+def storage_lost(error: BaseException) -> str | None:
+    """The one line for a study's database that stopped answering in the middle of a command (a
+    server restarted or gone: SQLAlchemy's `OperationalError`), or None for any other error.
+    Every finished trial is in the storage already; `--resume` takes the sweep up again."""
+    exc = sys.modules.get("sqlalchemy.exc")
+    if exc is None:
+        return None
+    cause: BaseException | None = error  # Optuna wraps the driver's error (StorageInternalError)
+    while cause is not None and not isinstance(cause, (exc.OperationalError, exc.InterfaceError)):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return None
+    reason = (str(getattr(cause, "orig", None) or cause).strip().splitlines() or ["no answer"])[0]
+    return (f"the study's storage stopped answering ({reason}); every finished trial is kept there: "
+            "run the same command again with --resume once it is back")

@@ -113,7 +113,9 @@ def open_storage(spec: str | None, heartbeat_s: int | None = None) -> tuple[Base
                 return RDBStorage(url, engine_kwargs={"creator": _sqlite_connector(path)}, **beats), shown
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            return _retry_creation(lambda: RDBStorage(url, **beats)), shown
+            # pool_pre_ping: a connection the server dropped (a restart) is replaced before use,
+            # so that a sweep carries on once its server is back
+            return _retry_creation(lambda: RDBStorage(url, engine_kwargs={"pool_pre_ping": True}, **beats)), shown
     except ImportError as error:
         raise InputError(f"--storage {shown}: the database driver is missing ({error})") from None
     except Exception as error:  # sqlalchemy and driver errors have no common base worth naming
