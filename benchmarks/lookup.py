@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> Results:
 
 
 def percent(value: float) -> str:
-    return f"{100 * value:+.1f}%" if math.isfinite(value) else "not priced"
+    return f"{100 * value:+.1f}%" if value is not None and math.isfinite(value) else "not priced"
 
 
 def render(found: Sequence[Results]) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import os
 import platform
 import shlex
@@ -26,6 +27,17 @@ from benchmarks.data import suite_name
 FORMAT = "autotune.bench/1"
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with every float that is not finite replaced by None, through dicts and lists."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -55,10 +67,12 @@ class Results:
     summary: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "suite": self.suite, "gpu": dict(self.gpu), "command": self.command,
-                "commit": self.commit, "date": self.date, "host": dict(self.host),
-                "parameters": dict(self.parameters), "summary": dict(self.summary),
-                "measurements": [dict(m) for m in self.measurements]}
+        """The results as JSON has them: a value that is not a finite number (a slowdown not
+        priced: infinite) is null, as JSON has no Infinity or NaN (`autotune.files.loads`)."""
+        return json_safe({"format": FORMAT, "suite": self.suite, "gpu": dict(self.gpu), "command": self.command,
+                          "commit": self.commit, "date": self.date, "host": dict(self.host),
+                          "parameters": dict(self.parameters), "summary": dict(self.summary),
+                          "measurements": [dict(m) for m in self.measurements]})
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Results:

@@ -9,6 +9,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -122,6 +123,10 @@ READERS = {
     "graph .txt": ("g.txt", VALID_SNAP, lambda p, w: ["graph", "info", str(p)], ()),
     "graph .csr.npz": ("g.csr.npz", b"PK\x03\x04" + bytes(40), lambda p, w: ["graph", "info", str(p)], ()),
     "table show": ("t.json", VALID_TABLE, lambda p, w: ["table", "show", str(p)], ()),
+    "table export c-header": ("t.json", VALID_TABLE, lambda p, w: ["table", "export", str(p), "--format", "c-header",
+                                                                   "-o", str(w / "h.h")], ("h.h",)),
+    "table export json": ("t.json", VALID_TABLE, lambda p, w: ["table", "export", str(p), "--format", "json",
+                                                               "-o", str(w / "e.json")], ("e.json",)),
     "table merge": ("t.json", VALID_TABLE, lambda p, w: ["table", "merge", str(p), "-q", "-o", str(w / "m.json")],
                     ("m.json",)),
     "sssp --table": ("t.json", VALID_TABLE, lambda p, w: ["sssp", "--graph", "rmat8", "--table", str(p)], ()),
@@ -200,3 +205,69 @@ def test_an_option_parser_never_crashes(option):
 @given(st.text(max_size=24).filter(lambda t: not t.lower().lstrip().startswith(("rmat", "random"))))
 def test_a_graph_spec_never_crashes(spec):
     check(lambda p, w: ["predict", "--graph", spec, "--device", "hopper-h100"], "unused.txt", b"", ())
+
+
+def _valid_hierarchy() -> tuple[bytes, int]:
+    import numpy as np
+
+    from autotune.graphs import build_csr
+    from autotune.hierarchy.contraction import contract
+    from autotune.hierarchy.layout import Hierarchy
+
+    graph = build_csr("g", 6, np.array([0, 1, 2, 3, 4, 0, 2]), np.array([1, 2, 3, 4, 5, 3, 5]),
+                      np.array([1, 2, 3, 4, 5, 9, 1]))
+    return Hierarchy.from_contraction(*contract(graph)).to_bytes(), graph.n_vertices
+
+
+VALID_HIERARCHY, HIERARCHY_VERTICES = _valid_hierarchy()
+
+
+@FUZZ
+@given(mutated(VALID_HIERARCHY))
+def test_a_kept_hierarchy_is_read_whole_or_refused_as_not_one(content):
+    """A kept hierarchy (PHAST's) that a crash or a disk tore is refused with why (its store then
+    builds it again), never a traceback nor a hierarchy whose arcs break the level order."""
+    from autotune.hierarchy.layout import Hierarchy
+
+    work = Path(tempfile.mkdtemp())
+    try:
+        path = work / "h.npz"
+        path.write_bytes(content)
+        try:
+            found = Hierarchy.from_file(path, HIERARCHY_VERTICES)
+        except ValueError as error:
+            assert "\n" not in str(error)
+            return
+        found.check(HIERARCHY_VERTICES)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+BENCHMARK_OPTIONS = ("--repetitions", "--cpu-sources", "--graphs", "--results", "--table")
+
+
+@FUZZ
+@given(st.sampled_from(BENCHMARK_OPTIONS), OPTION_TEXT)
+def test_the_benchmarks_command_line_never_crashes(option, text):
+    """`python3 -m benchmarks run kernels OPTION TEXT` on this GPU-less machine: one line and an exit
+    status, whatever the text (the suite needs a GPU, so nothing is measured or written)."""
+    from benchmarks.__main__ import main as benchmarks_main
+
+    work = Path(tempfile.mkdtemp())
+    err = io.StringIO()
+    cwd = os.getcwd()
+    try:
+        os.chdir(work)
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                status = benchmarks_main(["run", "kernels", option, text])
+            except SystemExit as exit_:
+                status = exit_.code
+        lines = [line for line in err.getvalue().splitlines() if line.strip()]
+        assert status in (1, 2) and len(lines) == 1 and "Traceback" not in err.getvalue(), err.getvalue()
+        assert lines[0].startswith("python3 -m benchmarks"), lines
+        assert not any(work.iterdir())  # nothing written
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(work, ignore_errors=True)
+

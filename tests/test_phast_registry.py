@@ -72,6 +72,22 @@ def test_the_store_keeps_hierarchies_and_refusals(tmp_path):
         HierarchyStore(tmp_path).hierarchy(load_graph("rmat12"))
 
 
+@pytest.mark.parametrize("damage", ["torn", "other graph"])
+def test_a_corrupt_kept_hierarchy_is_built_again_with_a_note(tmp_path, damage, caplog):
+    graph = random_sparse(100, 3)
+    first = HierarchyStore(tmp_path).hierarchy(graph)
+    [kept] = tmp_path.glob("*.npz")
+    if damage == "torn":
+        kept.write_bytes(kept.read_bytes()[:100])
+    else:  # a whole hierarchy, of another graph, under this graph's name
+        kept.write_bytes(HierarchyStore(tmp_path / "other").hierarchy(random_sparse(60, 3)).to_bytes())
+    store = HierarchyStore(tmp_path)
+    with caplog.at_level("WARNING"):
+        again = store.hierarchy(graph)
+    assert store.built == 1 and np.array_equal(again.level_start, first.level_start)
+    assert "building it again" in caplog.text and ("not a hierarchy file" in caplog.text or "60 vertices" in caplog.text)
+
+
 def test_the_cpu_reference_reads_the_kept_hierarchy(tmp_path, monkeypatch):
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
     graph = random_sparse(120, 4)
@@ -154,15 +170,15 @@ def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, monkeypatch, qu
     from autotune.cli import main
     from autotune.table.format import read_table
 
-    def predicted(algorithm):
+    def predicted(algorithm, *more):
         out = tmp_path / "p.json"
         assert main(["predict", "--graph", f"{DATA}/usa-roads.gr.gz", "--algorithm", algorithm, "--queries",
-                     str(queries), "--device", "hopper-h100", "-o", str(out)]) == 0
+                     str(queries), "--device", "hopper-h100", "-o", str(out), *more]) == 0
         return read_table(out)["entries"][0]["predicted"]["config"]
 
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))  # no hierarchy kept: auto's tree
-    assert predicted("auto")["algorithm"] != "phast"
-    monkeypatch.setattr(type(algorithms.get("phast")), "admits", lambda self, graph: None)  # as if kept
+    assert predicted("auto", "--no-hierarchy")["algorithm"] != "phast"
+    monkeypatch.setattr(type(algorithms.get("phast")), "admits", lambda self, graph, prepare=False: None)  # as if kept
     for algorithm in ("phast", "auto"):
         config = predicted(algorithm)
         assert config["algorithm"] == "phast" and config["kernels"]["sweep"]["block_size"] == block
@@ -184,3 +200,18 @@ def test_the_staged_bytes_are_the_sweep_kernel_s_static_shared_memory():
     # date by tests/model/test_model_refresh.py): a change to either must show here.
     phast = algorithms.get("phast")
     assert phast.staged_bytes == phast.characterization.kernel("sweep").resources.static_shared_memory_bytes
+
+
+def test_predict_auto_builds_and_keeps_the_hierarchy_where_the_graph_qualifies(tmp_path, capsys, monkeypatch):
+    from autotune.cli import main
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    argv = ["predict", "--graph", f"{DATA}/rome99.gr.gz", "--algorithm", "auto", "--queries", "1", "--device",
+            "hopper-h100"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "rome99.gr.gz: building its contraction hierarchy" in err and "levels built in" in err
+    assert len(list((tmp_path / "hierarchies").glob("*.npz"))) == 1
+    assert main(argv) == 0 and "building" not in capsys.readouterr().err  # kept: not built twice
+    assert main(["predict", "--graph", "rmat10", "--algorithm", "auto", "--device", "hopper-h100"]) == 0
+    assert "building" not in capsys.readouterr().err  # hubs: no hierarchy is tried

@@ -218,9 +218,10 @@ class Algorithm:
         choice falls back on the next algorithm then)."""
         return None
 
-    def admits(self, graph: CSRGraph) -> str | None:
+    def admits(self, graph: CSRGraph, prepare: bool = False) -> str | None:
         """Why `--algorithm auto` leaves this algorithm out on `graph`, or None where it tunes it
-        (every graph by default)."""
+        (every graph by default). With `prepare`, what the algorithm needs kept per graph (PHAST's
+        hierarchy) is built first where the graph qualifies, with progress on stderr."""
         return None
 
     def with_level_width(self, features: GraphFeatures, level_width: Callable[[], float] | None) -> GraphFeatures:

@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--characterization", metavar="FILE", default=None,
         help="kernel characterization TOML (default: the algorithm's shipped one in characterizations/)",
     )
+    parser.add_argument("--no-hierarchy", action="store_true",
+                        help="with --algorithm auto: build no contraction hierarchy for PHAST (by default one is built "
+                        "and kept where the graph qualifies, so that PHAST can be chosen)")
     parser.add_argument("--algorithm", choices=(*algorithms.names(), algorithms.AUTO), default=DEFAULT_ALGORITHM,
                         help="the algorithm whose model predicts (default crauser), or auto: the choice model picks "
                         "one per graph (autotune model fit-choice), whose model then predicts")

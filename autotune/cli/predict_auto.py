@@ -35,7 +35,7 @@ def run_auto(args: argparse.Namespace, device: DeviceProfile, graphs: Sequence[C
     for csr in graphs:
         graph = GraphFeatures.from_graph(csr)
         features, width = measured_features(csr)  # the depth the tree reads, the level width the rules read
-        chosen, path = chooser.predict(features, queries, admitted_on(csr))
+        chosen, path = chooser.predict(features, queries, admitted_on(csr, not args.no_hierarchy))
         name = servable(chosen, queries, graph.max_degree)
         config, decisions = predicted(name, graph, device, args.model, args.queries, chooser.latency, width)
         reason = " and ".join(path) or "the tree's one leaf"

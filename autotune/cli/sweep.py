@@ -78,6 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="cache states to try (default all: default,prefer_l1,prefer_shared,no_l1)")
     search.add_argument("--ck", metavar="LIST", default=None,
                         help="concurrent kernels to try (default: the algorithm's, 1,2,4,...)")
+    search.add_argument("--no-hierarchy", action="store_true",
+                        help="with --algorithm auto: build no contraction hierarchy for PHAST (by default one is "
+                        "built and kept where the graph qualifies, its build time counted in the sweep's)")
     search.add_argument("--model", metavar="thesis|fitted|auto|FILE", default="auto",
                         help="whose prediction is measured (and the first trial): the thesis's rules, the shipped "
                         "fitted model (characterizations/fitted-*.toml), a fitted model's file, or auto (default: "

@@ -54,6 +54,7 @@ class Request:
     model: str = "auto"
     objective: str = "curve"
     budget_s: float | str | None = "auto"
+    hierarchy: bool = True  # build a conditional algorithm's per-graph data (PHAST's hierarchy) for auto
 
     @property
     def study_protocol(self) -> dict[str, Any]:
@@ -120,7 +121,8 @@ def parse(args: argparse.Namespace) -> Request:
         command="autotune " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None,
         show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0,
         replay_pace=float(getattr(args, "replay_pace", 0.0)),
-        model=getattr(args, "model", "auto"), objective=args.objective, budget_s=budget)
+        model=getattr(args, "model", "auto"), objective=args.objective, budget_s=budget,
+        hierarchy=not getattr(args, "no_hierarchy", False))
 
 
 def parse_budget(text: str | None) -> float | str | None:
@@ -211,7 +213,8 @@ class CheckedJobs:
 
             stack.enter_context(gpu.gpu_session(request.device_index))
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, request.space, profile, request.protocol,
-                        request.seed, request.weights, reference_cache(), request.model, request.objective)
+                        request.seed, request.weights, reference_cache(), request.model, request.objective,
+                        request.hierarchy)
         return device, jobs, [g.name for g in self.graphs]
 
 

@@ -10,8 +10,10 @@ its contracted neighbours, plus `level_weight` x its level (PHAST's term for few
 updated lazily. Witness searches settle at most `settle` vertices: a search cut short adds a
 shortcut that may not be needed, never misses one, so the distances stay exact.
 
-Plain Python: about 80 s for usa-roads (87,575 vertices) on one core
-(`benchmarks/data/contraction-times.txt`).
+`contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`), and
+where no C++ compiler is found, with a warning, `contract_python`, the same procedure in plain
+Python (about 80 s for usa-roads' 87,575 vertices on one core, against about a second compiled:
+docs/notes/phast.md); the tests hold the two to the same distances.
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
 it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, or a
 vertex to contract has more than `MAX_PAIRS` pairs of in- and out-arcs.
@@ -27,11 +29,16 @@ Example:
 from __future__ import annotations
 
 import heapq
+import logging
+import os
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from autotune.graphs.csr import CSRGraph
+
+_log = logging.getLogger(__name__)
 
 SETTLE = 200  # witness searches' bound (run V: 119 levels on usa-roads, against 382 at 60)
 LEVEL_WEIGHT = 4.0
@@ -101,9 +108,53 @@ def check_suited(graph: CSRGraph, max_degree: int = MAX_DEGREE) -> None:
         raise Unsuited(f"a vertex of {graph.max_degree} arcs (a hierarchy is built for degrees up to {max_degree})")
 
 
+def build_directory() -> Path:
+    """Where the compiled contraction is kept: `build` beside the graph cache."""
+    from autotune.graphs.cache import cache_dir_from_env
+
+    return cache_dir_from_env(os.environ).parent / "build"
+
+
 def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
-             max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None
+             max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None,
+             directory: Path | None = None, estimate: int = SETTLE
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The hierarchy, as `contract_python` gives it, by the compiled contraction (built into
+    `directory`, default `build_directory()`), or by `contract_python` where it cannot be built.
+    `estimate` (compiled only): the witness searches' bound while choosing the order (`settle`
+    bounds those that add the shortcuts; fewer settled vertices give a faster build and a
+    hierarchy of more levels).
+
+    Raises:
+        Unsuited: as `contract_python`.
+    """
+    from autotune.hierarchy.compiled import DENSIFIED, GREW, CompilerMissing, contract_compiled
+
+    check_suited(graph)
+    n = graph.n_vertices
+    try:
+        status, found = contract_compiled(
+            n, graph.tails, graph.columns, graph.weights, settle, min(settle, estimate), level_weight, max_growth, MAX_PAIRS,
+            directory or build_directory(), None if progress is None else (lambda done, total: progress(done, total)))
+    except CompilerMissing as why:
+        _log.warning("%s; contracting %s in Python instead (slow)", why, graph.name)
+        return contract_python(graph, settle, level_weight, max_growth, progress)
+    if status == DENSIFIED:
+        into, out, left = found
+        raise Unsuited(f"the contraction densified it (a vertex of {into} in- and {out} out-arcs "
+                       f"with {left} of {n} vertices left)")
+    if status == GREW:
+        _, left = found[:2]
+        raise Unsuited(f"its shortcuts grew past {max_growth:g} x its {graph.n_edges} arcs "
+                       f"with {left} of {n} vertices left")
+    if status != 0:
+        raise RuntimeError(f"the compiled contraction stopped with status {status}")
+    return found  # type: ignore[return-value]
+
+
+def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
+                    max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy: every vertex's rank and level, and the arcs of the graph with its shortcuts
     (tails, heads, weights, int64). `progress(contracted, n)` is called every 4,096 vertices.
 

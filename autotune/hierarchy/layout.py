@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 
@@ -94,14 +95,55 @@ class Hierarchy:
         return buffer.getvalue()
 
     @classmethod
-    def from_file(cls, path) -> Hierarchy:
-        """Read `to_bytes`'s file.
+    def from_file(cls, path, n_vertices: int | None = None) -> Hierarchy:
+        """Read `to_bytes`'s file, checked (`check`) before anything uses it.
 
         Raises:
-            OSError, ValueError, KeyError: unreadable or not a hierarchy.
+            OSError: unreadable.
+            ValueError: not a whole hierarchy (of `n_vertices` when given), saying why.
         """
-        with np.load(path, allow_pickle=False) as arrays:
-            return cls(**{f.name: arrays[f.name] for f in fields(cls)})
+        data = Path(path).read_bytes()  # unreadable: OSError
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+                found = cls(**{f.name: np.asarray(arrays[f.name]) for f in fields(cls)})
+        except Exception as error:  # a torn or foreign file: BadZipFile, a bad offset, a missing array
+            raise ValueError(f"not a hierarchy file ({type(error).__name__}: {error})") from None
+        found.check(n_vertices)
+        return found
+
+    def check(self, n_vertices: int | None = None) -> None:
+        """That the arrays are one hierarchy of `n_vertices` (when given): the renumbering a
+        permutation, the levels a partition of the new ids, every arc list a CSR whose ends are
+        vertices of higher levels, and every weight non-negative.
+
+        Raises:
+            ValueError: the first thing that is not so.
+        """
+        n = len(self.new_of)
+        ints = [f.name for f in fields(self) if getattr(self, f.name).dtype.kind not in "iu"
+                or getattr(self, f.name).ndim != 1]
+        if ints:
+            raise ValueError(f"arrays that are not of integers, one axis: {', '.join(ints)}")
+        if n_vertices is not None and n != n_vertices:
+            raise ValueError(f"a hierarchy of {n} vertices, not of the graph's {n_vertices}")
+        order = np.arange(n)
+        if len(self.old_of) != n or not np.array_equal(np.sort(self.new_of), order) \
+                or not np.array_equal(self.new_of[self.old_of] if n else order, order):
+            raise ValueError("new_of and old_of are not a permutation and its inverse")
+        start = self.level_start
+        if len(start) < 1 or start[0] != 0 or start[-1] != n or np.any(np.diff(start) <= 0):
+            raise ValueError("level_start does not split the vertices into levels")
+        level = np.repeat(np.arange(len(start) - 1), np.diff(start))
+        for name, offsets, ends, weights in (("up", self.up_offsets, self.up_heads, self.up_weights),
+                                             ("down", self.down_offsets, self.down_tails, self.down_weights)):
+            if len(offsets) != n + 1 or offsets[0] != 0 or offsets[-1] != len(ends) or np.any(np.diff(offsets) < 0) \
+                    or len(weights) != len(ends):
+                raise ValueError(f"the {name} arcs are not a CSR of the vertices")
+            if len(ends) and (ends.min() < 0 or ends.max() >= n or weights.min() < 0):
+                raise ValueError(f"the {name} arcs hold a vertex out of range or a negative weight")
+            owner = np.repeat(order, np.diff(offsets))
+            if len(ends) and np.any(level[ends] >= level[owner]):
+                raise ValueError(f"a {name} arc that does not lead to a higher level")
 
 
 def source_level(h: Hierarchy, new_id: int) -> int:

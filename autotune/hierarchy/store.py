@@ -67,9 +67,9 @@ class HierarchyStore:
             raise Unsuited(why)
         if kept is not None and kept.is_file():
             try:
-                return Hierarchy.from_file(kept)
-            except (OSError, ValueError, KeyError):
-                _log.warning("%s: unreadable hierarchy, building it again", kept)
+                return Hierarchy.from_file(kept, graph.n_vertices)
+            except (OSError, ValueError) as error:
+                _log.warning("%s: %s; building it again", kept, error)
         start = time.perf_counter()
         _log.info("%s: building its contraction hierarchy (%d vertices; kept for later runs)",
                   graph.name, graph.n_vertices)

@@ -30,10 +30,10 @@ def servable(name: str, queries: int, max_degree: int | None = None) -> str:
     return next(a.name for a in ranked if serves(a))
 
 
-def admitted_on(graph: CSRGraph) -> frozenset[str]:
+def admitted_on(graph: CSRGraph, prepare: bool = False) -> frozenset[str]:
     """The conditional algorithms (`Algorithm.conditional`) that admit `graph` now (PHAST where its
-    hierarchy is kept)."""
-    return frozenset(a.name for a in algorithms.all_algorithms() if a.conditional and a.admits(graph) is None)
+    hierarchy is kept; with `prepare`, built first where the graph qualifies)."""
+    return frozenset(a.name for a in algorithms.all_algorithms() if a.conditional and a.admits(graph, prepare) is None)
 
 
 def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, queries: int | None

@@ -101,14 +101,18 @@ class Phast(Algorithm):
 
         return f"builds no hierarchy for a vertex of {max_degree} arcs" if max_degree > MAX_DEGREE else None
 
-    def admits(self, graph: CSRGraph) -> str | None:
-        """Auto tunes PHAST where the graph's hierarchy is kept (`autotune graph hierarchy`, or a
-        sweep or solve of `--algorithm phast`, built it)."""
+    def admits(self, graph: CSRGraph, prepare: bool = False) -> str | None:
+        """Auto tunes PHAST where the graph's hierarchy is kept; with `prepare` it is built first
+        where the graph qualifies (kept for later runs; `hierarchy.build.build_kept` reports it)."""
         from autotune.hierarchy import HierarchyStore, default_directory
 
         if (why := self.unsuited(graph.max_degree)) is not None:
             return f"no contraction hierarchy: {why}"
         store = HierarchyStore(default_directory())
+        if not store.kept(graph) and prepare and store.refusal(graph) is None:
+            from autotune.hierarchy.build import build_kept
+
+            build_kept(store, graph)
         if store.kept(graph):
             return None
         why = store.refusal(graph)

@@ -1,0 +1,44 @@
+"""A hierarchy built for a command, as a user watches it: a line when it starts, progress by time
+(never a silent minute), and a line with its build time or why the graph gets none."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from autotune.graphs.csr import CSRGraph
+from autotune.hierarchy.contraction import Unsuited
+from autotune.hierarchy.layout import Hierarchy
+from autotune.hierarchy.store import HierarchyStore
+
+EVERY_S = 10.0  # progress at most this often
+
+
+def build_kept(store: HierarchyStore, graph: CSRGraph, stream: TextIO | None = None,
+               clock=time.perf_counter) -> Hierarchy | None:
+    """The graph's hierarchy from `store`, built (and kept) where it is not yet, reporting on
+    `stream` (stderr by default); None where the graph gets none (the reason reported and kept)."""
+    out = sys.stderr if stream is None else stream
+    start = clock()
+    last = [start]
+
+    def progress(done: int, n: int) -> None:
+        now = clock()
+        if now - last[0] >= EVERY_S:
+            last[0] = now
+            print(f"autotune: {graph.name}: contraction hierarchy: {done:,} of {n:,} vertices contracted "
+                  f"({now - start:.0f} s)", file=out, flush=True)
+
+    if not store.kept(graph):
+        print(f"autotune: {graph.name}: building its contraction hierarchy ({graph.n_vertices:,} vertices; kept "
+              "for later runs; --no-hierarchy skips it)", file=out, flush=True)
+    try:
+        found = store.hierarchy(graph, progress)
+    except Unsuited as why:
+        print(f"autotune: {graph.name}: no contraction hierarchy: {why} ({clock() - start:.1f} s)", file=out,
+              flush=True)
+        return None
+    if store.built:
+        print(f"autotune: {graph.name}: contraction hierarchy of {found.levels} levels built in "
+              f"{clock() - start:.1f} s", file=out, flush=True)
+    return found

@@ -1,0 +1,110 @@
+"""The compiled contraction (`contract.cpp`): built once per machine with the C++ compiler the
+kernels' machines have (g++, or `$CXX`), kept in the cache directory, and called through ctypes.
+
+Chosen over numba (llvmlite is a 60 MB wheel, too large to carry to the GPU machine) and over the
+registry's contraction libraries (`fast-paths` has no wheel; `routingkit-cch` builds a customizable
+hierarchy of nested-dissection order, not the rank, levels and shortcut arcs PHAST sweeps):
+docs/notes/phast.md. Where no compiler is found, `available()` says why and the caller falls back
+on the Python contraction.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+SOURCE = Path(__file__).with_name("contract.cpp")
+DENSIFIED, GREW, CAPACITY, STOPPED = 1, 2, 3, 4
+PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)
+
+
+class CompilerMissing(Exception):
+    """No C++ compiler could build the contraction (the message says what was tried)."""
+
+
+def compiler() -> str | None:
+    """`$CXX`, else g++ or c++ on the PATH."""
+    return os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+
+
+def library_path(directory: Path) -> Path:
+    """Where the build of this source is kept: named by the source's digest, so an edit rebuilds."""
+    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    return directory / f"contract-{digest}.so"
+
+
+@cache
+def load(directory: Path) -> ctypes.CDLL:
+    """The compiled contraction, built into `directory` first where it is not there.
+
+    Raises:
+        CompilerMissing: no compiler, or the build failed (its first error line).
+    """
+    target = library_path(directory)
+    if not target.is_file():
+        cxx = compiler()
+        if cxx is None:
+            raise CompilerMissing("no C++ compiler (g++, c++ or $CXX) to build the contraction")
+        directory.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".contract-", suffix=".so", dir=directory)
+        os.close(handle)
+        try:
+            done = subprocess.run([cxx, "-O3", "-std=c++17", "-shared", "-fPIC", "-o", temporary, str(SOURCE)],
+                                  capture_output=True, text=True)
+        except OSError as error:
+            Path(temporary).unlink(missing_ok=True)
+            raise CompilerMissing(f"{cxx} could not build the contraction: {error.strerror or error}") from None
+        if done.returncode != 0:
+            Path(temporary).unlink(missing_ok=True)
+            first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[:200])
+            raise CompilerMissing(f"{cxx} could not build the contraction: {first}")
+        os.replace(temporary, target)
+    library = ctypes.CDLL(str(target))
+    pointer = ctypes.POINTER(ctypes.c_longlong)
+    int_pointer = ctypes.POINTER(ctypes.c_int)
+    library.ch_contract.restype = ctypes.c_int
+    library.ch_contract.argtypes = [ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int,
+                                    ctypes.c_int, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, PROGRESS, ctypes.c_int,
+                                    pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
+    return library
+
+
+def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int, estimate: int,
+                      level_weight: float, max_growth: float, max_pairs: int, directory: Path,
+                      progress: Callable[[int, int], bool] | None = None, every: int = 4096
+                      ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
+    """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
+    with the refusal's numbers (`contract.cpp`). The order is chosen on witness searches of
+    `estimate` settled vertices, the shortcuts added on searches of `settle`.
+    `progress(contracted, n)` returns True to stop.
+
+    Raises:
+        CompilerMissing: as `load`.
+    """
+    library = load(directory)
+    m = len(tails)
+    as_int = [np.ascontiguousarray(a, dtype=np.int32) for a in (tails, heads, weights)]
+    capacity = int(max_growth * max(m, 1)) + 1
+    rank, level = np.empty(n, np.int64), np.empty(n, np.int64)
+    out = [np.empty(capacity, np.int64) for _ in range(3)]
+    count, info = np.zeros(1, np.int64), np.zeros(3, np.int64)
+
+    def ptr(array: np.ndarray, kind=ctypes.c_longlong):
+        return array.ctypes.data_as(ctypes.POINTER(kind))
+
+    callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
+    status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, estimate, level_weight, max_growth,
+                                 max_pairs, callback, every if progress else 0, ptr(rank), ptr(level), capacity,
+                                 *(ptr(a) for a in out), ptr(count), ptr(info))
+    if status != 0:
+        return status, tuple(int(x) for x in info)
+    k = int(count[0])
+    return 0, (rank, level, out[0][:k].copy(), out[1][:k].copy(), out[2][:k].copy())
