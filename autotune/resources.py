@@ -5,6 +5,7 @@ them there); in an editable install or a source checkout they are at the reposit
 """
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from autotune.errors import AutotuneError
@@ -35,3 +36,18 @@ def characterizations_dir() -> Path:
 def header_template() -> str:
     """The C/C++ header that `autotune table export --format c-header` fills (package data)."""
     return (_PACKAGE_DIR / "templates" / "tuned_sssp.h.in").read_text(encoding="utf-8")
+
+
+@cache
+def source_commit() -> str | None:
+    """The commit of the checkout autotune runs from (`git describe --always --dirty`), or None in
+    an install outside one: what a table entry records of the code that measured it."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(_PACKAGE_DIR.parent), "describe", "--always", "--dirty", "--abbrev=7"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+

@@ -215,3 +215,12 @@ def test_predict_auto_builds_and_keeps_the_hierarchy_where_the_graph_qualifies(t
     assert main(argv) == 0 and "building" not in capsys.readouterr().err  # kept: not built twice
     assert main(["predict", "--graph", "rmat10", "--algorithm", "auto", "--device", "hopper-h100"]) == 0
     assert "building" not in capsys.readouterr().err  # hubs: no hierarchy is tried
+
+
+def test_predict_hands_out_no_phast_configuration_for_a_graph_with_hubs(capsys):
+    from autotune.cli import main
+
+    assert main(["predict", "--algorithm", "phast", "--graph", "rmat12", "--device", "hopper-h100"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("autotune: --algorithm phast: rmat12: phast builds no hierarchy for a vertex of 1337 arcs; "
+                   "predict another algorithm, or auto")

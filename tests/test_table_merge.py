@@ -148,3 +148,25 @@ def test_merge_errors_are_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"autotune: {tmp_path / 'bad.json'}") and err.count("\n") == 1
     assert not (tmp_path / "o.json").exists()
+
+
+def test_tables_of_two_gpus_of_one_compute_capability_are_not_merged(tmp_path, capsys):
+    """An H100's and an H200's tables (both 9.0, 132 SMs, measured live: profile "auto") are two GPUs'
+    (issue 67: they merged into one labelled H100)."""
+    from autotune.cli import main
+
+    out = tmp_path / "merged.json"
+    assert main(["table", "merge", "tables/h100.json", "tables/h200.json", "-q", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "tuned on 'NVIDIA H200', but tables/h100.json on 'NVIDIA H100 80GB HBM3'; merge the tables of one GPU" in err
+    assert not out.exists()
+
+
+def test_a_gpu_s_table_is_not_looked_up_for_another_gpu_of_its_kind():
+    from autotune.table.lookup import DeviceMismatch, Table
+
+    h100 = Table.load("tables/h100.json")
+    h200 = {"name": "NVIDIA H200", "compute_capability": "9.0", "sm_count": 132}
+    with pytest.raises(DeviceMismatch, match="tuned on 'NVIDIA H100 80GB HBM3', not on 'NVIDIA H200'"):
+        h100.lookup(vertices=1000, mean_degree=4.0, device=h200)
+    assert h100.lookup(vertices=1000, mean_degree=4.0, device=h200, allow_other_device=True).config

@@ -133,6 +133,10 @@ def run(args: argparse.Namespace) -> int:
         queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load
     characterization = load_characterization(args.characterization) if args.characterization else entry.characterization
     features = load_features(args, entry)
+    for graph in features:  # a configuration is handed out only where the algorithm can run
+        if graph.max_degree is not None and (why := entry.unsuited(graph.max_degree)) is not None:
+            raise InputError(f"--algorithm {entry.name}: {graph.name}: {entry.name} {why}; "
+                             "predict another algorithm, or auto")
     from autotune.algorithms.thesis.fitted import resolve_model
 
     # a characterization of one's own is the thesis rules' input: auto then means the thesis's

@@ -136,14 +136,15 @@ def same_device(table_device: Mapping[str, Any], device: Mapping[str, Any]) -> b
 
     Names are compared ignoring case and spacing. A table made from a device profile (`autotune
     predict --device NAME` records `profile`) names the profile, not the GPU, so it matches a GPU
-    of the same compute capability and SM count.
+    of the same compute capability and SM count. A table measured on a GPU (`profile` "auto", the
+    live GPU's) names that GPU: an H100's does not match an H200, though both are 9.0 with 132 SMs.
     """
     def norm(text: object) -> str:
         return " ".join(str(text).lower().split())
 
     if norm(table_device.get("name", "")) == norm(device.get("name", "")):
         return True
-    if "profile" in table_device:
+    if table_device.get("profile") not in (None, "auto"):
         keys = ("compute_capability", "sm_count")
         return all(k in device and str(table_device.get(k)) == str(device[k]) for k in keys)
     return False

@@ -363,3 +363,19 @@ def test_a_budget_spent_on_the_search_leaves_out_a_slow_reference_outside_the_sp
     (entry,) = json.loads(out.read_text())["entries"]
     assert entry["best"]["config"]["concurrent_kernels"] == 16 and "default" not in entry
     assert entry["x-sweep"]["protocol"]["cut_by_budget"] and time.monotonic() - started < 5.0
+
+
+def test_each_entry_records_when_and_by_which_code_it_was_measured_and_a_merge_keeps_it(tmp_path):
+    from autotune import __version__
+    from autotune.resources import source_commit
+
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for out in (first, second):
+        assert main(["sweep", "--replay", str(RECORDS), "--strategy", "model", "--storage", "memory", "-q",
+                     "-o", str(out)]) == 0
+    measured = _valid_table(first)["entries"][0]["x-measured"]
+    assert measured["tool_version"] == __version__ and measured["commit"] == source_commit()
+    assert measured["date"][:4].isdigit() and measured["date"].endswith("+00:00")
+    assert main(["table", "merge", str(first), str(second), "--prefer", "newer", "-q", "-o",
+                 str(tmp_path / "m.json")]) == 0
+    assert _valid_table(tmp_path / "m.json")["entries"][0]["x-measured"] == _valid_table(second)["entries"][0]["x-measured"]

@@ -53,6 +53,15 @@ def pareto_front(curve: Sequence[ConfigResult]) -> list[ConfigResult]:
     return front
 
 
+def measured_by() -> dict[str, Any]:
+    """When an entry was measured and by which code: the date (UTC), the tool's version and, in a
+    checkout, its commit."""
+    from autotune._version import __version__
+    from autotune.resources import source_commit
+
+    return {"date": tables.now_iso(), "tool_version": __version__, "commit": source_commit()}
+
+
 def stopped_early(result: GraphResult) -> bool:
     """Whether a graph's sweep stopped before its search was done: interrupted (`partial`), or a
     stage cut short by the wall-time budget (`cut_by_budget` in its protocol), as a table's
@@ -71,6 +80,7 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
         "evaluations": sum(r.evaluations for r in group),  # every study of the graph (algorithms, curve ends)
         "tuning_seconds": sum(r.tuning_seconds for r in group),
         "partial": any(stopped_early(r) for r in group),
+        "x-measured": measured_by(),  # when and by which code (a merged table keeps each entry's)
     }
     for key in ("speedup_over_default", "speedup_over_baseline", "model_gap"):
         value = getattr(result, key)
