@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from autotune.algorithms.parameters import Parameter
 from autotune.errors import InputError
-from autotune.model.memory import MEMORY_SHARE
 from autotune.launch import (
     CONCURRENT_KERNEL_CHOICES,
     LANE_CHOICES,
@@ -22,7 +21,7 @@ from autotune.launch import (
     LaunchConfig,
     ParamValue,
 )
-
+from autotune.model.memory import MEMORY_SHARE  # of a GPU's memory, the most the solves may take
 
 if TYPE_CHECKING:
     from autotune.graphs.csr import CSRGraph

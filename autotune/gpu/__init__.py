@@ -2,7 +2,8 @@
 algorithm by name: an algorithm's engine (`autotune.algorithms.<name>.engine`) builds on it, and
 `autotune.algorithms.open_solver` opens the engine the registry names.
 
-* `device`: the driver, `gpu_session`, `device_handle`, `device_description`, `live_profile`.
+* `device`: the driver, `gpu_session`, `device_handle`, `device_description`, and the live GPU's
+  profile (`device_from_gpu`, `load_profile`: `--device auto`).
 * `compile`: a registered algorithm's kernels, compiled per build.
 * `engine`: what engines share (`Solver`, `Launcher`, `PackedLaunch`, the host loop).
 * `memory`: device arrays, the graph on the GPU, the free-memory check.

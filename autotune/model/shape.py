@@ -11,10 +11,12 @@ for; the spread of the weights bounds Delta's useful range. `autotune graph info
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from autotune.errors import InputError
 from autotune.graphs.csr import CSRGraph
 from autotune.measure import choose_sources
 from autotune.model.features import graph_statistics
@@ -161,3 +163,19 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
 
 __all__ = ["DEPTH_SOURCES", "REACHED_ENOUGH", "GraphShape", "adjacency", "breadth_first_reach", "graph_shape", "hop_levels",
            "level_width", "sampled_searches"]
+
+
+def read_shapes(shapes: str | Path) -> dict[str, Mapping[str, Any]]:
+    """A shapes file's graphs (`python3 -m benchmarks shapes`: {"shapes": {name: `GraphShape.to_json()`}}).
+
+    Raises:
+        InputError: unreadable, not JSON, or not of that shape (naming what is missing).
+    """
+    from autotune.files import read_json
+
+    data = read_json(shapes, "shapes file")
+    found = data.get("shapes") if isinstance(data, Mapping) else None
+    if not isinstance(found, Mapping) or not all(isinstance(shape, Mapping) for shape in found.values()):
+        raise InputError(f"{shapes}: not a shapes file: expected {{\"shapes\": {{graph: {{\"level_width\": ..., "
+                         "\"hop_depth\": ...}}} (python3 -m benchmarks shapes writes one)")
+    return dict(found)

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 from autotune.errors import InputError
+from autotune.model.shape import read_shapes
 from autotune.files import read_toml
 from autotune.algorithms.delta.latency import SECTION, LatencyRules, fit as fit_latency, table_samples as latency_samples
 from autotune.algorithms.delta.latency_prices import read_bins_prices, read_prices
@@ -191,24 +192,8 @@ def entry_features(entry: Mapping[str, Any], depths: Mapping[str, float] | None 
                           graph.get("degree_cv"), (depths or {}).get(graph["name"]))
 
 
-def read_shapes(shapes: str | Path) -> dict[str, Mapping[str, Any]]:
-    """A shapes file's graphs (`python3 -m benchmarks shapes`: {"shapes": {name: `GraphShape.to_json()`}}).
-
-    Raises:
-        InputError: unreadable, not JSON, or not of that shape (naming what is missing).
-    """
-    from autotune.files import read_json
-
-    data = read_json(shapes, "shapes file")
-    found = data.get("shapes") if isinstance(data, Mapping) else None
-    if not isinstance(found, Mapping) or not all(isinstance(shape, Mapping) for shape in found.values()):
-        raise InputError(f"{shapes}: not a shapes file: expected {{\"shapes\": {{graph: {{\"level_width\": ..., "
-                         "\"hop_depth\": ...}}} (python3 -m benchmarks shapes writes one)")
-    return dict(found)
-
-
 def shape_depths(shapes: str | Path) -> dict[str, float]:
-    """Graph name: hop depth, from a shapes file (`read_shapes`)."""
+    """Graph name: hop depth, from a shapes file (`model.shape.read_shapes`)."""
     return {name: shape["hop_depth"] for name, shape in read_shapes(shapes).items()
             if shape.get("hop_depth") is not None}
 
