@@ -184,12 +184,18 @@ def read_json_lines(path: str | os.PathLike[str], what: str = "records",
         yield number, data
 
 
+def note(message: str) -> None:
+    """A note to the user on stderr, `autotune: MESSAGE` (not a log record: a library's logging
+    set-up, such as Alembic's under Optuna's RDB storages, cannot silence it)."""
+    import sys
+
+    print(f"autotune: {message}", file=sys.stderr, flush=True)
+
+
 def note_torn_tail(message: str) -> None:
     """Where a reader of records skips a last line cut short (`read_json_lines`' `torn_tail`): a
     note on stderr, the same for every reader (a sweep's replay, `model fit`, `report`)."""
-    import sys
-
-    print(f"autotune: {message}", file=sys.stderr)
+    note(message)
 
 
 def read_json(path: str | os.PathLike[str], what: str = "file") -> Any:

@@ -29,7 +29,6 @@ Example:
 from __future__ import annotations
 
 import heapq
-import logging
 import os
 from pathlib import Path
 from typing import Callable
@@ -37,8 +36,6 @@ from typing import Callable
 import numpy as np
 
 from autotune.graphs.csr import CSRGraph
-
-_log = logging.getLogger(__name__)
 
 SETTLE = 200  # witness searches' bound (run V: 119 levels on usa-roads, against 382 at 60)
 LEVEL_WEIGHT = 4.0
@@ -128,6 +125,7 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     Raises:
         Unsuited: as `contract_python`.
     """
+    from autotune.files import note
     from autotune.hierarchy.compiled import DENSIFIED, GREW, CompilerMissing, contract_compiled
 
     check_suited(graph)
@@ -137,7 +135,7 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
             n, graph.tails, graph.columns, graph.weights, settle, min(settle, estimate), level_weight, max_growth, MAX_PAIRS,
             directory or build_directory(), None if progress is None else (lambda done, total: progress(done, total)))
     except CompilerMissing as why:
-        _log.warning("%s; contracting %s in Python instead (slow)", why, graph.name)
+        note(f"{why}; contracting {graph.name} in Python instead (slow)")
         return contract_python(graph, settle, level_weight, max_growth, progress)
     if status == DENSIFIED:
         into, out, left = found

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from autotune.files import atomic_write
+from autotune.files import atomic_write, note
 from autotune.graphs.csr import CSRGraph
 from autotune.hierarchy.contraction import Unsuited, contract
 from autotune.hierarchy.layout import Hierarchy
@@ -69,7 +69,7 @@ class HierarchyStore:
             try:
                 return Hierarchy.from_file(kept, graph.n_vertices)
             except (OSError, ValueError) as error:
-                _log.warning("%s: %s; building it again", kept, error)
+                note(f"{kept}: {error}; building it again")
         start = time.perf_counter()
         _log.info("%s: building its contraction hierarchy (%d vertices; kept for later runs)",
                   graph.name, graph.n_vertices)
