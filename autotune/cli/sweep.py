@@ -26,7 +26,7 @@ from autotune import algorithms
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.search.run.jobs import Job, order_for_auto
-from autotune.cli.sweep_output import INTERRUPTED, report_outcome, write_outputs
+from autotune.search.results.outputs import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
 from autotune.errors import InputError
 from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE

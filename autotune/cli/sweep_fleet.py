@@ -18,7 +18,7 @@ from typing import Any, ContextManager, Iterator
 
 from autotune.cli.options import load_spec, reference_cache
 from autotune.search.run.jobs import cuda_timer, order_for_auto, replay_records, replay_timer
-from autotune.cli.sweep_output import INTERRUPTED, checked_outputs, default_output, report_outcome, write_outputs
+from autotune.search.results.outputs import INTERRUPTED, checked_outputs, default_output, report_outcome, write_outputs
 from autotune.cli.sweep_request import Request, check_jobs
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer

@@ -17,7 +17,7 @@ from autotune import algorithms
 from autotune.cli.options import load_spec, reference_cache
 from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, protocol_json, replay_jobs,
                                      replay_records)
-from autotune.cli.sweep_output import Outputs, checked_outputs, default_output
+from autotune.search.results.outputs import Outputs, checked_outputs, default_output
 from autotune.errors import InputError
 from autotune.measure import Protocol
 from autotune.search.run.storage import MEMORY, StudyHandle, StudyKey, open_study

@@ -6,7 +6,8 @@ Its packages, each using only those below it (import-linter checks it, `pyprojec
   the uniform grid and the joint space; `encoding` shows its dimensions to Optuna, `options`
   parses the command line's texts, `neighbours` the configurations next to one.
 * `results`: `ConfigResult`, `GraphInfo`, `GraphResult`, and what a sweep writes: `records` (JSON
-  Lines), `entries` (the table's), `t4` (T4 files), `summary`, `compare` (a strategy against another).
+  Lines), `entries` (the table's), `t4` (T4 files), `outputs` (all of them, checked before the
+  sweep and written together), `summary`, `compare` (a strategy against another).
 * `strategies`: `Strategy` and its registry (`Exhaustive`, `Bayes`, `ModelOnly`); `climb`.
 * `timers`: `replay.ReplayTimer` (a `Timer` answering from records), `synthetic` (a made-up landscape).
 * `run`: one sweep: its `jobs` (from records or the GPU) and their `specials`, `plan`, `sweep`

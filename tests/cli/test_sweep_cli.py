@@ -202,7 +202,7 @@ def test_an_auto_sweep_succeeds_when_each_graph_has_a_best_of_any_algorithm(tmp_
     """An auto sweep's later algorithms may have every trial pruned (no best of their own)."""
     from types import SimpleNamespace
 
-    from autotune.cli.sweep_output import Outputs, report_outcome
+    from autotune.search.results.outputs import Outputs, report_outcome
 
     outputs = Outputs(tmp_path / "t.json", None, None, "auto", None, False, False)
     graph_a = SimpleNamespace(key="a")
@@ -218,7 +218,7 @@ def test_a_graph_without_a_verified_configuration_is_explained_on_stderr(tmp_pat
     from types import SimpleNamespace
 
     from autotune.algorithms import get
-    from autotune.cli.sweep_output import Outputs, report_outcome
+    from autotune.search.results.outputs import Outputs, report_outcome
     from autotune.measure import Measurement, Status
     from autotune.search.run.trials import Evaluation
 
