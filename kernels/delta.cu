@@ -668,7 +668,7 @@ __device__ __forceinline__ bool hubs_at_once(int defer_work) {
 // A queue of fewer entries than the instance's threads defers less: W x threads / queue (1,
 // shipped), its square root (2), or W (0). Most vertices a grid defers wait while the grid idles
 // (H100, b04edb1, run AB, with HUBS_AT_ONCE: rmat20's tuned one query 1.74 -> 1.59 ms at W 200,
-// 27 -> 13 iterations; web-Stanford's at W 400 2.19 -> 1.04; scripts/simulate_deferral.py's
+// 27 -> 13 iterations; web-Stanford's at W 400 2.19 -> 1.04; scripts/simulate_deferral.py's (at 68a5795)
 // `adapt W 1` had predicted it).
 #ifndef DEFER_ADAPT
 #define DEFER_ADAPT 1
@@ -902,7 +902,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
 // How instance_barrier orders memory. 1 (shipped): the arrival a release atomic, the wait acquire
 // loads (as CUTLASS's barrier, whose fence.acq_rel.gpu and relaxed atomic cost the same); 0:
 // __threadfence (fence.sc.gpu) before the arrival's atomic and after the wait, as CUDA's
-// cooperative groups do. H100, a barrier alone (64 blocks of 512 threads; scripts/probe_barrier.py):
+// cooperative groups do. H100, a barrier alone (64 blocks of 512 threads; scripts/probe_barrier.py at 68a5795):
 // 0.94 us against 1.21; one query of Email-Enron 0.217 -> 0.206 ms without GRID_COUNTS (run AF).
 #ifndef BARRIER_ACQUIRE
 #define BARRIER_ACQUIRE 1

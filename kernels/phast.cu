@@ -154,7 +154,7 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
 // Rounds of a label-correcting search over the vertices reached, not a step per level: a contraction
 // hierarchy's upward search from a vertex reaches a few hundred vertices in a few hops (usa-roads,
 // whose hierarchy has 119 levels: 467 vertices in 15 hops, the medians of 32 searches;
-// scripts/probe_upward_search.py). `sides` searches
+// scripts/probe_upward_search.py at 68a5795). `sides` searches
 // at once from `start0` and `start1`: side 0 over the upward arcs, side 1 over the downward arcs
 // reversed (a source-target query's search from the target). Per side: the distances `dist`, the round
 // each vertex is next due (`due`, 0: none) and the list of its reached vertices (`list`, `reached` of

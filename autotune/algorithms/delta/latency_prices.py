@@ -15,7 +15,7 @@ says when each applies).
   pair for all (ties: the smaller size, then the smaller threshold; the lower cut). Mean and
   largest degree were candidates too and split the full fit the same way, but with the R-MAT
   graphs left out they cut at mean degree 8.1 and gave R-MAT threshold 128, 1.8x to 5.7x its
-  best in the rows of `benchmarks/data/h100/latency-bins-f71269e.jsonl.gz` (the level width
+  best in the rows of `benchmarks/data/h100/latency-bins-f71269e.jsonl.gz` at 68a5795 (the level width
   alone: 1.02x to 1.36x; an ad-hoc computation on those rows, not a committed command).
 
 A graph's rows are keyed by its name less `.csr.npz` (`graph_key`): the probes name a graph of

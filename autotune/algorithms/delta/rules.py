@@ -26,7 +26,7 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    `wide_block_size`, and only where solve_block's duplicate bitmaps fit a block's shared memory
    (`algorithms.delta_shared.bitmap_words`). Until a9bcd3b the engine kept those bitmaps in
    shared memory only while CK was at most the SM count, and CK 128 with blocks of 1,024 beat
-   CK 1,024 by 7% to 84% on every graph wider than 900 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz`).
+   CK 1,024 by 7% to 84% on every graph wider than 900 (`benchmarks/data/h100/ck-bs-grid-93dca1c.jsonl.gz` at 68a5795).
    Since a9bcd3b the engine keeps them at any CK where they cost no residency, and
    `scripts/probe_batch_ck.py` on the H100 (`benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz`)
    found CK 1,024 the best on all 14 of its graphs (CK 128 2% to 62% slower with the same
@@ -53,7 +53,7 @@ batched records by `scripts/fit_delta_model.py`, which also checks them leaving 
    them); a warp for degrees of at least a warp only where the mean degree reaches a warp,
    otherwise off. At the batch end the warp bin's pass costs more than the few wide vertices
    expanded by one thread each: `scripts/probe_batch_bins.py` on the H100 (records in
-   `benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz`) found no warp bin faster than one from 32
+   `benchmarks/data/h100/bins-grid-d16ea63.jsonl.gz` at 68a5795) found no warp bin faster than one from 32
    on all 11 graphs of mean degree under 32 whose degrees reach 32, each at its best block size:
    by 18% to 36% on eight (social, collaboration, citation, web, a stiffness mesh), by 1% to 7%
    on the two p2p graphs and rmat17; slower only on the random graphs of degree 200 (16%, 21%).

@@ -43,7 +43,7 @@ def requeue_dropped(study: Any) -> int:
     """Queue again, in their order, the tasks the slice's end dropped (FAIL without ever starting)
     whose configurations no trial measured since: the prediction's neighbourhood, the design, the
     transfers. Without them a search sent back samples only: on road-FLA (H100, the records
-    `benchmarks/data/h100/road-FLA-curve-gpu-check.records.jsonl.gz`) the batch end's slice ended
+    `benchmarks/data/h100/road-FLA-curve-gpu-check.records.jsonl.gz` at 68a5795) the batch end's slice ended
     after the prediction and one neighbour, and the 18 sampled trials it searched on with never
     tried the prediction's Δ neighbours; with them (`road-FLA-curve-75197ef`) Δ 256 came first,
     0.195 ms per SSSP against 0.221. Returns how many."""
