@@ -12,7 +12,7 @@ import numpy as np
 
 from autotune.errors import InputError
 from autotune.graphs import _rng
-from autotune.graphs.build import csr_from_sorted_keys, draw_weights, unique_sorted
+from autotune.graphs.build import _symmetric_weights, csr_from_sorted_keys, draw_weights, unique_sorted
 from autotune.graphs.csr import CSRGraph
 from autotune.graphs.options import INT32_MAX, GraphOptions
 
@@ -166,3 +166,34 @@ def _distinct_targets(bitgen: np.random.PCG64, vertices: np.ndarray, count: int,
             return targets
         redrawn = _rng.below(bitgen, len(rows), n - 2).astype(np.int64)
         targets[rows, cols + 1] = (redrawn + offsets[rows, 0]) % n
+
+
+def square_grid(scale: int, options: GraphOptions = GraphOptions(), name: str | None = None) -> CSRGraph:
+    """A road-like square grid of 2**scale vertices (the DIMACS challenge's square family): a
+    2**ceil(scale/2) x 2**floor(scale/2) lattice whose neighbours are joined both ways, each edge
+    with one weight drawn uniformly from `options.drawn_weights` (shared by its two arcs).
+
+    Raises:
+        InputError: a scale outside 2..30.
+
+    Example:
+        >>> g = square_grid(4)
+        >>> g.n_vertices, g.n_edges, g.max_degree, bool((g.weights >= 1).all())
+        (16, 48, 4, True)
+    """
+    name = name or f"grid{scale}"
+    if not 2 <= scale <= 30:
+        raise InputError(f"{name}: the scale S of grid<S> must be 2..30 (2**S vertices)")
+    width, height = 1 << ((scale + 1) // 2), 1 << (scale // 2)
+    n = width * height
+    ids = np.arange(n, dtype=np.int64).reshape(height, width)
+    right = np.stack([ids[:, :-1].ravel(), ids[:, 1:].ravel()])
+    down = np.stack([ids[:-1, :].ravel(), ids[1:, :].ravel()])
+    tails = np.concatenate([right[0], down[0], right[1], down[1]])
+    heads = np.concatenate([right[1], down[1], right[0], down[0]])
+    del right, down, ids
+    keys = tails * n + heads
+    del tails, heads
+    keys.sort()
+    return csr_from_sorted_keys(name, n, keys, _symmetric_weights(keys, n, options))
+

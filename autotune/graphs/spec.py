@@ -14,7 +14,7 @@ from pathlib import Path
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.cache import CacheKey, GraphCache, default_cache_dir
 from autotune.graphs.csr import CSRGraph
-from autotune.graphs.generate import RMAT_DEFAULT_EDGE_FACTOR, random_graph, rmat
+from autotune.graphs.generate import RMAT_DEFAULT_EDGE_FACTOR, random_graph, rmat, square_grid
 from autotune.graphs.io import SUFFIXES, graph_format, read_graph_file
 from autotune.graphs.options import GraphOptions, WeightRange
 
@@ -23,8 +23,9 @@ THESIS_SIZES = {"24k": 24_576, "49k": 49_152, "98k": 98_304}
 
 _RMAT = re.compile(r"rmat(\d+)(?:-d(\d+))?")
 _RANDOM = re.compile(r"random(\d+|24k|49k|98k)-d(\d+)")
+_GRID = re.compile(r"grid(\d+)(?:-w(\d+)-(\d+))?")
 SPEC_FORMS = (
-    "rmat<S>[-d<D>], random<N>-d<D> (N an integer or 24k/49k/98k), "
+    "rmat<S>[-d<D>], random<N>-d<D> (N an integer or 24k/49k/98k), grid<S>[-w<LO>-<HI>], "
     f"or a graph file ({', '.join(SUFFIXES)}, optionally .gz)"
 )
 
@@ -70,6 +71,28 @@ class RandomSpec:
 
 
 @dataclass(frozen=True)
+class GridSpec:
+    """`grid<S>[-w<LO>-<HI>]`: a road-like square grid of 2**S vertices (`generate.square_grid`),
+    its weights drawn from LO..HI where the spec names them (else from `--weights`, 1-100 by default)."""
+
+    scale: int
+    weights: WeightRange | None = None
+
+    @property
+    def name(self) -> str:
+        return f"grid{self.scale}" + (f"-w{self.weights.lo}-{self.weights.hi}" if self.weights else "")
+
+    @property
+    def canonical(self) -> str:
+        return self.name
+
+    def make(self, options: GraphOptions) -> CSRGraph:
+        if self.weights is not None:
+            options = GraphOptions(options.seed, self.weights)
+        return square_grid(self.scale, options, self.name)
+
+
+@dataclass(frozen=True)
 class FileSpec:
     """A graph file."""
 
@@ -80,7 +103,7 @@ class FileSpec:
         return self.path.name
 
 
-GraphSpec = RmatSpec | RandomSpec | FileSpec
+GraphSpec = RmatSpec | RandomSpec | GridSpec | FileSpec
 
 
 def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
@@ -99,6 +122,9 @@ def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
         size = match.group(1)
         n_vertices = THESIS_SIZES.get(size) or int(size)
         return RandomSpec(n_vertices, int(match.group(2)), size)
+    if match := _GRID.fullmatch(text):
+        weights = WeightRange(int(match.group(2)), int(match.group(3))) if match.group(2) else None
+        return GridSpec(int(match.group(1)), weights)
     path = Path(spec)
     if graph_format(path) is None:
         if path.exists():
@@ -122,7 +148,8 @@ def load_graph(
     """Load or generate the graph a spec names.
 
     Args:
-        spec: `rmat<S>[-d<D>]`, `random<N>-d<D>` or a graph file (see `parse_spec`).
+        spec: `rmat<S>[-d<D>]`, `random<N>-d<D>`, `grid<S>[-w<LO>-<HI>]` or a graph file (see
+            `parse_spec`).
         seed: seeds every random choice; the same spec, seed and weights give the same graph,
             bit for bit, on any machine.
         weights: `LO-HI` range of drawn weights; None keeps a file's weights and draws 1-100

@@ -158,3 +158,20 @@ class TestStreams:
     def test_permutation(self) -> None:
         perm = _rng.permutation(_rng.stream(1, _rng.Stream.PERMUTATION), 1000)
         assert sorted(perm.tolist()) == list(range(1000))
+
+
+def test_the_square_grid_is_a_symmetric_lattice_of_its_scale():
+    from autotune.graphs import load_graph
+    from autotune.graphs.spec import GridSpec, parse_spec
+
+    assert parse_spec("grid22") == GridSpec(22) and parse_spec("grid24-w1-368885").weights.hi == 368885
+    g = load_graph("grid11-w7-9", use_cache=False)
+    width, height = 64, 32
+    assert g.n_vertices == 2048 and g.n_edges == 2 * (2 * width * height - width - height)
+    assert g.max_degree == 4 and set(np.unique(g.weights)) <= {7, 8, 9}
+    forward = dict(zip(zip(g.tails.tolist(), g.columns.tolist()), g.weights.tolist()))
+    assert all(forward[(v, u)] == w for (u, v), w in forward.items())  # one weight an edge, both ways
+    assert np.array_equal(load_graph("grid11", seed=3, use_cache=False).weights,
+                          load_graph("grid11", seed=3, use_cache=False).weights)
+    assert not np.array_equal(load_graph("grid11", seed=3, use_cache=False).weights,
+                              load_graph("grid11", seed=4, use_cache=False).weights)
