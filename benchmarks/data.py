@@ -118,10 +118,9 @@ def load_spec(graph_spec: str, seed: object = 0, weights: str | None = None) -> 
     that `AUTOTUNE_CACHE_DIR` names (else the user's)."""
     import os
 
-    from autotune.graphs import GraphCache, GraphOptions, cache_dir_from_env, parse_spec
-    from autotune.graphs.spec import load
+    from autotune.graphs import cache_dir_from_env, load_graph
 
-    return load(parse_spec(graph_spec), GraphOptions.from_values(seed, weights), GraphCache(cache_dir_from_env(os.environ)))
+    return load_graph(graph_spec, seed=seed, weights=weights, cache_dir=cache_dir_from_env(os.environ))
 
 
 def suite_graphs(names: str | Sequence[str], sample: int) -> Iterator[tuple[str, Any, tuple[int, ...], dict]]:

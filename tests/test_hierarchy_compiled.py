@@ -12,28 +12,9 @@ from autotune.hierarchy import compiled
 from autotune.hierarchy.contraction import contract, contract_python
 from autotune.reference.cache import INF
 from autotune.reference.oracle import reference_distances
+from test_phast_registry import random_sparse  # the same small graphs as the Python contraction's tests
 
 pytestmark = pytest.mark.skipif(compiled.compiler() is None, reason="no C++ compiler on this machine")
-
-
-def random_sparse(n: int, seed: int):
-    rng = np.random.default_rng(seed)
-    parents = np.array([rng.integers(0, v) for v in range(1, n - 1)])
-    chords = rng.integers(0, n - 1, (n // 4, 2))
-    tails = np.concatenate([np.arange(1, n - 1), parents, chords[:, 0]])
-    heads = np.concatenate([parents, np.arange(1, n - 1), chords[:, 1]])
-    return build_csr("sparse", n, tails, heads, rng.integers(0, 21, len(tails)))
-
-
-def grid(side: int, seed: int = 0):
-    """A side x side grid, both directions, weights 1 to 100: road-like, so it contracts."""
-    rng = np.random.default_rng(seed)
-    ids = np.arange(side * side).reshape(side, side)
-    pairs = np.concatenate([np.stack([ids[:, :-1].ravel(), ids[:, 1:].ravel()], 1),
-                            np.stack([ids[:-1, :].ravel(), ids[1:, :].ravel()], 1)])
-    tails = np.concatenate([pairs[:, 0], pairs[:, 1]])
-    heads = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    return build_csr("grid", side * side, tails, heads, np.tile(rng.integers(1, 101, len(pairs)), 2))
 
 
 def _sweeps_are_dijkstra(graph, built) -> None:
@@ -60,11 +41,6 @@ def test_compiled_and_python_contractions_agree_on_rome99(tmp_path):
     assert ours.levels == python.levels and ours.n_arcs == python.n_arcs  # the same procedure, the same order
 
 
-def test_a_faster_estimate_still_gives_exact_distances(tmp_path):
-    graph = load_graph("tests/data/rome99.gr.gz")
-    _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path, estimate=30))
-
-
 def test_the_compiled_contraction_refuses_what_densifies(tmp_path):
     star = build_csr("star", 40, np.arange(1, 40), np.zeros(39, np.int64), np.ones(39, np.int64))
     clique = build_csr("clique", 30, *np.array([(u, v) for u in range(30) for v in range(30) if u != v]).T,
@@ -84,10 +60,10 @@ def test_the_compiled_contraction_refuses_what_densifies(tmp_path):
 
 
 def test_progress_is_reported_and_a_missing_compiler_falls_back_with_a_warning(tmp_path, monkeypatch, capsys):
-    graph = grid(95)
+    graph = load_graph("grid14", use_cache=False)  # a road-like grid of 16,384 vertices
     seen = []
     _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path, progress=lambda done, n: seen.append((done, n))))
-    assert seen[:2] == [(4096, 9025), (8192, 9025)]
+    assert seen[:2] == [(4096, 16384), (8192, 16384)]
     compiled.load.cache_clear()
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
     built = contract(random_sparse(150, 2), directory=tmp_path / "other")

@@ -13,7 +13,8 @@ import sys
 from typing import Sequence
 
 from autotune._version import __version__
-from autotune.arguments import OneLineParser, one_line
+from autotune.arguments import OneLineParser
+from autotune.arguments import report as report_error  # (autotune.cli.report is the report command)
 from autotune.errors import AutotuneError
 
 # Module names under autotune.cli, in the order `autotune --help` lists them.
@@ -57,10 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AutotuneError as error:
         if args.debug:
             raise
-        print(f"autotune: {one_line(str(error))}", file=sys.stderr)
+        report_error("autotune", str(error))
         return error.exit_status
     except KeyboardInterrupt:
-        print("autotune: interrupted", file=sys.stderr)
+        report_error("autotune", "interrupted")
         return 130
     except BrokenPipeError:
         return 0
@@ -68,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lost = storage_lost(error)
         if lost is None or args.debug:
             raise
-        print(f"autotune: {one_line(lost)}", file=sys.stderr)
+        report_error("autotune", lost)
         return 1
 
 

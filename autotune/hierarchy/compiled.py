@@ -72,19 +72,17 @@ def load(directory: Path) -> ctypes.CDLL:
     int_pointer = ctypes.POINTER(ctypes.c_int)
     library.ch_contract.restype = ctypes.c_int
     library.ch_contract.argtypes = [ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int,
-                                    ctypes.c_int, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, PROGRESS, ctypes.c_int,
+                                    ctypes.c_double, ctypes.c_double, ctypes.c_longlong, PROGRESS, ctypes.c_int,
                                     pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
     return library
 
 
-def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int, estimate: int,
+def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
                       level_weight: float, max_growth: float, max_pairs: int, directory: Path,
                       progress: Callable[[int, int], bool] | None = None, every: int = 4096
                       ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
-    with the refusal's numbers (`contract.cpp`). The order is chosen on witness searches of
-    `estimate` settled vertices, the shortcuts added on searches of `settle`.
-    `progress(contracted, n)` returns True to stop.
+    with the refusal's numbers (`contract.cpp`). `progress(contracted, n)` returns True to stop.
 
     Raises:
         CompilerMissing: as `load`.
@@ -101,7 +99,7 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
         return array.ctypes.data_as(ctypes.POINTER(kind))
 
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
-    status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, estimate, level_weight, max_growth,
+    status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
                                  max_pairs, callback, every if progress else 0, ptr(rank), ptr(level), capacity,
                                  *(ptr(a) for a in out), ptr(count), ptr(info))
     if status != 0:

@@ -124,13 +124,12 @@ extern "C" {
 
 typedef int (*ch_progress)(int contracted, int n);
 
-// n vertices; m arcs (tails, heads, weights: int32, weights >= 0). The order is chosen on witness
-// searches of at most `estimate` settled vertices, the shortcuts added on searches of `settle`.
-// Outputs: rank[n], level[n]
+// n vertices; m arcs (tails, heads, weights: int32, weights >= 0); witness searches settle at most
+// `settle` vertices. Outputs: rank[n], level[n]
 // (int64) and the arcs with shortcuts (out_tails, out_heads, out_weights: int64, capacity entries),
 // their count in *out_count. `progress` (may be null) is called every `every` contractions; it
 // returns nonzero to stop.
-int ch_contract(int n, long long m, const int* tails, const int* heads, const int* weights, int settle, int estimate,
+int ch_contract(int n, long long m, const int* tails, const int* heads, const int* weights, int settle,
                 double level_weight, double max_growth, long long max_pairs, ch_progress progress, int every,
                 long long* rank, long long* level, long long capacity, long long* out_tails, long long* out_heads,
                 long long* out_weights, long long* out_count, long long* info) {
@@ -157,9 +156,8 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     std::vector<Shortcut> needed;
     int order = 0;
 
-    // v's importance now, and in `shortcuts` what its contraction needs, by witness searches of at
-    // most `bound` settled vertices; false if it densified.
-    auto priority = [&](int v, int bound, std::vector<Shortcut>& shortcuts, double& value) -> bool {
+    // v's importance now, and in `shortcuts` what its contraction needs; false if it densified.
+    auto priority = [&](int v, std::vector<Shortcut>& shortcuts, double& value) -> bool {
         long long pairs = static_cast<long long>(out[v].size()) * static_cast<long long>(into[v].size());
         if (pairs > max_pairs) {
             info[0] = static_cast<long long>(into[v].size());
@@ -180,7 +178,7 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
                 most = std::max(most, in.w + o.w);
             }
             if (targets.empty()) continue;
-            witness.run(out, u, v, targets, most, bound, found);
+            witness.run(out, u, v, targets, most, settle, found);
             for (size_t i = 0; i < targets.size(); ++i) {
                 if (found[i] > via[i]) shortcuts.push_back({u, targets[i], via[i]});
             }
@@ -195,7 +193,7 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
     for (int v = 0; v < n; ++v) {
         double value;
-        if (!priority(v, estimate, needed, value)) return CH_DENSIFIED;
+        if (!priority(v, needed, value)) return CH_DENSIFIED;
         heap.push({value, v});
     }
     while (!heap.empty()) {
@@ -203,12 +201,11 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         heap.pop();
         if (rnk[v] >= 0) continue;
         double now;
-        if (!priority(v, estimate, needed, now)) return CH_DENSIFIED;
+        if (!priority(v, needed, now)) return CH_DENSIFIED;
         if (!heap.empty() && now > heap.top().first) {  // lazy update
             heap.push({now, v});
             continue;
         }
-        if (estimate < settle && !priority(v, settle, needed, now)) return CH_DENSIFIED;  // the shortcuts, exactly
         for (const Shortcut& s : needed) {
             if (s.w < arc_weight(out[s.from], s.to)) {
                 set_arc(out[s.from], s.to, s.w);

@@ -114,13 +114,9 @@ def build_directory() -> Path:
 
 def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
              max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None,
-             directory: Path | None = None, estimate: int = SETTLE
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+             directory: Path | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy, as `contract_python` gives it, by the compiled contraction (built into
     `directory`, default `build_directory()`), or by `contract_python` where it cannot be built.
-    `estimate` (compiled only): the witness searches' bound while choosing the order (`settle`
-    bounds those that add the shortcuts; fewer settled vertices give a faster build and a
-    hierarchy of more levels).
 
     Raises:
         Unsuited: as `contract_python`.
@@ -132,8 +128,8 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     n = graph.n_vertices
     try:
         status, found = contract_compiled(
-            n, graph.tails, graph.columns, graph.weights, settle, min(settle, estimate), level_weight, max_growth, MAX_PAIRS,
-            directory or build_directory(), None if progress is None else (lambda done, total: progress(done, total)))
+            n, graph.tails, graph.columns, graph.weights, settle, level_weight, max_growth, MAX_PAIRS,
+            directory or build_directory(), progress)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
         return contract_python(graph, settle, level_weight, max_growth, progress)
