@@ -48,6 +48,8 @@ SUITES = {suite.name: suite for suite in (
           "fit, timed against the table's best (K = 1 and 1,024)"),
     Suite("seeded", "benchmarks.seeded", 1, "a sweep of 15 trials seeded by the model against the long sweep's best "
           "(issue 28)"),
+    Suite("many", "benchmarks.many", 1, "sssp --sources on one GPU and on all of them, closeness of every source, "
+          "a killed run started again"),
     Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
           "distances alone"),
 )}

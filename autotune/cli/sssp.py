@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from autotune import algorithms
-from autotune.cli.distances import save_distances
+from autotune.many.distances import save_distances
 from autotune.cli.options import add_graph_options, delta_param, graph_specs, load_one_graph
-from autotune.cli.sssp_many import parse_sources
+from autotune.cli.sssp_many import add_many_options, check_many_options, parse_sources
 from autotune.errors import InputError
 from autotune.files import NPY_MAGIC, check_outputs, check_replaceable, starts_with
 from autotune.graphs import CSRGraph
@@ -21,7 +21,7 @@ from autotune.launch import DEFAULT_ALGORITHM
 from autotune.measure import DEFAULT_SAMPLE
 from autotune.reference import SolveResult
 
-GPU_ONLY_OPTIONS = ("config", "preset", "table", "save_dir", "verify", "paths", "save_paths", "target")
+GPU_ONLY_OPTIONS = ("config", "preset", "table", "paths", "save_paths", "target")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,17 +42,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--source", type=int, metavar="S", default=None,
                         help="source vertex (--cpu default: 0)")
     parser.add_argument("--sources", metavar="N|all", default=None,
-                        help="GPU: solve from N random sources (all: from every vertex) once each, in batches of "
-                             "the configuration's CK, and report the total time and SSSPs per second (all-pairs); "
+                        help="solve from N random sources (all: from every vertex) once each, in batches of "
+                             "the configuration's CK (--cpu: with scipy's Dijkstra), and report the total time and "
+                             "SSSPs per second (all-pairs); "
                              "without it, one configuration is timed (warm-up, repetitions) on a sample of "
                              f"{DEFAULT_SAMPLE} sources, or from --source")
     parser.add_argument("--save-dir", metavar="DIR", type=Path, default=None,
-                        help="GPU: with --sources (default all), write the distances "
-                             "to DIR: one matrix distances.npy (rows in the order of sources.npy) when it takes at "
-                             "most 256 MiB, else DIR/<source>.npy; int64, -1 for unreachable")
+                        help="with --sources (default all), keep the run in DIR: the distances in shards "
+                             "(DIR/distances-KKKKK.npy, int64, -1 for unreachable; rows in the order of sources.npy) "
+                             "or with --reduce DIR/<reduction>.npy; a run started again goes on where it stopped")
     parser.add_argument("--verify", type=int, metavar="K", default=None,
                         help="with --sources or --save-dir: how many sources, spread over them, are checked "
                              "against the CPU oracle before the rest run (default 16)")
+    add_many_options(parser)
     parser.add_argument("--config", metavar="FILE_OR_JSON", default=None,
                         help="GPU: launch configuration, a JSON file or inline JSON")
     parser.add_argument("--preset", metavar="NAME", default=None,
@@ -86,16 +88,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--algorithm {args.algorithm} runs only on the CPU; add --cpu or use "
                          f"{' or '.join(algorithms.names())}")
     args.sources = parse_sources(args.sources)
-    if args.cpu and args.sources is not None:
-        raise InputError("--sources applies to GPU solves; --cpu solves from --source")
+    many = args.sources is not None or args.save_dir is not None
+    if args.cpu and many and args.algorithm not in (None, algorithms.DIJKSTRA):
+        raise InputError(f"--cpu --sources solves with {algorithms.DIJKSTRA} (the CPU oracle); drop --algorithm")
     if args.verify is not None and args.verify < 1:
         raise InputError(f"--verify: expected a number >= 1, found {args.verify}")
+    check_many_options(args, many)
     if args.delta is not None and (args.cpu or args.algorithm):
         delta_param(args.algorithm or DEFAULT_ALGORITHM, args.delta)  # an algorithm without Delta fails here, fast
-    if not args.cpu:
-        from autotune.cli.sssp_gpu import many_sources
+    from autotune.cli.sssp_gpu import many_sources
 
-        many_sources(args)  # mixed modes fail before the graph loads and the GPU opens
+    many_sources(args)  # mixed modes fail before the graph loads and the GPU opens
     inputs = [*(("--graph", spec) for spec in graph_specs(args)), ("--table", args.table), ("--config", args.config)]
     check_outputs({"--save": args.save, "--save-dir": args.save_dir, "--save-paths": args.save_paths}, inputs)
     for option, path in (("--save", args.save), ("--save-paths", args.save_paths)):
@@ -105,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
     if args.source is not None and not 0 <= args.source < graph.n_vertices:
         raise InputError(f"--source: {args.source} is not a vertex of {graph.name} "
                          f"(0..{graph.n_vertices - 1})")
+    if args.cpu and many:
+        from autotune.cli.sssp_many import cpu_many
+
+        return cpu_many(args, graph)
     return _run_cpu(args, graph) if args.cpu else _run_gpu(args, graph)
 
 

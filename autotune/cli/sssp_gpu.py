@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from autotune import algorithms
-from autotune.cli.distances import save_distances, unreachable_as_minus_one
+from autotune.many.distances import save_distances, unreachable_as_minus_one
 from autotune.cli.options import delta_param
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.csr import CSRGraph
@@ -39,6 +39,12 @@ def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: 
     """The configuration `table` (--table) gives for this graph on this GPU and `queries` sources
     (the entry's fastest with at most that many at once); says which entry on stderr, and warns
     (also with --json) when that entry's sweep was interrupted."""
+    return config_and_time(args, table, graph, device, queries)[0]
+
+
+def config_and_time(args: argparse.Namespace, table, graph: CSRGraph, device: dict,
+                    queries: int) -> tuple[LaunchConfig, float | None]:
+    """`config_from_table`, with the entry's measured milliseconds per SSSP (None where it has none)."""
     match = table.lookup(graph, device=device, allow_other_device=args.allow_other_device, queries=queries)
     console = Console(stderr=True)
     if not args.json:
@@ -51,7 +57,7 @@ def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: 
         console.print(escape(
             f"{args.table}: warning: entry '{match.graph_name}' is partial (its sweep was interrupted); "
             "this is the best configuration measured so far"))
-    return match.config
+    return match.config, match.ms_per_sssp
 
 
 def asks_queries(args: argparse.Namespace) -> bool:
@@ -130,41 +136,44 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
 
 
 def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | None, table) -> int:
-    """--sources all|N or --save-dir: every source solved once, in batches (autotune.cli.sssp_many)."""
-    from autotune.cli.options import reference_cache
-    from autotune.cli.sssp_many import DEFAULT_VERIFY, DistanceWriter, print_summary, solve_many, verification_sample
-    from autotune.gpu import device_description, gpu_session
-    from autotune.algorithms import open_solver
-    from autotune.gpu.device import INF
+    """--sources all|N or --save-dir: every source solved once, sharded over the devices asked for
+    (`autotune.cli.sssp_many`), each with the configuration --table gives on its GPU."""
+    from autotune.cli.sssp_many import DEFAULT_VERIFY, parse_devices, run_many_sources
+    from autotune.gpu import device_count, device_description, device_handle
+    from autotune.many.work import SolverSpec
     from autotune.reference.distance_range import may_pass
 
-    if args.sources in (None, "all"):
-        sources = list(range(graph.n_vertices))
-    else:
-        sources = sorted(choose_sources(graph, args.sources, seed=int(args.seed or 0)))
-    if not sources:
-        raise InputError(f"{graph.name} has no vertices to solve from")
-    sample = verification_sample(sources, args.verify or DEFAULT_VERIFY)
     bound = may_pass(graph)
-    if bound is not None and len(sample) < len(sources):
+    count = graph.n_vertices if args.sources in (None, "all") else min(args.sources, graph.n_vertices)
+    if bound is not None and (args.verify or DEFAULT_VERIFY) < count:
         raise InputError(f"{graph.name}: a shortest path may be as long as {bound:,} ((n - 1) x the largest weight), "
                          "past the GPU kernels' 32-bit distances; only sources checked on the CPU can be trusted here: "
-                         f"give --verify {len(sources)} (every source), or scale the weights down")
-    expected = reference_cache().distances(graph, sample)
-    with gpu_session(getattr(args, "device_index", 0) or 0) as device:
-        device_info = device_description(device)
-        if config is None:
-            config = config_from_table(args, table, graph, device_info, len(sources))
+                         f"give --verify {count} (every source), or scale the weights down")
+    if args.devices is not None:
+        indices = parse_devices(args.devices, device_count())
+    else:
+        indices = (getattr(args, "device_index", 0) or 0,)
+    specs, estimates = [], []
+    for index in indices:
+        chosen, estimate = config, None
+        if chosen is None:
+            chosen, estimate = config_and_time(args, table, graph, device_description(device_handle(index)),
+                                               args.sources if isinstance(args.sources, int) else graph.n_vertices)
         if getattr(args, "delta", None) is not None:
-            config = config.replace(**delta_param(config.algorithm, args.delta))
-        writer = None if args.save_dir is None else DistanceWriter(args.save_dir, sources, graph.n_vertices, INF)
-        saved = writer.saved() - set(sample) if writer is not None else set()
-        with open_solver(graph, config.algorithm) as solver:
-            summary = solve_many(solver, config, [s for s in sources if s not in saved], expected, writer)
-    print_summary({"graph": graph.name, "vertices": graph.n_vertices, "edges": graph.n_edges,
-                   "device": device_info["name"], "algorithm": config.algorithm, "config": config.to_json(),
-                   "already_saved": len(saved), **summary}, args.json, str(config))
-    return 0
+            chosen = chosen.replace(**delta_param(chosen.algorithm, args.delta))
+        estimates.append(estimate)
+        specs.append((index, chosen))
+    for algorithm in dict.fromkeys(c.algorithm for _, c in specs):  # what it keeps per graph, built once here
+        why = algorithms.get(algorithm).admits(graph, prepare=True)
+        if why is not None:
+            raise InputError(f"{graph.name}: {algorithm} cannot solve it: {why}")
+    local = args.devices is None and args.cluster is None
+    solver_specs = [SolverSpec(c.algorithm, c.to_json(), c.concurrent_kernels, index if local else 0)
+                    for index, c in specs]
+    visible = [None if local else str(index) for index, _ in specs]
+    first = specs[0][1]
+    return run_many_sources(args, graph, solver_specs, visible, estimates[0], first.to_json(), first.algorithm,
+                            str(first))
 
 
 def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> None:

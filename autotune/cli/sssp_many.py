@@ -1,34 +1,48 @@
-"""`autotune sssp --sources all|N [--save-dir DIR]`: shortest paths from many sources on the GPU
-(all-pairs as one SSSP per source), in batches of the configuration's CK.
+"""`autotune sssp --sources all|N [--devices all|0,1] [--cluster ADDRESS] [--reduce NAMES]
+[--save-dir DIR]`: shortest paths from many sources (all-pairs as one SSSP per source), in batches
+of the configuration's CK, sharded over every device asked for (`autotune.many`).
 
-The verification sample (`--verify K` sources, spread over the sources) is solved first and
-compared with the CPU oracle before anything else runs or is written, so a wrong configuration
-fails in its first batch (exit 1) and saves nothing. One warm-up batch (not counted) precedes the
-timed ones. Reported: the wall time of all batches (launches, the device's work and the copy of
-the distances to the host: what a program waits for; writing files is timed apart), the CUDA-event
-time, milliseconds per SSSP and SSSPs per second.
+Each worker (a GPU, or with `--cpu` a process solving with the CPU oracle) loads the graph once and
+solves the verification sample (`--verify K` sources, spread over the sources) against the CPU oracle
+before anything is written, so a wrong configuration fails first (exit 1) and saves nothing. Reported:
+the wall time of the shards (launches, the device's work, the copies of what is kept; writing files
+is timed apart), the CUDA-event time, milliseconds per SSSP and SSSPs per second.
 
-`--save-dir DIR` writes int64 distances, -1 for unreachable: one matrix `distances.npy` (a row per
-source, in the order of `sources.npy`) when it takes at most `MATRIX_BYTES`, else one file per
-source, `DIR/<source>.npy`, each written as soon as it is verified-safe: a run interrupted there and
-started again with the same options solves only the sources without a file (and the sample, which is
-always verified again).
+`--save-dir DIR` keeps the run (`autotune.many.store`): shards of int64 distances (-1 for
+unreachable) and, with `--reduce`, the per-source reductions; a run interrupted and started again with
+the same options solves only the shards it does not find.
 """
 from __future__ import annotations
 
+import argparse
 import json
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-import numpy as np
+from autotune.errors import InputError
+from autotune.many.plan import parse_devices, verification_sample
+from autotune.many.reductions import parse_reductions
 
-from autotune.cli.distances import save_distances, unreachable_as_minus_one
-from autotune.errors import AutotuneError, InputError
-
-MATRIX_BYTES = 256 * 2**20
 DEFAULT_VERIFY = 16
+CPU_BATCH = 64  # sources the CPU oracle solves at a time
+
+
+def add_many_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the many-source mode (with --sources or --save-dir)."""
+    parser.add_argument("--devices", metavar="all|0,1,...", default=None,
+                        help="with --sources: shard the sources over these GPUs (all: every GPU of this host), "
+                             "one Dask worker process each; default: the one GPU, in this process")
+    parser.add_argument("--cluster", metavar="ADDRESS", default=None,
+                        help="with --sources: run on the Dask cluster at this scheduler address (one worker per GPU, "
+                             "started with --nthreads 1 and CUDA_VISIBLE_DEVICES set, as dask-cuda-worker does)")
+    parser.add_argument("--workers", type=int, metavar="N", default=None,
+                        help="with --cpu --sources: solve with N CPU processes (a local Dask cluster; default 1, "
+                             "in this process)")
+    parser.add_argument("--reduce", metavar="NAME[,NAME]", default=None,
+                        help="with --sources: one number per source instead of its distances, computed where "
+                             "the distances are (on the GPU): reached, eccentricity, closeness")
+    parser.add_argument("--shard-size", type=int, metavar="N", default=None,
+                        help="with --sources: sources per shard (default: about 256 MiB of distances, at most "
+                             "1/64 of the sources, a multiple of CK)")
 
 
 def parse_sources(text: str | None) -> int | str | None:
@@ -40,134 +54,101 @@ def parse_sources(text: str | None) -> int | str | None:
     return int(text)
 
 
-def verification_sample(sources: Sequence[int], count: int) -> list[int]:
-    """`count` sources spread evenly over `sources` (all of them when there are fewer)."""
-    if count >= len(sources):
-        return list(sources)
-    picks = np.linspace(0, len(sources) - 1, num=count).round().astype(int)
-    return [sources[i] for i in dict.fromkeys(picks.tolist())]
-
-
-def solve_order(sources: Sequence[int], sample: Sequence[int]) -> list[int]:
-    """The sample first (verified before the rest runs), then the other sources in their order."""
-    chosen = set(sample)
-    return list(sample) + [s for s in sources if s not in chosen]
-
-
-def batches(order: Sequence[int], ck: int) -> list[tuple[list[int], int]]:
-    """Batches of `ck` sources and how many of each are real: the last batch is padded with its
-    first source (a solve always runs CK instances)."""
-    out = []
-    for start in range(0, len(order), ck):
-        part = list(order[start:start + ck])
-        out.append((part + [part[0]] * (ck - len(part)), len(part)))
-    return out
-
-
-def layout(n_sources: int, n_vertices: int) -> str:
-    """"matrix" when the int64 distances of every source fit `MATRIX_BYTES`, else "files"."""
-    return "matrix" if n_sources * n_vertices * 8 <= MATRIX_BYTES else "files"
-
-
-@dataclass
-class DistanceWriter:
-    """Writes the distances of `--save-dir` (see the module's doc); rows come in any order."""
-
-    directory: Path
-    sources: Sequence[int]
-    n_vertices: int
-    inf: int
-    seconds: float = 0.0
-    _rows: dict[int, np.ndarray] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise InputError(f"--save-dir {self.directory}: {error.strerror or error}") from None
-        self.mode = layout(len(self.sources), self.n_vertices)
-
-    def saved(self) -> set[int]:
-        """The sources whose file an earlier run already wrote (one file per source only)."""
-        if self.mode != "files":
-            return set()
-        return {s for s in self.sources if (self.directory / f"{s}.npy").exists()}
-
-    def add(self, source: int, distances: np.ndarray) -> None:
-        start = time.perf_counter()
-        row = unreachable_as_minus_one(distances, self.inf)
-        if self.mode == "matrix":
-            self._rows[source] = row
-        else:
-            save_distances(row, self.directory / f"{source}.npy", "--save-dir")
-        self.seconds += time.perf_counter() - start
-
-    def close(self) -> None:
-        start = time.perf_counter()
-        save_distances(np.asarray(self.sources, dtype=np.int64), self.directory / "sources.npy", "--save-dir")
-        if self.mode == "matrix":
-            matrix = np.stack([self._rows[s] for s in self.sources]) if self.sources else np.empty((0, self.n_vertices))
-            save_distances(matrix, self.directory / "distances.npy", "--save-dir")
-        self.seconds += time.perf_counter() - start
-
-
-def solve_many(solver: Any, config: Any, sources: Sequence[int], expected: Mapping[int, np.ndarray],
-               writer: DistanceWriter | None = None, inf: int = 2**31 - 1) -> dict[str, Any]:
-    """Solve from every source in batches of `config`'s CK: the `expected` (sample) sources first,
-    each compared with its reference before the next batch runs. Returns the timings.
+def check_many_options(args: argparse.Namespace, many: bool) -> None:
+    """The many-source options are given only with --sources/--save-dir and make sense together.
 
     Raises:
-        AutotuneError: a sampled source's distances differ from the reference (nothing more is
-            solved; a writer has written nothing).
+        InputError: one line naming the option.
     """
-    ck = config.concurrent_kernels
-    sample = [s for s in sources if s in expected]
-    plan = batches(solve_order(sources, sample), ck)
-    sample_batches = -(-len(sample) // ck)
-    solver.solve(config, plan[0][0])  # warm-up: compiles, allocates, fills caches
-    gpu_ms = 0.0
-    held: list[tuple[int, np.ndarray]] = []  # rows solved before the whole sample is verified
-    start = time.perf_counter()
-    for index, (batch, real) in enumerate(plan):
-        result = solver.solve(config, batch)
-        gpu_ms += result.elapsed_ms
-        for k, source in enumerate(batch[:real]):
-            if source in expected:
-                differ = np.flatnonzero(result.distances[k] != expected[source])
-                if len(differ):
-                    raise AutotuneError(f"wrong: from source {source}, {len(differ)} distance(s) differ from the "
-                                        f"CPU reference (first at vertex {differ[0]}); nothing saved")
-            if writer is not None:
-                held.append((source, result.distances[k].copy()))
-        if writer is not None and index + 1 >= sample_batches:
-            for source, row in held:
-                writer.add(source, row)
-            held.clear()
-    wall_s = time.perf_counter() - start - (writer.seconds if writer is not None else 0.0)
-    if writer is not None:
-        writer.close()
-    count = len(sources)
-    return {"sources": count, "batches": len(plan), "concurrent_kernels": ck, "verified_sources": len(expected),
-            "wall_s": wall_s, "gpu_ms": gpu_ms, "ms_per_sssp": 1000.0 * wall_s / count if count else 0.0,
-            "sssp_per_s": count / wall_s if wall_s > 0 else None,
-            "save_seconds": writer.seconds if writer is not None else None,
-            "saved": None if writer is None else {"directory": str(writer.directory), "layout": writer.mode}}
+    given = {name: getattr(args, name, None) for name in ("devices", "cluster", "workers", "reduce", "shard_size")}
+    if not many:
+        for name, value in given.items():
+            if value is not None:
+                raise InputError(f"--{name.replace('_', '-')} applies to --sources and --save-dir")
+        return
+    if args.cpu and args.devices is not None:
+        raise InputError("--devices picks GPUs; with --cpu, --workers N picks how many CPU processes solve")
+    if not args.cpu and args.workers is not None:
+        raise InputError("--workers applies to --cpu; GPUs are picked with --devices")
+    if args.cluster is not None and args.devices is not None:
+        raise InputError("--cluster runs on the cluster's workers; --devices picks this host's GPUs: give one")
+    for name in ("workers", "shard_size"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise InputError(f"--{name.replace('_', '-')}: expected a number >= 1, found {value}")
+    if args.devices not in (None, "all"):
+        parse_devices(args.devices)  # its form, before a GPU is asked how many it has
+    if args.reduce is not None:
+        args.reduce = parse_reductions(args.reduce)
+
+
+def sources_of(args: argparse.Namespace, graph: Any) -> list[int]:
+    """The sources asked for: every vertex, or N drawn with --seed (sorted)."""
+    from autotune.measure import choose_sources
+
+    if args.sources in (None, "all"):
+        sources = list(range(graph.n_vertices))
+    else:
+        sources = sorted(choose_sources(graph, args.sources, seed=int(args.seed or 0)))
+    if not sources:
+        raise InputError(f"{graph.name} has no vertices to solve from")
+    return sources
+
+
+def run_many_sources(args: argparse.Namespace, graph: Any, specs: list, visible: list, estimate_ms: float | None,
+                     config: Mapping[str, Any] | None, algorithm: str, config_text: str) -> int:
+    """Plan, solve and report (`autotune.many.run`), the sample's reference computed here first."""
+    from autotune.cli.options import reference_cache
+    from autotune.many.run import ManyRequest, run_many
+
+    sources = sources_of(args, graph)
+    sample = verification_sample(sources, args.verify or DEFAULT_VERIFY)
+    expected = reference_cache().distances(graph, sample)
+    keep_rows = args.save_dir is not None and args.reduce is None
+    request = ManyRequest(graph, sources, expected, specs, visible, address=args.cluster,
+                          directory=args.save_dir, keep_rows=keep_rows, reductions=args.reduce or (),
+                          shard_size=args.shard_size, estimate_ms=estimate_ms, config=config)
+    summary = run_many(request)
+    print_summary({"graph": graph.name, "vertices": graph.n_vertices, "edges": graph.n_edges,
+                   "algorithm": algorithm, "config": config, **summary}, args.json, config_text)
+    return 0
+
+
+def cpu_many(args: argparse.Namespace, graph: Any) -> int:
+    """`--cpu --sources`: the CPU oracle (scipy's Dijkstra) in batches, on --workers processes."""
+    from autotune.many.work import SolverSpec
+
+    workers = args.workers or 1
+    specs = [SolverSpec(None, None, CPU_BATCH)] * workers
+    return run_many_sources(args, graph, specs, [None] * workers, None, None, "dijkstra",
+                            f"scipy's Dijkstra, {CPU_BATCH} sources a call, {workers} process(es)")
 
 
 def render(summary: Mapping[str, Any], config_text: str) -> str:
-    lines = [f"{summary['algorithm']} on {summary['device']}: {summary['graph']}, {summary['sources']:,} sources in "
-             f"{summary['batches']:,} batches of CK {summary['concurrent_kernels']}",
-             f"  {summary['wall_s']:.3f} s wall ({summary['ms_per_sssp']:.4f} ms per SSSP, "
-             f"{summary['sssp_per_s']:,.0f} SSSPs per second), {summary['gpu_ms'] / 1000:.3f} s on the GPU (CUDA events)",
-             f"  verified: {summary['verified_sources']} sources equal the CPU reference",
-             f"  configuration: {config_text}"]
+    solved, total = summary["solved"], summary["sources"]
+    lines = [f"{summary['algorithm']} on {', '.join(dict.fromkeys(summary['devices'])) or 'no device'}"
+             f" ({summary['workers']} worker(s)): {summary['graph']}, {total:,} sources in {summary['shards']:,} shards "
+             f"of {summary['shard_size']:,}, batches of {summary['batch']:,}"]
+    if solved:
+        lines.append(f"  {summary['wall_s']:.3f} s wall ({summary['ms_per_sssp']:.4f} ms per SSSP, "
+                     f"{summary['sssp_per_s']:,.0f} SSSPs per second), {summary['gpu_ms'] / 1000:.3f} s on the devices "
+                     f"({summary['device_clock']}), after {summary['setup_s']:.1f} s to start and verify")
+    lines += [f"  verified: {summary['verified_sources']} sources equal the CPU reference on every worker",
+              f"  configuration: {config_text}"]
+    if len(summary["per_worker"]) > 1:
+        lines.append("  per worker: " + ", ".join(f"{name} {count:,}" for name, count in summary["per_worker"].items()))
     if summary.get("already_saved"):
         lines.append(f"  {summary['already_saved']:,} sources skipped: an earlier run had saved them")
+    for name, stats in summary.get("reductions", {}).items():
+        lines.append(f"  {name}: min {stats['min']:,.6g}, median {stats['median']:,.6g}, max {stats['max']:,.6g}")
     if summary.get("saved"):
-        lines.append(f"  saved to {summary['saved']['directory']} ({summary['saved']['layout']}, "
-                     f"{summary['save_seconds']:.2f} s)")
+        lines.append(f"  saved to {summary['saved']} ({summary['write_s']:.2f} s writing)")
     return "\n".join(lines)
 
 
 def print_summary(summary: Mapping[str, Any], as_json: bool, config_text: str) -> None:
     print(json.dumps(summary, indent=2) if as_json else render(summary, config_text))
+
+
+__all__ = ["DEFAULT_VERIFY", "add_many_options", "check_many_options", "cpu_many", "parse_devices", "parse_sources",
+           "print_summary", "run_many_sources"]

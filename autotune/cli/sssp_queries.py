@@ -41,7 +41,7 @@ def check_query_options(args: argparse.Namespace, graph: CSRGraph) -> None:
 def run_queries(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig, sources: Sequence[int],
                 solver, device_info: dict) -> int:
     """Measure --paths and/or --target with `solver` (open on `graph`) and print them."""
-    from autotune.cli.distances import save_distances
+    from autotune.many.distances import save_distances
     from autotune.gpu.queries import target_costs, tree_costs
 
     expected = ReferenceCache(None).distances(graph, sources)
