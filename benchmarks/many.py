@@ -52,7 +52,7 @@ def kept(summary: dict[str, Any] | None) -> dict[str, Any]:
     return {} if summary is None else {key: summary.get(key) for key in keys}
 
 
-def resume_check(spec: str, table: str, sources: int, work: Path) -> dict[str, Any]:
+def resume_check(name: str, spec: str, table: str, sources: int, work: Path) -> dict[str, Any]:
     """The same save twice: once whole, once killed after three shards and started again."""
     argv = [sys.executable, "-m", "autotune", "sssp", "--graph", spec, "--sources", str(sources), "--table", table,
             "--shard-size", "128", "--json"]
@@ -77,7 +77,7 @@ def resume_check(spec: str, table: str, sources: int, work: Path) -> dict[str, A
     differing = [name for name in names if same_names and
                  (work / "whole" / name).read_bytes() != (work / "killed" / name).read_bytes()]
     second = json.loads(again.stdout) if again.returncode == 0 else {}
-    return {"graph": spec, "sources": sources, "shards": second.get("shards"), "saved_when_killed": saved_when_killed,
+    return {"graph": name, "sources": sources, "shards": second.get("shards"), "saved_when_killed": saved_when_killed,
             "solved_after_restart": second.get("solved"), "files": len(names), "same_names": same_names,
             "differing_files": differing, "met": again.returncode == 0 and same_names and not differing
             and 0 < saved_when_killed < (second.get("shards") or 0)}
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> Results:
                  "error": error, **kept(summary)}
     rows.append(closeness)
     with tempfile.TemporaryDirectory() as scratch:
-        resume = resume_check(first, args.many_table, args.many_resume_sources, Path(scratch))
+        resume = resume_check(pairs[0][0], first, args.many_table, args.many_resume_sources, Path(scratch))
     rows.append({"run": "killed and started again", **resume})
     gpu_s = None if summary is None else summary["gpu_ms"] / 1000
     return Results("many", {**gpu, "gpus": gpus}, command_line(), commit(), now(), host(),

@@ -42,7 +42,7 @@ def add_many_options(parser: argparse.ArgumentParser) -> None:
                              "the distances are (on the GPU): reached, eccentricity, closeness")
     parser.add_argument("--shard-size", type=int, metavar="N", default=None,
                         help="with --sources: sources per shard (default: about 256 MiB of distances, at most "
-                             "1/64 of the sources, a multiple of CK)")
+                             "1/16 of the sources, a multiple of CK)")
 
 
 def parse_sources(text: str | None) -> int | str | None:

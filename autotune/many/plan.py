@@ -15,7 +15,7 @@ import numpy as np
 from autotune.errors import InputError
 
 SHARD_BYTES = 256 * 2**20  # a shard's int64 distances stay near this (one CK batch at least)
-SHARDS = 64  # at least this many shards where there are enough batches: 8 each for 8 devices
+SHARDS = 16  # shards where there are enough batches: 8 each for two devices; a Dask task costs about 1-3 ms
 
 
 def verification_sample(sources: Sequence[int], count: int) -> list[int]:

@@ -166,3 +166,34 @@ def test_bad_many_source_options_are_one_line(argv, message, capsys):
     assert main(["sssp", "--graph", "random64-d2", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_an_interrupted_run_says_how_far_it_got_and_exits_130(tmp_path):
+    argv = [sys.executable, "-m", "autotune", "sssp", "--graph", "random3000-d4", "--cpu", "--sources", "all",
+            "--shard-size", "32", "--save-dir", str(tmp_path / "d")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "AUTOTUNE_CACHE_DIR": str(tmp_path / "cache")}
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    manifest = tmp_path / "d" / MANIFEST
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if manifest.exists() and len(json.loads(manifest.read_text() or "{}").get("done", {})) >= 2:
+            break
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "of 94 shards saved in" in err and "the same command goes on from there" in err
+    assert "Traceback" not in err
+
+
+def test_an_existing_dask_cluster_runs_the_same_shards(graph, tmp_path):
+    from distributed import LocalCluster
+
+    run_many(request(graph, tmp_path / "here"))
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with_cluster = request(graph, tmp_path / "there")
+        with_cluster.address = cluster.scheduler_address
+        summary = run_many(with_cluster)
+    assert summary["workers"] == 2
+    assert json.loads((tmp_path / "there" / MANIFEST).read_text())["done"] == \
+        json.loads((tmp_path / "here" / MANIFEST).read_text())["done"]
