@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -32,6 +32,35 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not a positive integer")
     return value
+
+
+def device_indices(text: str, count: Callable[[], int] | None = None) -> tuple[int, ...]:
+    """`--devices all|0,1,...` (sweep's and sssp's): GPU indexes in the given order; `all` is every
+    GPU `count` counts (None: there is nothing to count, and `all` is refused).
+
+    Raises:
+        InputError: a malformed list, a repeated GPU, `all` without `count`, or an index past `count`'s.
+    """
+    from autotune.errors import InputError
+
+    value = text.strip()
+    if value == "all":
+        if count is None:
+            raise InputError("--devices all: there are no GPUs to count here; name them, e.g. --devices 0,1")
+        return tuple(range(count()))
+    items = [item.strip() for item in value.split(",")]
+    if not value or not all(items):
+        raise InputError(f"--devices: expected all or GPU indexes like 0,1, found {text!r}")
+    devices: list[int] = []
+    for item in items:
+        if not (item.isascii() and item.isdigit()):
+            raise InputError(f"--devices: {item!r} is not a GPU index")
+        if int(item) in devices:
+            raise InputError(f"--devices: GPU {item} is listed twice")
+        devices.append(int(item))
+    if count is not None and devices and max(devices) >= (available := count()):
+        raise InputError(f"--devices {value}: this machine has {available} GPU(s), 0..{available - 1}")
+    return tuple(devices)
 
 
 def one_line(message: str) -> str:

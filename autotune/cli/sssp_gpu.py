@@ -138,7 +138,8 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
 def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | None, table) -> int:
     """--sources all|N or --save-dir: every source solved once, sharded over the devices asked for
     (`autotune.cli.sssp_many`), each with the configuration --table gives on its GPU."""
-    from autotune.cli.sssp_many import DEFAULT_VERIFY, parse_devices, run_many_sources
+    from autotune.arguments import device_indices
+    from autotune.cli.sssp_many import DEFAULT_VERIFY, run_many_sources
     from autotune.gpu import device_count, device_description, device_handle
     from autotune.many.work import SolverSpec
     from autotune.reference.distance_range import may_pass
@@ -150,7 +151,7 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
                          "past the GPU kernels' 32-bit distances; only sources checked on the CPU can be trusted here: "
                          f"give --verify {count} (every source), or scale the weights down")
     if args.devices is not None:
-        indices = parse_devices(args.devices, device_count())
+        indices = device_indices(args.devices, device_count)
     else:
         indices = (getattr(args, "device_index", 0) or 0,)
     specs, estimates = [], []

@@ -19,7 +19,8 @@ import json
 from typing import Any, Mapping
 
 from autotune.errors import InputError
-from autotune.many.plan import parse_devices, verification_sample
+from autotune.arguments import device_indices
+from autotune.many.plan import verification_sample
 from autotune.many.reductions import parse_reductions
 
 DEFAULT_VERIFY = 16
@@ -77,7 +78,7 @@ def check_many_options(args: argparse.Namespace, many: bool) -> None:
         if value is not None and value < 1:
             raise InputError(f"--{name.replace('_', '-')}: expected a number >= 1, found {value}")
     if args.devices not in (None, "all"):
-        parse_devices(args.devices)  # its form, before a GPU is asked how many it has
+        device_indices(args.devices)  # its form, before a GPU is asked how many it has
     if args.reduce is not None:
         args.reduce = parse_reductions(args.reduce)
 
@@ -150,5 +151,5 @@ def print_summary(summary: Mapping[str, Any], as_json: bool, config_text: str) -
     print(json.dumps(summary, indent=2) if as_json else render(summary, config_text))
 
 
-__all__ = ["DEFAULT_VERIFY", "add_many_options", "check_many_options", "cpu_many", "parse_devices", "parse_sources",
+__all__ = ["DEFAULT_VERIFY", "add_many_options", "check_many_options", "cpu_many", "parse_sources",
            "print_summary", "run_many_sources"]

@@ -20,6 +20,7 @@ from autotune.cli.options import load_spec, reference_cache
 from autotune.search.run.jobs import cuda_timer, order_for_auto, replay_records, replay_timer
 from autotune.search.results.outputs import INTERRUPTED, checked_outputs, default_output, report_outcome, write_outputs
 from autotune.cli.sweep_request import Request, check_jobs
+from autotune.arguments import device_indices
 from autotune.errors import InputError
 from autotune.measure import Protocol, Timer
 from autotune.search import fleet
@@ -89,31 +90,20 @@ def refuse_sqlite(spec: str | None, option: str) -> None:
 
 
 def parse_devices(text: str, replay: bool) -> tuple[int, ...]:
-    """The GPU indexes of `--devices`: `all` or a comma list (`0,1`). With a replay the indexes
-    only name the workers (each replays the records), and `all` has nothing to count.
+    """The GPU indexes of `--devices` (`arguments.device_indices`). With a replay the indexes only
+    name the workers (each replays the records), and `all` has nothing to count.
 
     Raises:
         InputError: a malformed list, or a repeated GPU.
         GpuUnavailable: `all` without a GPU.
     """
-    value = text.strip()
-    if value == "all":
-        if replay:
+    if replay:
+        if text.strip() == "all":
             raise InputError("--devices all: a replay has no GPUs to count; name the workers, e.g. --devices 0,1,2")
-        from autotune.gpu import device_count
+        return device_indices(text)
+    from autotune.gpu import device_count
 
-        return tuple(range(device_count()))
-    items = [item.strip() for item in value.split(",")]
-    if not value or not all(items):
-        raise InputError(f"--devices: expected all or GPU indexes like 0,1, found {text!r}")
-    devices = []
-    for item in items:
-        if not (item.isascii() and item.isdigit()):
-            raise InputError(f"--devices: {item!r} is not a GPU index")
-        if int(item) in devices:
-            raise InputError(f"--devices: GPU {item} is listed twice")
-        devices.append(int(item))
-    return tuple(devices)
+    return device_indices(text, device_count if text.strip() == "all" else None)
 
 
 def pasteable_url(shown: str) -> str:

@@ -54,25 +54,6 @@ def shard_size(n_sources: int, n_vertices: int, ck: int, rows_kept: bool) -> int
     return per_shard * ck
 
 
-def parse_devices(text: str, available: int | None = None) -> tuple[int, ...]:
-    """`--devices all|0,1,...`: the GPU indices, distinct, in the given order.
-
-    Raises:
-        InputError: not `all` or a comma-separated list of indices, or an index this machine lacks.
-    """
-    if text == "all":
-        if available is None:
-            raise InputError("--devices all: how many GPUs this machine has is not known here")
-        return tuple(range(available))
-    parts = text.split(",")
-    if not all(p.isascii() and p.isdigit() for p in parts):
-        raise InputError(f"--devices: expected 'all' or GPU indices such as 0,1, found {text!r}")
-    devices = tuple(dict.fromkeys(int(p) for p in parts))
-    if available is not None and any(d >= available for d in devices):
-        raise InputError(f"--devices {text}: this machine has {available} GPU(s), 0..{available - 1}")
-    return devices
-
-
 @dataclass(frozen=True)
 class ShardPlan:
     """The sources in solve order, cut into shards of `size` (the last may be shorter)."""
@@ -93,5 +74,5 @@ class ShardPlan:
         return self.order[k * self.size:(k + 1) * self.size]
 
 
-__all__ = ["SHARD_BYTES", "ShardPlan", "batches", "parse_devices", "shard_size", "solve_order",
+__all__ = ["SHARD_BYTES", "ShardPlan", "batches", "shard_size", "solve_order",
            "verification_sample"]

@@ -156,7 +156,7 @@ def test_a_killed_run_started_again_ends_with_the_same_files(tmp_path):
     (["--sources", "8", "--source", "1"], "--source solves from one source"),
     (["--save-dir", "d", "--save", "x.npy"], "--save writes one source's"),
     (["--sources", "all", "--reduce", "diameter"], "--reduce: unknown reduction 'diameter'"),
-    (["--sources", "all", "--devices", "first"], "--devices: expected 'all' or GPU indices"),
+    (["--sources", "all", "--devices", "first"], "--devices: 'first' is not a GPU index"),
     (["--cpu", "--sources", "all", "--devices", "0"], "--devices picks GPUs"),
     (["--sources", "all", "--workers", "2"], "--workers applies to --cpu"),
     (["--cpu", "--sources", "all", "--workers", "0"], "--workers: expected a number >= 1"),

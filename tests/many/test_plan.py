@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from autotune.errors import InputError
-from autotune.many.plan import SHARD_BYTES, ShardPlan, batches, parse_devices, shard_size, solve_order, \
-    verification_sample
+from autotune.arguments import device_indices
+from autotune.many.plan import SHARD_BYTES, ShardPlan, batches, shard_size, solve_order, verification_sample
 from autotune.many.reductions import parse_reductions, reduce_summaries, summarize_rows
 
 
@@ -36,11 +36,13 @@ def test_a_shard_is_whole_batches_bounded_by_its_rows_bytes():
 
 
 def test_devices_are_all_or_indices():
-    assert parse_devices("all", 4) == (0, 1, 2, 3) and parse_devices("1,0,1") == (1, 0)
+    assert device_indices("all", lambda: 4) == (0, 1, 2, 3) and device_indices("1,0") == (1, 0)
     with pytest.raises(InputError, match="this machine has 2 GPU"):
-        parse_devices("0,2", 2)
-    with pytest.raises(InputError, match="expected 'all' or GPU indices"):
-        parse_devices("0;1")
+        device_indices("0,2", lambda: 2)
+    with pytest.raises(InputError, match="GPU 1 is listed twice"):
+        device_indices("1,0,1")
+    with pytest.raises(InputError, match="'0;1' is not a GPU index"):
+        device_indices("0;1")
 
 
 def test_reductions_come_in_a_fixed_order_from_the_rows_summaries():
