@@ -33,6 +33,12 @@ def characterizations_dir() -> Path:
     return data_dir("characterizations")
 
 
+def algorithm_file(package: str, name: str) -> Path:
+    """A file shipped in a built-in algorithm's package (`autotune/algorithms/<package>/<name>`),
+    for the layers below the registry (the thesis model's default characterization)."""
+    return _PACKAGE_DIR / "algorithms" / package / name
+
+
 def header_template() -> str:
     """The C/C++ header that `autotune table export --format c-header` fills (package data)."""
     return (_PACKAGE_DIR / "templates" / "tuned_sssp.h.in").read_text(encoding="utf-8")

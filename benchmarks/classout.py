@@ -43,7 +43,7 @@ QUERIES = (1, 1024)
 DELTA = "delta"  # the algorithm whose batch constants this suite refits without each class
 H100_DATA = data.ROOT / "benchmarks" / "data" / "h100"
 # The records Delta-stepping's batch constants are fitted on (as `scripts/fit_delta_model.py` is
-# given them for the shipped `characterizations/delta.toml`): rule 1's model grids (the power grids'
+# given them for the shipped `algorithms/delta/delta.toml`): rule 1's model grids (the power grids'
 # from scripts/probe_delta_grid.py), rule 5's ladder (scripts/probe_batch_bins.py) and rule 4's
 # one instance per SM (scripts/probe_batch_ck.py).
 DELTA_ROWS = (H100_DATA / "delta-grid.jsonl.gz", H100_DATA / "delta-grid-power-3415118.jsonl.gz")

@@ -11,7 +11,7 @@ and the graph suite.
 - `h100/delta-grid.jsonl.gz`, `h100/delta-grid-power-3415118.jsonl.gz`, `h100/bins-grid-4d19028.jsonl.gz`,
   `h100/ck-bs-grid-e6e4b8e.jsonl.gz`: the model grids of Δ-stepping's batch rules
   (`scripts/probe_delta_grid.py`, `probe_batch_bins.py`, `probe_batch_ck.py`) that
-  `characterizations/delta.toml`'s constants are the fit of (`scripts/fit_delta_model.py`).
+  `algorithms/delta/delta.toml`'s constants are the fit of (`scripts/fit_delta_model.py`).
 - `h100/latency-grid-100b87c.jsonl.gz`, `h100/grid-random-4282b74/latency-bins-128.jsonl.gz`: the
   one-query grids' prices (`scripts/probe_latency_grid.py`, `probe_latency_bins.py`) that
   `characterizations/choice-h100.toml`'s latency rules are fitted on.

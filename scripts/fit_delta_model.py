@@ -8,7 +8,7 @@ level width on, the widths read from `--shapes`; the suite `classout` checks the
     python3 scripts/fit_delta_model.py benchmarks/data/h100/delta-grid.jsonl.gz \
         benchmarks/data/h100/delta-grid-power-3415118.jsonl.gz \
         --width-rows benchmarks/data/h100/bins-grid-4d19028.jsonl.gz \
-        --wide-rows benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz --write characterizations/delta.toml
+        --wide-rows benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz --write autotune/algorithms/delta/delta.toml
 
 The graphs' features are the shipped H100 table's (`benchmarks.classout.record_features`).
 """

@@ -2,8 +2,8 @@
 """Refresh the compiled-resource numbers of an algorithm's characterization from its kernels.
 
 Compiles the algorithm's kernel source (`autotune.algorithms`: crauser and martin share
-kernels/sssp.cu and characterizations/sssp.toml; delta has kernels/delta.cu and
-characterizations/delta.toml) with `nvcc --resource-usage` for one architecture (default sm_90,
+kernels/sssp.cu and autotune/algorithms/thesis/sssp.toml; delta has kernels/delta.cu and
+autotune/algorithms/delta/delta.toml) with `nvcc --resource-usage` for one architecture (default sm_90,
 the H100/H200's), once per build the engine uses (`Algorithm.builds()`: with and without
 `-DNO_L1=1 -Xptxas -dlcm=cg`, the `no_l1` state, and the thesis's two algorithms), and rewrites in
 the characterization, for every kernel it characterizes, `registers_per_thread` and
@@ -16,7 +16,7 @@ comments of the file are left as they are.
 
 Usage (from the repository's root):
 
-    python3 scripts/refresh_characterization.py            # rewrite characterizations/sssp.toml
+    python3 scripts/refresh_characterization.py            # rewrite autotune/algorithms/thesis/sssp.toml
     python3 scripts/refresh_characterization.py --algorithm delta
     python3 scripts/refresh_characterization.py --check    # exit 1 if a file is out of date
     python3 scripts/refresh_characterization.py --arch sm_80 --output /tmp/a100.toml
@@ -217,7 +217,7 @@ def source_digest(source: Path) -> str:
 def refresh_one(args: argparse.Namespace, name: str) -> int:
     members = family(name)
     source = members[0].source_path
-    characterization = ROOT / "characterizations" / members[0].characterization_file
+    characterization = members[0].characterization_path
     builds = builds_of(members)
     if not source.is_file():
         raise SystemExit(f"refresh: {source} does not exist; the kernels must be written first")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from autotune.resources import characterizations_dir, kernels_dir
+from autotune.resources import algorithm_file, characterizations_dir, kernels_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
 READ_BOTH = (
     "import autotune.resources as r, sys; "
-    "k = r.kernels_dir() / 'sssp.cu'; c = r.characterizations_dir() / 'sssp.toml'; "
+    "k = r.kernels_dir() / 'sssp.cu'; c = r.algorithm_file('thesis', 'sssp.toml'); "
     "print(k); print(c); "
     "sys.exit(0 if '__global__' in k.read_text() and '[kernels' in c.read_text() else 1)"
 )
@@ -23,7 +23,8 @@ READ_BOTH = (
 
 def test_source_checkout_finds_both_directories():
     assert (kernels_dir() / "sssp.cu").is_file()
-    assert (characterizations_dir() / "sssp.toml").is_file()
+    assert (characterizations_dir() / "devices" / "hopper-h200.toml").is_file()
+    assert algorithm_file("thesis", "sssp.toml").is_file()
 
 
 @pytest.mark.slow
@@ -37,7 +38,8 @@ def test_wheel_installed_in_a_fresh_venv_reads_a_file_from_each(tmp_path):
     (wheel,) = wheel_dir.glob("autotune-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "autotune/_data/kernels/sssp.cu" in names
-    assert "autotune/_data/characterizations/sssp.toml" in names
+    assert "autotune/_data/characterizations/devices/hopper-h200.toml" in names
+    assert "autotune/algorithms/thesis/sssp.toml" in names  # an algorithm's characterization is in its package
 
     env_dir = tmp_path / "env"
     venv.create(env_dir, with_pip=True)

@@ -197,7 +197,7 @@ def test_a_choice_of_phast_falls_back_on_a_graph_with_hubs():
 
 def test_the_staged_bytes_are_the_sweep_kernel_s_static_shared_memory():
     # Phast.staged_bytes (what the rules and the shared-distances domain leave for distances) mirrors
-    # phast.cu's __shared__ arrays, which characterizations/phast.toml reads from nvcc (kept up to
+    # phast.cu's __shared__ arrays, which algorithms/phast/phast.toml reads from nvcc (kept up to
     # date by tests/model/test_model_refresh.py): a change to either must show here.
     phast = algorithms.get("phast")
     assert phast.staged_bytes == phast.characterization.kernel("sweep").resources.static_shared_memory_bytes

@@ -7,6 +7,7 @@ The engine, the search space, the model, records, tables, reports and the comman
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -43,7 +44,7 @@ class Algorithm:
         concurrent_kernels: the CK values a sweep tries by default.
         source: the CUDA file in `kernels/`.
         engine: "module:Class" of the GPU solver (imported only when a GPU solve is asked for).
-        characterization_file: the characterization TOML in `characterizations/`.
+        characterization_file: the characterization TOML, beside the algorithm's class in its package.
         thesis: a kernel of Ortega-Arranz's thesis (its model and Table 4.2 apply).
         header_id: its value in the C/C++ header's `autotune_algorithm` enum (`table export`): fixed
             once given, never reused, so that a program compiled against an older header reads a
@@ -187,12 +188,17 @@ class Algorithm:
 
     # --- the model -----------------------------------------------------------------------------------
 
+    @property
+    def characterization_path(self) -> Path:
+        """The characterization TOML: `characterization_file` in the folder of the module that
+        defines the algorithm's class (its package, `autotune/algorithms/NAME/`)."""
+        return Path(inspect.getfile(type(self))).resolve().parent / self.characterization_file
+
     @cached_property
     def characterization(self) -> Characterization:
         from autotune.model.characterization import load_characterization
-        from autotune.resources import characterizations_dir
 
-        return load_characterization(characterizations_dir() / self.characterization_file)
+        return load_characterization(self.characterization_path)
 
     def predict(self, features: GraphFeatures, device: DeviceProfile,
                 characterization: Characterization | None = None) -> Any:

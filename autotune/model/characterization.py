@@ -1,6 +1,6 @@
 """Kernel characterizations: the code-dependent classes of thesis 4.3 and the compiled resources.
 
-A characterization file (`characterizations/sssp.toml`; a user may write one for their own kernels)
+A characterization file (`algorithms/thesis/sssp.toml`; a user may write one for their own kernels)
 holds, per kernel: the memory access pattern (MAp), the computational load ratio (CLr), the data
 sharing across blocks ratio (DSr, by degree class as in thesis Table 4.1), how many threads a
 launch starts per vertex, how many global memory accesses a thread makes (by degree class, for the
@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from autotune.errors import InputError
 from autotune.files import read_toml
-from autotune.resources import characterizations_dir
+from autotune.resources import algorithm_file
 
 DEFAULT_FILE = "sssp.toml"
 LANES = "lanes"  # threads_per_vertex of a kernel that launches L threads per vertex
@@ -181,11 +181,11 @@ class Characterization:
 
 
 def default_characterization_path() -> Path:
-    return characterizations_dir() / DEFAULT_FILE
+    return algorithm_file("thesis", DEFAULT_FILE)
 
 
 def load_characterization(path: str | Path | None = None) -> Characterization:
-    """Read a characterization file (default: the shipped `characterizations/sssp.toml`).
+    """Read a characterization file (default: the shipped `autotune/algorithms/thesis/sssp.toml`).
 
     Raises:
         InputError: unreadable file, invalid TOML, or a missing/unknown key or class, naming the

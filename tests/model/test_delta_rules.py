@@ -1,5 +1,5 @@
 """The Delta-stepping rules (autotune/algorithms/delta/rules.py) with the constants fitted on the H100's
-batched records (characterizations/delta.toml, scripts/fit_delta_model.py)."""
+batched records (algorithms/delta/delta.toml, scripts/fit_delta_model.py)."""
 from __future__ import annotations
 
 import dataclasses

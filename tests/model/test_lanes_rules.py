@@ -1,4 +1,4 @@
-"""The lane-interleaved Delta-stepping rules (autotune/algorithms/delta_lanes/rules.py, characterizations/lanes.toml)."""
+"""The lane-interleaved Delta-stepping rules (autotune/algorithms/delta_lanes/rules.py, algorithms/delta_lanes/lanes.toml)."""
 from __future__ import annotations
 
 import dataclasses

@@ -116,7 +116,7 @@ def test_rewrite_refuses_a_kernel_missing_from_the_source(refresh):
 def test_shipped_characterization_is_up_to_date(refresh, capsys):
     status = refresh.main(["--check"])
     assert status == 0, (
-        "characterizations/sssp.toml is out of date with kernels/sssp.cu: "
+        "a shipped characterization is out of date with its kernels: "
         "run python3 scripts/refresh_characterization.py"
     )
 

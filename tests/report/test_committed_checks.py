@@ -29,7 +29,7 @@ def test_the_delta_model_s_constants_are_the_fit_of_the_committed_records(tmp_pa
     spec = importlib.util.spec_from_file_location("fit_delta_model", ROOT / "scripts" / "fit_delta_model.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    shipped = ROOT / "characterizations" / "delta.toml"
+    shipped = ROOT / "autotune" / "algorithms" / "delta" / "delta.toml"
     copy = tmp_path / "delta.toml"
     copy.write_text(shipped.read_text())
     assert script.main(["benchmarks/data/h100/delta-grid.jsonl.gz", "benchmarks/data/h100/delta-grid-power-3415118.jsonl.gz",

@@ -1,6 +1,6 @@
 """The model's rules for asynchronous Delta-stepping (`kernels/adds.cu`), aimed at one query: every
 tuned value from the device profile, the characterization's [model] constants
-(`characterizations/adds.toml`, not fitted: two read off run O's H100 measurements) and the graph's
+(`algorithms/adds/adds.toml`, not fitted: two read off run O's H100 measurements) and the graph's
 features, each with the rule that chose it.
 
 1. Delta: Delta-stepping's rule 1 (`delta_rules.delta_target`, with Delta-stepping's fitted

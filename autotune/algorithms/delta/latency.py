@@ -225,7 +225,7 @@ def delta_unit(weight: float | None, max_weight: float | None, mean_degree: floa
 
 
 def batch_constants() -> tuple[float, float]:
-    """The shipped batch model's skew and spread exponents (`characterizations/delta.toml`)."""
+    """The shipped batch model's skew and spread exponents (`algorithms/delta/delta.toml`)."""
     constants = _shipped_batch()
     return float(constants["delta_skew"]), float(constants["delta_spread"])
 

@@ -1,5 +1,5 @@
 """The model's rules for the Delta-stepping kernels (`kernels/delta.cu`): every tuned value from
-the device profile, the kernels' characterization (`characterizations/delta.toml`, its [model]
+the device profile, the kernels' characterization (`algorithms/delta/delta.toml`, its [model]
 constants) and the graph's features, each with the rule that chose it. The rules aim at the
 tuner's default objective, the least time per SSSP; the constants are fitted on the H100's
 batched records by `scripts/fit_delta_model.py`, which also checks them leaving each graph out
@@ -223,7 +223,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     Args:
         features: the graph's features (weights and degrees where known).
         device: the GPU's profile.
-        characterization: `characterizations/delta.toml` (resources and [model] constants).
+        characterization: `algorithms/delta/delta.toml` (resources and [model] constants).
         algorithm: the registered Delta-stepping algorithm (its kernels and parameter domains).
     """
     classes = features if isinstance(features, GraphClasses) else classify(features, device)

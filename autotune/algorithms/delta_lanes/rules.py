@@ -1,12 +1,12 @@
 """The model's rules for lane-interleaved Delta-stepping (`kernels/lanes.cu`): every tuned value
-from the device profile, the kernels' characterization (`characterizations/lanes.toml`, its
+from the device profile, the kernels' characterization (`algorithms/delta_lanes/lanes.toml`, its
 [model] constants) and the graph's features, each with the rule that chose it.
 
 1. Delta: a group's 32 instances share one threshold, so an iteration waits for the slowest
    lane's bucket; on a graph of skewed degrees (cv(G) at least `inf_skew`: hubs put most vertices
    a few hops from any source) INF (relaxed settlement: fewest iterations), otherwise
    `delta_factor` x the Delta of Delta-stepping's rule 1 (`autotune.algorithms.delta.rules`, with the
-   constants of `characterizations/delta.toml`), rounded to the nearest power of two of the
+   constants of `algorithms/delta/delta.toml`), rounded to the nearest power of two of the
    domain. A graph without weights (all 0) gets INF.
 2. Concurrent instances: the largest of the algorithm's CK values (1024 at most) whose
    workspaces fit in the device's memory: more groups, more lines in flight.
@@ -49,9 +49,9 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     Args:
         features: the graph's features (weights and degrees where known).
         device: the GPU's profile.
-        characterization: `characterizations/lanes.toml` (resources and [model] constants).
+        characterization: `algorithms/delta_lanes/lanes.toml` (resources and [model] constants).
         algorithm: the registered algorithm (its kernels and parameter domains).
-        delta_characterization: Delta-stepping's (`characterizations/delta.toml`): rule 1 builds on
+        delta_characterization: Delta-stepping's (`algorithms/delta/delta.toml`): rule 1 builds on
             its Delta, from its [model] constants.
     """
     classes = features if isinstance(features, GraphClasses) else classify(features, device)

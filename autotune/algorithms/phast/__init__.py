@@ -32,7 +32,7 @@ ON = "on"
 SHARED_ARCS = (NONE, DOWN)  # phast.cu's SHARED_ARCS_NONE and _DOWN
 # phast.cu's static shared memory: the level starts (SHARED_LEVELS + 1 ints), the search's two
 # queues (QUEUE ints each) and its counters (tests/test_phast_registry.py holds it to nvcc's count
-# in characterizations/phast.toml)
+# in algorithms/phast/phast.toml)
 STAGED_BYTES = 12 * 1024 + 32
 MAX_SHARED_VERTICES = (SHARED_PER_BLOCK - STAGED_BYTES) // 4  # distances in shared memory: an int a vertex
 

@@ -1,5 +1,5 @@
 """The model's rules for PHAST (`kernels/phast.cu`): every tuned value from the device profile, the
-characterization's [model] constants (`characterizations/phast.toml`, not fitted: read off PHAST's
+characterization's [model] constants (`algorithms/phast/phast.toml`, not fitted: read off PHAST's
 sweeps on an H100) and the graph's size, each with the rule that chose it. Like the other
 algorithms' rules they aim at the batch end; `one_query` gives the one-query shape (the first
 trials of a search of one query, `Phast.latency_design`).
