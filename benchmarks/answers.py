@@ -23,7 +23,6 @@ Target: within 15% of the dedicated best for every graph and K, and never the de
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from autotune.arguments import positive_int
+from autotune.table import Table
 from benchmarks import data
 from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, graph_of, host,
                                 kept_rows, now)
@@ -85,10 +85,10 @@ def dedicated_sweep(spec: str, queries: int, budget_s: float, scratch: Path) -> 
                              "wall_s": time.perf_counter() - start}
     if not out.exists():
         return {**found, "error": err}
-    best = json.loads(out.read_text())["entries"][0].get("best")  # an entry without a verified point has none
+    best = Table.load(out).entries[0].best  # an entry without a verified point has none
     if best is None:
         return {**found, "error": f"no configuration verified within the budget: {err}"}
-    return {**found, "config": best["config"], "sweep_ms": best["ms_per_sssp"]}
+    return {**found, "config": best.config_json, "sweep_ms": best.ms_per_sssp}
 
 
 def table_answer(table: Any, graph: Any, gpu: dict[str, Any], queries: int) -> Any:
@@ -182,9 +182,7 @@ def run(args: argparse.Namespace) -> Results:
         gpu = device_description(device)
     table_path, table = data.load_shipped_table(gpu, args.answer_table)
     queries = [int(k) for k in args.answer_queries.split(",") if k]
-    from autotune.files import read_json
-
-    in_table = [e["graph"]["name"] for e in read_json(table_path)["entries"]]
+    in_table = [e.name for e in table.entries]
     left = {name: queries for name in in_table}
     if args.answer_graphs == UNANSWERED:  # where an earlier run stopped: the table's graphs and K it left
         left = missing(in_table, queries, earlier_rows("answers", args.results, gpu.get("name")))

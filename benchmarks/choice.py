@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
+from autotune.table.entry import Entry
 from benchmarks import data
 from benchmarks.shapes import SHAPES_FILE
 from benchmarks.results import Results, command_line, commit, host, now
@@ -33,54 +34,45 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         "tables/h100.json)")
 
 
-def winner(entry: dict[str, Any], queries: int) -> dict[str, Any] | None:
-    """The curve point `Table.lookup(queries=K)` hands out: the fastest with CK <= K."""
-    points = [p for p in entry.get("curve") or () if p["config"]["concurrent_kernels"] <= queries]
-    return min(points, key=lambda p: p["ms_per_sssp"], default=None)
-
-
-def admitted_by(entry: dict[str, Any]) -> frozenset[str]:
+def admitted_by(entry: Entry) -> frozenset[str]:
     """The algorithms the entry's graph admitted when it was swept: those it measured (PHAST was
     swept where the graph's hierarchy was kept)."""
-    return frozenset(entry.get("by_algorithm") or ())
+    return frozenset(entry.by_algorithm)
 
 
-def class_rows(entries: list[dict[str, Any]], left_out: str, depths: dict[str, float]) -> list[dict[str, Any]]:
+def class_rows(entries: Sequence[Entry], left_out: str, depths: dict[str, float]) -> list[dict[str, Any]]:
     from autotune.predict.auto import servable
     from autotune.predict.choice import entry_features, fit_admitted
 
-    others = [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]
-    model = fit_admitted({"entries": others}, depths)
+    model = fit_admitted([e for e in entries if data.graph_class(e.name) != left_out], depths)
     rows = []
     for entry in entries:
-        graph = entry["graph"]
-        if data.graph_class(graph["name"]) != left_out:
+        if data.graph_class(entry.name) != left_out:
             continue
         features = entry_features(entry, depths)
         for k in QUERIES:
-            best = winner(entry, k)
+            best = entry.fastest_within(k)  # what `Table.lookup(queries=K)` hands out
             if best is None:
                 continue
-            chosen = servable(model.predict(features, k, admitted_by(entry))[0], k, graph.get("max_degree"))
-            measured = best["config"]["algorithm"]
+            chosen = servable(model.predict(features, k, admitted_by(entry))[0], k, entry.graph.get("max_degree"))
+            measured = best.algorithm
             slowdown = 0.0 if chosen == measured else None
             if chosen != measured and k == max(QUERIES):
-                theirs = (entry.get("by_algorithm") or {}).get(chosen)
-                slowdown = theirs["ms_per_sssp"] / best["ms_per_sssp"] - 1 if theirs else float("inf")
-            rows.append({"graph": graph["name"], "class": left_out, "queries": k, "winner": measured,
-                         "winner_ms": best["ms_per_sssp"], "predicted": chosen,
+                theirs = entry.by_algorithm.get(chosen)
+                slowdown = theirs.ms_per_sssp / best.ms_per_sssp - 1 if theirs else float("inf")
+            rows.append({"graph": entry.name, "class": left_out, "queries": k, "winner": measured,
+                         "winner_ms": best.ms_per_sssp, "predicted": chosen,
                          "slowdown": None if slowdown is None else (slowdown if slowdown != float("inf") else "abandoned")})
     return rows
 
 
 def run(args: argparse.Namespace) -> Results:
-    from autotune.files import read_json
     from autotune.predict.choice import shape_depths
+    from autotune.table import Table
 
     path = getattr(args, "choice_table", None) or "tables/h100.json"
-    table = read_json(data.ROOT / path)
-    entries = [e for e in table["entries"] if e.get("curve")]
-    classes = sorted({data.graph_class(e["graph"]["name"]) for e in entries})
+    entries = [e for e in Table.load(data.ROOT / path).entries if e.curve]
+    classes = sorted({data.graph_class(e.name) for e in entries})
     depths = shape_depths(SHAPES_FILE)
     rows = [row for left_out in classes for row in class_rows(entries, left_out, depths)]
     by_k = {}

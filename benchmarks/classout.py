@@ -101,8 +101,10 @@ def shape_weights() -> dict[str, float | None]:
 def h100_graphs() -> dict[str, dict[str, Any]]:
     """The graphs of the shipped H100 table (read once), which holds every graph of the H100
     records, by its table's name and its suite name."""
-    return {name: g for g in (e["graph"] for e in read_json(data.shipped_table("NVIDIA H100 80GB HBM3"))["entries"])
-            for name in (g["name"], g["name"].removesuffix(data.CONVERTED))}
+    from autotune.table import Table
+
+    return {name: e.graph.to_json() for e in Table.load(data.shipped_table("NVIDIA H100 80GB HBM3")).entries
+            for name in (e.name, e.name.removesuffix(data.CONVERTED))}
 
 
 def record_features(name: str) -> dict[str, Any]:
@@ -169,7 +171,7 @@ def delta_without(left_out: str) -> Any:
                                                **{f"{delta_rules.LADDER}{s}": start for s, start in ladder.items()}})
 
 
-def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[str, Any], rounds: int
+def graph_rows(name: str, entries: Sequence[Any], table: Any, gpu: dict[str, Any], rounds: int
                ) -> list[dict[str, Any]]:
     from autotune.predict.auto import predicted, servable
     from autotune.algorithms.delta import latency as delta_latency
@@ -178,8 +180,8 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
     from benchmarks.choice import admitted_by
 
     left_out = data.graph_class(name)
-    kept = {"entries": [e for e in entries if data.graph_class(e["graph"]["name"]) != left_out]}
-    if not kept["entries"]:
+    kept = [e for e in entries if data.graph_class(e.name) != left_out]
+    if not kept:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
     batch = delta_without(left_out)
     refitted = {DELTA: batch}  # the characterizations fitted without the class, by algorithm
@@ -191,7 +193,7 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
                else None)  # no Delta winner: its batch rules
     model = fit_admitted(kept, {graph: shape["hop_depth"] for graph, shape in shapes().items()
                                 if shape.get("hop_depth") is not None})
-    admits = next((admitted_by(e) for e in entries if e["graph"]["name"] == name), frozenset())
+    admits = next((admitted_by(e) for e in entries if e.name == name), frozenset())
     profile = profile_of(str(gpu["name"]))
     rows = []
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
@@ -216,15 +218,16 @@ def graph_rows(name: str, entries: list[dict[str, Any]], table: Any, gpu: dict[s
 def run(args: argparse.Namespace) -> Results:
     """Graph by graph; the results file is written after each."""
     from autotune.gpu import device_description, gpu_session
+    from autotune.table import Table
 
     with gpu_session(0) as device:
         gpu = device_description(device)
         path, table = data.load_shipped_table(gpu, args.classout_table)
-        entries = [e for e in read_json(path)["entries"] if e.get("curve")]
+        entries = [e for e in table.entries if e.curve]
         fitted_on = entries if args.classout_fit_table is None else [
-            e for e in read_json(args.classout_fit_table)["entries"] if e.get("curve")]
+            e for e in Table.load(args.classout_fit_table).entries if e.curve]
         names = [g for g in (args.classout_graphs.split(",") if args.classout_graphs else
-                             [e["graph"]["name"] for e in entries]) if g]
+                             [e.name for e in entries]) if g]
         return graph_by_graph(names, lambda name: graph_rows(name, fitted_on, table, gpu, args.classout_rounds),
                               lambda rows: results_of(rows, gpu, path, args), args.results)
 

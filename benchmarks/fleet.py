@@ -16,7 +16,6 @@ H100s, 2026-11-26) had not finished in the 400-odd seconds of the call left afte
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from autotune.table import Table
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, host, now
 
@@ -66,8 +66,7 @@ def run(args: argparse.Namespace) -> Results:
                                     str(work / f"{label.replace(' ', '-')}.journal"), "-q", "-o", str(out))
             best = {}
             if out.exists():
-                best = {e["graph"]["name"]: e["best"]["ms_per_sssp"] for e in json.loads(out.read_text())["entries"]
-                        if e.get("best")}
+                best = {e.name: e.best.ms_per_sssp for e in Table.load(out).entries if e.best}
             rows.append({"run": label, "status": status, "wall_s": wall, "best_ms": best})
             if args.fleet_keep is not None and out.exists():
                 args.fleet_keep.mkdir(parents=True, exist_ok=True)

@@ -41,17 +41,14 @@ class Check:
 
     def __init__(self, table: Any, timers: Mapping[str, Any], queries: int | None = None) -> None:
         self.table, self.timers, self.queries = table, timers, queries
-        self.entries = {e["graph"]["name"]: e for e in table.entries if e["graph"]["name"] in timers}
+        self.entries = {e.name: e for e in table.entries if e.name in timers}
         self.own = {name: self.timers[name].price(self.table.choice(entry, queries)[0])[0]
                     for name, entry in self.entries.items()}
 
     def slowdown(self, name: str, setting: Setting, leave_out: Sequence[str] = ()) -> tuple[float, str]:
-        from autotune.table.lookup import Table
-
-        table = self.table if not leave_out else Table({**self.table.data, "entries": [
-            e for e in self.table.entries if e["graph"]["name"] not in leave_out]}, self.table.path)
+        table = self.table.without(leave_out) if leave_out else self.table
         neighbours, weights = setting
-        found = table.lookup(self.entries[name]["graph"], queries=self.queries, device=None, weights=weights,
+        found = table.lookup(self.entries[name].graph.to_json(), queries=self.queries, device=None, weights=weights,
                              exclude=name, neighbours=neighbours)
         price = self.timers[name].price(found.config)
         used = "+".join(found.neighbours) if found.neighbours else found.graph_name

@@ -35,9 +35,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def fitted_rows(gpu: str, algorithm: str) -> list[dict[str, Any]]:
     from autotune.algorithms.thesis.fitted import fit
     from autotune.search.timers.replay import ReplayTimer
-    from autotune.table.format import read_table
+    from autotune.table import Table
 
-    features = {e["graph"]["name"]: e["graph"] for e in read_table(data.path(gpu, "crauser-table.json.gz"))["entries"]}
+    features = {e.name: e.graph.to_json() for e in Table.load(data.path(gpu, "crauser-table.json.gz")).entries}
     timers = {name: ReplayTimer(records) for name, records in data.records_by_graph(gpu, algorithm).items()
               if name in features}
     rows = []

@@ -76,7 +76,6 @@ def one_query_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, A
     --queries 1` gives it (the shipped choice model's one-query rules, the level width measured),
     and the shipped table's one-query best."""
     from autotune.predict.auto import predicted
-    from autotune.files import read_json
     from autotune.gpu import device_description, gpu_session
     from autotune.predict.choice import shipped_choice
     from autotune.model.device import load_device
@@ -86,7 +85,7 @@ def one_query_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, A
     with gpu_session(0) as device:
         gpu = device_description(device)
         path, table = data.load_shipped_table(gpu)
-        names = names or ",".join(e["graph"]["name"] for e in read_json(path)["entries"] if data.is_real(e["graph"]["name"]))
+        names = names or ",".join(e.name for e in table.entries if data.is_real(e.name))
         profile = load_device(f"hopper-{data.gpu_file(str(gpu['name']))}")
         chooser = shipped_choice(profile)
         for name, graph, sources, expected in data.suite_graphs(names, sample):

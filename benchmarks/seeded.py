@@ -19,13 +19,13 @@ the real graphs.
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
 from autotune.arguments import positive_int
+from autotune.table import Table
 from benchmarks import data
 from benchmarks.answers import ms_text, slowdown, timed_together
 from benchmarks.results import (Results, command_line, commit, earlier_rows, graph_by_graph, graph_of, host,
@@ -58,7 +58,6 @@ def short_sweep(spec: str, algorithm: str, end: str, scratch: Path) -> tuple[int
 
 
 def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], rounds: int) -> list[dict[str, Any]]:
-    from autotune.algorithms import config_from_json
     from autotune.search.results.records import read_records
     from autotune.predict.auto import servable
     from autotune.predict.choice import measured_features, shipped_choice
@@ -78,8 +77,7 @@ def graph_rows(name: str, table: Any, gpu: dict[str, Any], ends: Sequence[str], 
                     rows.append({**row, "error": f"exit {status}: {err}", "wall_s": wall})
                     continue
                 measured = read_records(records)
-                best = config_from_json(json.loads(out.read_text())["entries"][0]["best"]["config"],
-                                        f"{name}: the short sweep's best")
+                best = Table.load(out).entries[0].best.config
             position = next((i for i, r in enumerate(measured, 1) if r.measurement.config == best), None)
             early, early_at = early_best(measured)
             reference = table.lookup(graph, device=gpu, allow_other_device=False, queries=k).config
@@ -120,7 +118,6 @@ def early_best(measured: Sequence[Any], trials: int = TRIALS) -> tuple[Any, int 
 
 def run(args: argparse.Namespace) -> Results:
     """Graph by graph; the results file is written after each."""
-    from autotune.files import read_json
     from autotune.gpu import device_description, gpu_session
 
     ends = [e for e in args.seeded_ends.split(",") if e]
@@ -128,7 +125,7 @@ def run(args: argparse.Namespace) -> Results:
         gpu = device_description(device)
         path, table = data.load_shipped_table(gpu, args.seeded_table)
         names = [g for g in (args.seeded_graphs.split(",") if args.seeded_graphs else
-                             [e["graph"]["name"] for e in read_json(path)["entries"] if data.is_real(e["graph"]["name"])])
+                             [e.name for e in table.entries if data.is_real(e.name)])
                  if g]
         return graph_by_graph(names, lambda name: graph_rows(name, table, gpu, ends, args.seeded_rounds),
                               lambda rows: results_of(rows, gpu, path, args), args.results)

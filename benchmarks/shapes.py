@@ -24,15 +24,15 @@ def shapes(table: Path) -> dict[str, Any]:
     Raises:
         ValueError: a graph loaded here is not the table's (its sha256 differs).
     """
-    from autotune.files import read_json
+    from autotune.table import Table
     from benchmarks.data import load_spec
     from autotune.model.shape import graph_shape
 
     found = {}
-    for entry in read_json(table)["entries"]:
-        name = entry["graph"]["name"]
+    for entry in Table.load(table).entries:
+        name = entry.name
         graph = load_spec(data.spec(name), 0, None)
-        if graph.sha256 != entry["graph"].get("sha256", graph.sha256):
+        if graph.sha256 != entry.graph.get("sha256", graph.sha256):
             raise ValueError(f"{name}: the graph loaded here is not the table's (sha256 differs)")
         found[name] = graph_shape(graph).to_json()
         print(f"shapes: {name}: level width {found[name]['level_width']:.0f}", file=sys.stderr, flush=True)

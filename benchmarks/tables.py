@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from autotune.table.entry import entries_of
 from benchmarks import data
 from benchmarks.results import ROOT, Results, command_line, commit, earlier_rows, host, kept_rows, now, write
 
@@ -50,14 +51,13 @@ def swept_row(name: str, out: Path, status: int, wall: float, err: str) -> tuple
     if not out.exists():
         return {**row, "error": err}, {}
     table = json.loads(out.read_text())
-    entry = table["entries"][0]
-    graph = entry["graph"]
-    row |= {"vertices": graph["vertices"], "edges": graph["edges"], "target_s": target_s(graph["vertices"], graph["edges"]),
-            "evaluations": entry["evaluations"], "algorithm": entry["algorithm"],
-            "best_ms": entry["best"]["ms_per_sssp"], "best_ck": entry["best"]["config"]["concurrent_kernels"],
-            "curve": {str(p["config"]["concurrent_kernels"]): [p["config"]["algorithm"], p["ms_per_sssp"]]
-                      for p in entry.get("curve", ())},
-            "by_algorithm": {a: p["ms_per_sssp"] for a, p in (entry.get("by_algorithm") or {}).items()}}
+    entry = entries_of(table)[0]
+    graph = entry.graph
+    row |= {"vertices": graph.vertices, "edges": graph.edges, "target_s": target_s(graph.vertices, graph.edges),
+            "evaluations": entry.evaluations, "algorithm": entry.algorithm,
+            "best_ms": entry.best.ms_per_sssp, "best_ck": entry.best.ck,
+            "curve": {str(p.ck): [p.algorithm, p.ms_per_sssp] for p in entry.curve},
+            "by_algorithm": {a: p.ms_per_sssp for a, p in entry.by_algorithm.items()}}
     return row, {k: table["device"].get(k) for k in ("name", "compute_capability", "sm_count", "cuda_version")}
 
 

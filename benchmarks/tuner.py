@@ -20,6 +20,7 @@ import statistics
 from typing import Any, Sequence
 
 from autotune.arguments import positive_int
+from autotune.table.entry import entries_of
 from benchmarks import data
 from benchmarks.results import Results, command_line, commit, host, now
 
@@ -76,17 +77,17 @@ def run(args: argparse.Namespace) -> Results:
             gpu_seconds.setdefault(key, float(record.wall_s or 0.0))
         with data.records_file(records) as path:
             reference, _ = replay(str(path), "--strategy", "exhaustive", "--no-prune")
-            ref = reference["entries"][0]
-            optimum, evaluations = ref["best"]["ms_per_sssp"], ref["evaluations"]
+            ref = entries_of(reference)[0]
+            optimum, evaluations = ref.best.ms_per_sssp, ref.evaluations
             for seed in args.seeds:
                 table, measured = replay(str(path), "--strategy", "bayes", "--trials", str(args.trials),
                                          "--sampler-seed", str(seed))
-                entry = table["entries"][0]
+                entry = entries_of(table)[0]
                 needed, seconds = to_within(measured, optimum, gpu_seconds)
                 rows.append({"graph": graph, "seed": seed, "optimum_ms": optimum, "exhaustive_evaluations": evaluations,
-                             "exhaustive_gpu_s": sum(gpu_seconds.values()), "best_ms": entry["best"]["ms_per_sssp"],
-                             "gap": entry["best"]["ms_per_sssp"] / optimum - 1, "evaluations": entry["evaluations"],
-                             "share": entry["evaluations"] / evaluations, "evaluations_to_within": needed,
+                             "exhaustive_gpu_s": sum(gpu_seconds.values()), "best_ms": entry.best.ms_per_sssp,
+                             "gap": entry.best.ms_per_sssp / optimum - 1, "evaluations": entry.evaluations,
+                             "share": entry.evaluations / evaluations, "evaluations_to_within": needed,
                              "gpu_s_to_within": seconds if needed else None})
     within = [r for r in rows if r["gap"] <= WITHIN and r["share"] <= 0.15]
     summary = {"runs": len(rows), "within": len(within), "met": len(within) >= 0.8 * len(rows),

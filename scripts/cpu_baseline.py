@@ -175,15 +175,15 @@ def time_crauser(graph, matrix, sources: Sequence[int], budget_s: float, min_sou
 def sweep_pools(paths: Sequence[str]) -> list[tuple[str, dict[str, Any], SourcePool | None]]:
     """(table path, entry, its source pool) of every entry of the sweep tables under `paths`."""
     from autotune.report.load import expand_paths
-    from autotune.table.format import read_table
+    from autotune.table import Table
 
     found = []
     for path in expand_paths(paths):
         if path.suffix != ".json":
             continue
-        table = read_table(path)
-        for entry in table["entries"]:
-            found.append((str(path), entry, sweep_source_pool(table.get("command"), entry)))
+        table = Table.load(path)
+        for entry in table.entries:
+            found.append((str(path), entry, sweep_source_pool(table.data.get("command"), entry)))
     if not found:
         raise InputError(f"--sweeps {' '.join(paths)}: holds no sweep table (.json)")
     return found
@@ -202,9 +202,9 @@ def pool_of(graph, tables: Sequence[tuple[str, dict[str, Any], SourcePool | None
         if sources is None:
             return SourcePool(DEFAULT_POOL, seed), f"default: pool_size({EVIDENCE_REPETITIONS}, {EVIDENCE_MAX_CK})"
         return SourcePool(sources, seed), "--sources"
-    mine = [(where, pool) for where, entry, pool in tables if entry["graph"].get("sha256") == graph.sha256]
+    mine = [(where, pool) for where, entry, pool in tables if entry.graph.get("sha256") == graph.sha256]
     if not mine:
-        other = [(where, entry["graph"]) for where, entry, _pool in tables if entry["graph"].get("name") == graph.name]
+        other = [(where, entry.graph) for where, entry, _pool in tables if entry.name == graph.name]
         if other:
             where, info = other[0]
             raise InputError(f"{graph.name}: {where} swept another graph of that name (sha256 "

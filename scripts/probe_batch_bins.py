@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autotune import algorithms  # noqa: E402
-from autotune.files import read_json  # noqa: E402
 from autotune.launch import KernelLaunch, LaunchConfig  # noqa: E402
 from benchmarks import data  # noqa: E402
 from benchmarks.classout import profile_of  # noqa: E402
@@ -52,8 +51,7 @@ def main(out_path: str, names: str = "") -> None:
         gpu = device_description(device)
         path, table = data.load_shipped_table(gpu)
         if not names:
-            names = ",".join(e["graph"]["name"] for e in read_json(path)["entries"]
-                             if e.get("curve") and e["curve"][-1]["config"]["algorithm"] == "delta")
+            names = ",".join(e.name for e in table.entries if e.curve and e.curve[-1].algorithm == "delta")
         profile = profile_of(str(gpu["name"]))
         with open(out_path, "w") as out:
             for name, graph, sources, expected in data.suite_graphs(names, SAMPLE):

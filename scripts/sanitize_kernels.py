@@ -75,22 +75,21 @@ CASES = (
 )
 
 
-def configuration(table: dict[str, Any], case: Case) -> dict[str, Any]:
+def configuration(table: Any, case: Case) -> dict[str, Any]:
     """The configuration of the case's entry: its best of `case.algorithm`, else the fastest curve
     point with CK <= `case.queries` (no entry: `case.algorithm`'s default); `case.params` replace its
     parameters."""
     from autotune import algorithms
-    from benchmarks.choice import winner
 
     if not case.entry:
         return algorithms.get(str(case.algorithm)).default_config().to_json()
-    entry = next((e for e in table["entries"] if e["graph"]["name"] == case.entry), None)
+    entry = next((e for e in table.entries if e.name == case.entry), None)
     if entry is None:
         raise SystemExit(f"{case.name}: the table has no entry {case.entry}")
-    point = (entry.get("by_algorithm") or {}).get(case.algorithm) if case.algorithm else winner(entry, case.queries)
+    point = entry.by_algorithm.get(case.algorithm) if case.algorithm else entry.fastest_within(case.queries)
     if point is None:
         raise SystemExit(f"{case.name}: {case.entry} has no point for {case.algorithm or case.queries}")
-    config = dict(point["config"])
+    config = dict(point.config_json)
     if case.params:
         config["params"] = {**config.get("params", {}), **case.params}
     return config
@@ -125,7 +124,7 @@ def sanitized(case: Case, config: Path, algorithm: str, tool: str) -> dict[str, 
 
 
 def main() -> None:
-    from autotune.files import read_json
+    from autotune.table import Table
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("output", help="the rows, as JSON lines")
@@ -134,7 +133,7 @@ def main() -> None:
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"the tools (default {','.join(TOOLS)})")
     parser.add_argument("--jobs", type=int, default=4, help="runs at once (default 4)")
     args = parser.parse_args()
-    table = read_json(args.table)
+    table = Table.load(args.table)
     only = {name.strip() for name in args.only.split(",") if name.strip()}
     unknown = only - {case.name for case in CASES}
     if unknown:

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from autotune.cli import main
+from autotune.table import Table
 from benchmarks import SUITES, data, kernels, render, results, tables
 
 
@@ -183,8 +184,8 @@ def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_le
     assert found.summary["1"]["graphs"] == 2 and (tmp_path / "results" / "fake-h100-test" / "classout.json").is_file()
     text = "\n".join(classout.render([found]))
     assert "| rmat8 | rmat | 1 |" in text and "K = 1024:" in text
-    alone = classout.graph_rows("rmat8", [e for e in json.loads(table.read_text())["entries"]
-                                          if e["graph"]["name"] == "rmat8"], None, {"name": "Fake H100"}, 1)
+    alone = classout.graph_rows("rmat8", [e for e in Table.load(table).entries if e.name == "rmat8"], None,
+                                {"name": "Fake H100"}, 1)
     assert alone == [{"graph": "rmat8", "class": "rmat", "error": "the table holds no other class to fit the choice on"}]
 
     # fitted on another table (the H100's, checked on an H200): here one holding rmat8 alone

@@ -58,7 +58,7 @@ def run_fit(args: argparse.Namespace) -> int:
     from autotune.files import atomic_write, check_outputs, check_replaceable, is_toml_with
     from autotune.search.results.records import read_records
     from autotune.search.timers.replay import ReplayTimer
-    from autotune.table.format import read_table
+    from autotune.table.lookup import Table
 
     check_outputs({"--output": args.output}, [*(("a records input", path) for path in args.records),
                                               ("--features", args.features)])
@@ -80,7 +80,7 @@ def run_fit(args: argparse.Namespace) -> int:
     device = next(iter(by_graph.values()))[0].device
     if len(algorithms_) != 1 or len(devices) != 1:
         raise InputError(f"the records hold {len(algorithms_)} algorithm(s) and {len(devices)} GPU(s); fit on one of each")
-    features = {e["graph"]["name"]: e["graph"] for e in read_table(args.features)["entries"]}
+    features = {e.name: e.graph.to_json() for e in Table.load(args.features).entries}
     missing = sorted(set(by_graph) - set(features))
     if missing:
         raise InputError(f"{args.features}: no features of {', '.join(missing)}")
@@ -96,7 +96,8 @@ def run_fit(args: argparse.Namespace) -> int:
 def run_fit_choice(args: argparse.Namespace) -> int:
     from autotune.errors import InputError
     from autotune.files import atomic_write, check_outputs, check_replaceable, is_toml_with
-    from autotune.predict.choice import FORMAT, fit_table
+    from autotune.predict.choice import FORMAT
+    from autotune.table.fit import fit_table
 
     if args.latency_rows and not args.shapes:
         raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")

@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from typing import Any, Mapping
+from typing import Any
 
+from autotune.table.entry import Entry
 from autotune.table.merge import PREFERENCES
 
 
@@ -100,7 +101,6 @@ def run_show(args: argparse.Namespace) -> int:
     from rich.table import Table as RichTable
 
     from autotune.table.lookup import Table
-    from autotune.table.format import entry_config
 
     table = Table.load(args.table)
     device = table.device
@@ -114,15 +114,12 @@ def run_show(args: argparse.Namespace) -> int:
                             ("curve (CK: ms/SSSP)", "left"), ("search", "left")):
         grid.add_column(column, justify=justify)  # type: ignore[arg-type]
     for entry in table.entries:
-        graph = entry["graph"]
-        best = entry_config(entry, "best", args.table)
-        source = "best"
-        if best is None:
-            best, source = entry_config(entry, "predicted", args.table), "predicted"
-        ms = entry["best"]["ms_per_sssp"] if source == "best" else None
-        grid.add_row(escape(graph["name"]), f"{graph['vertices']:,}", f"{graph['mean_degree']:.1f}",
-                     _number(graph.get("degree_cv")),
-                     escape(_config_line(best) if best else "-") + ("" if source == "best" else "\n(predicted)"),
+        shown = entry.best or entry.predicted
+        ms = entry.best.ms_per_sssp if entry.best is not None else None
+        grid.add_row(escape(entry.name), f"{entry.graph.vertices:,}", f"{entry.graph.mean_degree:.1f}",
+                     _number(entry.graph.get("degree_cv")),
+                     escape(_config_line(shown.config) if shown else "-") + ("" if entry.best or not shown
+                                                                             else "\n(predicted)"),
                      f"{ms:.4g}" if ms is not None else "-", _curve(entry), _search(entry, table.partial_entry(entry)))
     console.print(grid)
     return 0
@@ -132,8 +129,8 @@ def _number(value: float | None) -> str:
     return f"{value:.2f}" if value is not None else "-"
 
 
-def _curve(entry: Mapping[str, Any]) -> str:
-    return ", ".join(f"{p['config']['concurrent_kernels']}: {p['ms_per_sssp']:.3g}" for p in entry.get("curve", ())) or "-"
+def _curve(entry: Entry) -> str:
+    return ", ".join(f"{p.ck}: {p.ms_per_sssp:.3g}" for p in entry.curve) or "-"
 
 
 def _config_line(config: Any) -> str:
@@ -144,10 +141,10 @@ def _config_line(config: Any) -> str:
     return f"{head}: {kernels}" + (f"; {params}" if params else "")
 
 
-def _search(entry: Mapping[str, Any], partial: bool) -> str:
+def _search(entry: Entry, partial: bool) -> str:
     parts = [str(entry.get("strategy", "-"))]
-    if entry.get("evaluations") is not None:
-        parts.append(f"{entry['evaluations']} evaluations")
+    if entry.evaluations is not None:
+        parts.append(f"{entry.evaluations} evaluations")
     if partial:
         parts.append("partial")
     return "\n".join(parts)

@@ -52,8 +52,7 @@ from typing import Any, Callable, Collection, Mapping, Sequence
 from autotune.errors import InputError
 from autotune.model.shape import read_shapes
 from autotune.files import read_toml
-from autotune.algorithms.delta.latency import SECTION, LatencyRules, fit as fit_latency, table_samples as latency_samples
-from autotune.algorithms.delta.latency_prices import read_bins_prices, read_prices
+from autotune.algorithms.delta.latency import SECTION, LatencyRules
 
 FORMAT = "autotune.choice-model/1"
 ADMITTED = "admitted"  # the TOML table of `ChoiceModel.admitted`
@@ -185,11 +184,11 @@ def measured_features(graph: Any) -> tuple[dict[str, float], Callable[[], float]
             lambda: width_of(searched) or 0.0)
 
 
-def entry_features(entry: Mapping[str, Any], depths: Mapping[str, float] | None = None) -> dict[str, float]:
-    """A table entry's graph's features, its depth from `depths` (graph name: hop depth)."""
-    graph = entry["graph"]
-    return graph_features(graph["vertices"], graph.get("mean_degree") or graph["edges"] / graph["vertices"],
-                          graph.get("degree_cv"), (depths or {}).get(graph["name"]))
+def entry_features(entry: Any, depths: Mapping[str, float] | None = None) -> dict[str, float]:
+    """A table entry's (`autotune.table.Entry`) graph's features, its depth from `depths` (graph
+    name: hop depth)."""
+    graph = entry.graph
+    return graph_features(graph.vertices, graph.mean_degree, graph.get("degree_cv"), (depths or {}).get(graph.name))
 
 
 def shape_depths(shapes: str | Path) -> dict[str, float]:
@@ -198,54 +197,54 @@ def shape_depths(shapes: str | Path) -> dict[str, float]:
             if shape.get("hop_depth") is not None}
 
 
-def curve_winners(entry: Mapping[str, Any]) -> list[tuple[int, Mapping[str, Any]]]:
+def curve_winners(entry: Any) -> list[tuple[int, Any]]:
     """A table entry's (K, its fastest curve point with CK <= K) for each power-of-two K up to its
-    largest CK (the point `Table.lookup(queries=K)` hands out)."""
-    curve = [p for p in entry.get("curve") or () if p.get("ms_per_sssp") is not None]
+    largest CK (the point `Table.lookup(queries=K)` hands out); the points are `CurvePoint`s."""
+    curve = [p for p in entry.curve if p.ms_per_sssp is not None]
     if not curve:
         return []
-    largest = max(p["config"]["concurrent_kernels"] for p in curve)
+    largest = max(p.ck for p in curve)
     found = []
     for k in (2**i for i in range(int(math.log2(largest)) + 1)):
-        best = min((p for p in curve if p["config"]["concurrent_kernels"] <= k), key=lambda p: p["ms_per_sssp"],
-                   default=None)
+        best = min((p for p in curve if p.ck <= k), key=lambda p: p.ms_per_sssp, default=None)
         if best is not None:
             found.append((k, best))
     return found
 
 
-def admitted_winners(table: Mapping[str, Any]) -> dict[str, int]:
+def _timed(points: Mapping[str, Any]) -> dict[str, float]:
+    """Each algorithm's best time of an entry's `by_algorithm` (those with one)."""
+    return {name: point.ms_per_sssp for name, point in points.items() if point.ms_per_sssp is not None}
+
+
+def admitted_winners(entries: Sequence[Any]) -> dict[str, int]:
     """The conditional algorithms (`Algorithm.conditional`) measured on at least `MIN_LEAF` of the
-    table's entries that won every K of each (`curve_winners`): name -> those entries."""
+    entries (`autotune.table.Entry`) that won every K of each (`curve_winners`): name -> those entries."""
     from autotune import algorithms
 
     found = {}
     for name in (a.name for a in algorithms.all_algorithms() if a.conditional):
-        measured = [e for e in table.get("entries", ()) if name in (e.get("by_algorithm") or {}) and curve_winners(e)]
-        if len(measured) >= MIN_LEAF and all(p["config"]["algorithm"] == name
-                                              for e in measured for _, p in curve_winners(e)):
+        measured = [e for e in entries if name in e.by_algorithm and curve_winners(e)]
+        if len(measured) >= MIN_LEAF and all(p.algorithm == name for e in measured for _, p in curve_winners(e)):
             found[name] = len(measured)
     return found
 
 
-def without_admitted(table: Mapping[str, Any], admitted: Collection[str]) -> dict[str, Any]:
-    """The table less the entries that measured an algorithm of `admitted` (the tree's table)."""
-    return {**table, "entries": [e for e in table.get("entries", ())
-                                 if not set(admitted) & set(e.get("by_algorithm") or ())]}
+def without_admitted(entries: Sequence[Any], admitted: Collection[str]) -> list[Any]:
+    """The entries less those that measured an algorithm of `admitted` (the tree's entries)."""
+    return [e for e in entries if not set(admitted) & set(e.by_algorithm)]
 
 
-def admitted_batch_samples(table: Mapping[str, Any], admitted: Collection[str],
+def admitted_batch_samples(entries: Sequence[Any], admitted: Collection[str],
                            depths: Mapping[str, float] | None = None) -> list[Sample]:
     """The batch end (the largest CK) of each entry that measured an algorithm of `admitted`, by the
     other algorithms it measured (`by_algorithm`, at least two of them): the fastest, and those
     within `NEAR` of it."""
     samples: list[Sample] = []
-    for entry in table.get("entries", ()):
-        measured = entry.get("by_algorithm") or {}
+    for entry in entries:
         winners = curve_winners(entry)
-        others = {name: point["ms_per_sssp"] for name, point in measured.items()
-                  if name not in admitted and isinstance(point, Mapping) and point.get("ms_per_sssp") is not None}
-        if not winners or not set(admitted) & set(measured) or len(others) < 2:
+        others = {name: ms for name, ms in _timed(entry.by_algorithm).items() if name not in admitted}
+        if not winners or not set(admitted) & set(entry.by_algorithm) or len(others) < 2:
             continue
         fastest = min(others, key=lambda name: (others[name], name))
         near = frozenset(name for name, ms in others.items() if ms <= (1.0 + NEAR) * others[fastest])
@@ -253,22 +252,22 @@ def admitted_batch_samples(table: Mapping[str, Any], admitted: Collection[str],
     return samples
 
 
-def table_samples(table: Mapping[str, Any], depths: Mapping[str, float] | None = None) -> list[Sample]:
-    """The samples a table gives: per entry with a curve, per power-of-two K up to its largest CK,
-    the algorithm of its fastest curve point with CK <= K, and at the largest CK the algorithms
-    whose best (`by_algorithm`) is within `NEAR` of it; the graphs' depths from `depths`."""
+def table_samples(entries: Sequence[Any], depths: Mapping[str, float] | None = None) -> list[Sample]:
+    """The samples a table's entries (`autotune.table.Entry`) give: per entry with a curve, per
+    power-of-two K up to its largest CK, the algorithm of its fastest curve point with CK <= K, and
+    at the largest CK the algorithms whose best (`by_algorithm`) is within `NEAR` of it; the graphs'
+    depths from `depths`."""
     samples: list[Sample] = []
-    for entry in table.get("entries", ()):
+    for entry in entries:
         winners = curve_winners(entry)
         if not winners:
             continue
         features = entry_features(entry, depths)
         largest = winners[-1][0]
         for k, best in winners:
-            winner = best["config"]["algorithm"]
-            near = {name for name, point in (entry.get("by_algorithm") or {}).items()
-                    if k == largest and isinstance(point, Mapping) and point.get("ms_per_sssp") is not None
-                    and point["ms_per_sssp"] <= (1.0 + NEAR) * best["ms_per_sssp"]}
+            winner = best.algorithm
+            near = {name for name, ms in _timed(entry.by_algorithm).items()
+                    if k == largest and ms <= (1.0 + NEAR) * best.ms_per_sssp}
             samples.append((features, k, winner, frozenset(near | {winner})) if near - {winner} else
                            (features, k, winner))
     return samples
@@ -345,46 +344,15 @@ def fit(samples: Sequence[Sample], fitted_on: Mapping[str, Any], latency: Latenc
                        dict(admitted or {}))
 
 
-def fit_admitted(table: Mapping[str, Any], depths: Mapping[str, float] | None = None,
+def fit_admitted(entries: Sequence[Any], depths: Mapping[str, float] | None = None,
                  fitted_on: Mapping[str, Any] | None = None, latency: LatencyRules | None = None) -> ChoiceModel:
-    """The model of a table: its admitted winners, and the tree on its other entries and on the
-    admitted entries' batch ends by the other algorithms (`admitted_batch_samples`)."""
-    admitted = admitted_winners(table)
-    samples = table_samples(without_admitted(table, admitted), depths) + admitted_batch_samples(table, admitted, depths)
+    """The model of a table's entries (`autotune.table.Entry`): its admitted winners, and the tree
+    on its other entries and on the admitted entries' batch ends by the other algorithms
+    (`admitted_batch_samples`). `autotune.table.fit.fit_table` fits it on a table file."""
+    admitted = admitted_winners(entries)
+    samples = table_samples(without_admitted(entries, admitted), depths) + \
+        admitted_batch_samples(entries, admitted, depths)
     return fit(samples, fitted_on or {}, latency, admitted)
-
-
-def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: Sequence[str | Path] = ()
-              ) -> ChoiceModel:
-    """The tree fitted on a table file (its digest, GPU and graphs recorded), with Delta-stepping's
-    one-query rules where `shapes` (a JSON file: `shapes`, graph name: `GraphShape.to_json()`)
-    gives the graphs' level widths; `latency_rows`: files of the one-query probes' rows
-    (`scripts/probe_latency_grid.py`, `probe_latency_bins.py`; their digests recorded), which
-    price the one-query Delta and the grid's bins (`autotune.algorithms.delta.latency_prices`)."""
-    from autotune.files import read_json
-    from autotune.algorithms.thesis.fitted import file_digest
-
-    table = read_json(path)
-    latency = None
-    if shapes is not None:
-        found_shapes = read_shapes(shapes)
-        weights = {name: shape.get("lightest_weight") for name, shape in found_shapes.items()}
-        widths = {name: shape["level_width"] for name, shape in found_shapes.items()
-                  if shape.get("level_width") is not None}
-        found = latency_samples(table, widths, weights=weights)
-        if not found:
-            raise InputError(f"{shapes}: no graph of {path} whose one-query winner is delta has a level width there")
-        latency = fit_latency(found, prices=read_prices(latency_rows), bins_prices=read_bins_prices(latency_rows))
-    device = table.get("device") or {}
-    graphs = sorted({e["graph"]["name"] for e in table.get("entries", ()) if e.get("curve")})
-    depths = shape_depths(shapes) if shapes is not None else None
-    fitted_on = {"table": str(path), "table_sha256": file_digest(path), "device": str(device.get("name", "")),
-                 "compute_capability": str(device.get("compute_capability", "")),
-                 "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),
-                 **({"shapes": str(shapes)} if shapes is not None else {}),
-                 **({"latency_rows": ", ".join(f"{row} ({file_digest(row)})" for row in latency_rows)}
-                    if latency_rows else {})}
-    return fit_admitted(table, depths, fitted_on, latency)
 
 
 def shipped_choice(device: Any) -> ChoiceModel | None:

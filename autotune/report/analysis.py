@@ -27,6 +27,7 @@ from autotune.search.results import ConfigResult
 from autotune.algorithms import get
 from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
 from autotune.report.thesis import THESIS_KERNELS
+from autotune.table.entry import CurvePoint, Entry
 
 
 def pooled(records: Iterable[Record]) -> dict[LaunchConfig, ConfigResult]:
@@ -209,13 +210,13 @@ class SolveGain:
                 "model_gap": self.model_gap, "by_strategy": dict(self.by_strategy or {})}
 
 
-def _part(entry: Mapping[str, Any] | None, key: str) -> Mapping[str, Any] | None:
-    part = entry.get(key) if entry else None
-    return part if isinstance(part, Mapping) and part.get("ms_per_sssp") is not None else None
+def _part(entry: Entry | None, key: str) -> CurvePoint | None:
+    part = entry.parts.get(key) if entry else None
+    return part if part is not None and part.ms_per_sssp is not None else None
 
 
-def _config(part: Mapping[str, Any] | None) -> LaunchConfig | None:
-    return None if part is None else LaunchConfig.from_json(part["config"], "table entry")
+def _config(part: CurvePoint | None) -> LaunchConfig | None:
+    return None if part is None else LaunchConfig.from_json(part.config_json, "table entry")
 
 
 def solve_gain(runs: Sequence[Run], measured: Measured | None = None) -> SolveGain | None:
@@ -231,7 +232,7 @@ def solve_gain(runs: Sequence[Run], measured: Measured | None = None) -> SolveGa
     for run in runs:
         part = _part(run.entry, "best")
         if part is not None:
-            bests[run.strategy] = (float(part["ms_per_sssp"]), _config(part), run)
+            bests[run.strategy] = (float(part.ms_per_sssp), _config(part), run)
             continue
         ok = [r for r in pooled(run.records).values() if r.ok]
         if ok:
@@ -242,24 +243,24 @@ def solve_gain(runs: Sequence[Run], measured: Measured | None = None) -> SolveGa
     strategy, (best_ms, best_config, run) = min(bests.items(), key=lambda item: (item[1][0], item[0]))
     entries = [run.entry] + [r.entry for r in runs if r.entry is not None and r is not run]
 
-    def from_entries(key: str) -> Mapping[str, Any] | None:
+    def from_entries(key: str) -> CurvePoint | None:
         return next((p for p in (_part(e, key) for e in entries) if p is not None), None)
 
     baseline_part, default_part, model_part = from_entries("baseline"), from_entries("default"), from_entries("model")
-    baseline_config, baseline_ms = _config(baseline_part), baseline_part["ms_per_sssp"] if baseline_part else None
+    baseline_config, baseline_ms = _config(baseline_part), baseline_part.ms_per_sssp if baseline_part else None
     if baseline_part is None:
         candidates = [c for c in map(measured.ok_result, role_configs(records, "baseline_candidate")) if c]
         if candidates:
             slowest = max(candidates, key=lambda r: (r.ms_per_sssp, r.config))
             baseline_config, baseline_ms = slowest.config, slowest.ms_per_sssp
-    default_ms = default_part["ms_per_sssp"] if default_part else None
+    default_ms = default_part.ms_per_sssp if default_part else None
     if default_ms is None:
         found = measured.ok_result(get(DEFAULT_ALGORITHM).default_config())
         default_ms = found.ms_per_sssp if found else None
-    model_config = next((_config(e["predicted"]) for e in entries if e and "predicted" in e), None)
+    model_config = next((_config(e.predicted) for e in entries if e and e.predicted), None)
     if model_config is None:
         model_config = next(iter(role_configs(records, "prediction")), None)
-    model_ms = model_part["ms_per_sssp"] if model_part else None
+    model_ms = model_part.ms_per_sssp if model_part else None
     if model_ms is None:
         found = measured.ok_result(model_config)
         model_ms = found.ms_per_sssp if found else None
@@ -269,11 +270,11 @@ def solve_gain(runs: Sequence[Run], measured: Measured | None = None) -> SolveGa
                      by_strategy={name: value[0] for name, value in sorted(bests.items())})
 
 
-def _entry_kernel_point(entry: Mapping[str, Any] | None, key: str, kernel: str) -> KernelPoint | None:
+def _entry_kernel_point(entry: Entry | None, key: str, kernel: str) -> KernelPoint | None:
     part = _part(entry, key)
     if part is None or kernel not in part.get("kernel_ms", {}):
         return None
-    return KernelPoint(_config(part), kernel, float(part["kernel_ms"][kernel]))
+    return KernelPoint(_config(part), kernel, float(part.get("kernel_ms")[kernel]))
 
 
 def kernel_gains(runs: Sequence[Run], solve: SolveGain | None = None,

@@ -87,8 +87,8 @@ def best_so_far(run: Run) -> tuple[float | None, ...]:
 
 
 def _table_best(run: Run) -> float | None:
-    best = run.entry.get("best") if run.entry else None
-    return float(best["ms_per_sssp"]) if best and best.get("ms_per_sssp") is not None else None
+    best = run.entry.best if run.entry else None
+    return best.ms_per_sssp if best is not None else None
 
 
 def reference_of(runs: Sequence[Run]) -> tuple[float, str] | None:

@@ -23,6 +23,7 @@ from autotune.launch import DEFAULT_ALGORITHM
 from autotune.report.cpu import CpuTiming, is_cpu_times_line, read_cpu_times
 from autotune.report.jsonl import is_json_lines, json_lines
 from autotune.search.results.records import Record
+from autotune.table.entry import Entry, entries_of
 from autotune.table.format import read_table
 
 UNKNOWN_DEVICE = "unknown"
@@ -99,7 +100,7 @@ class Run:
 
     graph: GraphSummary
     strategy: str
-    entry: Mapping[str, Any] | None = None
+    entry: Entry | None = None
     records: tuple[Record, ...] = ()
     files: tuple[str, ...] = ()
     command: str | None = None
@@ -109,7 +110,7 @@ class Run:
         """GPU measurements: the records' count, else the table's `evaluations`."""
         if self.records:
             return len(self.records)
-        return int(self.entry.get("evaluations", 0)) if self.entry else 0
+        return (self.entry.evaluations or 0) if self.entry else 0
 
 
 @dataclass(frozen=True)
@@ -219,7 +220,7 @@ def load_inputs(paths: Sequence[str | Path], cpu_paths: Sequence[str | Path] = (
             table = read_table(path)
             tables.append((str(path), table))
             files.append(InputFile(str(path), "table", f"{table.get('algorithm')} table, "
-                                   f"{len(table['entries'])} graph(s)"))
+                                   f"{len(entries_of(table))} graph(s)"))
         elif is_json_lines(path):
             kind, found = _read_lines(path)
             if kind == "cpu-times":
@@ -261,11 +262,11 @@ def load_inputs(paths: Sequence[str | Path], cpu_paths: Sequence[str | Path] = (
 def _group(tables: Sequence[tuple[str, Mapping[str, Any]]],
            records: Sequence[tuple[str, Sequence[Record]]]) -> tuple[list[Run], list[str]]:
     notes: list[str] = []
-    entries: dict[tuple[str, str], tuple[str, Mapping[str, Any], GraphSummary]] = {}
+    entries: dict[tuple[str, str], tuple[str, Entry, GraphSummary]] = {}
     commands: dict[tuple[str, str], str | None] = {}
     for where, table in sorted(tables, key=lambda item: str(item[1].get("created", ""))):
-        for entry in table["entries"]:
-            graph = GraphSummary.from_json(entry["graph"])
+        for entry in entries_of(table):
+            graph = GraphSummary.from_json(entry.graph.to_json())
             strategy = str(entry.get("strategy") or "predicted")
             key = (graph.key, strategy)
             if key in entries:

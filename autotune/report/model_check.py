@@ -155,7 +155,7 @@ def check_model(runs: Sequence[Run], solve: SolveGain | None, kernels: Sequence[
     if solve is None or solve.model_config is None:
         return None
     predicted = solve.model_config
-    details = next((r.entry["predicted"] for r in runs if r.entry and "predicted" in r.entry), {})
+    details = next((r.entry.predicted.to_json() for r in runs if r.entry and r.entry.predicted), {})
     rules: Mapping[str, str] = details.get("rules", {})
     ck_preferences = _kernel_ck_preferences(details.get("classes"))
     measured = measured or Measured.of(runs)
@@ -177,8 +177,8 @@ def check_model(runs: Sequence[Run], solve: SolveGain | None, kernels: Sequence[
                 stress_class=graph.stress_class, degree_class=graph.degree_class))
         model_ms = result.kernel_ms.get(kernel) if result is not None and result.ok else None
         if model_ms is None:
-            model_part = next((r.entry["model"] for r in runs if r.entry and "model" in r.entry), None)
-            model_ms = (model_part or {}).get("kernel_ms", {}).get(kernel)
+            model_part = next((r.entry.model for r in runs if r.entry and r.entry.model), None)
+            model_ms = (model_part.get("kernel_ms", {}) if model_part else {}).get(kernel)
         gaps[kernel] = model_ms / row.best.kernel_ms - 1.0 if model_ms is not None and row.best.kernel_ms > 0 else None
     return ModelCheck(graph.name, predicted, tuple(checks), gaps, solve.model_gap)
 

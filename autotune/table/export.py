@@ -120,26 +120,23 @@ def _listed(entry: Mapping[str, Any], configs: _Configs, where: str) -> list[tup
 def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "") -> str:
     """The header's text (see the module's doc)."""
     configs = _Configs()
-    entries = sorted((e for e in table.entries if table.choice(e) is not None), key=lambda e: e["graph"]["name"])
+    entries = sorted((e for e in table.entries if table.choice(e) is not None), key=lambda e: e.name)
     rows, curves, lists = [], [], []
     for entry in entries:
-        name = entry["graph"]["name"]
+        name = entry.name
         where = f"{source or 'table'}: {name}"
-        graph = entry["graph"]
-        cv = graph.get("degree_cv")
-        curve = [p for p in entry.get("curve", ()) if p.get("verified", True)]
+        cv = entry.graph.get("degree_cv")
+        curve = [p for p in entry.curve if p.verified]
         curve_at = len(curves)
-        curves += [f"{{{configs.id_of(p['config'], where)}, {int(p['config']['concurrent_kernels'])}, "
-                   f"{c_double(p['ms_per_sssp'])}}}" for p in curve]
-        listed = _listed(entry, configs, where)
+        curves += [f"{{{configs.id_of(p.config_json, where)}, {p.ck}, {c_double(p.ms_per_sssp)}}}" for p in curve]
+        listed = _listed(entry.raw, configs, where)
         list_at = len(lists)
         lists += [f"{{{config_id}, {ck}, {c_double(ms)}}}" for config_id, ck, ms in listed]
-        best = configs.id_of(entry["best"]["config"], where) if isinstance(entry.get("best"), Mapping) else -1
-        best_ms = float(entry["best"]["ms_per_sssp"]) if best >= 0 else -1.0
-        predicted = (configs.id_of(entry["predicted"]["config"], where)
-                     if isinstance(entry.get("predicted"), Mapping) else -1)
-        rows.append(f"  {{{c_string(name)}, {c_finite(graph['vertices'], where + ': vertices')}, "
-                    f"{c_finite(graph['mean_degree'], where + ': mean_degree')}, "
+        best = configs.id_of(entry.best.config_json, where) if entry.best is not None else -1
+        best_ms = float(entry.best.ms_per_sssp) if entry.best is not None else -1.0
+        predicted = configs.id_of(entry.predicted.config_json, where) if entry.predicted is not None else -1
+        rows.append(f"  {{{c_string(name)}, {c_finite(entry.graph.vertices, where + ': vertices')}, "
+                    f"{c_finite(entry.graph.get('mean_degree'), where + ': mean_degree')}, "
                     f"{1 if cv is not None else 0}, {c_finite(cv or 0.0, where + ': degree_cv')}, {curve_at}, {len(curve)}, {best}, "
                     f"{c_double(best_ms)}, {predicted}, {list_at}, {len(listed)}}}")
     weights = [DEFAULT_WEIGHTS.get(k, 0.0) for k in GRAPH_FEATURES]
@@ -169,8 +166,8 @@ def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "
 def flat_json(table: Table) -> dict[str, Any]:
     """Per entry: its graph features and, per K in `QUERIES`, what `Table.lookup` gives its graph."""
     out = []
-    for entry in sorted(table.entries, key=lambda e: e["graph"]["name"]):
-        graph = entry["graph"]
+    for entry in sorted(table.entries, key=lambda e: e.name):
+        graph = entry.graph.to_json()
         if table.choice(entry) is None:
             continue
         answers = {}

@@ -47,12 +47,14 @@ import json
 import math
 import numbers
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from autotune.algorithms import config_from_json
 from autotune.errors import AutotuneError, InputError
 from autotune.launch import LaunchConfig
+from autotune.table.entry import Entry
 from autotune.table.format import entry_config, read_table
 
 SOURCES_IN_ORDER = ("best", "predicted")
@@ -79,7 +81,7 @@ class Lookup:
             nearest tuned point with its CK set to `queries`, where the entry tuned none that small:
             not measured so), "consensus" (chosen across the nearest entries' fastest
             configurations) or "predicted".
-        entry: the whole table entry.
+        entry: the whole table entry (`autotune.table.entry.Entry`).
         partial: the entry's sweep was interrupted; `config` is the best it had measured so far.
         ms_per_sssp: the measured time of `config` on the entry's graph (None for a prediction
             or a consensus configuration the entry does not list).
@@ -90,7 +92,7 @@ class Lookup:
     graph_name: str
     distance: float
     source: str
-    entry: Mapping[str, Any]
+    entry: Entry
     partial: bool = False
     ms_per_sssp: float | None = None
     neighbours: tuple[str, ...] = ()
@@ -196,9 +198,16 @@ class Table:
     def device(self) -> Mapping[str, Any]:
         return self.data["device"]
 
-    @property
-    def entries(self) -> list[Mapping[str, Any]]:
-        return list(self.data["entries"])
+    @cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        """The entries, as values (`autotune.table.entry`)."""
+        return tuple(Entry.from_json(e) for e in self.data["entries"])
+
+    def without(self, names: Sequence[str]) -> Table:
+        """This table less the entries of the graphs `names` (a leave-some-out check)."""
+        left_out = set(names)
+        return Table({**self.data, "entries": [e for e in self.data["entries"] if e["graph"]["name"] not in left_out]},
+                     self.path)
 
     def _check_device(self, device: str | Mapping[str, Any] | None, allow_other_device: bool) -> None:
         if device is None or allow_other_device:
@@ -213,7 +222,7 @@ class Table:
                 f"{where}the table was tuned on '{self.device.get('name')}', not on '{device['name']}'; "
                 "tune on this GPU, or allow another device's table (--allow-other-device)")
 
-    def choice(self, entry: Mapping[str, Any], queries: int | None = None) -> tuple[LaunchConfig, str, float | None] | None:
+    def choice(self, entry: Entry | Mapping[str, Any], queries: int | None = None) -> tuple[LaunchConfig, str, float | None] | None:
         """An entry's configuration for a program that solves `queries` sources at once: the
         fastest point of its queries curve with at most `queries` concurrent SSSPs ("curve"); where
         every tuned point has more, the nearest one (the smallest CK) with its CK set to `queries`
@@ -221,6 +230,7 @@ class Table:
         "derived" too), else its prediction ("predicted"). A reference, the default or the baseline
         measured only for comparison, is never a curve point (`tables.upgrade`), so never an answer.
         """
+        entry = entry.raw if isinstance(entry, Entry) else entry
         where = f"{self.path or 'table'}: {entry['graph']['name']}"
         curve = [p for p in entry.get("curve", ()) if p.get("verified", True)]
         if queries is not None and curve:
@@ -283,7 +293,7 @@ class Table:
             raise InputError(f"lookup: neighbours must be at least 1, got {neighbours}")
         self._check_device(device, allow_other_device)
         candidates = []
-        for entry in self.entries:
+        for entry in self.data["entries"]:
             info = entry["graph"]
             if exclude is not None and exclude in (info.get("name"), info.get("sha256")):
                 continue
@@ -299,16 +309,18 @@ class Table:
         # a graph the table was tuned on (distance 0) gets its own tuning, never another graph's say
         agreed = consensus(nearest, queries) if len(nearest) > 1 and distance > 0 else None
         if agreed is None:
-            return Lookup(config, name, distance, source, entry, self.partial_entry(entry), ms)
+            return Lookup(config, name, distance, source, Entry.from_json(entry), self.partial_entry(entry), ms)
         where = f"{self.path or 'table'}: {name}: x-top"
         listed = {json.dumps(p["config"], sort_keys=True): p for p in entry.get("x-top", ())}
         own = listed.get(json.dumps(agreed, sort_keys=True))
-        return Lookup(config_from_json(agreed, where), name, distance, "consensus", entry, self.partial_entry(entry),
+        return Lookup(config_from_json(agreed, where), name, distance, "consensus", Entry.from_json(entry),
+                      self.partial_entry(entry),
                       float(own["ms_per_sssp"]) if own else None, tuple(e["graph"]["name"] for e in nearest))
 
-    def partial_entry(self, entry: Mapping[str, Any]) -> bool:
+    def partial_entry(self, entry: Entry | Mapping[str, Any]) -> bool:
         """Whether an entry comes from an interrupted search: its own `partial`, or where it has
         none, the table's `x-partial`."""
+        entry = entry.raw if isinstance(entry, Entry) else entry
         if "partial" in entry:
             return bool(entry["partial"])
         return bool(self.data.get("x-partial", False))

@@ -11,7 +11,9 @@ from autotune.cli import main
 from autotune.errors import InputError
 from autotune.graphs import load_graph
 from autotune.predict.choice import (ChoiceModel, admitted_batch_samples, admitted_winners, fit, fit_admitted,
-                                   fit_table, graph_features, table_samples, without_admitted)
+                                     graph_features, table_samples, without_admitted)
+from autotune.table.entry import entries_of
+from autotune.table.fit import fit_table
 from autotune.model.shape import graph_shape
 from autotune.table.format import read_table, schema
 
@@ -34,7 +36,7 @@ TABLE = {"device": {"name": "GPU X", "compute_capability": "9.0", "sm_count": 13
 
 
 def test_a_table_gives_the_winner_of_each_power_of_two_as_lookup_would():
-    samples = table_samples(TABLE)
+    samples = table_samples(entries_of(TABLE))
     dense = [(k, winner) for features, k, winner in samples if features["mean_degree"] == 200.0][:5]
     assert dense == [(1, "crauser"), (2, "crauser"), (4, "delta"), (8, "delta"), (16, "delta")]
     sparse = {winner for features, _, winner in samples if features["mean_degree"] == 3.0}
@@ -43,7 +45,7 @@ def test_a_table_gives_the_winner_of_each_power_of_two_as_lookup_would():
 
 
 def test_the_tree_separates_what_the_table_measured_and_survives_its_toml(tmp_path):
-    model = fit(table_samples(TABLE), {"table": "t.json", "compute_capability": "9.0", "sm_count": 132})
+    model = fit(table_samples(entries_of(TABLE)), {"table": "t.json", "compute_capability": "9.0", "sm_count": 132})
     assert model.fitted_on["agreeing"] == model.fitted_on["samples"] == 30
     algorithm, path = model.predict({"log2_vertices": 15.0, "mean_degree": 150.0, "degree_cv": 0.1}, 1)
     assert algorithm == "crauser" and any(p.startswith("mean_degree 150 >=") for p in path)
@@ -119,7 +121,7 @@ def test_at_the_batch_end_an_algorithm_near_the_winner_counts_as_an_answer_too()
     entry = _entry("skewed", 10_000, 8.0, [_point("delta", 1, 1.0), _point("delta", 16, 0.2)])
     entry["by_algorithm"] = {"delta": {"ms_per_sssp": 0.2}, "delta_lanes": {"ms_per_sssp": 0.21},
                              "crauser": {"ms_per_sssp": 0.3}}
-    samples = table_samples({"entries": [entry]})
+    samples = table_samples(entries_of({"entries": [entry]}))
     assert [len(s) for s in samples] == [3, 3, 3, 3, 4]  # K = 1 to 8: the winner alone; K = 16 its near rival too
     assert samples[-1][1:] == (16, "delta", frozenset({"delta", "delta_lanes"}))
 
@@ -152,19 +154,19 @@ def test_a_conditional_algorithm_that_won_wherever_measured_is_picked_where_admi
               "by_algorithm": {"phast": _point("phast", 16, 0.01), "delta": _point("delta", 16, 0.02)}}
              for i in range(3)]
     table = {**TABLE, "entries": TABLE["entries"] + roads}
-    assert admitted_winners(table) == {"phast": 3}
-    model = fit_admitted(table)
+    assert admitted_winners(entries_of(table)) == {"phast": 3}
+    model = fit_admitted(entries_of(table))
     assert model.admitted == {"phast": 3}
     sparse = graph_features(20_000, 2.5, 0.5)
     assert model.predict(sparse, 1, {"phast"})[0] == "phast"
     assert model.predict(sparse, 1)[0] == "delta"  # not admitted: the tree, fitted on the other entries
-    assert all(winner != "phast" for _, _, winner in table_samples(without_admitted(table, {"phast"})))
+    assert all(winner != "phast" for _, _, winner in table_samples(without_admitted(entries_of(table), {"phast"})))
     path = tmp_path / "choice.toml"
     path.write_text(model.to_toml())
     assert ChoiceModel.from_toml(path).admitted == {"phast": 3}
     lost = {**roads[0], "curve": [_point("phast", 1, 0.1), _point("delta", 16, 0.001)]}
-    assert admitted_winners({**table, "entries": table["entries"] + [lost]}) == {}
-    assert admitted_winners({"entries": roads[:1]}) == {}  # one graph is too few
+    assert admitted_winners(entries_of({"entries": table["entries"] + [lost]})) == {}
+    assert admitted_winners(entries_of({"entries": roads[:1]})) == {}  # one graph is too few
 
 
 def test_an_admitted_graph_tells_the_tree_its_batch_end_by_the_other_algorithms():
@@ -179,11 +181,11 @@ def test_an_admitted_graph_tells_the_tree_its_batch_end_by_the_other_algorithms(
     skewed = [_entry(f"rmat{i}", 300_000 * (i + 1), 30.0, [_point("delta", 1, 1.0), _point("delta_lanes", 16, 0.1)])
               for i in range(3)]
     table = {**TABLE, "entries": TABLE["entries"] + roads + skewed}
-    found = admitted_batch_samples(table, {"phast"})
+    found = admitted_batch_samples(entries_of(table), {"phast"})
     assert [(k, winner, near) for _, k, winner, near in found] == [(16, "delta", frozenset({"delta"}))] * 2
-    assert admitted_batch_samples(table, set()) == []  # nothing admitted: every entry is the tree's already
-    model = fit_admitted(table)
-    assert model.fitted_on["samples"] == len(table_samples(without_admitted(table, {"phast"}))) + 2
+    assert admitted_batch_samples(entries_of(table), set()) == []  # nothing admitted: every entry is the tree's already
+    model = fit_admitted(entries_of(table))
+    assert model.fitted_on["samples"] == len(table_samples(without_admitted(entries_of(table), {"phast"}))) + 2
     # a large sparse graph that admits nothing: delta at the batch end, as the deep graphs' batch ends say
     assert model.predict(graph_features(600_000, 2.5, 0.5), 16)[0] == "delta"
     assert model.predict(graph_features(600_000, 30.0, 0.5), 16)[0] == "delta_lanes"

@@ -12,6 +12,7 @@ from autotune.graphs import build_csr
 from autotune.model import GraphFeatures, load_device
 from autotune.predict.choice import ChoiceModel, fit
 from autotune.algorithms.delta.latency import LatencySample, fit as fit_latency, table_samples
+from autotune.table.entry import entries_of
 from autotune.algorithms.delta.latency_prices import priced_bins, read_bins_prices, read_prices
 from autotune.model.shape import breadth_first_reach, graph_shape
 
@@ -95,7 +96,7 @@ def test_table_samples_take_delta_one_query_winners_with_a_width():
     other = {**point, "config": {**point["config"], "algorithm": "crauser"}}
     table = {"entries": [{"graph": {"name": n, "vertices": 1000, "edges": 4000, "mean_weight": 50.0, "max_weight": 100,
                                     "max_degree": 9}, "curve": [p]} for n, p in (("a", point), ("b", other), ("c", point))]}
-    found = table_samples(table, {"a": 2000.0, "b": 10.0}, unit=(0.0, 0.0))
+    found = table_samples(entries_of(table), {"a": 2000.0, "b": 10.0}, unit=(0.0, 0.0))
     assert [s.graph for s in found] == ["a"] and found[0].shape == "grid" and found[0].shared_fits
     assert found[0].unit == pytest.approx(12.5) and found[0].delta_ratio() == pytest.approx(256 / 12.5)
 

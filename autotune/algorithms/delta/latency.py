@@ -341,33 +341,33 @@ def _median_ratio(ratios: Sequence[float]) -> float:
     return middle if math.isinf(middle) else round(middle, 3)
 
 
-def table_samples(table: Mapping[str, Any], widths: Mapping[str, float], unit: tuple[float, float] | None = None,
+def table_samples(entries: Sequence[Any], widths: Mapping[str, float], unit: tuple[float, float] | None = None,
                   weights: Mapping[str, float | None] | None = None) -> list[LatencySample]:
-    """The one-query winners of a table's curves that are Delta-stepping's, for the graphs `widths`
-    (graph name: level width) knows; `unit` as `fit` takes it; `weights`: each graph's lightest-arc
-    weight (`GraphShape.lightest_weight`: tables do not hold it), rule 1's weight unit, else its
-    mean weight."""
+    """The one-query winners of a table's curves (its entries, `autotune.table.Entry`) that are
+    Delta-stepping's, for the graphs `widths` (graph name: level width) knows; `unit` as `fit` takes
+    it; `weights`: each graph's lightest-arc weight (`GraphShape.lightest_weight`: tables do not hold
+    it), rule 1's weight unit, else its mean weight."""
     from types import SimpleNamespace
 
-    from autotune.algorithms.delta import SHARED, loop_values
+    from autotune.algorithms.delta import DELTA, SHARED, loop_values
     from autotune.algorithms.delta.rules import unit_weight
 
     skew, spread = unit or batch_constants()
     samples = []
-    for entry in table.get("entries", ()):
-        graph = entry["graph"]
-        one = [p for p in entry.get("curve") or () if p["config"]["concurrent_kernels"] == 1
-               and p.get("ms_per_sssp") is not None]
-        if not one or one[0]["config"]["algorithm"] != "delta" or graph["name"] not in widths:
+    for entry in entries:
+        graph = entry.graph
+        one = [p for p in entry.curve if p.ck == 1 and p.ms_per_sssp is not None]
+        if not one or one[0].algorithm != DELTA.name or graph.name not in widths:
             continue
-        config = one[0]["config"]
+        config = one[0].config_json
         samples.append(LatencySample(
-            graph["name"], float(widths[graph["name"]]),
-            delta_unit(unit_weight((weights or {}).get(graph["name"]), graph.get("mean_weight")), graph.get("max_weight"),
-                       graph.get("mean_degree") or graph["edges"] / graph["vertices"], graph.get("degree_cv"), skew, spread),
+            graph.name, float(widths[graph.name]),
+            delta_unit(unit_weight((weights or {}).get(graph.name), graph.get("mean_weight")), graph.get("max_weight"),
+                       graph.mean_degree, graph.get("degree_cv"), skew, spread),
             int(graph.get("max_degree") or 0), dict(config.get("params") or {}),
-            int(config["kernels"]["advance"]["block_size"]), SHARED in loop_values(SimpleNamespace(n_vertices=graph["vertices"], n_edges=graph["edges"])),
-            graph.get("mean_degree") or graph["edges"] / graph["vertices"], float(graph.get("max_weight") or 0)))
+            int(config["kernels"]["advance"]["block_size"]),
+            SHARED in loop_values(SimpleNamespace(n_vertices=graph.vertices, n_edges=graph.edges)),
+            graph.mean_degree, float(graph.get("max_weight") or 0)))
     return samples
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from autotune.errors import InputError
+from autotune.table.entry import Entry, entries_of
 
 GAP_TOLERANCE = 0.03
 BUDGET_SHARE = 0.15
@@ -53,13 +54,12 @@ class Comparison:
                 "candidate_evaluations": self.candidate_evaluations, "budget_share": self.budget_share}
 
 
-def _best_by_graph(table: Mapping[str, Any], where: str) -> dict[str, tuple[str, Mapping[str, Any]]]:
+def _best_by_graph(table: Mapping[str, Any], where: str) -> dict[str, tuple[str, Entry]]:
     out = {}
-    for entry in table.get("entries", ()):
-        graph = entry["graph"]
-        if "best" not in entry:
+    for entry in entries_of(table):
+        if entry.best is None:
             continue
-        out[graph.get("sha256") or graph["name"]] = (graph["name"], entry)
+        out[entry.graph.get("sha256") or entry.name] = (entry.name, entry)
     if not out:
         raise InputError(f"{where}: no entry has a measured best configuration")
     return out
@@ -82,8 +82,8 @@ def compare_tables(reference: Mapping[str, Any], candidate: Mapping[str, Any]) -
     if not shared:
         raise InputError("the tables share no graph")
     return [
-        Comparison(ref[key][0], ref[key][1]["best"]["ms_per_sssp"], cand[key][1]["best"]["ms_per_sssp"],
-                   int(ref[key][1].get("evaluations", 0)), int(cand[key][1].get("evaluations", 0)))
+        Comparison(ref[key][0], ref[key][1].best.ms_per_sssp, cand[key][1].best.ms_per_sssp,
+                   ref[key][1].evaluations or 0, cand[key][1].evaluations or 0)
         for key in shared
     ]
 
