@@ -5,6 +5,7 @@
   included), no package or module that imports another which imports it back (at any depth),
   PyCUDA imported by `autotune.gpu` alone, and the benchmarks never through the command line;
 - no code outside `autotune/algorithms/` tests an algorithm's name: it asks the registry;
+- no code outside `autotune/table/` reads a table entry's keys: it reads `table.Entry` values;
 - starting a command does not load scipy.
 """
 from __future__ import annotations
@@ -17,6 +18,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # Where algorithm names may be tested: the algorithms' own packages and the registry.
 ALGORITHMS = ROOT / "autotune" / "algorithms"
+TABLE = ROOT / "autotune" / "table"
+# A table's and an entry's keys that only `autotune.table` reads (the benchmarks' result rows have
+# keys of their own, some of the same names: there only these two).
+ENTRY_KEYS = {"entries", "curve", "best", "predicted", "by_algorithm", "x-top"}
+BENCHMARK_ENTRY_KEYS = {"entries", "by_algorithm"}
 
 
 def test_the_import_linter_contracts_hold(capsys):
@@ -76,6 +82,36 @@ def test_no_code_outside_the_algorithms_tests_an_algorithm_s_name():
              for package in (ROOT / "autotune", ROOT / "benchmarks") for path in sorted(package.rglob("*.py"))
              if not path.is_relative_to(ALGORITHMS)
              for line, code in name_branches(path.read_text(encoding="utf-8"), names)]
+    assert not found, "\n".join(found)
+
+
+def entry_reads(source: str, keys: set[str]) -> list[tuple[int, str]]:
+    """Where `source` reads one of `keys` from a mapping: `x["key"]` (not an assignment to it) or
+    `x.get("key", ...)`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        key = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Constant):
+            key = node.slice.value
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+              and node.args and isinstance(node.args[0], ast.Constant)):
+            key = node.args[0].value
+        if key in keys:
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_the_entry_finder_finds_reads_not_writes():
+    source = 'a = t["entries"]\nb = e.get("curve", ())\nrow["curve"] = []\nc = e.curve\nd = r["wall_s"]\n'
+    assert [line for line, _ in entry_reads(source, ENTRY_KEYS)] == [1, 2]
+
+
+def test_no_code_outside_the_table_reads_an_entry_s_keys():
+    found = [f"{path.relative_to(ROOT)}:{line}: {code}"
+             for package, keys in ((ROOT / "autotune", ENTRY_KEYS), (ROOT / "benchmarks", BENCHMARK_ENTRY_KEYS),
+                                   (ROOT / "scripts", BENCHMARK_ENTRY_KEYS))
+             for path in sorted(package.rglob("*.py")) if not path.is_relative_to(TABLE)
+             for line, code in entry_reads(path.read_text(encoding="utf-8"), keys)]
     assert not found, "\n".join(found)
 
 

@@ -75,7 +75,7 @@ def run_merge(args: argparse.Namespace) -> int:
     if not args.quiet:
         for line in merged.decisions:
             print(line)
-        print(f"wrote {args.output}: {len(merged.table['entries'])} graph(s) from {len(tables)} table(s)")
+        print(f"wrote {args.output}: {merged.graphs} graph(s) from {len(tables)} table(s)")
     return 0
 
 

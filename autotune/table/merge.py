@@ -45,6 +45,11 @@ class Merge:
     table: dict[str, Any]
     decisions: list[str] = field(default_factory=list)
 
+    @property
+    def graphs(self) -> int:
+        """How many graphs (entries) the merged table holds."""
+        return len(self.table["entries"])
+
 
 def graph_key(entry: Mapping[str, Any]) -> str:
     """What identifies an entry's graph: its sha256, else its name."""
