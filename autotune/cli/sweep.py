@@ -26,12 +26,13 @@ from autotune import algorithms
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.search.run.jobs import Job, order_for_auto
+from autotune.search.run.plan import DEFAULT_PATIENCE, default_budget_s
 from autotune.search.results.outputs import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
 from autotune.errors import InputError
 from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
 from autotune.search.run.interrupts import stop_on_sigterm
-from autotune.search.run.plan import default_budget_s
+
 from autotune.search.results import GraphResult
 from autotune.search.run.resume import cut_short, reopen
 from autotune.search.run.storage import MEMORY, open_storage
@@ -104,6 +105,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="best configurations measured again before the winner is chosen (default 3)")
     search.add_argument("--rounds", type=int, metavar="R", default=3,
                         help="interleaved rounds of those re-measurements (default 3)")
+    search.add_argument("--patience", type=int, metavar="N", default=None,
+                        help=f"a sampling search (bayes) stops once N trials in a row have not bettered its best by "
+                             f"1%%, after at least N of its own (default {DEFAULT_PATIENCE}; 0: it samples every trial)")
 
     measure = parser.add_argument_group("measurement")
     measure.add_argument("--repetitions", type=int, metavar="N", default=DEFAULT_REPETITIONS,

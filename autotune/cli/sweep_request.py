@@ -23,6 +23,7 @@ from autotune.measure import Protocol
 from autotune.search.run.storage import MEMORY, StudyHandle, StudyKey, open_study
 from autotune.search.strategies import Strategy, make_strategy
 from autotune.search.run.interrupts import quiet_optuna
+from autotune.search.run.plan import DEFAULT_PATIENCE
 from autotune.search.run.sweep import SweepSettings
 
 
@@ -82,7 +83,8 @@ def parse(args: argparse.Namespace) -> Request:
     """
     for option, value, low in (("--trials", args.trials, 1), ("--repetitions", args.repetitions, 1),
                                ("--max-repetitions", args.max_repetitions, 1), ("--sources", args.sources, 1),
-                               ("--finalists", args.finalists, 1), ("--rounds", args.rounds, 1)):
+                               ("--finalists", args.finalists, 1), ("--rounds", args.rounds, 1),
+                               ("--patience", args.patience, 0)):
         if value is not None and value < low:
             raise InputError(f"{option}: expected a number >= {low}, found {value}")
     if args.max_repetitions is not None and args.max_repetitions < args.repetitions:
@@ -111,8 +113,9 @@ def parse(args: argparse.Namespace) -> Request:
                              args.sampler_seed if args.sampler_seed is not None else seed)
     protocol = Protocol(args.sources, args.repetitions, args.max_repetitions or args.repetitions, args.noise, seed)
     # Optuna cannot prune a trial of several objectives: a Pareto sweep times every configuration whole
+    patience = 0 if args.objective == "pareto" else DEFAULT_PATIENCE if args.patience is None else args.patience
     settings = SweepSettings(args.finalists, args.rounds, not args.no_prune and args.objective != "pareto",
-                             args.prune_factor, args.contender_factor)
+                             args.prune_factor, args.contender_factor, patience=patience)
     return Request(
         algorithm=args.algorithm, strategy=strategy, settings=settings, protocol=protocol, seed=seed,
         space=SpaceOptions(args.block_sizes, args.caches, args.ck, args.lanes, tuple(args.param), max_ck),

@@ -351,3 +351,24 @@ def test_a_bayesian_search_measures_its_best_s_neighbours_along_the_block_size(s
     assert neighbours and all(c.key() in measured for c in neighbours)
     sizes = {launch.block_size for c in neighbours for launch in c.kernels.values()}
     assert sizes <= set(small_space.block_sizes)
+
+
+def test_patience_ends_a_converged_search_before_its_trial_budget(small_space, run_sweep):
+    """With patience, the sampler stops once that many finished trials in a row bettered nothing by
+    1% (after as many of its own): the search ends early, near the same best, and says when."""
+    _, optimum_ms = SyntheticLandscape().optimum(small_space)
+    whole, _ = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=200, seed=1))
+    patient, handle = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=200, seed=1),
+                                settings=SweepSettings(patience=12))
+    converged = handle.study.user_attrs["converged_after"]
+    assert patient.trials < whole.trials and converged < whole.trials
+    assert patient.best.ms_per_sssp <= optimum_ms * 1.05
+    assert patient.protocol["converged_after"] == converged and "converged_after" not in whole.protocol
+
+
+def test_converged_after_counts_trials_without_a_gain():
+    from autotune.search.run.plan import converged_after
+
+    assert converged_after([5.0, 4.0, 4.0, 4.0], 2) == 4
+    assert converged_after([5.0, None, None], 2) == 3  # pruned and failed trials gain nothing
+    assert converged_after([5.0, 4.0, 3.0], 0) is None

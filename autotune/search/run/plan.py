@@ -45,6 +45,8 @@ class SweepSettings:
             middle).
         prune_references: prune the specials like any trial (the curve's latency end and middle: a
             table reports the batch end's specials, so theirs are not measured whole).
+        patience: a sampling search stops once this many trials in a row finished without bettering
+            the study's best by `IMPROVEMENT` (0: it samples its whole trial budget).
     """
 
     finalists: int = 3
@@ -55,6 +57,7 @@ class SweepSettings:
     bridge: bool = False
     searched_elsewhere: tuple[int, ...] = ()
     prune_references: bool = False
+    patience: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = {"finalists": self.finalists, "rounds": self.rounds, "prune": self.prune,
@@ -64,6 +67,8 @@ class SweepSettings:
             data["searched_elsewhere"] = list(self.searched_elsewhere)
         if self.prune_references:
             data["prune_references"] = True
+        if self.patience:
+            data["patience"] = self.patience
         return data
 
 
@@ -89,6 +94,36 @@ class GraphPlan:
         """The search's first trials in order (`specials`: those measured in the search): the
         strategy's, the prediction first where it leads or comes first, then its neighbourhood."""
         return self.specials.first(self.strategy.first_trials(self.space, specials), self.neighbourhood())
+
+
+DEFAULT_PATIENCE = 12  # trials without a 1% gain that end a default sweep's sampling (`SweepSettings.patience`)
+IMPROVEMENT = 0.01
+
+
+def converged_after(values: Sequence[float | None], patience: int, improvement: float = IMPROVEMENT) -> int | None:
+    """How many finished trials a search had taken when `patience` of them in a row had not bettered
+    its best by `improvement` (the values in finishing order, None for a pruned or failed one); None
+    while it has not converged (or with `patience` 0).
+
+    Example:
+        >>> converged_after([3.0, 2.0, 1.995, None, 1.99, 2.5], 3)
+        5
+        >>> converged_after([3.0, 2.0, 1.5, 1.0], 3) is None
+        True
+    """
+    if patience <= 0:
+        return None
+    best, since = float("inf"), 0
+    for count, value in enumerate(values, 1):
+        if value is not None and value < best * (1.0 - improvement):
+            since = 0
+        else:
+            since += 1
+        if value is not None:
+            best = min(best, value)
+        if since >= patience:
+            return count
+    return None
 
 
 def default_budget_s(n_edges: int) -> float:

@@ -19,6 +19,7 @@ ATTR_ABANDONED = "abandoned"
 ATTR_BASELINE = "baseline"  # the probed candidate measured whole (None: none was needed)
 ATTR_CUT = "cut_by_budget"  # the stages the wall-time budget cut short
 ATTR_CENTRES = "climbed_from"  # the keys of the configurations the refine stage climbed from
+ATTR_CONVERGED = "converged_after"  # the finished trials after which the search converged (`SweepSettings.patience`)
 
 
 def sampled_trials(study: Any, finished_only: bool = False) -> int:

@@ -54,9 +54,9 @@ from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
 from autotune.search.run.interrupts import quiet_optuna, stop_on_sigterm
 from autotune.search.strategies.climb import climb_neighbours, next_centre
-from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, tuned
+from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, converged_after, tuned
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
-from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CUT, ATTR_ELAPSED,
+from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT, ATTR_ELAPSED,
                                     ATTR_FINALISTS, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, REFINE, REMEASURE,
                                     SEARCH, sampled_trials)
 from autotune.search.run.storage import StudyHandle
@@ -185,9 +185,26 @@ class GraphSweep:
     def _sampled_left(self, counting_running: bool = True) -> int:
         """Search trials the sampler may still propose (`sampled_trials`); the ones in flight count
         as taken, unless `counting_running` is off (the trial asking is one)."""
-        if self.stage != SEARCH:
+        if self.stage != SEARCH or self._converged():
             return 0
         return max(0, int(self._attr(ATTR_SAMPLED, 0)) - sampled_trials(self.study, finished_only=not counting_running))
+
+    def _converged(self) -> bool:
+        """Whether the search has converged (`plan.converged_after` with the settings' patience:
+        that many finished trials in a row without a gain); recorded once in the study."""
+        if self._attr(ATTR_CONVERGED) is not None:
+            return True
+        patience = self.plan.settings.patience
+        if not patience or sampled_trials(self.study, finished_only=True) < patience:
+            return False  # the sampler has its say first: the enqueued trials alone never end a search
+        finished = sorted(self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED,
+                                                                        TrialState.FAIL)), key=lambda t: t.number)
+        values = [t.values[0] if t.state is TrialState.COMPLETE and t.values else None for t in finished]
+        after = converged_after(values, patience)
+        if after is None:
+            return False
+        self.study.set_user_attr(ATTR_CONVERGED, after)
+        return True
 
     def hopeless(self) -> bool:
         """Whether this algorithm is abandoned (see the module's doc): decided once, kept in the study."""
@@ -344,8 +361,9 @@ class GraphSweep:
             replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
             curve=tuple(curve[ck] for ck in sorted(curve)),
             top=tuple(fastest_configurations(inside)),
-            protocol={**dict(self._attr("protocol") or {}), **({"cut_by_budget": self._attr(ATTR_CUT)}
-                                                              if self._attr(ATTR_CUT) else {})},
+            protocol={**dict(self._attr("protocol") or {}),
+                      **({"cut_by_budget": self._attr(ATTR_CUT)} if self._attr(ATTR_CUT) else {}),
+                      **({"converged_after": self._attr(ATTR_CONVERGED)} if self._attr(ATTR_CONVERGED) else {})},
             log=tuple(evaluations),
         )
 
