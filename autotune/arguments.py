@@ -63,6 +63,29 @@ def device_indices(text: str, count: Callable[[], int] | None = None) -> tuple[i
     return tuple(devices)
 
 
+BYTE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def byte_size(text: str) -> int:
+    """An argparse type: a size in bytes, `80G`, `80GiB`, `512M`, `81920MiB` or a plain count
+    (binary units: G is 2^30).
+
+    Example:
+        >>> byte_size("80G") == 80 * 2**30 and byte_size("1.5GiB") == 3 * 2**29 and byte_size("4096") == 4096
+        True
+    """
+    value = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = value[-1:] if value[-1:] in BYTE_UNITS else ""
+    number = value[:-1] if unit else value
+    try:
+        size = float(number) * BYTE_UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 80G, 512M or 81920MiB") from None
+    if not size > 0 or size != size or size == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive size")
+    return int(size)
+
+
 def one_line(message: str) -> str:
     """An error message as one printable line: control characters (a newline or carriage return
     inside a file name or a spec, say) are shown escaped.

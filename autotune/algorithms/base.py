@@ -109,9 +109,14 @@ class Algorithm:
             >>> get("delta").instances_that_fit(23_947_347, 58_333_344, 80 * 2**30)  # USA roads, 80 GiB
             114
         """
-        graph_bytes = 4 * (n_vertices + 1) + 8 * n_edges
+        graph_bytes = self.memory_bytes(n_vertices, n_edges, 0)
         per_instance = self.bytes_per_vertex * n_vertices + self.bytes_per_instance
         return max(0, int((MEMORY_SHARE * memory_bytes - graph_bytes) // max(per_instance, 1)))
+
+    def memory_bytes(self, n_vertices: int, n_edges: int, ck: int) -> int:
+        """The GPU memory a batch of `ck` instances takes: the graph's CSR arrays (row offsets,
+        columns and weights, 4 bytes each) and `ck` workspaces (what a table records per CK point)."""
+        return 4 * (n_vertices + 1) + 8 * n_edges + ck * (self.bytes_per_vertex * n_vertices + self.bytes_per_instance)
 
     # --- parameters and configurations ------------------------------------------------------------
 

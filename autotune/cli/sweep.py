@@ -23,6 +23,7 @@ from contextlib import ExitStack
 from typing import Any, Iterator
 
 from autotune import algorithms
+from autotune.arguments import byte_size
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.search.run.jobs import Job, order_for_auto
@@ -79,6 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="cache states to try (default all: default,prefer_l1,prefer_shared,no_l1)")
     search.add_argument("--ck", metavar="LIST", default=None,
                         help="concurrent kernels to try (default: the algorithm's, 1,2,4,...)")
+    search.add_argument("--max-memory", type=byte_size, metavar="SIZE", default=None,
+                        help="the GPU memory the sweep may use, e.g. 80G: no CK whose workspaces do not fit is "
+                             "tried (a table for an 80 GB H100 made on an H200); default: the GPU's")
     search.add_argument("--no-hierarchy", action="store_true",
                         help="with --algorithm auto: build no contraction hierarchy for PHAST (by default one is "
                         "built and kept where the graph qualifies, its build time counted in the sweep's)")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import shlex
@@ -56,6 +57,7 @@ class Request:
     objective: str = "curve"
     budget_s: float | str | None = "auto"
     hierarchy: bool = True  # build a conditional algorithm's per-graph data (PHAST's hierarchy) for auto
+    max_memory: int | None = None  # --max-memory: the GPU memory the sweep may use
 
     @property
     def study_protocol(self) -> dict[str, Any]:
@@ -125,7 +127,7 @@ def parse(args: argparse.Namespace) -> Request:
         show=not (args.quiet or args.json), replay_delay_s=float(getattr(args, "replay_delay_ms", 0.0)) / 1000.0,
         replay_pace=float(getattr(args, "replay_pace", 0.0)),
         model=getattr(args, "model", "auto"), objective=args.objective, budget_s=budget,
-        hierarchy=not getattr(args, "no_hierarchy", False))
+        hierarchy=not getattr(args, "no_hierarchy", False), max_memory=getattr(args, "max_memory", None))
 
 
 def parse_budget(text: str | None) -> float | str | None:
@@ -213,9 +215,16 @@ class CheckedJobs:
         device, profile = gpu_device(request.device_index)
         if stack is not None:
             from autotune import gpu
+            from autotune.gpu.memory import set_memory_cap
 
             stack.enter_context(gpu.gpu_session(request.device_index))
-        jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, request.space, profile, request.protocol,
+            set_memory_cap(request.max_memory)
+        memory = min(m for m in (profile.global_memory_bytes, request.max_memory) if m) if (
+            profile.global_memory_bytes or request.max_memory) else None
+        if request.max_memory is not None:
+            device["x-max-memory"] = request.max_memory
+        space = dataclasses.replace(request.space, memory_bytes=memory)
+        jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
                         request.seed, request.weights, reference_cache(), request.model, request.objective,
                         request.hierarchy)
         return device, jobs, [g.name for g in self.graphs]

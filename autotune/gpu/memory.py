@@ -42,16 +42,28 @@ class GraphOnDevice:
         self._allocations.clear()
 
 
+_CAP: list[int] = []  # the GPU memory this process may use (`set_memory_cap`), none by default
+
+
+def set_memory_cap(cap_bytes: int | None) -> None:
+    """Let this process's workspaces take at most `cap_bytes` of GPU memory in all (`--max-memory`:
+    a table for a GPU of less memory made on one of more); None lifts the cap."""
+    _CAP[:] = [] if cap_bytes is None else [int(cap_bytes)]
+
+
 def check_memory(needed_bytes: int, what: str) -> None:
-    """Refuse a workspace larger than `MEMORY_SHARE` of the free GPU memory.
+    """Refuse a workspace larger than `MEMORY_SHARE` of the free GPU memory, or of what the cap
+    (`set_memory_cap`) leaves beside the memory in use.
 
     Raises:
         LaunchRejected: naming what needed how much.
     """
-    free_bytes, _total = driver().mem_get_info()
-    if needed_bytes > MEMORY_SHARE * free_bytes:
+    free_bytes, total_bytes = driver().mem_get_info()
+    usable = free_bytes if not _CAP else min(free_bytes, _CAP[0] - (total_bytes - free_bytes))
+    if needed_bytes > MEMORY_SHARE * usable:
+        capped = f" (--max-memory {_CAP[0] / 2**30:.1f} GiB)" if _CAP else ""
         raise LaunchRejected(None, f"{what} need {needed_bytes / 2**30:.2f} GiB of GPU memory; "
-                                   f"{free_bytes / 2**30:.2f} GiB are free")
+                                   f"{max(usable, 0) / 2**30:.2f} GiB may be used{capped}")
 
 
 PINNED_ROWS_BYTES = 512 * 2**20  # distances copied back through page-locked memory up to this size
@@ -103,4 +115,4 @@ class DeviceArrays:
         self._allocated.clear()
 
 
-__all__ = ["DeviceArrays", "GraphOnDevice", "PINNED_ROWS_BYTES", "check_memory"]
+__all__ = ["DeviceArrays", "GraphOnDevice", "PINNED_ROWS_BYTES", "check_memory", "set_memory_cap"]

@@ -166,6 +166,11 @@ class Entry:
         fitting = [p for p in self.timed_curve() if p.ck <= queries]
         return min(fitting, key=lambda p: p.ms_per_sssp) if fitting else None
 
+    def memory_at(self, ck: int) -> int | None:
+        """The GPU memory (bytes) the curve's point of `ck` concurrent SSSPs takes (`x-memory`), if recorded."""
+        value = (self.raw.get("x-memory") or {}).get(str(ck))
+        return None if value is None else int(value)
+
     def get(self, key: str, default: Any = None) -> Any:
         """Another key of the entry (`strategy`, `tuning_seconds`, `model_gap`, `x-top`, `x-measured`, ...)."""
         return self.raw.get(key, default)

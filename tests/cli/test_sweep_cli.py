@@ -379,3 +379,32 @@ def test_each_entry_records_when_and_by_which_code_it_was_measured_and_a_merge_k
     assert main(["table", "merge", str(first), str(second), "--prefer", "newer", "-q", "-o",
                  str(tmp_path / "m.json")]) == 0
     assert _valid_table(tmp_path / "m.json")["entries"][0]["x-measured"] == _valid_table(second)["entries"][0]["x-measured"]
+
+
+def test_max_memory_keeps_every_batch_within_it_and_the_table_records_each_point_s_memory(tmp_path, fake_gpu):
+    """--max-memory: no CK whose workspaces do not fit is tried; each curve point's memory is in x-memory."""
+    from autotune import algorithms
+    from autotune.cli.options import load_spec
+    from autotune.table import Table
+
+    graph = load_spec("random2000-d4")
+    crauser = algorithms.get("crauser")
+    cap = crauser.memory_bytes(graph.n_vertices, graph.n_edges, 20) / 0.9  # room for about 20 instances
+    fit = crauser.instances_that_fit(graph.n_vertices, graph.n_edges, int(cap))
+    table_path = tmp_path / "t.json"
+    assert main(["sweep", "--graph", "random2000-d4", "--algorithm", "crauser", "--trials", "8", "--repetitions", "2",
+                 "--max-memory", str(int(cap)), "--storage", "memory", "-o", str(table_path), "-q"]) == 0
+    entry = Table.load(table_path).entries[0]
+    cks = [p.ck for p in entry.curve]
+    assert cks and max(cks) <= fit < 32
+    assert all(entry.memory_at(ck) == crauser.memory_bytes(graph.n_vertices, graph.n_edges, ck) <= cap for ck in cks)
+    assert _valid_table(table_path)["device"]["x-max-memory"] == int(cap)
+
+
+@pytest.mark.parametrize("size", ["lots", "0", "-4G"])
+def test_a_bad_max_memory_is_one_line(size, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["sweep", "--graph", "rmat8", f"--max-memory={size}"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "--max-memory" in err and err.count("\n") == 1

@@ -29,6 +29,15 @@ def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
     return tables.measured(result.config, result.ms_per_sssp, True, **extra)
 
 
+def memory_of(result: ConfigResult, graph: Any) -> int:
+    """The GPU memory, in bytes, that a point's batch takes (`Algorithm.memory_bytes`: the graph
+    and CK workspaces), which a table records per CK (`x-memory`) for a program to check it has it."""
+    from autotune.algorithms import get
+
+    config = result.config
+    return get(config.algorithm).memory_bytes(graph.n_vertices, graph.n_edges, config.concurrent_kernels)
+
+
 def _failure(result: ConfigResult) -> dict[str, Any]:
     return {"config": result.config.to_json(), "status": result.status.value, "reason": result.reason}
 
@@ -94,6 +103,7 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
         curve.setdefault(part.config.concurrent_kernels, part)
     if curve:
         extra["curve"] = [measured_part(curve[ck]) for ck in sorted(curve)]
+        extra["x-memory"] = {str(ck): memory_of(curve[ck], result.graph) for ck in sorted(curve)}
     if result.protocol.get("objectives") == 2 and curve:
         extra["x-pareto"] = [measured_part(p) for p in pareto_front([curve[ck] for ck in sorted(curve)])]
     top = sorted((p for r in (result, *others) for p in r.top), key=lambda p: (p.ms_per_sssp, p.config.key()))

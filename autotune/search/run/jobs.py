@@ -33,10 +33,12 @@ class SpaceOptions:
     params: tuple[str, ...] = ()
     max_ck: int | None = None
     min_ck: int = 1
+    memory_bytes: int | None = None  # the GPU memory the sweep may use (`--max-memory`, else the GPU's)
 
     def space(self, algorithm: str, graph: GraphInfo | None, records: Sequence[Record] | None = None) -> SearchSpace:
         """The space of one algorithm on one graph; a replay defaults each option to what its
-        records cover."""
+        records cover. With `memory_bytes`, no CK whose workspaces do not fit beside the graph
+        (`Algorithm.instances_that_fit`): nothing is launched that the GPU's memory would refuse."""
         given: dict[str, Any] = {"block_sizes": self.block_sizes, "caches": self.caches, "ck": self.ck,
                                  "lanes": self.lanes}
         params = list(self.params)
@@ -48,6 +50,8 @@ class SpaceOptions:
         features = sp.features(graph) if graph is not None and graph.n_vertices > 0 else None
         space = SearchSpace.from_options(algorithm, params=params, graph=features, **given)
         space = space if self.max_ck is None else at_most_ck(space, self.max_ck)
+        if self.memory_bytes is not None and graph is not None and graph.n_vertices > 0:
+            space = fitting_memory(space, algorithms.get(algorithm), graph, self.memory_bytes)
         return space if self.min_ck <= 1 else at_least_ck(space, self.min_ck)
 
 
@@ -66,6 +70,21 @@ def at_most_ck(space: SearchSpace, max_ck: int) -> SearchSpace:
     if not kept:
         raise BeyondCK(f"--objective/--queries: the space's CK values ({', '.join(map(str, space.concurrent_kernels))}) "
                          f"are all above {max_ck}, the most SSSPs at once asked for; give --ck values of at most {max_ck}")
+    return dataclasses.replace(space, concurrent_kernels=kept)
+
+
+def fitting_memory(space: SearchSpace, algorithm: Any, graph: GraphInfo, memory_bytes: int) -> SearchSpace:
+    """The space without its CK values whose workspaces do not fit in `memory_bytes` beside the graph.
+
+    Raises:
+        BeyondCK: not even its smallest CK fits.
+    """
+    fit = algorithm.instances_that_fit(graph.n_vertices, graph.n_edges, memory_bytes)
+    kept = tuple(ck for ck in space.concurrent_kernels if ck <= fit)
+    if not kept:
+        raise BeyondCK(f"{graph.name}: {algorithm.name}'s smallest batch (CK {min(space.concurrent_kernels)}) needs "
+                       f"{algorithm.memory_bytes(graph.n_vertices, graph.n_edges, min(space.concurrent_kernels)) / 2**30:.1f} "
+                       f"GiB of GPU memory; {memory_bytes / 2**30:.1f} GiB may be used (--max-memory)")
     return dataclasses.replace(space, concurrent_kernels=kept)
 
 
