@@ -62,7 +62,8 @@ class ManyRequest:
 
 
 class Progress:
-    """A line on `stream` every `PROGRESS_EVERY_S`: shards and sources done, the rate, the time left."""
+    """A line on `stream` after the first shard (the estimate from the run's own rate, where no table
+    gave one) and then every `PROGRESS_EVERY_S`: shards and sources done, the rate, the time left."""
 
     def __init__(self, stream: TextIO | None, total_sources: int, total_shards: int) -> None:
         self.stream, self.total_sources, self.total_shards = stream, total_sources, total_shards
@@ -77,7 +78,7 @@ class Progress:
         self.sources += rows
         self.shards += 1
         now = time.perf_counter()
-        if not force and now - self.last < PROGRESS_EVERY_S:
+        if not force and self.shards > 1 and now - self.last < PROGRESS_EVERY_S:
             return
         self.last = now
         rate = self.sources / max(now - self.start, 1e-9)
