@@ -10,6 +10,7 @@ from autotune import algorithms
 from autotune.errors import InputError
 from autotune.graphs import build_csr, load_graph
 from autotune.algorithms.phast.engine import block_levels
+from autotune.hierarchy.store import VERSION, default_directory
 from autotune.hierarchy import Hierarchy, HierarchyStore, Unsuited, contract, level_sweeps
 from autotune.model import GraphFeatures, load_device
 from autotune.reference.cache import INF
@@ -94,7 +95,7 @@ def test_the_cpu_reference_reads_the_kept_hierarchy(tmp_path, monkeypatch):
     graph = random_sparse(120, 4)
     result = PHAST.solve_cpu(graph, 0)
     assert np.array_equal(result.distances, reference_distances(graph, [0])[0])
-    assert list((tmp_path / "hierarchies").glob("*.npz"))
+    assert list((tmp_path / "graphs" / "hierarchies" / VERSION).glob("*.npz"))  # in the cache directory, versioned
     with pytest.raises(InputError, match="no contraction hierarchy"):
         PHAST.solve_cpu(load_graph("rmat12"), 0)
 
@@ -148,7 +149,7 @@ def test_auto_tunes_phast_where_the_hierarchy_is_kept(tmp_path, monkeypatch):
     assert PHAST in algorithms.resolve("auto")
     graph = random_sparse(90, 5)
     assert "autotune graph hierarchy" in PHAST.admits(graph)
-    HierarchyStore(tmp_path / "hierarchies").hierarchy(graph)
+    HierarchyStore(default_directory()).hierarchy(graph)
     assert PHAST.admits(graph) is None
     assert "1337 arcs" in PHAST.admits(load_graph("rmat12"))
 
@@ -212,7 +213,7 @@ def test_predict_auto_builds_and_keeps_the_hierarchy_where_the_graph_qualifies(t
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "rome99.gr.gz: building its contraction hierarchy" in err and "levels built in" in err
-    assert len(list((tmp_path / "hierarchies").glob("*.npz"))) == 1
+    assert len(list((tmp_path / "graphs" / "hierarchies" / VERSION).glob("*.npz"))) == 1
     assert main(argv) == 0 and "building" not in capsys.readouterr().err  # kept: not built twice
     assert main(["predict", "--graph", "rmat10", "--algorithm", "auto", "--device", "hopper-h100"]) == 0
     assert "building" not in capsys.readouterr().err  # hubs: no hierarchy is tried

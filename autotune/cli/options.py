@@ -13,7 +13,7 @@ from typing import Mapping
 
 from autotune import algorithms
 from autotune.errors import InputError
-from autotune.graphs import CSRGraph, GraphCache, GraphOptions, cache_dir_from_env, parse_spec
+from autotune.graphs import CSRGraph, GraphCache, GraphOptions, cache_dir_from_env, kept_dir_from_env, parse_spec
 from autotune.graphs.options import DEFAULT_SEED, DEFAULT_WEIGHTS
 from autotune.graphs.spec import SPEC_FORMS, load
 from autotune.launch import ParamValue
@@ -70,8 +70,8 @@ def load_spec(spec: str, seed: object = None, weights: str | None = None) -> CSR
 
 
 def reference_cache(environ: Mapping[str, str] | None = None) -> ReferenceCache:
-    """Reference distances kept next to the graph cache (`<cache>/../references`)."""
-    return ReferenceCache(graph_cache(environ).directory.parent / "references")
+    """Reference distances kept in the cache directory (`graphs.cache.kept_dir_from_env`)."""
+    return ReferenceCache(kept_dir_from_env(os.environ if environ is None else environ, "references"))
 
 
 def graph_specs(args: argparse.Namespace) -> list[str]:

@@ -8,7 +8,7 @@ Example:
 from __future__ import annotations
 
 from autotune.graphs.build import build_csr
-from autotune.graphs.cache import CACHE_ENV_VAR, GraphCache, cache_dir_from_env, default_cache_dir
+from autotune.graphs.cache import CACHE_ENV_VAR, GraphCache, cache_dir_from_env, default_cache_dir, kept_dir_from_env
 from autotune.graphs.csr import CSRGraph
 from autotune.graphs.generate import GENERATOR_VERSION, random_graph, rmat
 from autotune.graphs.csr_file import load_csr, save_csr
@@ -32,6 +32,7 @@ __all__ = [
     "WeightRange",
     "build_csr",
     "cache_dir_from_env",
+    "kept_dir_from_env",
     "default_cache_dir",
     "load_csr",
     "load_graph",

@@ -46,6 +46,19 @@ def cache_dir_from_env(environ: Mapping[str, str]) -> Path:
     return Path(value).expanduser() if value else default_cache_dir()
 
 
+def kept_dir_from_env(environ: Mapping[str, str], name: str) -> Path:
+    """Where what is kept per graph besides the graphs goes (`references`, `hierarchies`, `build`):
+    inside `$AUTOTUNE_CACHE_DIR` when it is set (everything the tool keeps under the one directory
+    the user gave), else beside the default graph cache, in the user cache directory of autotune.
+
+    Example:
+        >>> kept_dir_from_env({CACHE_ENV_VAR: "/tmp/c"}, "hierarchies").as_posix()
+        '/tmp/c/hierarchies'
+    """
+    value = environ.get(CACHE_ENV_VAR, "")
+    return (Path(value).expanduser() if value else default_cache_dir().parent) / name
+
+
 @dataclass(frozen=True)
 class CacheKey:
     """What fixes a generated graph: canonical spec, seed, weight range, generator version."""

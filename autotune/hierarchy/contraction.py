@@ -106,10 +106,10 @@ def check_suited(graph: CSRGraph, max_degree: int = MAX_DEGREE) -> None:
 
 
 def build_directory() -> Path:
-    """Where the compiled contraction is kept: `build` beside the graph cache."""
-    from autotune.graphs.cache import cache_dir_from_env
+    """Where the compiled contraction is kept: `build` in the cache directory (`kept_dir_from_env`)."""
+    from autotune.graphs.cache import kept_dir_from_env
 
-    return cache_dir_from_env(os.environ).parent / "build"
+    return kept_dir_from_env(os.environ, "build")
 
 
 def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,

@@ -1,7 +1,7 @@
 """Hierarchies built once per graph and kept on disk, content-addressed by the graph's sha256:
 `<directory>/<sha256>.npz` (written atomically), or `<sha256>.unsuited`, the one line of why the
-graph gets none, so that no sweep builds it twice. The default directory sits beside the graph
-cache (`$AUTOTUNE_CACHE_DIR/../hierarchies` when that is set).
+graph gets none, so that no sweep builds it twice. The default directory is versioned, in the
+cache directory (`$AUTOTUNE_CACHE_DIR/hierarchies/<VERSION>` when that is set).
 
 Example:
     >>> import tempfile
@@ -22,17 +22,22 @@ from typing import Callable
 
 from autotune.files import atomic_write, note
 from autotune.graphs.csr import CSRGraph
-from autotune.hierarchy.contraction import Unsuited, contract
+from autotune.hierarchy.contraction import LEVEL_WEIGHT, MAX_GROWTH, SETTLE, Unsuited, contract
 from autotune.hierarchy.layout import Hierarchy
 
 _log = logging.getLogger(__name__)
 
+# The kept hierarchies' version: the layout's format and the contraction's bounds (a new procedure
+# bumps the leading number).
+VERSION = f"v1-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}"
+
 
 def default_directory() -> Path:
-    """`hierarchies` beside the graph cache the command line uses."""
-    from autotune.graphs.cache import cache_dir_from_env
+    """`hierarchies/<VERSION>` in the cache directory (`graphs.cache.kept_dir_from_env`): a change of
+    the contraction's procedure or bounds is a new version, whose hierarchies are built afresh."""
+    from autotune.graphs.cache import kept_dir_from_env
 
-    return cache_dir_from_env(os.environ).parent / "hierarchies"
+    return kept_dir_from_env(os.environ, "hierarchies") / VERSION
 
 
 class HierarchyStore:
