@@ -24,7 +24,7 @@ from autotune.many.plan import verification_sample
 from autotune.many.reductions import parse_reductions
 
 DEFAULT_VERIFY = 16
-CPU_BATCH = 64  # sources the CPU oracle solves at a time
+CPU_BATCH = 8  # sources the CPU oracle solves at a time (a shard is a few of them: every core gets some)
 
 
 def add_many_options(parser: argparse.ArgumentParser) -> None:
