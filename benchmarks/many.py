@@ -145,12 +145,16 @@ def render(found: Sequence[Results]) -> list[str]:
         lines.append(f"{s['gpus']} x {results.gpu_name} (`{results.command}`, {results.date[:10]}, commit "
                      f"{results.commit}):")
         lines.append("")
-        lines.append("| graph | run | sources | workers | shards' wall (s) | start and check (s) | GPU time (s) | "
+        lines.append("| graph | run | sources | workers | shards' wall (s) | start and check (s) | device time (s) | "
                      "SSSPs per second |")
         lines.append("|---|---|---:|---:|---:|---:|---:|---:|")
         for r in runs:
             lines.append(f"| {r['graph']} | {r['run']} | {r['sources']:,} | {r['workers']} | {r['wall_s']:.3f} | "
                          f"{r['setup_s']:.1f} | {r['gpu_ms'] / 1000:.3f} | {r['sssp_per_s']:,.0f} |")
+        lines.append("")
+        lines.append("Device time: CUDA events on a GPU; on the CPU, the workers' host clocks summed. Start and check: "
+                     "the workers' start, the graph sent to each, and each worker's solve of the 16-source sample "
+                     "checked against the CPU oracle, before any shard.")
         lines.append("")
         speedups = ", ".join(f"{g} {v:.2f}x" for g, v in s["speedups"].items()) or "not measured (one GPU)"
         over_cpu = ", ".join(f"{g} {v:,.0f}x" for g, v in (s.get("over_cpu") or {}).items())
