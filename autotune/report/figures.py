@@ -107,42 +107,69 @@ def draw_all(report: Report, directory: Path) -> dict[str, Path]:
     return drawn
 
 
+MANY_GRAPHS = 10  # past this many graphs a bar figure lays its groups out down the page, not across
+
+
+def _bar_figure(count: int) -> tuple[Any, bool]:
+    """A figure for grouped bars of `count` graphs, and whether they run down the page (horizontal
+    bars: a figure of fixed width that grows 0.42 in a graph, readable at 36 graphs and more)."""
+    if count > MANY_GRAPHS:
+        return _figure(9.0, 0.42 * count + 1.6), True
+    return _figure(max(7.0, 1.1 * count + 3.5), 4.2), False
+
+
 def _bars(ax: Any, labels: Sequence[str], series: Sequence[tuple[str, str, Sequence[float | None]]],
-          log: bool) -> None:
-    """Grouped bars: one group per label, one bar per series (name, color, values)."""
+          log: bool, horizontal: bool = False) -> None:
+    """Grouped bars: one group per label, one bar per series (name, color, values); `horizontal`:
+    the groups down the page, the first at the top."""
     count = len(series)
     width = 0.8 / count
     for index, (name, color, values) in enumerate(series):
         xs = [i + (index - (count - 1) / 2) * width for i, v in enumerate(values) if v is not None]
         ys = [v for v in values if v is not None]
         if ys:
-            ax.bar(xs, ys, width=width, label=name, color=color)
-    ax.set_xticks(range(len(labels)), labels, rotation=30 if len(labels) > 4 else 0,
-                  ha="right" if len(labels) > 4 else "center")
+            if horizontal:
+                ax.barh(xs, ys, height=width, label=name, color=color)
+            else:
+                ax.bar(xs, ys, width=width, label=name, color=color)
+    if horizontal:
+        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+    else:
+        ax.set_xticks(range(len(labels)), labels, rotation=30 if len(labels) > 4 else 0,
+                      ha="right" if len(labels) > 4 else "center")
     if log:
         present = [v for _n, _c, values in series for v in values if v is not None]
-        _log_axis(ax, values=present)
-        ax.set_ylim(min(present) / 2, max(present) * 1.6)  # room below the shortest bar, above the labels
-    ax.grid(axis="y", which="major", alpha=0.3)
+        _log_axis(ax, "x" if horizontal else "y", values=present)
+        (ax.set_xlim if horizontal else ax.set_ylim)(min(present) / 2, max(present) * 1.6)  # room for the labels
+    ax.grid(axis="x" if horizontal else "y", which="major", alpha=0.3)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def _label_bar(ax: Any, text: str, position: float, value: float, horizontal: bool) -> None:
+    """`text` at the end of the bar at `position` (of its group) and `value`."""
+    if horizontal:
+        ax.annotate(text, (value, position), textcoords="offset points", xytext=(3, 0), ha="left", va="center",
+                    fontsize=7)
+    else:
+        ax.annotate(text, (position, value), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
 
 
 def solve_times(graphs: Sequence[GraphReport]) -> Any:
     rows = [g for g in graphs if g.solve]
-    fig = _figure(max(7.0, 1.1 * len(rows) + 3.5), 4.2)
+    fig, horizontal = _bar_figure(len(rows))
     ax = fig.add_subplot()
     series = [("baseline", "#9e9e9e", [g.solve.baseline_ms for g in rows]),
               ("default", "#90caf9", [g.solve.default_ms for g in rows]),
               ("model's prediction", "#ffb74d", [g.solve.model_ms for g in rows]),
               ("tuned best", "#2e7d32", [g.solve.best_ms for g in rows])]
     series = [item for item in series if any(v is not None for v in item[2])]
-    _bars(ax, [g.graph.name for g in rows], series, log=True)
+    _bars(ax, [g.graph.name for g in rows], series, log=True, horizontal=horizontal)
     offset = (len(series) - 1) / 2 * 0.8 / len(series)
     for index, g in enumerate(rows):
         if g.solve.speedup_over_baseline:
-            ax.annotate(_times(g.solve.speedup_over_baseline), (index + offset, g.solve.best_ms),
-                        textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
-    ax.set_ylabel("ms per SSSP (log scale)")
+            _label_bar(ax, _times(g.solve.speedup_over_baseline), index + offset, g.solve.best_ms, horizontal)
+    (ax.set_xlabel if horizontal else ax.set_ylabel)("ms per SSSP (log scale)")
     ax.set_title("Whole solve (label: the best's speedup over the baseline)", fontsize=10)
     return fig
 
@@ -154,7 +181,7 @@ def _times(value: float) -> str:
 
 def kernel_gains(graphs: Sequence[GraphReport]) -> Any:
     rows = [g for g in graphs if g.kernels]
-    fig = _figure(max(7.0, 1.1 * len(rows) + 3.5), 4.2)
+    fig, horizontal = _bar_figure(len(rows))
     ax = fig.add_subplot()
     series = []
     for kernel in THESIS_KERNELS:
@@ -164,12 +191,13 @@ def kernel_gains(graphs: Sequence[GraphReport]) -> Any:
             gain = row.gain_over_baseline if row else None
             values.append(None if gain is None else 100 * gain)
         series.append((kernel, KERNEL_COLORS[kernel], values))
-    ax.axhspan(100 * 0.12, 100 * 0.624, color="#9e9e9e", alpha=0.15, label="thesis range (Fermi, Kepler)")
-    _bars(ax, [g.graph.name for g in rows], series, log=False)
+    (ax.axvspan if horizontal else ax.axhspan)(100 * 0.12, 100 * 0.624, color="#9e9e9e", alpha=0.15,
+                                               label="thesis range (Fermi, Kepler)")
+    _bars(ax, [g.graph.name for g in rows], series, log=False, horizontal=horizontal)
     low = min([0.0] + [v for _n, _c, values in series for v in values if v is not None])
-    ax.set_ylim(min(low * 1.1, 0), 100)
-    ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_ylabel("gain of the kernel's best over the baseline (%)")
+    (ax.set_xlim if horizontal else ax.set_ylim)(min(low * 1.1, 0), 100)
+    (ax.axvline if horizontal else ax.axhline)(0, color="black", linewidth=0.8)
+    (ax.set_xlabel if horizontal else ax.set_ylabel)("gain of the kernel's best over the baseline (%)")
     ax.set_title("Per kernel (thesis Table 4.4): 1 − best / baseline")
     return fig
 
@@ -321,20 +349,19 @@ def _gap(value: float, reference: float) -> float:
 def gpu_cpu(graphs: Sequence[GraphReport], gpu: str = "unknown GPU") -> Any:
     rows = [g for g in graphs if g.cpu and g.solve]
     cpus = sorted({str(t.machine.get("cpu") or "unknown CPU") for g in rows for t in g.cpu})
-    fig = _figure(max(7.0, 1.1 * len(rows) + 3.5), 4.2)
+    fig, horizontal = _bar_figure(len(rows))
     ax = fig.add_subplot()
     series = [("GPU, tuned", "#2e7d32", [g.solve.best_ms for g in rows])]
     colors = {"dijkstra": "#5c6bc0", "crauser": "#8d6e63"}
     for solver in CPU_SOLVERS:
         values = [next((t.ms_per_sssp for t in g.cpu if t.solver == solver), None) for g in rows]
         series.append((f"CPU, {SOLVER_TITLES[solver].replace('CPU ', '')}", colors[solver], values))
-    _bars(ax, [g.graph.name for g in rows], series, log=True)
+    _bars(ax, [g.graph.name for g in rows], series, log=True, horizontal=horizontal)
     for index, g in enumerate(rows):
         dijkstra = next((t.ms_per_sssp for t in g.cpu if t.solver == "dijkstra"), None)
         if dijkstra:
-            ax.annotate(_times(dijkstra / g.solve.best_ms), (index, dijkstra), textcoords="offset points",
-                        xytext=(0, 4), ha="center", fontsize=8)
-    ax.set_ylabel("ms per SSSP (log scale)")
+            _label_bar(ax, _times(dijkstra / g.solve.best_ms), index, dijkstra, horizontal)
+    (ax.set_xlabel if horizontal else ax.set_ylabel)("ms per SSSP (log scale)")
     fig.suptitle(f"GPU against CPU\nGPU: {gpu}; CPU: {' / '.join(cpus)}, one thread\n"
                  "(label: GPU speedup over scipy Dijkstra)", fontsize=10)
     return fig

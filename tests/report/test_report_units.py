@@ -119,3 +119,25 @@ def test_findings_headings_move_below_section_7_but_not_in_code():
     text = "Intro.\n\n# Part\n\n```\n# a comment\n```\n\n## Detail\n"
     assert findings_lines(text) == ["Intro.", "", "### Part", "", "```", "# a comment", "```", "", "#### Detail"]
     assert findings_section("  \n") == findings_section(None) and "Not written yet" in findings_section(None)[2]
+
+
+def test_bar_figures_of_many_graphs_run_down_the_page_at_a_readable_size(tmp_path):
+    """36 graphs: the whole-solve figure is bars down the page, 900 px wide (it was 4,310 across)."""
+    from types import SimpleNamespace
+
+    pytest.importorskip("matplotlib")
+    from autotune.report import figures
+
+    graphs = [SimpleNamespace(graph=SimpleNamespace(name=f"graph-{i:02d}"),
+                              solve=SimpleNamespace(baseline_ms=2.0 + i, default_ms=1.5 + i, model_ms=None,
+                                                    best_ms=0.5 + i / 10, speedup_over_baseline=4.0))
+              for i in range(36)]
+    fig = figures.solve_times(graphs)
+    width, height = fig.get_size_inches() * figures.DPI
+    assert width == 900 and 1200 < height < 1800
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels[0] == "graph-00" and labels[-1] == "graph-35"  # the first graph on top
+    figures._save(fig, tmp_path / "solve.png")
+    few = figures.solve_times(graphs[:4])
+    assert few.get_size_inches()[0] * figures.DPI < 1000
+    assert [t.get_text() for t in few.axes[0].get_xticklabels()] == [f"graph-0{i}" for i in range(4)]  # across
