@@ -213,12 +213,16 @@ class CheckedJobs:
             return self.replayed
         request = self.request
         device, profile = gpu_device(request.device_index)
+        compiled = None
         if stack is not None:
             from autotune import gpu
+            from autotune.gpu.compile import precompile
             from autotune.gpu.memory import set_memory_cap
 
             stack.enter_context(gpu.gpu_session(request.device_index))
             set_memory_cap(request.max_memory)
+            # the kernels build side by side while the references are computed (a cold start)
+            compiled = precompile(algorithms.resolve(request.algorithm), "sm_" + profile.compute_capability.replace(".", ""))
         memory = min(m for m in (profile.global_memory_bytes, request.max_memory) if m) if (
             profile.global_memory_bytes or request.max_memory) else None
         if request.max_memory is not None:
@@ -227,6 +231,8 @@ class CheckedJobs:
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
                         request.seed, request.weights, reference_cache(), request.model, request.objective,
                         request.hierarchy)
+        if compiled is not None:
+            compiled()
         return device, jobs, [g.name for g in self.graphs]
 
 
