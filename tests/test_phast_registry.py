@@ -226,3 +226,19 @@ def test_predict_hands_out_no_phast_configuration_for_a_graph_with_hubs(capsys):
     err = capsys.readouterr().err.strip()
     assert err == ("autotune: --algorithm phast: rmat12: phast builds no hierarchy for a vertex of 1337 arcs; "
                    "predict another algorithm, or auto")
+
+
+def test_the_cpu_phast_is_exact_past_32_bits(tmp_path, monkeypatch):
+    """A path of arcs of 2^31 - 1: the CPU reference's distances stay exact (they wrapped negative),
+    and the GPU engine, whose distances are 32-bit, would refuse such a hierarchy."""
+    from autotune.graphs import build_csr
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    heavy = 2**31 - 1
+    n = 6
+    tails = np.array([v for v in range(n - 1)] + [v + 1 for v in range(n - 1)])
+    heads = np.array([v + 1 for v in range(n - 1)] + [v for v in range(n - 1)])
+    graph = build_csr("heavy-path", n, tails, heads, np.full(len(tails), heavy))
+    result = PHAST.solve_cpu(graph, 0)
+    assert result.distances.tolist() == [heavy * v for v in range(n)]
+    assert np.array_equal(result.distances, reference_distances(graph, [0])[0])

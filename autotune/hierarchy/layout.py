@@ -82,7 +82,7 @@ class Hierarchy:
         def csr(keys, values, w):
             order = np.argsort(keys, kind="stable")
             offsets = np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=n))]).astype(np.int64)
-            return offsets, values[order].astype(np.int32), w[order].astype(np.int32)
+            return offsets, values[order].astype(np.int32), w[order].astype(np.int64)  # a shortcut may pass 2^31
 
         down = csr(h[~upward], t[~upward], weights[~upward])
         up = csr(t[upward], h[upward], weights[upward])
@@ -151,9 +151,10 @@ def source_level(h: Hierarchy, new_id: int) -> int:
     return int(np.searchsorted(h.level_start, new_id, side="right")) - 1
 
 
-def level_sweeps(h: Hierarchy, source: int) -> tuple[np.ndarray, int]:
+def level_sweeps(h: Hierarchy, source: int, unreachable: int = INF) -> tuple[np.ndarray, int]:
     """One query as the GPU sweeps it, on the CPU: (the distances by the graph's ids, int64 with
-    `INF` for unreachable; the steps, one a level upward from the source's and one a level down)."""
+    `unreachable` for unreachable, exact past 32 bits; the steps, one a level upward from the
+    source's and one a level down)."""
     start, n = h.level_start, h.n_vertices
     far = np.iinfo(np.int64).max // 4
     dist = np.full(n, far, np.int64)
@@ -172,4 +173,4 @@ def level_sweeps(h: Hierarchy, source: int) -> tuple[np.ndarray, int]:
             owners = np.repeat(np.arange(start[i], start[i + 1]), np.diff(h.down_offsets[start[i]:start[i + 1] + 1]))
             np.minimum.at(dist, owners, dist[h.down_tails[lo:hi]] + h.down_weights[lo:hi])
     by_old = dist[h.new_of]
-    return np.where(by_old >= far, INF, by_old), first + 1 + h.levels
+    return np.where(by_old >= far, unreachable, by_old), first + 1 + h.levels

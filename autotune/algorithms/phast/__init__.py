@@ -125,20 +125,17 @@ class Phast(Algorithm):
         Raises:
             InputError: the graph gets no hierarchy.
         """
-        import numpy as np
-
         from autotune.errors import InputError
         from autotune.hierarchy import HierarchyStore, Unsuited, default_directory, level_sweeps
         from autotune.reference.result import UNREACHABLE, SolveResult, check_sources
-        from autotune.reference.cache import INF
 
         (source,) = check_sources(graph, [source]).tolist()
         try:
             hierarchy = HierarchyStore(default_directory()).hierarchy(graph)
         except Unsuited as why:
             raise InputError(f"{graph.name}: no contraction hierarchy for phast: {why}") from None
-        distances, steps = level_sweeps(hierarchy, source)
-        return SolveResult(self.name, source, np.where(distances == INF, UNREACHABLE, distances), steps)
+        distances, steps = level_sweeps(hierarchy, source, UNREACHABLE)
+        return SolveResult(self.name, source, distances, steps)
 
     def latency_design(self, space: Any) -> list[LaunchConfig]:
         """One query: the one-query rules' shapes (`phast_rules.one_query`) at CK 1, the distances

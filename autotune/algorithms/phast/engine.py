@@ -33,6 +33,7 @@ from autotune.hierarchy.layout import INF
 from autotune.launch import LaunchConfig
 
 PULL_GRID_LIMIT = 1056  # blocks of a GPU-wide level per instance, at most (8 per SM of an H100; they stride)
+INT32_MAX = 2**31 - 1
 ARRAYS = ("level_start", "level_of", "new_of", "up_offsets", "up_heads", "up_weights", "down_offsets", "down_tails",
           "down_weights", "old_of")
 
@@ -103,6 +104,11 @@ class PhastSolver(Solver):
             self.hierarchy: Hierarchy | None = (store or HierarchyStore(default_directory())).hierarchy(graph)
         except Unsuited as why:
             self.hierarchy, self.unsuited = None, f"no contraction hierarchy: {why}"
+            return
+        heaviest = max((int(a.max()) for a in (self.hierarchy.up_weights, self.hierarchy.down_weights) if len(a)), default=0)
+        if heaviest > INT32_MAX:  # the kernels' distances are 32-bit: a shortcut past them would wrap
+            self.hierarchy, self.unsuited = None, (f"no contraction hierarchy for 32-bit distances: a shortcut weighs "
+                                                   f"{heaviest:,}, past 2^31 - 1")
             return
         self.arrays = {name: self.device_graph.upload(self.cuda, self._host_array(name)) for name in ARRAYS}
 
