@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autotune import algorithms
 from autotune.errors import InputError
 from autotune.graphs import CSRGraph, build_csr, load_graph
 from autotune.algorithms import cpu_solver
@@ -203,3 +204,16 @@ def test_a_smaller_delta_does_less_work_in_more_iterations_on_a_road_network(dat
     assert narrow.iterations > wide.iterations > infinite.iterations
     assert narrow.stats["relaxations"] < wide.stats["relaxations"] < infinite.stats["relaxations"]
     assert narrow.stats["buckets"] > wide.stats["buckets"] > infinite.stats["buckets"] == 0
+
+
+@pytest.mark.parametrize("name", algorithms.cpu_solver_names())
+def test_every_cpu_reference_is_exact_past_32_bits(name, tmp_path, monkeypatch):
+    """Distances past 2^31 (a path of arcs of 2^31 - 1) are exact in every CPU solver (issue 68)."""
+    from autotune.graphs import build_csr
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))  # phast keeps its hierarchy there
+    heavy, n = 2**31 - 1, 6
+    tails = np.array([*range(n - 1), *range(1, n)])
+    heads = np.array([*range(1, n), *range(n - 1)])
+    graph = build_csr("heavy-path", n, tails, heads, np.full(len(tails), heavy))
+    assert algorithms.cpu_solver(name)(graph, 0, {}).distances.tolist() == [heavy * v for v in range(n)]
