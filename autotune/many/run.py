@@ -128,9 +128,10 @@ def run_many(request: ManyRequest) -> dict[str, Any]:
                 progress.update(int(result["rows"]))
             wall_s = time.perf_counter() - progress.start
         except KeyboardInterrupt:
-            where = f" in {request.directory}" if request.directory is not None else ""
-            progress.say(f"interrupted: {len(plan) - len(store.pending()):,} of {len(plan):,} shards saved{where}"
-                         + ("; the same command goes on from there" if where else ""))
+            done = len(plan) - len(store.pending())
+            progress.say(f"interrupted: {done:,} of {len(plan):,} shards saved in {request.directory}; the same command "
+                         "goes on from there" if request.directory is not None else
+                         f"interrupted: {done:,} of {len(plan):,} shards solved, none kept (no --save-dir)")
             raise
         finally:
             executor.close()
