@@ -38,7 +38,27 @@ def test_rmat17_json(capsys: pytest.CaptureFixture[str], cache_dir: Path) -> Non
     assert info["name"] == "rmat17" and info["vertices"] == 131_072
     assert {"name", "vertices", "edges", "mean_degree", "max_degree"} <= set(info)
     assert info["mean_degree"] == pytest.approx(info["edges"] / info["vertices"])
-    assert len(list(cache_dir.iterdir())) == 1
+    assert len(list(cache_dir.glob("*.csr.npz"))) == 1
+
+
+def test_a_second_info_reads_the_kept_shape(capsys: pytest.CaptureFixture[str], cache_dir: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shape's breadth-first searches run once per graph (seconds on 100M arcs); a kept shape
+    that is torn is computed again."""
+    from autotune.model import shape
+
+    first = run_json(capsys, "rmat10")
+    (kept,) = (cache_dir / "shapes").glob("*.json")
+
+    def searched(*args, **kwargs):
+        raise AssertionError("the kept shape was not read")
+
+    monkeypatch.setattr(shape, "graph_shape", searched)
+    assert run_json(capsys, "rmat10") == first
+    kept.write_text("{ torn")
+    monkeypatch.undo()
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(cache_dir))
+    assert run_json(capsys, "rmat10") == first and json.loads(kept.read_text()) == first["shape"]
 
 
 def test_text_output(capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
