@@ -5,7 +5,7 @@ import argparse
 import json
 from typing import Any
 
-from autotune.cli.options import add_graph_options, load_one_graph
+from autotune.cli.options import add_graph_options, load_one_graph, shape_cache
 from autotune.graphs import CSRGraph
 
 
@@ -69,35 +69,9 @@ def render_info(info: dict[str, Any]) -> str:
 
 def run_info(args: argparse.Namespace) -> int:
     graph: CSRGraph = load_one_graph(args)
-    info: dict[str, Any] = {**graph.info(), "shape": kept_shape(graph)}
+    info: dict[str, Any] = {**graph.info(), "shape": shape_cache().shape(graph)}
     print(json.dumps(info, indent=2) if args.json else render_info(info))
     return 0
-
-
-def kept_shape(graph: CSRGraph) -> dict[str, Any]:
-    """The graph's shape (`model.shape.graph_shape`: its breadth-first searches take seconds on a
-    graph of 100M arcs), kept by the graph's sha256 in the cache directory (`shapes/`) after the
-    first time: a second `graph info` of a large graph reads it."""
-    import os
-
-    from autotune.files import atomic_write, read_json
-    from autotune.graphs import kept_dir_from_env
-    from autotune.model.shape import DEPTH_SOURCES, graph_shape
-
-    path = kept_dir_from_env(os.environ, "shapes") / f"{graph.sha256}-{DEPTH_SOURCES}.json"
-    if path.is_file():
-        try:
-            kept = read_json(path, "a kept shape")
-            if isinstance(kept, dict):
-                return kept
-        except Exception:  # noqa: BLE001 - a torn or foreign file: computed again and rewritten
-            pass
-    shape = graph_shape(graph).to_json()
-    try:
-        atomic_write(path, json.dumps(shape) + "\n", "the graph's shape")
-    except Exception:  # noqa: BLE001 - a cache that cannot be written only costs the next run the searches
-        pass
-    return shape
 
 
 def run_hierarchy(args: argparse.Namespace) -> int:

@@ -161,8 +161,44 @@ def graph_shape(graph: CSRGraph, samples: int = DEPTH_SOURCES, seed: int = 0) ->
     )
 
 
-__all__ = ["DEPTH_SOURCES", "REACHED_ENOUGH", "GraphShape", "adjacency", "breadth_first_reach", "graph_shape", "hop_levels",
-           "level_width", "sampled_searches"]
+class ShapeCache:
+    """Shapes kept by graph (`<directory>/<sha256>-<DEPTH_SOURCES>.json`, written atomically): the
+    breadth-first searches take seconds on a graph of 100M arcs, and `graph info`, a sweep's rules
+    and `predict` read the same figures. `directory` None keeps nothing. A file that cannot be read
+    is computed again and rewritten."""
+
+    def __init__(self, directory: str | Path | None) -> None:
+        self.directory = None if directory is None else Path(directory)
+
+    def shape(self, graph: CSRGraph) -> dict[str, Any]:
+        """`graph_shape(graph).to_json()`, read where kept."""
+        from autotune.files import atomic_write, read_json
+
+        path = None if self.directory is None else self.directory / f"{graph.sha256}-{DEPTH_SOURCES}.json"
+        if path is not None and path.is_file():
+            try:
+                kept = read_json(path, "a kept shape")
+                if isinstance(kept, dict) and "level_width" in kept:
+                    return kept
+            except InputError:  # torn or foreign: computed again below
+                pass
+        shape = graph_shape(graph).to_json()
+        if path is not None:
+            import json
+
+            try:
+                atomic_write(path, json.dumps(shape) + "\n", "the graph's shape")
+            except Exception:  # noqa: BLE001 - a cache that cannot be written costs only the next run's searches
+                pass
+        return shape
+
+    def level_width(self, graph: CSRGraph) -> float:
+        """`level_width(graph)`, read where kept."""
+        return float(self.shape(graph).get("level_width") or 0.0)
+
+
+__all__ = ["DEPTH_SOURCES", "REACHED_ENOUGH", "GraphShape", "ShapeCache", "adjacency", "breadth_first_reach", "graph_shape",
+           "hop_levels", "level_width", "sampled_searches"]
 
 
 def read_shapes(shapes: str | Path) -> dict[str, Mapping[str, Any]]:

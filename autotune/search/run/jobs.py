@@ -362,18 +362,20 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
 
 def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, options: SpaceOptions,
              profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any,
-             model: str = "auto", objective: str = "throughput", prepare: bool = True) -> list[Job]:
+             model: str = "auto", objective: str = "throughput", prepare: bool = True, shapes: Any = None) -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
     graph's sample are computed and kept before any timer opens, which reads them); the prediction
     is `model`'s (`--model`: auto, thesis, fitted or a file). With `prepare`, `auto` first builds
     what a conditional algorithm needs per graph (PHAST's hierarchy, `Algorithm.admits`), within the
-    sweep's wall time."""
+    sweep's wall time. `shapes` (a `model.shape.ShapeCache`) gives the level width the rules read where
+    an earlier run kept it (a breadth-first search of seconds on a large graph), else it is searched."""
     jobs = []
     for graph, spec in zip(loaded, specs):
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
         references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed))
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
-        width = functools.cache(lambda g=graph: level_width(g))  # searched once, if asked
+        width = functools.cache(  # searched once, if the rules ask
+            lambda g=graph: shapes.level_width(g) if shapes is not None else level_width(g))
         for entry in algorithms.resolve(algorithm):
             if algorithm == algorithms.AUTO and (why := entry.admits(graph, prepare)) is not None:
                 print(f"autotune: {graph.name}: auto leaves {entry.name} out: {why}", file=sys.stderr)
