@@ -6,6 +6,7 @@ reader (or a process killed mid-write) never sees half a file.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -196,6 +197,15 @@ def note_torn_tail(message: str) -> None:
     """Where a reader of records skips a last line cut short (`read_json_lines`' `torn_tail`): a
     note on stderr, the same for every reader (a sweep's replay, `model fit`, `report`)."""
     note(message)
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, read in blocks (a shard of distances can take gigabytes)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(2**24), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def read_json(path: str | os.PathLike[str], what: str = "file") -> Any:

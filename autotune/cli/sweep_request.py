@@ -223,8 +223,7 @@ class CheckedJobs:
             set_memory_cap(request.max_memory)
             # the kernels build side by side while the references are computed (a cold start)
             compiled = precompile(algorithms.resolve(request.algorithm), "sm_" + profile.compute_capability.replace(".", ""))
-        memory = min(m for m in (profile.global_memory_bytes, request.max_memory) if m) if (
-            profile.global_memory_bytes or request.max_memory) else None
+        memory = min((m for m in (profile.global_memory_bytes, request.max_memory) if m), default=None)
         if request.max_memory is not None:
             device["x-max-memory"] = request.max_memory
         space = dataclasses.replace(request.space, memory_bytes=memory)

@@ -74,11 +74,11 @@ class Progress:
         if self.stream is not None:
             print(text, file=self.stream, flush=True)
 
-    def update(self, rows: int, force: bool = False) -> None:
+    def update(self, rows: int) -> None:
         self.sources += rows
         self.shards += 1
         now = time.perf_counter()
-        if not force and self.shards > 1 and now - self.last < PROGRESS_EVERY_S:
+        if self.shards > 1 and now - self.last < PROGRESS_EVERY_S:
             return
         self.last = now
         rate = self.sources / max(now - self.start, 1e-9)

@@ -23,10 +23,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from autotune.errors import InputError, OutputError
-from autotune.files import atomic_write
+from autotune.files import atomic_write, file_sha256
 from autotune.many.plan import ShardPlan
 from autotune.many.reductions import reduce_summaries
-from autotune.many.work import file_sha256, shard_path, write_array
+from autotune.many.work import shard_path, write_array
 
 FORMAT = "autotune.shards/1"
 MANIFEST = "manifest.json"

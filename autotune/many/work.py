@@ -20,10 +20,11 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from autotune.errors import AutotuneError, WrongResult
+from autotune.files import atomic_write, file_sha256
 from autotune.many.plan import batches
 from autotune.many.reductions import summarize_rows
+from autotune.reference.cache import INF  # the kernels' infinite distance, the oracle rows' too
 
-INF = 0x7FFFFFFF  # the kernels' infinite distance (autotune.gpu.device.INF), the oracle rows' too
 
 
 @dataclass(frozen=True)
@@ -78,28 +79,13 @@ class OracleSolver:
         pass
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(2**24), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_array(path: Path, array: np.ndarray) -> str:
-    """`array` as .npy at `path` through a temporary file and a rename (a file there is whole);
-    returns its sha256."""
+    """`array` as .npy at `path`, atomically (`files.atomic_write`: a file there is whole); returns
+    its sha256."""
     buffer = io.BytesIO()
     np.save(buffer, array)
-    data = buffer.getbuffer()
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise AutotuneError(f"{path}: cannot write ({error.strerror or error})") from None
+    data = buffer.getvalue()
+    atomic_write(path, data, "a shard")
     return hashlib.sha256(data).hexdigest()
 
 

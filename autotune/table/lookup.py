@@ -54,7 +54,7 @@ from typing import Any, Mapping, Sequence
 from autotune.algorithms import config_from_json
 from autotune.errors import AutotuneError, InputError
 from autotune.launch import LaunchConfig
-from autotune.table.entry import Entry
+from autotune.table.entry import Entry, entries_of
 from autotune.table.format import entry_config, read_table
 
 SOURCES_IN_ORDER = ("best", "predicted")
@@ -201,7 +201,7 @@ class Table:
     @cached_property
     def entries(self) -> tuple[Entry, ...]:
         """The entries, as values (`autotune.table.entry`)."""
-        return tuple(Entry.from_json(e) for e in self.data["entries"])
+        return entries_of(self.data)
 
     def without(self, names: Sequence[str]) -> Table:
         """This table less the entries of the graphs `names` (a leave-some-out check)."""

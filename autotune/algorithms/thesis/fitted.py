@@ -30,7 +30,6 @@ Example::
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from typing import Any, Mapping, Sequence
 
 from autotune import algorithms
 from autotune.errors import InputError
-from autotune.files import read_toml
+from autotune.files import file_sha256, read_toml
 from autotune.launch import CacheState, LaunchConfig
 from autotune.measure import Status
 from autotune.model.memory import memory_bound
@@ -326,5 +325,5 @@ def resolve_model(option: str, algorithm: str, device: Any | None) -> FittedMode
 
 
 def file_digest(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return file_sha256(path)
 

@@ -84,7 +84,7 @@ def fitting_memory(space: SearchSpace, algorithm: Any, graph: GraphInfo, memory_
     if not kept:
         raise BeyondCK(f"{graph.name}: {algorithm.name}'s smallest batch (CK {min(space.concurrent_kernels)}) needs "
                        f"{algorithm.memory_bytes(graph.n_vertices, graph.n_edges, min(space.concurrent_kernels)) / 2**30:.1f} "
-                       f"GiB of GPU memory; {memory_bytes / 2**30:.1f} GiB may be used (--max-memory)")
+                       f"GiB of GPU memory; {memory_bytes / 2**30:.1f} GiB may be used (the GPU's, or --max-memory)")
     return dataclasses.replace(space, concurrent_kernels=kept)
 
 
