@@ -1,12 +1,14 @@
-"""Suite `lookup`: `Table.lookup` checked leaving each graph out, and the choice of its settings,
-priced from the committed H100 records (no GPU).
+"""Suite `lookup`: `Table.nearest` (the nearest entries' answer, which the C header gives a graph
+its table does not hold) checked leaving each graph out, and the choice of its settings, priced
+from the committed H100 records (no GPU). `Table.lookup` answers such a graph with the table's
+model since issue 67; the class-out suite `classout` checks the model.
 
 For each graph G of the merged H100 table: G is looked up in the table without G's entry (its own
 features), the configuration found is priced from G's records (`ReplayTimer.price`: the median of
 its verified records, else composed from uniform runs; neither is "not priced", a miss) and
 compared with G's own best priced the same way; for one query (`queries=1`) and at any CK.
 
-`autotune/table/lookup.py`'s defaults (weights and neighbours) are chosen here: every weight vector of
+`Table.nearest`'s defaults (weights and neighbours, `autotune/table/lookup.py`) are chosen here: every weight vector of
 a small grid, with 1, 2 or 3 neighbours, is scored (graphs within 10%, then the worst slowdown,
 then the mean; ties to fewer neighbours and weights nearest all-ones). Choosing on the same graphs
 flatters the choice, so the nested check is reported too: for each G, the setting chosen on the
@@ -48,8 +50,8 @@ class Check:
     def slowdown(self, name: str, setting: Setting, leave_out: Sequence[str] = ()) -> tuple[float, str]:
         table = self.table.without(leave_out) if leave_out else self.table
         neighbours, weights = setting
-        found = table.lookup(self.entries[name].graph.to_json(), queries=self.queries, device=None, weights=weights,
-                             exclude=name, neighbours=neighbours)
+        found = table.nearest(self.entries[name].graph.to_json(), queries=self.queries, weights=weights,
+                              exclude=name, neighbours=neighbours)
         price = self.timers[name].price(found.config)
         used = "+".join(found.neighbours) if found.neighbours else found.graph_name
         return (math.inf if price is None else price[0] / self.own[name] - 1.0), used
@@ -75,7 +77,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_rows(check: Check, objective: str, nested: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    from autotune.table.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS
+    from autotune.table.distance import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS
 
     names = sorted(check.entries)
     chosen = check.choose(names)

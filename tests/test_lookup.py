@@ -1,4 +1,5 @@
-"""Table.lookup: nearest graph class in (log2 vertices, log2 degree), device checks (no GPU)."""
+"""Table.lookup: a graph the table holds gets its entry, another the table's model; the header's
+nearest entries (`Table.nearest`); device checks (no GPU)."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,9 @@ from autotune.errors import InputError
 from autotune.table.lookup import DeviceMismatch, graph_distance, same_device
 from autotune.table.format import build_table, make_entry, measured, write_table
 from autotune.algorithms.thesis import CRAUSER
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DEVICE = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132}
 
@@ -35,17 +39,53 @@ def table_path(tmp_path):
     return path
 
 
-def test_exact_and_nearest_matches(table_path):
+def test_a_held_graph_gets_its_entry_and_another_the_model(table_path):
     table = Table.load(table_path)
     exact = table.lookup(vertices=2**17, mean_degree=28.4, device=DEVICE)
     assert exact.graph_name == "rmat17" and exact.distance == 0 and exact.source == "best"
     assert exact.config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)
-    # rmat19 is one doubling from rmat20 and two from rmat17.
-    assert table.lookup(vertices=2**19, mean_degree=30, device=DEVICE).graph_name == "rmat20"
-    # a sparse graph: the degree decides.
+    # rmat19, which the table does not hold: the model (no entry has a curve to fit on: the choice
+    # model shipped for the table's GPU), the nearest entry named for reference
+    unseen = table.lookup(vertices=2**19, mean_degree=30, degree_cv=2.5, device=DEVICE, queries=16)
+    assert unseen.source == "model" and unseen.entry is None and unseen.ms_per_sssp is None
+    assert unseen.graph_name == "rmat20" and unseen.distance > 0 and unseen.config.concurrent_kernels <= 16
+    assert "choice tree fitted on" in unseen.reason and "tables/h100.json" in unseen.reason
     assert table.lookup(vertices=2**17, mean_degree=3, device=DEVICE).graph_name == "random98k-d2"
-    dense = table.lookup(vertices=30000, mean_degree=150, device=DEVICE)
+    # the nearest entries' answer stays for the C header: a predicted entry is nearest here
+    dense = table.nearest(vertices=30000, mean_degree=150)
     assert dense.graph_name == "random24k-d200" and dense.source == "predicted"
+
+
+def test_the_model_answers_as_predict_with_the_table_for_every_power_of_two(tmp_path, capsys):
+    """`predict --algorithm auto --table T` and `T.lookup` of graphs T does not hold give one
+    configuration at every K from 1 to 1,024: one path (`autotune.predict.answer`)."""
+    from autotune.graphs import load_graph
+
+    table_file = ROOT / "tables" / "h200.json"
+    specs = ["rmat11", "random3000-d3", "grid10"]
+    table = Table.load(table_file)
+    graphs = [load_graph(spec) for spec in specs]
+    assert not any(table.holds(graph) for graph in graphs)
+    for k in (2**i for i in range(11)):
+        out = tmp_path / f"k{k}.json"
+        args = ["predict", "--algorithm", "auto", "--table", str(table_file), "--queries", str(k), "--no-hierarchy",
+                "-o", str(out)]
+        assert main([*args, *(w for spec in specs for w in ("--graph", spec))]) == 0
+        predicted = [e["predicted"]["config"] for e in json.loads(out.read_text())["entries"]]
+        looked_up = [table.lookup(graph, queries=k, device=None, admits=()) for graph in graphs]
+        assert {m.source for m in looked_up} == {"model"}
+        assert [m.config.to_json() for m in looked_up] == predicted, k
+    capsys.readouterr()
+
+
+def test_a_leave_one_out_lookup_fits_the_model_without_the_graph(table_path):
+    table = Table.load(ROOT / "tables" / "h200.json")
+    (entry,) = [e for e in table.entries if e.name.startswith("usa-roads")]
+    held = table.lookup(entry.graph.to_json(), queries=1, device=None)
+    assert held.source == "curve" and held.distance == 0
+    left_out = table.lookup(entry.graph.to_json(), queries=1, device=None, exclude=entry.name, admits=("phast",))
+    assert left_out.source == "model" and left_out.graph_name != entry.name
+    assert "35 graphs" in left_out.reason and left_out.config.algorithm == "phast"  # a road network: PHAST, admitted
 
 
 def _graph(n, d, cv=None):
@@ -116,12 +156,13 @@ def _partial_table(tmp_path, entry_partial, table_partial=False):
      (None, True, True), (None, False, False)],
 )
 def test_a_match_from_an_interrupted_sweep_says_it_is_partial(tmp_path, entry_partial, table_partial, expected):
-    match = _partial_table(tmp_path, entry_partial, table_partial).lookup(vertices=2**17, mean_degree=28, device=DEVICE)
+    match = _partial_table(tmp_path, entry_partial, table_partial).lookup(vertices=2**17, mean_degree=28.4,
+                                                                          device=DEVICE)
     assert match.graph_name == "rmat17" and match.partial is expected
 
 
 def test_complete_tables_give_complete_matches(table_path):
-    assert not Table.load(table_path).lookup(vertices=2**17, mean_degree=28, device=DEVICE).partial
+    assert not Table.load(table_path).lookup(vertices=2**17, mean_degree=28.4, device=DEVICE).partial
 
 
 @pytest.mark.parametrize("as_json", [False, True])
@@ -131,13 +172,13 @@ def test_sssp_table_warns_on_stderr_about_a_partial_entry(tmp_path, capsys, as_j
     from autotune.cli.sssp_gpu import config_from_table
 
     args = SimpleNamespace(table="t.json", json=as_json, allow_other_device=False)
-    graph = SimpleNamespace(n_vertices=2**17, mean_degree=28.0)
+    graph = SimpleNamespace(n_vertices=2**17, mean_degree=28.4)
     config = config_from_table(args, _partial_table(tmp_path, True), graph, DEVICE, 64)
     assert config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)
     captured = capsys.readouterr()
     err = " ".join(captured.err.split())
     assert captured.out == "" and "entry 'rmat17' is partial (its sweep was interrupted)" in err
-    assert ("best configuration of entry 'rmat17'" in err) is not as_json
+    assert ("best configuration of its entry 'rmat17'" in err) is not as_json
     fewer = config_from_table(args, _partial_table(tmp_path, False), graph, DEVICE, 32)
     assert "is partial" not in capsys.readouterr().err
     assert fewer == CRAUSER.uniform(256, concurrent_kernels=32, lanes=4)  # no curve: CK cut to the sources
@@ -151,7 +192,7 @@ def _top_entry(name, n, d, listed):
     return entry
 
 
-def test_a_consensus_of_the_nearest_entries_prefers_a_configuration_good_on_all(tmp_path, capsys):
+def test_the_header_s_consensus_of_the_nearest_entries_prefers_a_configuration_good_on_all(tmp_path):
     only_near = CRAUSER.uniform(256, "prefer_l1", 64)
     shared = CRAUSER.uniform(256, "prefer_shared", 64)
     only_far = CRAUSER.uniform(1024, concurrent_kernels=64)
@@ -161,30 +202,23 @@ def test_a_consensus_of_the_nearest_entries_prefers_a_configuration_good_on_all(
     path = tmp_path / "t.json"
     write_table(path, build_table(DEVICE, entries, algorithm="crauser"))
     table = Table.load(path)
-    alone = table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=1)
+    alone = table.nearest(vertices=2**14, mean_degree=2.0, neighbours=1)
     assert alone.config == only_near and alone.source == "best" and alone.neighbours == ()
     # mean ratios: only_near (1.00 + 1.50) / 2, shared (1.02 + 1.01) / 2, only_far (1.30, near's slowest
     # listed, + 1.00) / 2, other (1.30 + 1.50, far's slowest) / 2
-    agreed = table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=2)
+    agreed = table.nearest(vertices=2**14, mean_degree=2.0, neighbours=2)
     assert agreed.config == shared and agreed.source == "consensus"
     assert agreed.graph_name == "near" and agreed.neighbours == ("near", "far") and agreed.ms_per_sssp == 1.02
-    from types import SimpleNamespace
-
-    from autotune.cli.sssp_gpu import config_from_table
-
-    args = SimpleNamespace(table="t.json", json=False, allow_other_device=False)
-    assert config_from_table(args, table, {"vertices": 2**14, "mean_degree": 2.0}, DEVICE, 64) == shared
-    assert "the configuration the entries 'near', 'far' agree on" in " ".join(capsys.readouterr().err.split())
     # no listed configuration runs at most 16 SSSPs at once: the nearest entry's, its CK cut to 16, and said so
-    batch = table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=2, queries=16)
+    batch = table.nearest(vertices=2**14, mean_degree=2.0, neighbours=2, queries=16)
     assert batch.source == "derived" and batch.config == only_near.replace(concurrent_kernels=16)
     assert batch.ms_per_sssp is None
     with pytest.raises(InputError, match="neighbours must be at least 1"):
-        table.lookup(vertices=2**14, mean_degree=2.0, device=None, neighbours=0)
+        table.nearest(vertices=2**14, mean_degree=2.0, neighbours=0)
 
 
 def test_a_consensus_needs_every_neighbour_s_list_else_the_nearest_decides(table_path):
     table = Table.load(table_path)  # entries without x-top
-    found = table.lookup(vertices=2**17, mean_degree=28.4, device=DEVICE, neighbours=3)
+    found = table.nearest(vertices=2**17, mean_degree=28.4, neighbours=3)
     assert found.graph_name == "rmat17" and found.source == "best"
     assert found.config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)

@@ -1,5 +1,5 @@
 """`autotune table export`: the C/C++ header compiles with -Wall -Werror (C++17 and C99) and its
-`autotune_lookup` agrees with `Table.lookup` on 1,000 random queries; the flat JSON export lists
+`autotune_lookup` agrees with `Table.nearest` on 1,000 random queries; the flat JSON export lists
 what `Table.lookup` gives each entry's graph."""
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _mixed_table(tmp_path: Path) -> Path:
 
 
 def _python_line(table: Table, v: float, d: float, cv: float, q: int) -> str:
-    match = table.lookup(vertices=v, mean_degree=d, degree_cv=None if cv < 0 else cv, queries=q or None, device=None)
+    match = table.nearest(vertices=v, mean_degree=d, degree_cv=None if cv < 0 else cv, queries=q or None)
     c = match.config
     kernels = " ".join(f"{k}={launch.block_size}:{launch.cache.value}/L{launch.lanes}" for k, launch in c.kernels.items())
     params = "".join(f" {k}={value}" for k, value in c.params.items())

@@ -38,9 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_graph_options(parser, multiple=True)
     parser.add_argument(
-        "--device", "-d", required=True, metavar="NAME|FILE|auto",
-        help="a shipped profile (autotune devices), a TOML profile of your own, or auto (the live GPU, PyCUDA)",
+        "--device", "-d", default=None, metavar="NAME|FILE|auto",
+        help="a shipped profile (autotune devices), a TOML profile of your own, or auto (the live GPU, PyCUDA); "
+        "required but with --table",
     )
+    parser.add_argument("--table", metavar="TABLE.json", default=None,
+                        help="with --algorithm auto: the model of this tuned table on its GPU, which is what "
+                        "Table.lookup (and sssp --table) answers a graph the table does not hold with")
     parser.add_argument(
         "--characterization", metavar="FILE", default=None,
         help="kernel characterization TOML (default: the algorithm's shipped one in characterizations/)",
@@ -102,7 +106,7 @@ def command_line(args: argparse.Namespace) -> str:
     words = ["autotune", "predict"]
     for spec in graph_specs(args):
         words += ["--graph", spec]
-    words += ["--device", args.device]
+    words += ["--table", args.table] if args.table is not None else ["--device", args.device]
     for option, value in (("--seed", args.seed), ("--weights", args.weights), ("--characterization", args.characterization)):
         if value is not None:
             words += [option, str(value)]
@@ -118,16 +122,25 @@ def command_line(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.output:
         check_outputs({"--output": args.output}, [*(("--graph", spec) for spec in graph_specs(args)),
-                                                  ("--device", args.device), ("--model", args.model),
+                                                  ("--device", args.device), ("--table", args.table),
+                                                  ("--model", args.model),
                                                   ("--characterization", args.characterization)])
         check_replaceable(args.output, lambda path: is_json_with(path, "schema", "autotune.table/"), "an autotune table")
-    device = load_device(args.device)
+    if args.table is not None:
+        if args.algorithm != algorithms.AUTO or args.device is not None:
+            raise InputError("--table predicts with the table's model on the table's GPU: give --algorithm auto, "
+                             "and no --device")
+    elif args.device is None:
+        raise InputError("predict: give --device (a profile, a file, or auto), or --table with --algorithm auto")
     if args.algorithm == algorithms.AUTO:
-        from autotune.cli.predict_auto import run_auto
+        from autotune.cli.predict_auto import run_auto, run_table
 
         if args.queries is not None and args.queries < 1:
             raise InputError(f"--queries: expected a number of sources of at least 1, found {args.queries}")
-        return run_auto(args, device, load_graphs(args), command_line(args))
+        if args.table is not None:
+            return run_table(args, load_graphs(args), command_line(args))
+        return run_auto(args, load_device(args.device), load_graphs(args), command_line(args))
+    device = load_device(args.device)
     entry = algorithms.get(args.algorithm)
     if args.queries is not None:
         queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load

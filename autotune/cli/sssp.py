@@ -60,8 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--preset", metavar="NAME", default=None,
                         help="GPU: a named launch configuration, e.g. default")
     parser.add_argument("--table", metavar="FILE", default=None,
-                        help="GPU: take the launch configuration from a tuned table (the entry "
-                             "nearest in log2 vertices and log2 mean degree)")
+                        help="GPU: take the launch configuration from a tuned table (its entry for the graph, "
+                             "else the table's model: Table.lookup)")
+    parser.add_argument("--no-hierarchy", action="store_true",
+                        help="with --table, for a graph the table does not hold: build no contraction hierarchy, so "
+                             "that the model may pick PHAST only where one is kept (by default one is built and kept "
+                             "where the graph qualifies)")
     parser.add_argument("--allow-other-device", action="store_true",
                         help="GPU: use --table even if it was tuned on another GPU")
     parser.add_argument("--save", metavar="FILE.npy", type=Path, default=None,

@@ -37,22 +37,30 @@ def config_from_args(args: argparse.Namespace) -> LaunchConfig:
 
 def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: dict, queries: int) -> LaunchConfig:
     """The configuration `table` (--table) gives for this graph on this GPU and `queries` sources
-    (the entry's fastest with at most that many at once); says which entry on stderr, and warns
-    (also with --json) when that entry's sweep was interrupted."""
+    (`Table.lookup`: its entry's fastest with at most that many at once, else the table's model,
+    PHAST admitted where the graph's hierarchy is kept or, without --no-hierarchy, built); says
+    which on stderr, and warns (also with --json) when that entry's sweep was interrupted."""
     return config_and_time(args, table, graph, device, queries)[0]
 
 
 def config_and_time(args: argparse.Namespace, table, graph: CSRGraph, device: dict,
                     queries: int) -> tuple[LaunchConfig, float | None]:
     """`config_from_table`, with the entry's measured milliseconds per SSSP (None where it has none)."""
-    match = table.lookup(graph, device=device, allow_other_device=args.allow_other_device, queries=queries)
+    admits = None
+    if hasattr(graph, "out_degrees") and not table.holds(graph):
+        from autotune.predict.auto import admitted_on
+
+        admits = sorted(admitted_on(graph, prepare=not getattr(args, "no_hierarchy", False)))
+    match = table.lookup(graph, device=device, allow_other_device=args.allow_other_device, queries=queries,
+                         admits=admits)
     console = Console(stderr=True)
     if not args.json:
-        which = (f"the configuration the entries {', '.join(map(repr, match.neighbours))} agree on" if match.neighbours
-                 else f"{match.source} configuration of entry '{match.graph_name}'")
-        console.print(escape(
-            f"{args.table}: {which} (nearest at distance {match.distance:.2f} in log2 vertices, degree and skew; "
-            f"for {queries} sources at once)"))
+        if match.source == "model":
+            which = (f"the table's model for a graph it does not hold ({match.reason}; the nearest entry, "
+                     f"'{match.graph_name}', at distance {match.distance:.2f} in log2 vertices, degree and skew)")
+        else:
+            which = f"the {match.source} configuration of its entry '{match.graph_name}'"
+        console.print(escape(f"{args.table}: {which}, for {queries} sources at once"))
     if match.partial:
         console.print(escape(
             f"{args.table}: warning: entry '{match.graph_name}' is partial (its sweep was interrupted); "

@@ -4,14 +4,16 @@ a flat JSON file.
 The header (`--format c-header`) holds the table's entries as constant data (each graph's features,
 its queries curve, best and prediction, and the configurations they name) and
 `autotune_lookup(vertices, mean_degree, degree_cv, queries, &match)`, which answers as
-`Table.lookup(..., queries=queries, device=None)` does with its defaults: the entries nearest in
+`Table.nearest(..., queries=queries)` does with its defaults (a graph the table holds as
+`Table.lookup` does; any other by its nearest entries, not by the model `Table.lookup` asks, whose
+rules have no C form yet): the entries nearest in
 (log2 vertices, log2 mean degree, log2(1 + degree skew)), the two nearest agreeing on a configuration
-where their lists of fastest configurations allow (`lookup.consensus`), else the nearest entry's
+where their lists of fastest configurations allow (`distance.consensus`), else the nearest entry's
 curve point for `queries` (derived from its smallest tuned CK where it tuned none that small).
 It needs only the C standard library (`math.h`, `string.h`) and compiles as C99 or C++.
 
 The flat JSON (`--format json`): per entry its graph features and, for every power of two K from 1
-to 1024, the configuration `Table.lookup` gives that entry's graph for K queries.
+to 1024, the configuration `Table.lookup` gives that entry's graph for K queries (its own entry's).
 
 Example::
 
@@ -26,7 +28,8 @@ from typing import Any, Mapping
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import CacheState, LaunchConfig
-from autotune.table.lookup import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, Table, consensus_parts
+from autotune.table.distance import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, consensus_parts
+from autotune.table.lookup import Table
 
 FORMATS = ("c-header", "json")
 HEADER_START = b"/* Tuned SSSP launch configurations for "  # the header's first bytes (templates/tuned_sssp.h.in)
@@ -107,8 +110,8 @@ def _config_c(config: LaunchConfig) -> str:
 
 
 def _listed(entry: Mapping[str, Any], configs: _Configs, where: str) -> list[tuple[int, int, float]]:
-    """The consensus list of an entry as `lookup.consensus` builds it before filtering by CK:
-    (config id, CK, ms) of `lookup.consensus_parts`, each configuration once at its first place
+    """The consensus list of an entry as `distance.consensus` builds it before filtering by CK:
+    (config id, CK, ms) of `distance.consensus_parts`, each configuration once at its first place
     with its last time."""
     listed: dict[int, tuple[int, float]] = {}
     for part in consensus_parts(entry):

@@ -8,34 +8,37 @@ Example::
     match = table.lookup(graph)                       # a CSRGraph; or vertices=..., mean_degree=...
     match = table.lookup(graph, queries=1)            # one source to solve: the latency's best
     match.config         # the LaunchConfig to launch with (its algorithm included)
-    match.graph_name     # which entry it came from, match.distance how far it was
+    match.source         # "curve", "best", ... (measured on this graph) or "model"
 
-Nearest graph class: the entry minimizing a weighted Euclidean distance over the graph's features
+A graph the table holds (an entry at distance 0 in the features below: the same vertices, mean
+degree and degree skew) gets that entry's own tuning. An entry's `best` (measured and verified) is
+used; with `queries=K`, the fastest configuration of the entry's queries `curve` with at most K
+concurrent SSSPs (K = 1 is one query's wait); where the entry tuned no point that small (an old or
+narrowed table), the nearest tuned point with its CK set to K ("derived"); an entry without either
+(a table of `autotune predict`) gives its `predicted` configuration. A lookup never hands out a
+reference (the default or the baseline a sweep measured only for comparison): those are never
+curve points.
+
+A graph the table does not hold gets the model's answer ("model"): the algorithm the table's choice
+model picks for K sources (`autotune.table.model.choice_of`: the shipped tree fitted on this very
+table, else one fitted on its entries) and that algorithm's rules on the table's GPU, through the
+path `autotune predict --algorithm auto --table TABLE` takes (`autotune.predict.answer`), so the
+two agree by construction. A loaded graph (`CSRGraph`) gives the model its depth and level width
+(sampled breadth-first searches) and, where its contraction hierarchy is kept, admits PHAST; a
+graph given by figures gives what it has (`predict.answer.from_figures`). Until issue 67, an unseen
+graph got a consensus of the two nearest entries, which the class-out check found 46x slower than
+the graph's own sweep on a road network (one query) and within 15% on 9 of 15 (graph, K).
+
+`nearest` keeps that nearest-entry answer for the C/C++ header (`autotune table export`), which has
+no model in C: the entry minimizing a weighted Euclidean distance over the graph's features
 (`GRAPH_FEATURES`): log2 vertices, log2 mean degree, and log2(1 + the coefficient of variation of
-the out-degrees), the degree skew that tells a power-law graph from a uniform one of the same mean
-degree. The weights (`DEFAULT_WEIGHTS`, `Table.lookup(weights=...)`) are 1 each: doubling the
-vertices, doubling the mean degree or doubling 1 + the skew count alike; and by default the two
-nearest entries choose the configuration together (`DEFAULT_NEIGHBOURS`, below). Both were chosen
-by the leave-one-graph-out check of the benchmark suite `lookup` on the H100 sweeps, among 36
-weight vectors and 1 to 3 neighbours (its results: docs/benchmarks.md).
-An entry or a query without a feature leaves that feature out of its distance; equally near
-entries are taken in the order of their graphs' names. An exact match has distance 0.
-
-An entry's `best` (measured and verified) is used; with `queries=K`, the fastest configuration of
-the entry's queries `curve` with at most K concurrent SSSPs (K = 1 is one query's wait); where the
-entry tuned no point that small (an old or narrowed table), the nearest tuned point with its CK set
-to K ("derived"); an entry without either (a table of `autotune predict`) gives its `predicted`
-configuration. `match.source` says which. A lookup never hands out a reference (the default or the
-baseline a sweep measured only for comparison): those are never curve points.
-
-With `neighbours=k` above 1, the configuration of a graph the table does not hold (the nearest
-entry at a distance above 0) is chosen across the k nearest entries instead of taken from the
-nearest alone ("consensus"): every configuration in their lists of fastest
-configurations (`x-top`, with at most K concurrent SSSPs) is scored by its mean, over the k entries,
-of its time over that entry's fastest, a configuration an entry does not list counting as that
-entry's slowest listed; the lowest score wins (ties: the nearer entry's). A configuration fast on
-one graph only loses to one near the best on all of them, which is what a graph no one tuned, lying
-between them, needs. Entries without `x-top` leave the lookup to the nearest entry.
+the out-degrees); the weights (`DEFAULT_WEIGHTS`) are 1 each, and the two nearest entries choose
+the configuration together (`DEFAULT_NEIGHBOURS`; `consensus`): every configuration in their lists
+of fastest configurations (`x-top`, with at most K concurrent SSSPs) is scored by its mean, over the
+entries, of its time over that entry's fastest, a configuration an entry does not list counting as
+that entry's slowest listed; the lowest score wins (ties: the nearer entry's). An entry or a query
+without a feature leaves that feature out of its distance; equally near entries are taken in the
+order of their graphs' names.
 
 An entry of a sweep that was interrupted (`partial` in the entry, or a table marked `x-partial`
 whose entry does not say) still gives its best configuration measured so far, and `match.partial`
@@ -55,12 +58,11 @@ from autotune.algorithms import config_from_json
 from autotune.errors import AutotuneError, InputError
 from autotune.launch import LaunchConfig
 from autotune.table.entry import Entry, entries_of
+from autotune.table.distance import (DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, consensus, features_of,
+                                     graph_distance, is_same_graph)
 from autotune.table.format import entry_config, read_table
 
 SOURCES_IN_ORDER = ("best", "predicted")
-GRAPH_FEATURES = ("vertices", "mean_degree", "degree_cv")
-DEFAULT_WEIGHTS: Mapping[str, float] = {"vertices": 1.0, "mean_degree": 1.0, "degree_cv": 1.0}
-DEFAULT_NEIGHBOURS = 2
 
 
 class DeviceMismatch(AutotuneError):
@@ -75,55 +77,30 @@ class Lookup:
 
     Args:
         config: the launch configuration.
-        graph_name: the name of the entry's graph.
-        distance: the weighted distance of the entry's graph from the asked one.
+        graph_name: the entry it came from; for the model's answer, the nearest entry (for reference).
+        distance: the weighted distance of that entry's graph from the asked one (0: the table holds it).
         source: "best" (measured), "curve" (measured, the best within `queries`), "derived" (the
             nearest tuned point with its CK set to `queries`, where the entry tuned none that small:
-            not measured so), "consensus" (chosen across the nearest entries' fastest
-            configurations) or "predicted".
-        entry: the whole table entry (`autotune.table.entry.Entry`).
+            not measured so), "predicted" (an entry of `autotune predict`), "model" (a graph the table
+            does not hold: the table's choice model and the algorithm's rules), or, from `nearest`
+            only, "consensus" (chosen across the nearest entries' fastest configurations).
+        entry: the whole table entry (`autotune.table.entry.Entry`); None for the model's answer.
         partial: the entry's sweep was interrupted; `config` is the best it had measured so far.
-        ms_per_sssp: the measured time of `config` on the entry's graph (None for a prediction
-            or a consensus configuration the entry does not list).
+        ms_per_sssp: the measured time of `config` on the entry's graph (None for a prediction, the
+            model's answer, or a consensus configuration the entry does not list).
         neighbours: the entries a consensus weighed (`graph_name`, the nearest, first).
+        reason: for the model's answer, which model chose and the tree's tests.
     """
 
     config: LaunchConfig
     graph_name: str
     distance: float
     source: str
-    entry: Entry
+    entry: Entry | None
     partial: bool = False
     ms_per_sssp: float | None = None
     neighbours: tuple[str, ...] = ()
-
-
-def coordinates(graph: Mapping[str, Any]) -> dict[str, float]:
-    """A graph's features on the lookup's axes (log2 scales); a missing feature is left out."""
-    out = {"vertices": math.log2(max(float(graph["vertices"]), 1.0)),
-           "mean_degree": math.log2(max(float(graph["mean_degree"]), 1.0))}
-    if graph.get("degree_cv") is not None:
-        out["degree_cv"] = math.log2(1.0 + float(graph["degree_cv"]))
-    return out
-
-
-def graph_distance(a: Mapping[str, Any], b: Mapping[str, Any], weights: Mapping[str, float] = DEFAULT_WEIGHTS) -> float:
-    """The weighted Euclidean distance of two graphs' features (`coordinates`) over the features
-    both have. With only vertices and mean degree: doubling either counts 1."""
-    ca, cb = coordinates(a), coordinates(b)
-    return math.sqrt(sum(weights.get(k, 0.0) * (ca[k] - cb[k]) ** 2 for k in ca if k in cb))
-
-
-def features_of(graph: Any) -> dict[str, Any]:
-    """The lookup's features of a `CSRGraph`, a `GraphFeatures`, or a mapping of them."""
-    if isinstance(graph, Mapping):
-        return dict(graph)
-    if hasattr(graph, "out_degrees"):  # a CSRGraph
-        degrees = graph.out_degrees
-        mean = float(degrees.mean()) if graph.n_vertices else 0.0
-        return {"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
-                "degree_cv": float(degrees.std() / mean) if mean else 0.0}
-    return {"vertices": graph.n_vertices, "mean_degree": graph.mean_degree, "degree_cv": getattr(graph, "degree_cv", None)}
+    reason: str = ""
 
 
 def live_device(index: int = 0) -> dict[str, Any]:
@@ -152,38 +129,13 @@ def same_device(table_device: Mapping[str, Any], device: Mapping[str, Any]) -> b
     return False
 
 
-def consensus_parts(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The measured parts an entry brings to a consensus: its verified `x-top` and, with them, its
-    best (a configuration listed twice counts at its last time, at its first place)."""
-    parts = [*entry.get("x-top", ()), *([entry["best"]] if entry.get("x-top") and entry.get("best") else [])]
-    return [p for p in parts if p.get("verified", True)]
-
-
-def consensus(entries: Sequence[Mapping[str, Any]], queries: int | None = None) -> dict[str, Any] | None:
-    """The configuration (as JSON) of the entries' `x-top` lists (and their `best`) with the lowest
-    mean time over each entry's fastest (see the module's doc); None when an entry has no listed
-    configuration with at most `queries` concurrent SSSPs."""
-    lists = []
-    for entry in entries:
-        listed = {json.dumps(p["config"], sort_keys=True): float(p["ms_per_sssp"]) for p in consensus_parts(entry)
-                  if queries is None or p["config"]["concurrent_kernels"] <= queries}
-        if not listed:
-            return None
-        lists.append(listed)
-    order = list(dict.fromkeys(key for listed in lists for key in sorted(listed, key=listed.get)))
-
-    def score(key: str) -> float:
-        return sum(listed.get(key, max(listed.values())) / min(listed.values()) for listed in lists) / len(lists)
-
-    return json.loads(min(order, key=lambda key: (score(key), order.index(key))))
-
-
 class Table:
     """A tuned (or predicted) table, read and validated."""
 
-    def __init__(self, data: Mapping[str, Any], path: Path | None = None) -> None:
+    def __init__(self, data: Mapping[str, Any], path: Path | None = None, whole: bool = True) -> None:
         self.data = data
         self.path = path
+        self.whole = whole  # the file's entries all there (False: `without`'s), so its digest names it
 
     @classmethod
     def load(cls, path: str | Path) -> Table:
@@ -204,10 +156,12 @@ class Table:
         return entries_of(self.data)
 
     def without(self, names: Sequence[str]) -> Table:
-        """This table less the entries of the graphs `names` (a leave-some-out check)."""
+        """This table less the entries of the graphs `names` (or sha256s): a leave-some-out check,
+        held in memory (its model fitted on the entries left)."""
         left_out = set(names)
-        return Table({**self.data, "entries": [e for e in self.data["entries"] if e["graph"]["name"] not in left_out]},
-                     self.path)
+        return Table({**self.data, "entries": [e for e in self.data["entries"]
+                                               if not left_out & {e["graph"]["name"], e["graph"].get("sha256")}]},
+                     self.path, self.whole and not left_out)
 
     def _check_device(self, device: str | Mapping[str, Any] | None, allow_other_device: bool) -> None:
         if device is None or allow_other_device:
@@ -251,30 +205,117 @@ class Table:
                 return config, source, ms
         return None
 
+    @cached_property
+    def model(self) -> Any:
+        """The choice model that answers a graph the table does not hold (`table.model.choice_of`;
+        where no entry has a curve to fit on, the one shipped for the table's GPU)."""
+        from autotune.predict.choice import shipped_choice
+        from autotune.table.model import choice_of, device_of
+
+        if any(e.curve for e in self.entries):
+            return choice_of(self)
+        shipped = shipped_choice(device_of(self))
+        if shipped is None:
+            raise InputError(f"{self.path or 'table'}: no entry has a queries curve to fit the choice model on, and no "
+                             f"choice model is shipped for {self.device.get('name')}: the table answers only the "
+                             "graphs it holds")
+        return shipped
+
+    @cached_property
+    def model_device(self) -> Any:
+        """The table's GPU as a device profile, for the model's rules (`table.model.device_of`)."""
+        from autotune.table.model import device_of
+
+        return device_of(self)
+
+    def holds(self, graph: Any) -> bool:
+        """Whether an entry of the table is this graph (`is_same_graph`: `lookup` answers with its tuning)."""
+        asked = features_of(graph)
+        return any(is_same_graph(asked, entry["graph"], graph_distance(asked, entry["graph"]))
+                   for entry in self.data["entries"] if self.choice(entry) is not None)
+
     def lookup(self, graph: Any = None, *, vertices: int | None = None, mean_degree: float | None = None,
                degree_cv: float | None = None, queries: int | None = None,
                device: str | Mapping[str, Any] | None = "auto", allow_other_device: bool = False,
-               weights: Mapping[str, float] = DEFAULT_WEIGHTS, exclude: str | None = None,
-               neighbours: int = DEFAULT_NEIGHBOURS) -> Lookup:
-        """The configuration of the entry nearest to a graph.
+               exclude: str | None = None, admits: Sequence[str] | None = None) -> Lookup:
+        """The configuration for a graph: its entry's own tuning where the table holds it, else the
+        model's answer (see the module's doc).
 
         Args:
             graph: the graph to solve (a `CSRGraph`, `GraphFeatures`, or a mapping with vertices,
-                mean_degree and optionally degree_cv); or give `vertices` and `mean_degree`.
+                mean_degree and optionally degree_cv and the figures `predict.answer.from_figures`
+                reads); or give `vertices` and `mean_degree`.
             degree_cv: the graph's degree skew, with `vertices` and `mean_degree`.
             queries: the number of sources the program solves at once (None: as many as pay).
             device: the GPU in use: "auto" asks PyCUDA about device 0; a mapping with `name` (and
                 `compute_capability`, `sm_count`) or a plain name describes it; None skips the check.
             allow_other_device: use the table even if it was tuned on another GPU.
-            weights: per feature, its weight in the distance.
-            exclude: an entry's graph name (or sha256) to leave out (the leave-one-out check).
-            neighbours: how many of the nearest entries choose the configuration (1: the nearest
-                alone; see the module's doc).
+            exclude: an entry's graph name (or sha256) to leave out, of the entries and of the
+                model's fit (the leave-one-out check).
+            admits: the conditional algorithms the graph admits (PHAST where its hierarchy is
+                kept); None: asked of a loaded graph (`predict.auto.admitted_on`), none otherwise.
 
         Raises:
             DeviceMismatch: the table is for another GPU and `allow_other_device` is false.
             InputError: the table has no entry with a configuration, or bad arguments.
         """
+        asked = self._asked(graph, vertices, mean_degree, degree_cv, queries)
+        self._check_device(device, allow_other_device)
+        table = self.without([exclude]) if exclude is not None else self
+        candidates = table._candidates(asked, queries, DEFAULT_WEIGHTS)
+        held = [c for c in candidates if is_same_graph(asked, c[4]["graph"], c[0])]
+        distance, name, source, config, entry, ms = (held or candidates)[0]
+        if held:
+            return Lookup(config, name, distance, source, Entry.from_json(entry), table.partial_entry(entry), ms)
+        from autotune.predict.answer import from_figures, from_graph, model_answer
+
+        loaded = hasattr(graph, "out_degrees")
+        if admits is None and loaded:
+            from autotune.predict.auto import admitted_on
+
+            admits = sorted(admitted_on(graph))
+        unseen = from_graph(graph) if loaded else from_figures(asked)
+        found = model_answer(table.model, unseen, table.model_device, queries, admits or ())
+        return Lookup(found.config, name, distance, "model", None, reason=f"{found.origin}: {found.reason}")
+
+    def nearest(self, graph: Any = None, *, vertices: int | None = None, mean_degree: float | None = None,
+                degree_cv: float | None = None, queries: int | None = None,
+                weights: Mapping[str, float] = DEFAULT_WEIGHTS, exclude: str | None = None,
+                neighbours: int = DEFAULT_NEIGHBOURS) -> Lookup:
+        """The nearest entries' answer (see the module's doc): what the C/C++ header's
+        `autotune_lookup` gives, which has no model (`autotune.table.export`).
+
+        Args:
+            graph, vertices, mean_degree, degree_cv, queries: as `lookup`'s.
+            weights: per feature, its weight in the distance.
+            exclude: an entry's graph name (or sha256) to leave out.
+            neighbours: how many of the nearest entries choose the configuration (1: the nearest alone).
+
+        Raises:
+            InputError: the table has no entry with a configuration, or bad arguments.
+        """
+        asked = self._asked(graph, vertices, mean_degree, degree_cv, queries)
+        if neighbours < 1:
+            raise InputError(f"lookup: neighbours must be at least 1, got {neighbours}")
+        table = self.without([exclude]) if exclude is not None else self
+        candidates = table._candidates(asked, queries, weights)
+        distance, name, source, config, entry, ms = candidates[0]
+        nearest = [c[4] for c in candidates[:neighbours]]
+        # a graph the table was tuned on (distance 0) gets its own tuning, never another graph's say
+        agreed = consensus(nearest, queries) if len(nearest) > 1 and distance > 0 else None
+        if agreed is None:
+            return Lookup(config, name, distance, source, Entry.from_json(entry), table.partial_entry(entry), ms)
+        where = f"{self.path or 'table'}: {name}: x-top"
+        listed = {json.dumps(p["config"], sort_keys=True): p for p in entry.get("x-top", ())}
+        own = listed.get(json.dumps(agreed, sort_keys=True))
+        return Lookup(config_from_json(agreed, where), name, distance, "consensus", Entry.from_json(entry),
+                      table.partial_entry(entry),
+                      float(own["ms_per_sssp"]) if own else None, tuple(e["graph"]["name"] for e in nearest))
+
+    @staticmethod
+    def _asked(graph: Any, vertices: int | None, mean_degree: float | None, degree_cv: float | None,
+               queries: int | None) -> dict[str, Any]:
+        """The asked graph's features, checked."""
         asked = features_of(graph) if graph is not None else {"vertices": vertices, "mean_degree": mean_degree,
                                                                   "degree_cv": degree_cv}
         if asked.get("vertices") is None or asked.get("mean_degree") is None:
@@ -289,33 +330,25 @@ class Table:
                              f"got {asked['vertices']}, {asked['mean_degree']} and {asked.get('degree_cv')}")
         if queries is not None and (isinstance(queries, bool) or not isinstance(queries, numbers.Integral) or queries < 1):
             raise InputError(f"lookup: queries must be at least 1, got {queries}")
-        if neighbours < 1:
-            raise InputError(f"lookup: neighbours must be at least 1, got {neighbours}")
-        self._check_device(device, allow_other_device)
+        return asked
+
+    def _candidates(self, asked: Mapping[str, Any], queries: int | None, weights: Mapping[str, float]) -> list[tuple]:
+        """(distance, name, source, config, entry JSON, ms) of every entry with a configuration for
+        `queries`, nearest first (equally near: by name).
+
+        Raises:
+            InputError: no entry holds a configuration.
+        """
         candidates = []
         for entry in self.data["entries"]:
-            info = entry["graph"]
-            if exclude is not None and exclude in (info.get("name"), info.get("sha256")):
-                continue
             chosen = self.choice(entry, queries)
             if chosen is not None:
                 config, source, ms = chosen
-                candidates.append((graph_distance(asked, info, weights), info["name"], source, config, entry, ms))
+                candidates.append((graph_distance(asked, entry["graph"], weights), entry["graph"]["name"], source,
+                                   config, entry, ms))
         if not candidates:
             raise InputError(f"{self.path or 'table'}: no entry holds a configuration")
-        candidates.sort(key=lambda c: (c[0], c[1]))
-        distance, name, source, config, entry, ms = candidates[0]
-        nearest = [c[4] for c in candidates[:neighbours]]
-        # a graph the table was tuned on (distance 0) gets its own tuning, never another graph's say
-        agreed = consensus(nearest, queries) if len(nearest) > 1 and distance > 0 else None
-        if agreed is None:
-            return Lookup(config, name, distance, source, Entry.from_json(entry), self.partial_entry(entry), ms)
-        where = f"{self.path or 'table'}: {name}: x-top"
-        listed = {json.dumps(p["config"], sort_keys=True): p for p in entry.get("x-top", ())}
-        own = listed.get(json.dumps(agreed, sort_keys=True))
-        return Lookup(config_from_json(agreed, where), name, distance, "consensus", Entry.from_json(entry),
-                      self.partial_entry(entry),
-                      float(own["ms_per_sssp"]) if own else None, tuple(e["graph"]["name"] for e in nearest))
+        return sorted(candidates, key=lambda c: (c[0], c[1]))
 
     def partial_entry(self, entry: Entry | Mapping[str, Any]) -> bool:
         """Whether an entry comes from an interrupted search: its own `partial`, or where it has
