@@ -19,6 +19,7 @@ from autotune.report.findings import FINDINGS
 from autotune.report.grid import exhaustive_grid
 from autotune.report.load import GraphSummary, ReportInputs, Run, load_inputs
 from autotune.report.model_check import check_model, ck_independence, sensitivity
+from autotune.report.model_values import graph_value_checks
 from autotune.files import atomic_write
 from autotune.report.data import GraphReport, Report
 
@@ -93,7 +94,8 @@ def build_report(inputs: ReportInputs, command: str | None = None) -> Report:
             graph=graph, runs=tuple(runs), solve=solve, kernels=tuple(kernels),
             model=check_model(runs, solve, kernels, measured), ck_study=tuple(ck_independence(measured, kernels)),
             curves=tuple(curves(runs)), grid=exhaustive_grid(runs, measured), cpu=cpu,
-            sensitivity=tuple(sensitivity(measured, kernels)), pools=pools))
+            sensitivity=tuple(sensitivity(measured, kernels)), pools=pools,
+            values=graph_value_checks(runs, solve, measured)))
     known = {g.graph.name for g in graphs} | {g.graph.sha256 for g in graphs}
     for timing in inputs.cpu:
         if timing.graph_name not in known and timing.graph_sha256 not in known:

@@ -11,6 +11,7 @@ from autotune.report.efficiency import Curve
 from autotune.report.grid import GridSeries
 from autotune.report.load import GraphSummary, ReportInputs, Run
 from autotune.report.model_check import CkIndependence, ModelCheck, Sensitivity
+from autotune.report.model_values import ValueCheck
 from autotune.search.results.compare import Comparison
 
 
@@ -29,6 +30,7 @@ class GraphReport:
     cpu: tuple[CpuTiming, ...]
     sensitivity: tuple[Sensitivity, ...] = ()
     pools: Mapping[str, SourcePool] = field(default_factory=dict)
+    values: tuple[ValueCheck, ...] = ()  # the model's values against the best's, any algorithm (`model_values`)
 
     def cpu_pool_matches(self, timing: CpuTiming) -> bool | None:
         """Whether `timing` took its sources from the pool every sweep of this graph drew (None: unknown)."""
@@ -43,6 +45,7 @@ class GraphReport:
             "solve": self.solve.to_json() if self.solve else None,
             "kernels": [k.to_json() for k in self.kernels],
             "model": self.model.to_json() if self.model else None,
+            "model_values": [v.to_json() for v in self.values],
             "ck_study": [c.to_json() for c in self.ck_study],
             "curves": [c.to_json() for c in self.curves],
             "grid": {kernel: [s.to_json() for s in series] for kernel, series in self.grid.items()},

@@ -6,6 +6,7 @@ are drawn on `matplotlib.figure.Figure` objects (no pyplot, no global state, any
 - `solve-times.png`: per graph, ms per SSSP of the baseline, default, model and best (log scale).
 - `kernel-gains.png`: per graph and kernel, the gain of the kernel's best over the baseline.
 - `model-hits.png`: per graph, kernel and value: hit, held (within 2 %), missed, not searched.
+- `model-values.png`: per algorithm, per graph and value of its configuration, the same.
 - `exhaustive-<graph>.png`: thesis Fig. 4.1: per kernel (rows) and L1 state (columns), time
   against CK, one line per block size.
 - `search-efficiency.png`: per graph, best so far / optimum against evaluations, per strategy.
@@ -92,6 +93,8 @@ def draw_all(report: Report, directory: Path) -> dict[str, Path]:
         drawn["kernel-gains"] = _save(kernel_gains(graphs), directory / "kernel-gains.png")
     if any(g.model for g in graphs):
         drawn["model-hits"] = _save(model_hits(graphs), directory / "model-hits.png")
+    if any(g.values for g in graphs):
+        drawn["model-values"] = _save(model_values(graphs), directory / "model-values.png")
     for g in graphs:
         if g.grid:
             drawn[f"exhaustive-{g.graph.name}"] = _save(exhaustive(g), directory / f"exhaustive-{slug(g.graph.name)}.png")
@@ -227,6 +230,40 @@ def model_hits(graphs: Sequence[GraphReport]) -> Any:
     ax.set_title("Model's value → kernel best's value (colour: hit, held within 2%, missed)")
     ax.legend(handles=[Patch(color=c, label=n) for n, c in colors.items()], loc="upper left",
               bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    return fig
+
+
+def model_values(graphs: Sequence[GraphReport]) -> Any:
+    """A panel per algorithm: its graphs' rows, the values of its configurations as columns, each
+    cell coloured hit, held, missed or not searched (`model_values.ValueCheck.state`)."""
+    from matplotlib.patches import Patch
+
+    colors = {"hit": "#66bb6a", "held": "#d4e157", "missed": "#ef5350", "not searched": "#bdbdbd"}
+    by_algorithm: dict[str, list[GraphReport]] = {}
+    for g in graphs:
+        if g.values:
+            by_algorithm.setdefault(g.values[0].algorithm, []).append(g)
+    panels = sorted(by_algorithm.items())
+    columns = {name: list(dict.fromkeys(c.value for g in rows for c in g.values)) for name, rows in panels}
+    width = 1.05 * max(len(c) for c in columns.values()) + 3.0
+    fig = _figure(width, sum(0.42 * len(rows) + 1.2 for _, rows in panels) + 0.6)
+    axes = fig.subplots(len(panels), 1, squeeze=False,
+                        gridspec_kw={"height_ratios": [len(rows) + 2 for _, rows in panels]})[:, 0]
+    for ax, (name, rows) in zip(axes, panels):
+        labels = columns[name]
+        for y, g in enumerate(rows):
+            for check in g.values:
+                x = labels.index(check.value)
+                ax.add_patch(_rectangle(x, y, colors[check.state]))
+                text = check.predicted if check.hit else f"{check.predicted}→{check.best}"
+                ax.text(x, y, _short(text), ha="center", va="center", fontsize=6)
+        ax.set_xlim(-0.5, len(labels) - 0.5)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_xticks(range(len(labels)), [label.replace(" ", "\n") for label in labels], fontsize=7)
+        ax.set_yticks(range(len(rows)), [g.graph.name for g in rows], fontsize=7)
+        ax.set_title(f"{name}: the model's value → the best's", fontsize=9)
+    axes[0].legend(handles=[Patch(color=c, label=n) for n, c in colors.items()], loc="upper left",
+                   bbox_to_anchor=(1.0, 1.0), fontsize="small")
     return fig
 
 

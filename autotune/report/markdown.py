@@ -23,6 +23,7 @@ from autotune.report.model_check import (
     rates_by_parameter,
 )
 from autotune.report.thesis import THESIS_KERNELS
+from autotune.report.values_section import render_values
 
 CACHE_NAMES = ("`prefer_l1` is the thesis's *increased* L1, `prefer_shared` its *normal* L1, `no_l1` its "
                "*deactivated* L1 and `default` the driver's choice")
@@ -44,6 +45,7 @@ def render(report: Report, figures: Mapping[str, str], skipped: str | None, find
     lines = _header(report, skipped, written)
     lines += _gains(report, figures, skipped)
     lines += _model(report, figures, skipped)
+    lines += render_values(report, figures, skipped)
     lines += render_grids(report, figures, skipped)
     lines += render_efficiency(report, figures, skipped)
     lines += render_cpu(report, figures, skipped)

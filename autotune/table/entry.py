@@ -133,6 +133,12 @@ class Entry:
         return self.parts.get("predicted")
 
     @property
+    def top(self) -> tuple[CurvePoint, ...]:
+        """The sweep's fastest configurations (`x-top`: the 12 fastest verified, and the 4 fastest at each CK)."""
+        default = str(self.algorithm or DEFAULT_ALGORITHM)
+        return tuple(CurvePoint.from_json(p, default) for p in self.raw.get("x-top") or () if isinstance(p, Mapping))
+
+    @property
     def model(self) -> CurvePoint | None:
         return self.parts.get("model")
 

@@ -184,7 +184,7 @@ def test_every_linked_figure_exists_and_stale_ones_are_gone(report):
     out, text = report
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
     names = {Path(link).name for link in links}
-    assert names == {"solve-times.png", "kernel-gains.png", "model-hits.png", "exhaustive-rmat10.png",
+    assert names == {"solve-times.png", "kernel-gains.png", "model-hits.png", "model-values.png", "exhaustive-rmat10.png",
                      "exhaustive-rmat12.png", "search-efficiency.png", "gpu-cpu.png"}
     for link in links:
         data = (out / link).read_bytes()
