@@ -41,6 +41,24 @@ def test_compiled_and_python_contractions_agree_on_rome99(tmp_path):
     assert ours.levels == python.levels and ours.n_arcs == python.n_arcs  # the same procedure, the same order
 
 
+def test_compiled_and_python_contractions_refuse_a_densifying_core_alike(tmp_path):
+    graph = load_graph("random1000-d3")
+    reasons = []
+    for build in (lambda: contract(graph, directory=tmp_path), lambda: contract_python(graph)):
+        with pytest.raises(Unsuited, match="densified it") as refused:
+            build()
+        reasons.append(str(refused.value))
+    assert reasons[0] == reasons[1]  # the same vertices left, the same arcs
+
+
+def test_a_symmetric_graph_needs_no_shortcut_one_way_only(tmp_path):
+    graph = load_graph("grid10")  # a road-like grid: every arc's reverse of its weight
+    rank, level, tails, heads, weights = contract(graph, directory=tmp_path)
+    arcs = dict(zip(zip(tails.tolist(), heads.tolist()), weights.tolist()))
+    assert all(arcs.get((v, u)) == w for (u, v), w in arcs.items())
+    _sweeps_are_dijkstra(graph, (rank, level, tails, heads, weights))
+
+
 def test_the_compiled_contraction_refuses_what_densifies(tmp_path):
     star = build_csr("star", 40, np.arange(1, 40), np.zeros(39, np.int64), np.ones(39, np.int64))
     clique = build_csr("clique", 30, *np.array([(u, v) for u in range(30) for v in range(30) if u != v]).T,

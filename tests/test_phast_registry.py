@@ -56,7 +56,8 @@ def test_one_vertex_and_no_arc():
 def test_hubs_and_densifying_graphs_get_none():
     with pytest.raises(Unsuited, match="1337 arcs"):
         contract(load_graph("rmat12"))
-    with pytest.raises(Unsuited, match="grew past"):
+    # a sparse random graph: its uncontracted part outgrows 1.25 x its arcs (the early refusal)
+    with pytest.raises(Unsuited, match=r"densified it \(its \d+ of 1000 vertices left held \d+ arcs"):
         contract(load_graph("random1000-d3"))
 
 
@@ -159,7 +160,7 @@ def test_graph_hierarchy_builds_once_and_refuses_hubs(tmp_path, monkeypatch, cap
 
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
     assert main(["graph", "hierarchy", f"{DATA}/rome99.gr.gz", "-q"]) == 0
-    assert "42 levels" in capsys.readouterr().out
+    assert "38 levels" in capsys.readouterr().out
     assert main(["graph", "hierarchy", f"{DATA}/rome99.gr.gz"]) == 0
     assert "kept already" in capsys.readouterr().out
     assert main(["graph", "hierarchy", "rmat12"]) == 2

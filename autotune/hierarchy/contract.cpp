@@ -1,11 +1,12 @@
 // Contraction of a graph into a hierarchy, compiled: the same procedure as
 // autotune/hierarchy/contraction.py's `contract_python` (its docstring says what and why), in C++
 // so that a road network of a million vertices contracts in seconds. Built once per machine by
-// autotune/hierarchy/compiled.py (g++ -O2 -shared) and called through ctypes; C linkage, no
+// autotune/hierarchy/compiled.py (g++ -O3 -shared) and called through ctypes; C linkage, no
 // exceptions across the boundary, no global state (two calls may run at once).
 //
-// ch_contract returns 0 when done, CH_DENSIFIED or CH_GREW when the graph is refused (`info` then
-// holds: in-arcs, out-arcs, vertices left; or arcs, vertices left), CH_CAPACITY when the arc
+// ch_contract returns 0 when done, CH_DENSIFIED, CH_GREW or CH_CORE when the graph is refused (`info`
+// then holds: in-arcs, out-arcs, vertices left; or arcs, vertices left; or the uncontracted part's
+// arcs, vertices left), CH_CAPACITY when the arc
 // arrays given are too small (cannot happen with capacity >= max_growth * m + 1), CH_STOPPED when
 // `progress` asked to stop.
 #include <algorithm>
@@ -22,6 +23,7 @@ constexpr int CH_DENSIFIED = 1;
 constexpr int CH_GREW = 2;
 constexpr int CH_CAPACITY = 3;
 constexpr int CH_STOPPED = 4;
+constexpr int CH_CORE = 5;
 constexpr long long INF = 1LL << 62;
 
 struct Arc {
@@ -65,46 +67,62 @@ struct Witness {
     std::vector<long long> dist;
     std::vector<int> touched;
     std::vector<int> target_stamp;
+    std::vector<int> target_index;
     std::vector<Item> heap;  // a binary min-heap (std::push_heap with greater), kept between calls
     int stamp = 0;
 
-    explicit Witness(int n) : dist(n, INF), target_stamp(n, 0) {}
+    explicit Witness(int n) : dist(n, INF), target_stamp(n, 0), target_index(n, 0) {}
 
-    // Distances to the marked targets found within `limit` settling at most `settle` vertices
-    // (INF where not found): written into `found` by target index.
-    void run(const Adjacency& out, int source, int skip, const std::vector<int>& targets, long long limit,
-             int settle, std::vector<long long>& found) {
+    // Whether a path from `source` avoiding `skip` reaches each target at most as long as its
+    // `via` (a witness: no shortcut needed), written into `witnessed` by target index. A target is
+    // witnessed as soon as a tentative distance to it is within its via (a path that long exists);
+    // the search settles at most `settle` vertices, in (distance, vertex) order, and stops once
+    // every target is witnessed or lies beyond its via.
+    void run(const Adjacency& out, int source, int skip, const std::vector<int>& targets,
+             const std::vector<long long>& via, int settle, std::vector<char>& witnessed) {
         ++stamp;
-        for (int t : targets) target_stamp[t] = stamp;
+        for (size_t i = 0; i < targets.size(); ++i) {
+            target_stamp[targets[i]] = stamp;
+            target_index[targets[i]] = static_cast<int>(i);
+        }
         for (int t : touched) dist[t] = INF;
         touched.clear();
-        found.assign(targets.size(), INF);
+        witnessed.assign(targets.size(), 0);
+        size_t wanted = targets.size(), got = 0;
+        long long bound = 0;  // the largest via of a target not witnessed yet
+        for (long long w : via) bound = std::max(bound, w);
+        auto witness = [&](int t, long long d) {
+            int i = target_index[t];
+            if (witnessed[i] || d > via[i]) return;
+            witnessed[i] = 1;
+            ++got;
+            bound = 0;
+            for (size_t j = 0; j < targets.size(); ++j) {
+                if (!witnessed[j]) bound = std::max(bound, via[j]);
+            }
+        };
         const std::greater<Item> later;
         heap.clear();
         dist[source] = 0;
         touched.push_back(source);
         heap.push_back({0, source});
         int settled = 0;
-        size_t wanted = targets.size(), got = 0;
         while (!heap.empty() && settled < settle && got < wanted) {
             std::pop_heap(heap.begin(), heap.end(), later);
             auto [d, u] = heap.back();
             heap.pop_back();
             if (d > dist[u]) continue;
+            if (d > bound) break;
             ++settled;
-            if (target_stamp[u] == stamp) {
-                for (size_t i = 0; i < targets.size(); ++i) {
-                    if (targets[i] == u && found[i] == INF) {
-                        found[i] = d;
-                        ++got;
-                    }
-                }
-            }
             for (const Arc& a : out[u]) {
                 long long dw = d + a.w;
-                if (dw <= limit && a.to != skip && dw < dist[a.to]) {
+                if (dw <= bound && a.to != skip && dw < dist[a.to]) {
                     if (dist[a.to] == INF) touched.push_back(a.to);
                     dist[a.to] = dw;
+                    if (target_stamp[a.to] == stamp) {
+                        witness(a.to, dw);
+                        if (got == wanted) return;
+                    }
                     heap.push_back({dw, a.to});
                     std::push_heap(heap.begin(), heap.end(), later);
                 }
@@ -125,12 +143,14 @@ extern "C" {
 typedef int (*ch_progress)(int contracted, int n);
 
 // n vertices; m arcs (tails, heads, weights: int32, weights >= 0); witness searches settle at most
-// `settle` vertices. Outputs: rank[n], level[n]
+// `settle` vertices; the uncontracted part may hold at most `max_core` x the graph's distinct arcs
+// (more: it densifies, and is refused early). Outputs: rank[n], level[n]
 // (int64) and the arcs with shortcuts (out_tails, out_heads, out_weights: int64, capacity entries),
 // their count in *out_count. `progress` (may be null) is called every `every` contractions; it
 // returns nonzero to stop.
 int ch_contract(int n, long long m, const int* tails, const int* heads, const int* weights, int settle,
-                double level_weight, double max_growth, long long max_pairs, ch_progress progress, int every,
+                double level_weight, double max_growth, double max_core, long long max_pairs, ch_progress progress,
+                int every,
                 long long* rank, long long* level, long long capacity, long long* out_tails, long long* out_heads,
                 long long* out_weights, long long* out_count, long long* info) {
     Adjacency out(n), into(n);
@@ -143,16 +163,27 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             set_arc(into[v], u, w);
         }
     }
+    // A symmetric graph (every arc's reverse of the same weight: a road network) stays symmetric
+    // as it contracts: a shortcut u->w is needed exactly when w->u is, so one search decides both.
+    bool symmetric = true;
+    for (int u = 0; u < n && symmetric; ++u) {
+        for (const Arc& a : out[u]) {
+            if (arc_weight(out[a.to], u) != a.w) { symmetric = false; break; }
+        }
+    }
     std::unordered_map<unsigned long long, long long> arcs;
     arcs.reserve(static_cast<size_t>(2 * m + 16));
     for (int u = 0; u < n; ++u) {
         for (const Arc& a : out[u]) arcs[(static_cast<unsigned long long>(u) << 32) | static_cast<unsigned>(a.to)] = a.w;
     }
     const double limit = max_growth * static_cast<double>(std::max<long long>(m, 1));
+    long long live = static_cast<long long>(arcs.size());  // the uncontracted part's arcs
+    const double core_limit = max_core * static_cast<double>(std::max<long long>(live, 1));
     std::vector<long long> deleted(n, 0), lvl(n, 0), rnk(n, -1);
     Witness witness(n);
     std::vector<int> targets;
-    std::vector<long long> via, found;
+    std::vector<long long> via;
+    std::vector<char> witnessed;
     std::vector<Shortcut> needed;
     int order = 0;
 
@@ -170,17 +201,18 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             int u = in.to;
             targets.clear();
             via.clear();
-            long long most = 0;
             for (const Arc& o : out[v]) {
-                if (o.to == u) continue;
+                if (o.to == u || (symmetric && o.to < u)) continue;
                 targets.push_back(o.to);
                 via.push_back(in.w + o.w);
-                most = std::max(most, in.w + o.w);
             }
             if (targets.empty()) continue;
-            witness.run(out, u, v, targets, most, settle, found);
+            witness.run(out, u, v, targets, via, settle, witnessed);
             for (size_t i = 0; i < targets.size(); ++i) {
-                if (found[i] > via[i]) shortcuts.push_back({u, targets[i], via[i]});
+                if (!witnessed[i]) {
+                    shortcuts.push_back({u, targets[i], via[i]});
+                    if (symmetric) shortcuts.push_back({targets[i], u, via[i]});
+                }
             }
         }
         value = static_cast<double>(shortcuts.size()) - static_cast<double>(out[v].size()) -
@@ -207,7 +239,9 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             continue;
         }
         for (const Shortcut& s : needed) {
-            if (s.w < arc_weight(out[s.from], s.to)) {
+            long long had = arc_weight(out[s.from], s.to);
+            if (s.w < had) {
+                if (had == INF) ++live;
                 set_arc(out[s.from], s.to, s.w);
                 set_arc(into[s.to], s.from, s.w);
                 unsigned long long key = (static_cast<unsigned long long>(s.from) << 32) | static_cast<unsigned>(s.to);
@@ -235,6 +269,12 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             erase_arc(into[o.to], v);
             deleted[o.to] += 1;
             lvl[o.to] = std::max(lvl[o.to], lvl[v] + 1);
+        }
+        live -= static_cast<long long>(out[v].size() + into[v].size());
+        if (static_cast<double>(live) > core_limit) {
+            info[0] = live;
+            info[1] = n - order;
+            return CH_CORE;
         }
         out[v].clear();
         out[v].shrink_to_fit();

@@ -8,15 +8,18 @@ joins two vertices of one level.
 A vertex's importance: its edge difference (shortcuts its contraction needs minus its arcs), plus
 its contracted neighbours, plus `level_weight` x its level (PHAST's term for fewer levels),
 updated lazily. Witness searches settle at most `settle` vertices: a search cut short adds a
-shortcut that may not be needed, never misses one, so the distances stay exact.
+shortcut that may not be needed, never misses one, so the distances stay exact. A target is
+witnessed as soon as a tentative distance to it is within its via, and on a symmetric graph one
+search decides a pair of neighbours both ways (`witness`, `is_symmetric`).
 
 `contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`), and
 where no C++ compiler is found, with a warning, `contract_python`, the same procedure in plain
-Python (78.5 s for usa-roads' 87,575 vertices on this project's VM, against 8.6 s compiled:
-docs/notes/phast.md); the tests hold the two to the same distances.
+Python (37.8 s for usa-roads' 87,575 vertices on this project's VM, against 3.0 s compiled:
+docs/notes/phast.md); the tests hold the two to the same hierarchy on rome99.
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
-it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, or a
-vertex to contract has more than `MAX_PAIRS` pairs of in- and out-arcs.
+it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, its
+uncontracted part past `MAX_CORE` x them, or a vertex to contract has more than `MAX_PAIRS` pairs
+of in- and out-arcs.
 
 Example:
     >>> import numpy as np
@@ -42,6 +45,10 @@ LEVEL_WEIGHT = 4.0
 MAX_DEGREE = 64  # a vertex of more arcs is a hub whose contraction densifies the graph
 MAX_GROWTH = 4.0  # arcs with shortcuts, at most this many times the graph's arcs
 MAX_PAIRS = 16_384  # in- x out-arcs of a vertex to contract, at most (usa-roads reaches 3,700)
+# The uncontracted part's arcs, at most this many times the graph's: a road network's only fall as
+# it contracts, a sparse random graph's grow (random98k-d2 refused after 71,680 of its 98,304
+# vertices, 8 s on this VM, where the 4x bound on all arcs took 31 s: docs/notes/phast.md).
+MAX_CORE = 1.25
 
 
 class Unsuited(Exception):
@@ -59,40 +66,59 @@ def adjacency(graph: CSRGraph) -> tuple[list[dict[int, int]], list[dict[int, int
     return out, into
 
 
-def witness(out: list[dict[int, int]], source: int, skip: int, targets: set[int], limit: int,
-            settle: int) -> dict[int, int]:
-    """Distances from `source` to the `targets` it reaches within `limit` without passing `skip`,
-    settling at most `settle` vertices."""
-    dist, heap, found, settled, wanted = {source: 0}, [(0, source)], {}, 0, len(targets)
-    pop, push, known, beyond = heapq.heappop, heapq.heappush, dist.get, limit + 1  # (locals: the hot loop)
-    while heap and settled < settle and len(found) < wanted:
+def witness(out: list[dict[int, int]], source: int, skip: int, via: dict[int, int], settle: int) -> set[int]:
+    """The targets (keys of `via`) that a path from `source` avoiding `skip` reaches at most as
+    long as their via (a witness: no shortcut needed). A target is witnessed as soon as a
+    tentative distance to it is within its via; the search settles at most `settle` vertices, in
+    (distance, vertex) order, and stops once every target is witnessed or lies beyond its via."""
+    dist, heap, settled = {source: 0}, [(0, source)], 0
+    found: set[int] = set()
+    bound = max(via.values())  # the largest via of a target not witnessed yet
+    pop, push, known = heapq.heappop, heapq.heappush, dist.get  # (locals: the hot loop)
+    while heap and settled < settle and len(found) < len(via):
         d, u = pop(heap)
         if d > dist[u]:
             continue
+        if d > bound:
+            break
         settled += 1
-        if u in targets:
-            found[u] = d
         for v, w in out[u].items():
             dw = d + w
-            if dw <= limit and v != skip and dw < known(v, beyond):  # (farther: never a witness)
+            if dw <= bound and v != skip and dw < known(v, bound + 1):
                 dist[v] = dw
+                if v in via and v not in found and dw <= via[v]:
+                    found.add(v)
+                    if len(found) == len(via):
+                        return found
+                    bound = max((x for t, x in via.items() if t not in found), default=0)
                 push(heap, (dw, v))
     return found
 
 
-def shortcuts_of(out: list[dict[int, int]], into: list[dict[int, int]], v: int,
-                 settle: int) -> list[tuple[int, int, int]]:
+def shortcuts_of(out: list[dict[int, int]], into: list[dict[int, int]], v: int, settle: int,
+                 symmetric: bool = False) -> list[tuple[int, int, int]]:
     """The shortcuts contracting `v` needs: (u, w, weight) for each in-arc u->v and out-arc v->w
-    with no witness path u ~> w avoiding v at most as long."""
+    with no witness path u ~> w avoiding v at most as long. On a `symmetric` graph (`is_symmetric`)
+    one search decides each pair both ways: from u, the targets w > u only."""
     needed = []
     outs = out[v]
     for u, wu in into[v].items():
-        targets = {w: wu + ww for w, ww in outs.items() if w != u}
+        targets = {w: wu + ww for w, ww in outs.items() if w != u and not (symmetric and w < u)}
         if not targets:
             continue
-        found = witness(out, u, v, set(targets), max(targets.values()), settle)
-        needed += [(u, w, via) for w, via in targets.items() if found.get(w, float("inf")) > via]
+        found = witness(out, u, v, targets, settle)
+        for w, via in targets.items():
+            if w not in found:
+                needed.append((u, w, via))
+                if symmetric:
+                    needed.append((w, u, via))
     return needed
+
+
+def is_symmetric(out: list[dict[int, int]]) -> bool:
+    """Whether every arc's reverse is there with its weight (a road network): the graph then stays
+    symmetric as it contracts, a shortcut u->w being needed exactly when w->u is."""
+    return all(out[v].get(u) == w for u, arcs in enumerate(out) for v, w in arcs.items())
 
 
 def check_suited(graph: CSRGraph, max_degree: int = MAX_DEGREE) -> None:
@@ -122,13 +148,13 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         Unsuited: as `contract_python`.
     """
     from autotune.files import note
-    from autotune.hierarchy.compiled import DENSIFIED, GREW, CompilerMissing, contract_compiled
+    from autotune.hierarchy.compiled import CORE, DENSIFIED, GREW, CompilerMissing, contract_compiled
 
     check_suited(graph)
     n = graph.n_vertices
     try:
         status, found = contract_compiled(
-            n, graph.tails, graph.columns, graph.weights, settle, level_weight, max_growth, MAX_PAIRS,
+            n, graph.tails, graph.columns, graph.weights, settle, level_weight, max_growth, MAX_CORE, MAX_PAIRS,
             directory or build_directory(), progress)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
@@ -141,9 +167,18 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         _, left = found[:2]
         raise Unsuited(f"its shortcuts grew past {max_growth:g} x its {graph.n_edges} arcs "
                        f"with {left} of {n} vertices left")
+    if status == CORE:
+        live, left = found[:2]
+        raise Unsuited(core_refusal(live, left, n))
     if status != 0:
         raise RuntimeError(f"the compiled contraction stopped with status {status}")
     return found  # type: ignore[return-value]
+
+
+def core_refusal(live: int, left: int, n: int) -> str:
+    """Why a graph whose uncontracted part outgrew `MAX_CORE` x its arcs gets no hierarchy."""
+    return (f"the contraction densified it (its {left} of {n} vertices left held {live} arcs, more than "
+            f"{MAX_CORE:g} x the graph's)")
 
 
 def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
@@ -153,11 +188,13 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
     (tails, heads, weights, int64). `progress(contracted, n)` is called every 4,096 vertices.
 
     Raises:
-        Unsuited: a hub (`check_suited`), more than `max_growth` x the graph's arcs, or a vertex of
-            more than `MAX_PAIRS` pairs of in- and out-arcs.
+        Unsuited: a hub (`check_suited`), more than `max_growth` x the graph's arcs, an uncontracted
+            part of more than `MAX_CORE` x them, or a vertex of more than `MAX_PAIRS` pairs of in- and
+            out-arcs.
     """
     check_suited(graph)
     out, into = adjacency(graph)
+    symmetric = is_symmetric(out)
     n = graph.n_vertices
     deleted = [0] * n
     level = [0] * n
@@ -170,12 +207,14 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
         if len(out[v]) * len(into[v]) > MAX_PAIRS:
             raise Unsuited(f"the contraction densified it (a vertex of {len(into[v])} in- and {len(out[v])} out-arcs "
                            f"with {n - order} of {n} vertices left)")
-        shortcuts = shortcuts_of(out, into, v, settle)
+        shortcuts = shortcuts_of(out, into, v, settle, symmetric)
         return len(shortcuts) - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v], shortcuts
 
     heap = [(priority(v)[0], v) for v in range(n)]
     heapq.heapify(heap)
     arcs = {(u, v): w for u in range(n) for v, w in out[u].items()}
+    live = len(arcs)  # the uncontracted part's arcs
+    core_limit = MAX_CORE * max(live, 1)
     while heap:
         _, v = heapq.heappop(heap)
         if rank[v] >= 0:
@@ -186,6 +225,7 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
             continue
         for u, w, weight in needed:
             if weight < out[u].get(w, float("inf")):
+                live += w not in out[u]
                 out[u][w] = weight
                 into[w][u] = weight
                 if weight < arcs.get((u, w), float("inf")):
@@ -205,6 +245,9 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
             del into[w][v]
             deleted[w] += 1
             level[w] = max(level[w], level[v] + 1)
+        live -= len(out[v]) + len(into[v])
+        if live > core_limit:
+            raise Unsuited(core_refusal(live, n - order, n))
         out[v].clear()
         into[v].clear()
     tails = np.fromiter((u for u, _ in arcs), np.int64, len(arcs))

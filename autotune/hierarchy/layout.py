@@ -89,9 +89,15 @@ class Hierarchy:
         return cls(new_of, old_of, level_start, *up, *down)
 
     def to_bytes(self) -> bytes:
-        """A compressed .npz of the arrays."""
+        """A compressed .npz of the arrays (`np.load` reads it), at zlib's fastest level: usa-roads'
+        in 0.09 s where `np.savez_compressed`'s default level took 0.67 s, for a file 8% larger."""
+        import zipfile
+
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, **{f.name: getattr(self, f.name) for f in fields(self)})
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            for f in fields(self):
+                with archive.open(f"{f.name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asanyarray(getattr(self, f.name)), allow_pickle=False)
         return buffer.getvalue()
 
     @classmethod

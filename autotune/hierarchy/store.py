@@ -28,8 +28,8 @@ from autotune.hierarchy.layout import Hierarchy
 _log = logging.getLogger(__name__)
 
 # The kept hierarchies' version: the layout's format and the contraction's bounds (a new procedure
-# bumps the leading number).
-VERSION = f"v1-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}"
+# bumps the leading number; v2: witnesses by tentative distances, one search per pair of a symmetric graph).
+VERSION = f"v2-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}"
 
 
 def default_directory() -> Path:
