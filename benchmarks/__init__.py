@@ -45,7 +45,7 @@ SUITES = {suite.name: suite for suite in (
     Suite("answers", "benchmarks.answers", 1, "what the shipped table hands K sources at once against a sweep "
           "dedicated to that K (K = 1, 16, 1,024)"),
     Suite("classout", "benchmarks.classout", 1, "predict --algorithm auto, each graph's class left out of the choice "
-          "fit, timed against the table's best (K = 1 and 1,024)"),
+          "fit, timed against the table's best (K = 1, 16 and 1,024)"),
     Suite("seeded", "benchmarks.seeded", 1, "a sweep of 15 trials seeded by the model against the long sweep's best "
           "(issue 28)"),
     Suite("many", "benchmarks.many", 1, "sssp --sources on one GPU and on all of them, closeness of every source, "

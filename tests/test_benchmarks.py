@@ -176,7 +176,7 @@ def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_le
                               classout_fit_table=None, results=tmp_path / "results")
     found = classout.run(args)
     assert [(r["graph"], r["class"], r["queries"]) for r in found.measurements] == [
-        ("rmat8", "rmat", 1), ("rmat8", "rmat", 1024), ("random2000-d4", "random", 1), ("random2000-d4", "random", 1024)]
+        (name, kind, k) for name, kind in (("rmat8", "rmat"), ("random2000-d4", "random")) for k in (1, 16, 1024)]
     for row in found.measurements:
         assert row["predicted"]["concurrent_kernels"] <= row["queries"] and row["slowdown"] > -1
         assert row["best"]["algorithm"] == "crauser"  # the table's answer: what its sweep measured
@@ -195,13 +195,22 @@ def test_the_classout_suite_times_the_prediction_of_each_graph_with_its_class_le
     args.classout_fit_table, args.results = str(only_rmat), tmp_path / "fit"
     found = classout.run(args)
     assert [(r["graph"], r.get("queries"), "error" in r) for r in found.measurements] == [
-        ("rmat8", None, True), ("random2000-d4", 1, False), ("random2000-d4", 1024, False)]
+        ("rmat8", None, True), ("random2000-d4", 1, False), ("random2000-d4", 16, False), ("random2000-d4", 1024, False)]
     assert found.parameters["fitted_on"] == str(only_rmat)
     assert f"fitted on `{only_rmat}`, whose target is within 15% on 80% of the real graphs" in "\n".join(classout.render([found]))
     # the other GPU's target has no 30% part: one graph past 30% of five within 15% still meets it
     rows = [{"graph": f"road-{i}", "queries": 1, "slowdown": s} for i, s in enumerate((0.0, 0.05, 0.1, 0.12, 0.4))]
     assert not classout.summarize(rows)["1"]["met"] and classout.summarize(rows, transferred=True)["1"]["met"]
     assert "30%" not in classout.summarize(rows, transferred=True)["target"]
+    # issue 67's whole-curve target: 90% of (real graph, K) within 15%, every one within 50%, every K there
+    from benchmarks.data import real_suite
+
+    real = real_suite()[:10]
+    rows = [{"graph": name, "queries": k, "slowdown": 0.01 * i} for i, name in enumerate(real) for k in (1, 16, 1024)]
+    assert classout.summarize(rows)["whole curve"]["met"]
+    assert not classout.summarize([r for r in rows if r["queries"] != 16])["whole curve"]["met"]  # K = 16 missing
+    assert not classout.summarize([*rows, {"graph": real[0], "queries": 16, "slowdown": 0.6}])["whole curve"]["met"]
+    assert classout.summarize([*rows, {"graph": "rmat8", "queries": 16, "slowdown": 0.6}])["whole curve"]["met"]
 
 
 def test_the_seeded_suite_sweeps_the_picked_algorithm_briefly_and_times_its_best_against_the_table(

@@ -93,16 +93,19 @@ def origin_of(chooser: Any) -> str:
 
 
 def model_answer(chooser: Any, graph: UnseenGraph, device: DeviceProfile, queries: int | None = None,
-                 admits: Collection[str] = (), model_option: str = "auto") -> ModelAnswer:
+                 admits: Collection[str] = (), model_option: str = "auto",
+                 characterizations: Mapping[str, Any] | None = None) -> ModelAnswer:
     """The algorithm `chooser` (a `ChoiceModel`) picks for `queries` sources at once (None: the
     batch end, `BATCH`) on a graph that admits the conditional algorithms `admits`, and its
     configuration on `device` by that algorithm's model (`model_option`: auto, thesis, fitted or
-    a file, as `predict --model`)."""
+    a file, as `predict --model`; `characterizations`: by algorithm, constants other than the
+    shipped ones, as the class-out check refits them)."""
     k = queries if queries is not None else BATCH
     chosen, path = chooser.predict(graph.tree_features, k, admits)
     features = graph.features
     name = servable(chosen, k, features.max_degree)
-    config, decisions = predicted(name, features, device, model_option, queries, chooser.latency, graph.level_width)
+    config, decisions = predicted(name, features, device, model_option, queries, chooser.latency, graph.level_width,
+                                  (characterizations or {}).get(name))
     reason = " and ".join(path) or "the tree's one leaf"
     if name != chosen:
         entry = algorithms.get(chosen)

@@ -10,8 +10,8 @@ Example::
     match.config         # the LaunchConfig to launch with (its algorithm included)
     match.source         # "curve", "best", ... (measured on this graph) or "model"
 
-A graph the table holds (an entry at distance 0 in the features below: the same vertices, mean
-degree and degree skew) gets that entry's own tuning. An entry's `best` (measured and verified) is
+A graph the table holds (an entry of its sha256, or where either lacks one, at distance 0 in the
+features below: the same vertices, mean degree and degree skew) gets that entry's own tuning. An entry's `best` (measured and verified) is
 used; with `queries=K`, the fastest configuration of the entry's queries `curve` with at most K
 concurrent SSSPs (K = 1 is one query's wait); where the entry tuned no point that small (an old or
 narrowed table), the nearest tuned point with its CK set to K ("derived"); an entry without either
