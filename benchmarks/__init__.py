@@ -36,7 +36,10 @@ SUITES = {suite.name: suite for suite in (
     Suite("tuner", "benchmarks.tuner", 0, "Bayesian search replayed on recorded exhaustive sweeps: evaluations to "
           "within 3% of the optimum"),
     Suite("model", "benchmarks.model", 0, "the fitted models checked leaving each graph out, priced from records"),
-    Suite("lookup", "benchmarks.lookup", 0, "Table.lookup checked leaving each graph out, priced from records"),
+    Suite("lookup", "benchmarks.lookup", 0, "Table.nearest (the C header's answer to a graph its table does not "
+          "hold) checked leaving each graph out, priced from records"),
+    Suite("agreement", "benchmarks.agreement", 0, "Table.lookup and predict --algorithm auto --table give one "
+          "configuration, each graph left out of its table, K = 1 to 1,024"),
     Suite("choice", "benchmarks.choice", 0, "which algorithm predict --algorithm auto picks, each class of graphs "
           "left out, against the shipped table's winners"),
     Suite("predict", "benchmarks.predict", 0, "how long predict --algorithm auto takes on a graph of 1M vertices "

@@ -472,3 +472,18 @@ def test_autotune_s_usage_errors_are_one_line(capsys):
     err = capsys.readouterr().err.strip()
     assert exit_.value.code == 2 and err == ("autotune sweep: argument --budget: expected one argument "
                                              "(autotune sweep --help lists the options)")
+
+
+def test_the_agreement_suite_compares_lookup_and_predict_on_graphs_left_out(tmp_path, monkeypatch):
+    from benchmarks import agreement
+
+    monkeypatch.setattr(agreement, "QUERIES", (1, 1024))
+    args = argparse.Namespace(agreement_tables="tables/h200.json", agreement_graphs="rome99.gr.gz,road-NY,random24k-d2")
+    found = agreement.run(args)
+    checked = [r for r in found.measurements if "skipped" not in r]
+    assert {(r["graph"], r["queries"]) for r in checked} >= {("rome99.gr.gz", 1), ("random24k-d2", 1024)}
+    assert all(r["same"] and r["source"] == "model" for r in checked) and found.summary["met"]
+    assert found.summary["skipped"] == ["tables/h200.json: road-NY"] or ("road-NY", 1) in {
+        (r["graph"], r["queries"]) for r in checked}  # the real-graph suite's source kept, or not, here
+    text = "\n".join(agreement.render([found]))
+    assert f"the same configuration in {found.summary['same']} of {found.summary['checks']}" in text
