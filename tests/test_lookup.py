@@ -222,3 +222,23 @@ def test_a_consensus_needs_every_neighbour_s_list_else_the_nearest_decides(table
     found = table.nearest(vertices=2**17, mean_degree=28.4, neighbours=3)
     assert found.graph_name == "rmat17" and found.source == "best"
     assert found.config == CRAUSER.uniform(256, concurrent_kernels=64, lanes=4)
+
+
+@pytest.mark.parametrize("no_hierarchy", [False, True])
+def test_sssp_table_builds_the_hierarchy_of_a_road_network_it_does_not_hold(tmp_path, monkeypatch, capsys, no_hierarchy):
+    """`sssp --table` on a road network the table never saw: its hierarchy is built and kept first,
+    so that the model can pick PHAST (issue 64); with --no-hierarchy it cannot."""
+    from types import SimpleNamespace
+
+    from autotune.cli.sssp_gpu import config_from_table
+    from autotune.graphs import load_graph
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    table = Table.load(ROOT / "tables" / "h200.json").without(["rome99.gr.gz"])
+    graph = load_graph(str(ROOT / "tests" / "data" / "rome99.gr.gz"))
+    args = SimpleNamespace(table="h200.json", json=False, allow_other_device=False, no_hierarchy=no_hierarchy)
+    config = config_from_table(args, table, graph, {"name": "NVIDIA H200"}, 1)
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the table's model for a graph it does not hold" in err
+    assert (config.algorithm == "phast") is not no_hierarchy
+    assert ("contraction hierarchy of" in err) is not no_hierarchy  # built, with its time
