@@ -60,7 +60,7 @@ def config_and_time(args: argparse.Namespace, table, graph: CSRGraph, device: di
                      f"'{match.graph_name}', at distance {match.distance:.2f} in log2 vertices, degree and skew)")
         else:
             which = f"the {match.source} configuration of its entry '{match.graph_name}'"
-        console.print(escape(f"{args.table}: {which}, for {queries} sources at once"))
+        console.print(escape(f"{args.table}: {which}, for {queries} source{'s' if queries != 1 else ''} at once"))
     if match.partial:
         console.print(escape(
             f"{args.table}: warning: entry '{match.graph_name}' is partial (its sweep was interrupted); "

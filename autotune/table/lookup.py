@@ -208,11 +208,11 @@ class Table:
     @cached_property
     def model(self) -> Any:
         """The choice model that answers a graph the table does not hold (`table.model.choice_of`;
-        where no entry has a curve to fit on, the one shipped for the table's GPU)."""
+        where no entry has a timed curve point to fit on, the one shipped for the table's GPU)."""
         from autotune.predict.choice import shipped_choice
         from autotune.table.model import choice_of, device_of
 
-        if any(e.curve for e in self.entries):
+        if any(p.ms_per_sssp is not None for e in self.entries for p in e.curve):
             return choice_of(self)
         shipped = shipped_choice(device_of(self))
         if shipped is None:
