@@ -73,7 +73,7 @@ def shape_cache(environ: Mapping[str, str] | None = None):  # -> autotune.model.
     """Graphs' shapes kept in the cache directory (`graphs.cache.kept_dir_from_env`)."""
     from autotune.model.shape import ShapeCache
 
-    return ShapeCache(kept_dir_from_env(os.environ if environ is None else environ, "shapes"))
+    return ShapeCache.from_env(environ)
 
 
 def reference_cache(environ: Mapping[str, str] | None = None) -> ReferenceCache:

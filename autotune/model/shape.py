@@ -196,6 +196,15 @@ class ShapeCache:
         """`level_width(graph)`, read where kept."""
         return float(self.shape(graph).get("level_width") or 0.0)
 
+    @classmethod
+    def from_env(cls, environ: Any = None) -> ShapeCache:
+        """The shapes kept in the cache directory (`graphs.cache.kept_dir_from_env`: `shapes`)."""
+        import os
+
+        from autotune.graphs.cache import kept_dir_from_env
+
+        return cls(kept_dir_from_env(os.environ if environ is None else environ, "shapes"))
+
 
 __all__ = ["DEPTH_SOURCES", "REACHED_ENOUGH", "GraphShape", "ShapeCache", "adjacency", "breadth_first_reach", "graph_shape",
            "hop_levels", "level_width", "sampled_searches"]

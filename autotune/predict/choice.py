@@ -173,18 +173,16 @@ def graph_features(vertices: int, mean_degree: float, degree_cv: float | None,
 
 def measured_features(graph: Any) -> tuple[dict[str, float], Callable[[], float]]:
     """A loaded graph's features (a `CSRGraph`), its depth measured by breadth-first searches from
-    sampled sources (`shape.sampled_searches`, as `GraphShape.hop_depth`), and its level width from
-    the same searches (a callable, for the rules that read it)."""
-    import statistics
-
+    sampled sources (`GraphShape.hop_depth`), and its level width from the same searches (a
+    callable, for the rules that read it): the graph's shape, kept in the cache directory
+    (`model.shape.ShapeCache`), so that a second predict or lookup of a large graph searches nothing."""
     from autotune.model.features import GraphFeatures
-    from autotune.model.shape import sampled_searches, width_of
+    from autotune.model.shape import ShapeCache
 
     features = GraphFeatures.from_graph(graph)
-    searched = sampled_searches(graph)[1]
-    depth = int(statistics.median(d for d, _ in searched)) if searched else None
-    return (graph_features(features.n_vertices, features.mean_degree, features.degree_cv, depth),
-            lambda: width_of(searched) or 0.0)
+    shape = ShapeCache.from_env().shape(graph)
+    return (graph_features(features.n_vertices, features.mean_degree, features.degree_cv, shape.get("hop_depth")),
+            lambda: float(shape.get("level_width") or 0.0))
 
 
 def entry_features(entry: Any, depths: Mapping[str, float] | None = None) -> dict[str, float]:
