@@ -242,3 +242,14 @@ def test_sssp_table_builds_the_hierarchy_of_a_road_network_it_does_not_hold(tmp_
     assert "the table's model for a graph it does not hold" in err
     assert (config.algorithm == "phast") is not no_hierarchy
     assert ("contraction hierarchy of" in err) is not no_hierarchy  # built, with its time
+
+
+def test_the_model_s_gpu_is_the_table_s_with_the_named_profile_s_memory_under_the_sweep_s_cap(tmp_path):
+    from autotune.model.device import load_device
+    from autotune.table.model import device_of
+
+    data = json.loads((ROOT / "tables" / "h200.json").read_text())
+    assert device_of(Table(data)).global_memory_bytes == load_device("hopper-h200").global_memory_bytes
+    capped = {**data, "device": {**data["device"], "x-max-memory": 80 * 2**30}}
+    assert device_of(Table(capped)).global_memory_bytes == 80 * 2**30
+    assert device_of(Table(capped)).sm_count == 132 and device_of(Table(capped)).name == "NVIDIA H200"

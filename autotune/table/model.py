@@ -8,11 +8,13 @@ one-query probes), else the tree fitted on the table's entries when first asked
 where their entries record `hop_depth`, and Delta-stepping's one-query rules those of the choice
 model shipped for the GPU, fitted on the one-query probes, which a table does not hold). The device is the
 table's `device` section where it holds a whole profile (a sweep's table records the live GPU's
-attributes), else the shipped profile of the same compute capability and SM count, its name
-preferred.
+attributes; its memory, which the section lacks, that of the shipped profile naming the GPU, under
+the sweep's `--max-memory`), else the shipped profile of the same compute capability and SM count,
+its name preferred.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from autotune.errors import InputError
@@ -53,16 +55,19 @@ def device_of(table: Any) -> DeviceProfile:
     """
     section = table.device
     where = f"{table.path or 'table'}: device"
-    if all(key in section for key in REQUIRED_KEYS):
-        return profile_from_mapping({k: v for k, v in section.items() if k in (*REQUIRED_KEYS, *OPTIONAL_KEYS)},
-                                    where, origin="table")
     same = [d for d in shipped_devices() if (str(d.compute_capability), int(d.sm_count)) ==
             (str(section.get("compute_capability")), int(section.get("sm_count") or 0))]
+    named = [d for d in same if names_device(str(section.get("name", "")), d)]
+    if all(key in section for key in REQUIRED_KEYS):
+        found = profile_from_mapping({k: v for k, v in section.items() if k in (*REQUIRED_KEYS, *OPTIONAL_KEYS)},
+                                     where, origin="table")
+        # a table does not record the GPU's memory: the named shipped profile's, under the sweep's --max-memory
+        memory = [m for m in ((named[0].global_memory_bytes if named else None), section.get("x-max-memory")) if m]
+        return dataclasses.replace(found, global_memory_bytes=min(memory)) if memory else found
     if not same:
         raise InputError(f"{where}: the section names no whole profile and no shipped profile has compute capability "
                          f"{section.get('compute_capability')} and {section.get('sm_count')} SMs: the model cannot "
                          "answer a graph the table does not hold")
-    named = [d for d in same if names_device(str(section.get("name", "")), d)]
     return (named or same)[0]
 
 
