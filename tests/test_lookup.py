@@ -253,3 +253,21 @@ def test_the_model_s_gpu_is_the_table_s_with_the_named_profile_s_memory_under_th
     capped = {**data, "device": {**data["device"], "x-max-memory": 80 * 2**30}}
     assert device_of(Table(capped)).global_memory_bytes == 80 * 2**30
     assert device_of(Table(capped)).sm_count == 132 and device_of(Table(capped)).name == "NVIDIA H200"
+
+
+@pytest.mark.parametrize(("gpu", "profile"), [("h100", "hopper-h100"), ("h200", "hopper-h200")])
+def test_the_shipped_table_and_predict_for_its_gpu_answer_alike(tmp_path, gpu, profile):
+    """`predict --algorithm auto --device PROFILE` reads the choice model shipped for the GPU, which
+    is the one fitted on `tables/<gpu>.json` (`characterizations/choice-<gpu>.toml`, found by name),
+    and `Table.lookup` of that table finds it by the table's sha256: one answer."""
+    from autotune.graphs import load_graph
+
+    table = Table.load(ROOT / "tables" / f"{gpu}.json")
+    assert table.model.fitted_on["table"] == f"tables/{gpu}.json"
+    for k in (1, 16, 1024):
+        out = tmp_path / f"{gpu}-{k}.json"
+        assert main(["predict", "--algorithm", "auto", "--device", profile, "--graph", "rmat11", "--graph", "grid10",
+                     "--queries", str(k), "--no-hierarchy", "-o", str(out)]) == 0
+        predicted = [e["predicted"]["config"] for e in json.loads(out.read_text())["entries"]]
+        found = [table.lookup(load_graph(spec), queries=k, device=None, admits=()) for spec in ("rmat11", "grid10")]
+        assert [m.config.to_json() for m in found] == predicted, k

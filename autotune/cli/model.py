@@ -41,6 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="with --shapes: the one-query probes' rows (scripts/probe_latency_grid.py: the prediction "
                         "at every Delta; probe_latency_bins.py: the grid's at every block size and threshold), on which "
                         "those values are fitted by their price rather than as the winners' medians")
+    choice.add_argument("--latency-from", metavar="CHOICE.toml", default=None,
+                        help="take Delta-stepping's one-query rules from this choice model (one fitted on the probes of a "
+                        "GPU of the same kind: the H100's for the H200) instead of fitting them; with --shapes, the "
+                        "tree still reads the graphs' depths")
     choice.add_argument("--output", "-o", metavar="FILE.toml", required=True)
     choice.set_defaults(run=run_fit_choice)
 
@@ -101,11 +105,15 @@ def run_fit_choice(args: argparse.Namespace) -> int:
 
     if args.latency_rows and not args.shapes:
         raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")
+    if args.latency_from and args.latency_rows:
+        raise InputError("fit-choice: --latency-from takes the one-query rules as they are; --latency-rows fits them: "
+                         "give one")
     inputs = [("a table", args.table)] + ([("--shapes", args.shapes)] if args.shapes else [])
+    inputs += [("--latency-from", args.latency_from)] if args.latency_from else []
     check_outputs({"--output": args.output}, inputs + [("--latency-rows", row) for row in args.latency_rows])
     check_replaceable(args.output, lambda path: is_toml_with(path, "format", FORMAT.rpartition("/")[0]),
                       "a choice model")
-    model = fit_table(args.table, args.shapes, args.latency_rows)
+    model = fit_table(args.table, args.shapes, args.latency_rows, args.latency_from)
     atomic_write(args.output, model.to_toml(), "the choice model")
     on = model.fitted_on
     print(f"wrote {args.output}: {len(model.nodes)} nodes, fitted on {on['graphs']} graphs of {args.table} "

@@ -369,16 +369,21 @@ def shipped_choices() -> tuple[ChoiceModel, ...]:
 
 def names_device(name: str, device: Any) -> bool:
     """Whether a GPU's name (`NVIDIA H200`) names a device profile (`hopper-h200`): one of its words
-    with a digit (the model, `H200`) stands in the profile's name or description.
+    with a digit and a letter (the model, `H200`) is a word of the profile's name or description
+    (`H100` is not one of `(Hopper GH100)`'s).
 
     Example:
         >>> from autotune.model.device import load_device
         >>> names_device("NVIDIA H200", load_device("hopper-h200")), names_device("NVIDIA H200", load_device("hopper-h100"))
         (True, False)
     """
-    words = [w.lower() for w in name.split() if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)]
-    text = f"{device.name} {getattr(device, 'description', '')}".lower()
-    return any(w in text for w in words)
+    import re
+
+    def words(text: str) -> set[str]:
+        return set(re.split(r"[^0-9a-z]+", text.lower()))
+
+    models = {w for w in words(name) if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
+    return bool(models & words(f"{device.name} {getattr(device, 'description', '')}"))
 
 
 def shipped_choice(device: Any) -> ChoiceModel | None:

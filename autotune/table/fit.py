@@ -15,13 +15,14 @@ from autotune.predict.choice import ChoiceModel, fit_admitted, shape_depths
 from autotune.table.lookup import Table
 
 
-def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: Sequence[str | Path] = ()
-              ) -> ChoiceModel:
+def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: Sequence[str | Path] = (),
+              latency_from: str | Path | None = None) -> ChoiceModel:
     """The tree fitted on a table file (its digest, GPU and graphs recorded), with Delta-stepping's
     one-query rules where `shapes` (a JSON file: `shapes`, graph name: `GraphShape.to_json()`)
     gives the graphs' level widths; `latency_rows`: files of the one-query probes' rows
     (`scripts/probe_latency_grid.py`, `probe_latency_bins.py`; their digests recorded), which
-    price the one-query Delta and the grid's bins (`autotune.algorithms.delta.latency_prices`).
+    price the one-query Delta and the grid's bins (`autotune.algorithms.delta.latency_prices`);
+    `latency_from`: a choice model whose one-query rules are taken as they are (its digest recorded).
 
     Raises:
         InputError: an unreadable table or shapes file, or no graph to fit the one-query rules on.
@@ -29,7 +30,11 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
     table = Table.load(path)
     entries = table.entries
     latency = None
-    if shapes is not None:
+    if latency_from is not None:
+        latency = ChoiceModel.from_toml(latency_from).latency
+        if latency is None:
+            raise InputError(f"{latency_from}: a choice model without one-query rules (fitted without --shapes)")
+    elif shapes is not None:
         found_shapes = read_shapes(shapes)
         weights = {name: shape.get("lightest_weight") for name, shape in found_shapes.items()}
         widths = {name: shape["level_width"] for name, shape in found_shapes.items()
@@ -46,7 +51,8 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
                  "sm_count": int(device.get("sm_count") or 0), "graphs": len(graphs),
                  **({"shapes": str(shapes)} if shapes is not None else {}),
                  **({"latency_rows": ", ".join(f"{row} ({file_digest(row)})" for row in latency_rows)}
-                    if latency_rows else {})}
+                    if latency_rows else {}),
+                 **({"latency_from": f"{latency_from} ({file_digest(latency_from)})"} if latency_from else {})}
     return fit_admitted(entries, depths, fitted_on, latency)
 
 
