@@ -271,3 +271,18 @@ def test_the_shipped_table_and_predict_for_its_gpu_answer_alike(tmp_path, gpu, p
         predicted = [e["predicted"]["config"] for e in json.loads(out.read_text())["entries"]]
         found = [table.lookup(load_graph(spec), queries=k, device=None, admits=()) for spec in ("rmat11", "grid10")]
         assert [m.config.to_json() for m in found] == predicted, k
+
+
+def test_sssp_table_refuses_another_gpu_s_table_before_building_a_hierarchy(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from autotune.cli.sssp_gpu import config_from_table
+    from autotune.graphs import load_graph
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    table = Table.load(ROOT / "tables" / "h200.json").without(["rome99.gr.gz"])
+    graph = load_graph(str(ROOT / "tests" / "data" / "rome99.gr.gz"))
+    args = SimpleNamespace(table="h200.json", json=True, allow_other_device=False, no_hierarchy=False)
+    with pytest.raises(DeviceMismatch):
+        config_from_table(args, table, graph, {"name": "NVIDIA A100-SXM4-80GB"}, 1)
+    assert not (tmp_path / "cache" / "hierarchies").exists()

@@ -46,6 +46,7 @@ def config_from_table(args: argparse.Namespace, table, graph: CSRGraph, device: 
 def config_and_time(args: argparse.Namespace, table, graph: CSRGraph, device: dict,
                     queries: int) -> tuple[LaunchConfig, float | None]:
     """`config_from_table`, with the entry's measured milliseconds per SSSP (None where it has none)."""
+    table.check_device(device, args.allow_other_device)  # before a hierarchy is built for nothing
     admits = None
     if hasattr(graph, "out_degrees") and not table.holds(graph):
         from autotune.predict.auto import admitted_on

@@ -163,7 +163,12 @@ class Table:
                                                if not left_out & {e["graph"]["name"], e["graph"].get("sha256")}]},
                      self.path, self.whole and not left_out)
 
-    def _check_device(self, device: str | Mapping[str, Any] | None, allow_other_device: bool) -> None:
+    def check_device(self, device: str | Mapping[str, Any] | None, allow_other_device: bool = False) -> None:
+        """Refuse a GPU other than the table's (`lookup`'s `device`; see `same_device`).
+
+        Raises:
+            DeviceMismatch: unless `allow_other_device`.
+        """
         if device is None or allow_other_device:
             return
         if device == "auto":
@@ -260,7 +265,7 @@ class Table:
             InputError: the table has no entry with a configuration, or bad arguments.
         """
         asked = self._asked(graph, vertices, mean_degree, degree_cv, queries)
-        self._check_device(device, allow_other_device)
+        self.check_device(device, allow_other_device)
         table = self.without([exclude]) if exclude is not None else self
         candidates = table._candidates(asked, queries, DEFAULT_WEIGHTS)
         held = [c for c in candidates if is_same_graph(asked, c[4]["graph"], c[0])]
