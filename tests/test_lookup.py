@@ -286,3 +286,21 @@ def test_sssp_table_refuses_another_gpu_s_table_before_building_a_hierarchy(tmp_
     with pytest.raises(DeviceMismatch):
         config_from_table(args, table, graph, {"name": "NVIDIA A100-SXM4-80GB"}, 1)
     assert not (tmp_path / "cache" / "hierarchies").exists()
+
+
+def test_graph_features_give_the_model_what_they_know():
+    """A `GraphFeatures` with its weights gives the model's rules the Delta they read from them, as
+    the loaded graph does (without weights the rules know none: Delta INF)."""
+    from autotune.graphs import load_graph
+    from autotune.model.features import GraphFeatures
+
+    table = Table.load(ROOT / "tables" / "h200.json")
+    graph = load_graph("random3000-d3")
+    features = GraphFeatures.from_graph(graph)
+    loaded = table.lookup(graph, queries=16, device=None, admits=())
+    known = table.lookup(features, queries=16, device=None, admits=())
+    bare = table.lookup(vertices=features.n_vertices, mean_degree=features.mean_degree, degree_cv=features.degree_cv,
+                        queries=16, device=None)
+    assert known.source == loaded.source == "model"
+    assert known.config.algorithm == loaded.config.algorithm == "delta"
+    assert known.config.param("delta") == loaded.config.param("delta") != "inf" and bare.config.param("delta") == "inf"

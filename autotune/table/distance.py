@@ -44,7 +44,8 @@ def is_same_graph(asked: Mapping[str, Any], held: Mapping[str, Any], distance: f
 
 
 def features_of(graph: Any) -> dict[str, Any]:
-    """The lookup's features of a `CSRGraph`, a `GraphFeatures`, or a mapping of them."""
+    """The lookup's features of a `CSRGraph`, a `GraphFeatures` (with the figures it knows), or a
+    mapping of them."""
     if isinstance(graph, Mapping):
         return dict(graph)
     if hasattr(graph, "out_degrees"):  # a CSRGraph
@@ -52,7 +53,14 @@ def features_of(graph: Any) -> dict[str, Any]:
         mean = float(degrees.mean()) if graph.n_vertices else 0.0
         return {"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
                 "degree_cv": float(degrees.std() / mean) if mean else 0.0, "sha256": graph.sha256}
-    return {"vertices": graph.n_vertices, "mean_degree": graph.mean_degree, "degree_cv": getattr(graph, "degree_cv", None)}
+    figures = {"vertices": graph.n_vertices, "mean_degree": graph.mean_degree,
+               "degree_cv": getattr(graph, "degree_cv", None)}
+    # a `GraphFeatures`: what else it knows, which the model's rules read (`predict.answer.from_figures`)
+    for key in ("name", "sha256", "max_degree", "min_positive_weight", "max_weight", "mean_weight", "lightest_weight",
+                "level_width"):
+        if getattr(graph, key, None) is not None:
+            figures[key] = getattr(graph, key)
+    return figures
 
 
 def consensus_parts(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
