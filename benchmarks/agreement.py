@@ -50,9 +50,9 @@ def predicted(table_file: Path, graph_spec: str, queries: int) -> Any:
     return entry.predicted.config
 
 
-def graph_rows(table_path: Path, name: str) -> list[dict[str, Any]]:
-    """Every K's two configurations for one graph left out of one table (the lookup's as text, and
-    predict's where it differs)."""
+def graph_rows(table_path: Path, table: Any, name: str) -> list[dict[str, Any]]:
+    """Every K's two configurations for one graph left out of one table (`table`, read from
+    `table_path`): the lookup's as text, and predict's where it differs."""
     from autotune.table import Table
 
     try:
@@ -60,14 +60,13 @@ def graph_rows(table_path: Path, name: str) -> list[dict[str, Any]]:
         graph = data.load_spec(graph_spec)
     except Exception as error:  # a real graph whose source is not kept here
         return [{"table": data.shown(table_path), "graph": name, "skipped": f"{type(error).__name__}: {error}"}]
-    table = Table.load(table_path)
-    left = table.without([name])
     rows = []
     with tempfile.TemporaryDirectory() as directory:
         reduced = Path(directory) / "table.json"
-        reduced.write_text(json.dumps(left.data))
+        reduced.write_text(json.dumps(table.without([name]).data))
+        left = Table.load(reduced)  # read as predict reads it; its model fitted once, for every K
         for k in QUERIES:
-            looked_up = Table.load(reduced).lookup(graph, queries=k, device=None)
+            looked_up = left.lookup(graph, queries=k, device=None)
             by_predict = predicted(reduced, graph_spec, k)
             same = looked_up.config.to_json() == by_predict.to_json()  # compared as JSON, kept as text
             rows.append({"table": data.shown(table_path), "graph": name, "queries": k, "source": looked_up.source,
@@ -85,8 +84,9 @@ def run(args: argparse.Namespace) -> Results:
     chosen = [g for g in getattr(args, "agreement_graphs", "").split(",") if g]
     rows = []
     for path in tables:
-        for name in chosen or sorted(e.name for e in Table.load(path).entries):
-            rows += graph_rows(path, name)
+        table = Table.load(path)
+        for name in chosen or sorted(e.name for e in table.entries):
+            rows += graph_rows(path, table, name)
     checked = [r for r in rows if "skipped" not in r]
     graphs = {(r["table"], r["graph"]) for r in checked}
     return Results("agreement", {"name": "no GPU"}, command_line(), commit(), now(), host(),

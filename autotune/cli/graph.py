@@ -5,7 +5,7 @@ import argparse
 import json
 from typing import Any
 
-from autotune.cli.options import add_graph_options, load_one_graph, shape_cache
+from autotune.cli.options import add_graph_options, load_one_graph
 from autotune.graphs import CSRGraph
 
 
@@ -68,8 +68,10 @@ def render_info(info: dict[str, Any]) -> str:
 
 
 def run_info(args: argparse.Namespace) -> int:
+    from autotune.model.shape import ShapeCache
+
     graph: CSRGraph = load_one_graph(args)
-    info: dict[str, Any] = {**graph.info(), "shape": shape_cache().shape(graph)}
+    info: dict[str, Any] = {**graph.info(), "shape": ShapeCache.from_env().shape(graph)}
     print(json.dumps(info, indent=2) if args.json else render_info(info))
     return 0
 

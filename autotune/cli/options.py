@@ -69,13 +69,6 @@ def load_spec(spec: str, seed: object = None, weights: str | None = None) -> CSR
     return load(parse_spec(spec), GraphOptions.from_values(seed, weights), graph_cache())
 
 
-def shape_cache(environ: Mapping[str, str] | None = None):  # -> autotune.model.shape.ShapeCache
-    """Graphs' shapes kept in the cache directory (`graphs.cache.kept_dir_from_env`)."""
-    from autotune.model.shape import ShapeCache
-
-    return ShapeCache.from_env(environ)
-
-
 def reference_cache(environ: Mapping[str, str] | None = None) -> ReferenceCache:
     """Reference distances kept in the cache directory (`graphs.cache.kept_dir_from_env`)."""
     return ReferenceCache(kept_dir_from_env(os.environ if environ is None else environ, "references"))

@@ -15,7 +15,8 @@ from typing import Any, Mapping
 from optuna.storages import BaseStorage
 
 from autotune import algorithms
-from autotune.cli.options import load_spec, reference_cache, shape_cache
+from autotune.cli.options import load_spec, reference_cache
+from autotune.model.shape import ShapeCache
 from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, protocol_json, replay_jobs,
                                      replay_records)
 from autotune.search.results.outputs import Outputs, checked_outputs, default_output
@@ -229,7 +230,7 @@ class CheckedJobs:
         space = dataclasses.replace(request.space, memory_bytes=memory)
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
                         request.seed, request.weights, reference_cache(), request.model, request.objective,
-                        request.hierarchy, shape_cache())
+                        request.hierarchy, ShapeCache.from_env())
         if compiled is not None:
             compiled()
         return device, jobs, [g.name for g in self.graphs]

@@ -43,14 +43,17 @@ def compiled_source(filename: str):  # -> pycuda.compiler.SourceModule
     return _build(kernels_dir() / filename, [])
 
 
+def _include_dirs(source: Path) -> list[str]:
+    """The shipped kernels' headers (`#include "frontier.cuh"`), also for a source outside kernels/."""
+    from autotune.resources import kernels_dir
+
+    return [str(source.parent), str(kernels_dir())]
+
+
 def _build(source: Path, options: list[str]):  # -> pycuda.compiler.SourceModule
     from pycuda.compiler import SourceModule
 
-    from autotune.resources import kernels_dir
-
-    # the shipped kernels' headers (`#include "frontier.cuh"`), also for a source outside kernels/
-    return SourceModule(source.read_text(), options=options, no_extern_c=True,
-                        include_dirs=[str(source.parent), str(kernels_dir())])
+    return SourceModule(source.read_text(), options=options, no_extern_c=True, include_dirs=_include_dirs(source))
 
 
 def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None) -> Callable[[], None]:
@@ -62,13 +65,10 @@ def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None)
     build that fails here fails again, with its message, where it is loaded."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from autotune.resources import kernels_dir
-
     def build(source: Path, options: list[str]) -> None:
         from pycuda.compiler import compile as nvcc
 
-        nvcc(source.read_text(), options=options, no_extern_c=True, arch=arch,
-             include_dirs=[str(source.parent), str(kernels_dir())])
+        nvcc(source.read_text(), options=options, no_extern_c=True, arch=arch, include_dirs=_include_dirs(source))
 
     pool = ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 1))
     futures = [pool.submit(build, a.source_path, a.compile_options(no_l1)) for a in algorithms for no_l1 in (False, True)]
