@@ -14,8 +14,8 @@ search decides a pair of neighbours both ways (`witness`, `is_symmetric`).
 
 `contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`), and
 where no C++ compiler is found, with a warning, `contract_python`, the same procedure in plain
-Python (37.8 s for usa-roads' 87,575 vertices on this project's VM, against 3.0 s compiled:
-docs/notes/phast.md); the tests hold the two to the same hierarchy on rome99.
+Python (37.8 s for usa-roads' 87,575 vertices on this project's VM, `contract_python(load_graph(...))`,
+against 3.3 s compiled by `graph hierarchy`: docs/notes/phast.md); the tests hold the two to the same hierarchy on rome99.
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
 it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, its
 uncontracted part past `MAX_CORE` x them, or a vertex to contract has more than `MAX_PAIRS` pairs
@@ -47,7 +47,7 @@ MAX_GROWTH = 4.0  # arcs with shortcuts, at most this many times the graph's arc
 MAX_PAIRS = 16_384  # in- x out-arcs of a vertex to contract, at most (usa-roads reaches 3,700)
 # The uncontracted part's arcs, at most this many times the graph's: a road network's only fall as
 # it contracts, a sparse random graph's grow (random98k-d2 refused with 26,572 of its 98,304 vertices
-# left, 11.6 s by `graph hierarchy` on this VM, where the 4x bound on all arcs took 31 s: docs/notes/phast.md).
+# left, 12.8 s by `graph hierarchy` on this VM, 35.1 s with the 4x bound on all arcs alone: docs/notes/phast.md).
 MAX_CORE = 1.25
 
 

@@ -26,8 +26,8 @@ path `autotune predict --algorithm auto --table TABLE` takes (`autotune.predict.
 two agree by construction. A loaded graph (`CSRGraph`) gives the model its depth and level width
 (sampled breadth-first searches) and, where its contraction hierarchy is kept, admits PHAST; a
 graph given by figures gives what it has (`predict.answer.from_figures`). Until issue 67, an unseen
-graph got a consensus of the two nearest entries, which the class-out check found 46x slower than
-the graph's own sweep on a road network (one query) and within 15% on 9 of 15 (graph, K).
+graph got a consensus of the two nearest entries: the issue measured it on an H200 within 15% of
+the graph's own sweep on 9 of 15 (graph, K), a road network 46x slower at one query.
 
 `nearest` keeps that nearest-entry answer for the C/C++ header (`autotune table export`), which has
 no model in C: the entry minimizing a weighted Euclidean distance over the graph's features
