@@ -53,6 +53,8 @@ SUITES = {suite.name: suite for suite in (
           "(issue 28)"),
     Suite("many", "benchmarks.many", 1, "sssp --sources on one GPU and on all of them, closeness of every source, "
           "a killed run started again"),
+    Suite("hierarchy", "benchmarks.hierarchy", 1, "contraction hierarchies built on one core of the GPU's host, "
+          "the graphs refused, and PHAST's times on them against an earlier contraction's"),
     Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
           "distances alone"),
 )}

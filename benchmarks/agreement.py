@@ -63,7 +63,8 @@ def graph_rows(table_path: Path, table: Any, name: str) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory() as directory:
         reduced = Path(directory) / "table.json"
-        reduced.write_text(json.dumps(table.without([name]).data))
+        held = [e.name for e in table.entries if data.suite_name(e.name) == data.suite_name(name)]  # NAME.csr.npz
+        reduced.write_text(json.dumps(table.without(held or [name]).data))
         left = Table.load(reduced)  # read as predict reads it; its model fitted once, for every K
         for k in QUERIES:
             looked_up = left.lookup(graph, queries=k, device=None)

@@ -80,7 +80,7 @@ def real_suite() -> tuple[str, ...]:
     fetches and converts them)."""
     from benchmarks.realgraphs import suite
 
-    return tuple(graph.name for graph in suite())
+    return tuple(graph.name for graph in suite() if graph.suite == "real")
 
 
 def spec(name: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from autotune.graphs import build_csr, load_graph
 from autotune.hierarchy import Hierarchy, Unsuited, level_sweeps
-from autotune.hierarchy import compiled
+from autotune.hierarchy import compiled, contraction
 from autotune.hierarchy.contraction import contract, contract_python
 from autotune.reference.cache import INF
 from autotune.reference.oracle import reference_distances
@@ -51,6 +51,30 @@ def test_compiled_and_python_contractions_refuse_a_densifying_core_alike(tmp_pat
     assert reasons[0] == reasons[1]  # the same vertices left, the same arcs
 
 
+def _mesh3d(k: int):
+    """A k x k x k mesh, each vertex joined to its six neighbours (weights 1..100, both ways alike)."""
+    index = np.arange(k**3).reshape(k, k, k)
+    tails = np.concatenate([np.take(index, range(k - 1), axis=a).ravel() for a in range(3)])
+    heads = np.concatenate([np.take(index, range(1, k), axis=a).ravel() for a in range(3)])
+    weights = np.random.default_rng(0).integers(1, 101, len(tails))
+    return build_csr(f"mesh3d{k}", k**3, tails, heads, weights, undirected=True)
+
+
+def test_a_3d_mesh_is_refused_by_its_contraction_s_cost_early_alike_and_a_2d_grid_is_not(tmp_path, monkeypatch):
+    monkeypatch.setattr(contraction, "WORK_FLOOR", 0)  # the small graphs' cost, as a large one's
+    mesh = _mesh3d(10)
+    reasons = []
+    for build in (lambda: contract(mesh, directory=tmp_path), lambda: contract_python(mesh)):
+        with pytest.raises(Unsuited, match="witness searches scanned .* since the first estimates") as refused:
+            build()
+        reasons.append(str(refused.value))
+    assert reasons[0] == reasons[1]
+    left = int(reasons[0].split(" with ")[1].split(" of ")[0].replace(",", ""))
+    assert left > 1000 // 5  # refused while more than a fifth of it was left
+    grid = load_graph("grid12", use_cache=False)
+    _sweeps_are_dijkstra(grid, contract(grid, directory=tmp_path))
+
+
 def test_a_symmetric_graph_needs_no_shortcut_one_way_only(tmp_path):
     graph = load_graph("grid10")  # a road-like grid: every arc's reverse of its weight
     rank, level, tails, heads, weights = contract(graph, directory=tmp_path)
@@ -81,7 +105,7 @@ def test_progress_is_reported_and_a_missing_compiler_falls_back_with_a_warning(t
     graph = load_graph("grid14", use_cache=False)  # a road-like grid of 16,384 vertices
     seen = []
     _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path, progress=lambda done, n: seen.append((done, n))))
-    assert seen[:2] == [(4096, 16384), (8192, 16384)]
+    assert seen[:2] == [(256, 16384), (512, 16384)]
     compiled.load.cache_clear()
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
     built = contract(random_sparse(150, 2), directory=tmp_path / "other")

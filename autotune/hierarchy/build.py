@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 from autotune.graphs.csr import CSRGraph
 from autotune.hierarchy.contraction import Unsuited
@@ -14,20 +14,29 @@ from autotune.hierarchy.store import HierarchyStore
 EVERY_S = 10.0  # progress at most this often
 
 
+def timed_progress(prefix: str, stream: TextIO, clock=time.perf_counter, every_s: float = EVERY_S
+                   ) -> Callable[[int, int], None]:
+    """A contraction's `progress(contracted, n)` that prints `prefix: X of N vertices contracted (T s)` to
+    `stream` at most every `every_s` seconds (the contraction calls it every 256 vertices)."""
+    start = clock()
+    last = [start]
+
+    def progress(done: int, n: int) -> None:
+        now = clock()
+        if now - last[0] >= every_s:
+            last[0] = now
+            print(f"{prefix}: {done:,} of {n:,} vertices contracted ({now - start:.0f} s)", file=stream, flush=True)
+
+    return progress
+
+
 def build_kept(store: HierarchyStore, graph: CSRGraph, stream: TextIO | None = None,
                clock=time.perf_counter) -> Hierarchy | None:
     """The graph's hierarchy from `store`, built (and kept) where it is not yet, reporting on
     `stream` (stderr by default); None where the graph gets none (the reason reported and kept)."""
     out = sys.stderr if stream is None else stream
     start = clock()
-    last = [start]
-
-    def progress(done: int, n: int) -> None:
-        now = clock()
-        if now - last[0] >= EVERY_S:
-            last[0] = now
-            print(f"autotune: {graph.name}: contraction hierarchy: {done:,} of {n:,} vertices contracted "
-                  f"({now - start:.0f} s)", file=out, flush=True)
+    progress = timed_progress(f"autotune: {graph.name}: contraction hierarchy", out, clock)
 
     if not store.kept(graph):
         print(f"autotune: {graph.name}: building its contraction hierarchy ({graph.n_vertices:,} vertices; kept "

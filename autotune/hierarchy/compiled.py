@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 SOURCE = Path(__file__).with_name("contract.cpp")
-DENSIFIED, GREW, CAPACITY, STOPPED, CORE = 1, 2, 3, 4, 5
+DENSIFIED, GREW, CAPACITY, STOPPED, CORE, WORK = 1, 2, 3, 4, 5, 6
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)
 
 
@@ -72,15 +72,17 @@ def load(directory: Path) -> ctypes.CDLL:
     int_pointer = ctypes.POINTER(ctypes.c_int)
     library.ch_contract.restype = ctypes.c_int
     library.ch_contract.argtypes = [ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int,
-                                    ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, PROGRESS,
+                                    ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong,
+                                    ctypes.c_longlong, PROGRESS,
                                     ctypes.c_int,
                                     pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
     return library
 
 
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
-                      level_weight: float, max_growth: float, max_core: float, max_pairs: int, directory: Path,
-                      progress: Callable[[int, int], bool] | None = None, every: int = 4096
+                      level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int], max_pairs: int,
+                      directory: Path,
+                      progress: Callable[[int, int], bool] | None = None, every: int = 256
                       ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
     with the refusal's numbers (`contract.cpp`). `progress(contracted, n)` returns True to stop.
@@ -101,7 +103,7 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
 
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
     status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
-                                 max_core, max_pairs, callback, every if progress else 0, ptr(rank), ptr(level), capacity,
+                                 max_core, *max_work, max_pairs, callback, every if progress else 0, ptr(rank), ptr(level), capacity,
                                  *(ptr(a) for a in out), ptr(count), ptr(info))
     if status != 0:
         return status, tuple(int(x) for x in info)

@@ -4,16 +4,16 @@
 // autotune/hierarchy/compiled.py (g++ -O3 -shared) and called through ctypes; C linkage, no
 // exceptions across the boundary, no global state (two calls may run at once).
 //
-// ch_contract returns 0 when done, CH_DENSIFIED, CH_GREW or CH_CORE when the graph is refused (`info`
-// then holds: in-arcs, out-arcs, vertices left; or arcs, vertices left; or the uncontracted part's
-// arcs, vertices left), CH_CAPACITY when the arc
+// ch_contract returns 0 when done, CH_DENSIFIED, CH_GREW, CH_CORE or CH_WORK when the graph is refused
+// (`info` then holds: in-arcs, out-arcs, vertices left; or arcs, vertices left; or the uncontracted
+// part's arcs, vertices left; or the arcs the witness searches scanned, vertices left, those scanned
+// after the first estimates), CH_CAPACITY when the arc
 // arrays given are too small (cannot happen with capacity >= max_growth * m + 1), CH_STOPPED when
 // `progress` asked to stop.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <queue>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,6 +24,7 @@ constexpr int CH_GREW = 2;
 constexpr int CH_CAPACITY = 3;
 constexpr int CH_STOPPED = 4;
 constexpr int CH_CORE = 5;
+constexpr int CH_WORK = 6;
 constexpr long long INF = 1LL << 62;
 
 struct Arc {
@@ -70,6 +71,7 @@ struct Witness {
     std::vector<int> target_index;
     std::vector<Item> heap;  // a binary min-heap (std::push_heap with greater), kept between calls
     int stamp = 0;
+    long long work = 0;  // arcs scanned by all searches so far (the contraction's cost)
 
     explicit Witness(int n) : dist(n, INF), target_stamp(n, 0), target_index(n, 0) {}
 
@@ -114,6 +116,7 @@ struct Witness {
             if (d > dist[u]) continue;
             if (d > bound) break;
             ++settled;
+            work += static_cast<long long>(out[u].size());
             for (const Arc& a : out[u]) {
                 long long dw = d + a.w;
                 if (dw <= bound && a.to != skip && dw < dist[a.to]) {
@@ -144,12 +147,15 @@ typedef int (*ch_progress)(int contracted, int n);
 
 // n vertices; m arcs (tails, heads, weights: int32, weights >= 0); witness searches settle at most
 // `settle` vertices; the uncontracted part may hold at most `max_core` x the graph's distinct arcs
-// (more: it densifies, and is refused early). Outputs: rank[n], level[n]
+// (more: it densifies, and is refused early), and its witness searches may scan at most `max_work`
+// arcs in all, and at most `max_early_work` after the first estimates of every vertex while more than
+// a fifth of the vertices are left (more: the same, seen by its cost). Outputs: rank[n], level[n]
 // (int64) and the arcs with shortcuts (out_tails, out_heads, out_weights: int64, capacity entries),
 // their count in *out_count. `progress` (may be null) is called every `every` contractions; it
 // returns nonzero to stop.
 int ch_contract(int n, long long m, const int* tails, const int* heads, const int* weights, int settle,
-                double level_weight, double max_growth, double max_core, long long max_pairs, ch_progress progress,
+                double level_weight, double max_growth, double max_core, long long max_work, long long max_early_work,
+                long long max_pairs, ch_progress progress,
                 int every,
                 long long* rank, long long* level, long long capacity, long long* out_tails, long long* out_heads,
                 long long* out_weights, long long* out_count, long long* info) {
@@ -171,13 +177,16 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             if (arc_weight(out[a.to], u) != a.w) { symmetric = false; break; }
         }
     }
-    std::unordered_map<unsigned long long, long long> arcs;
-    arcs.reserve(static_cast<size_t>(2 * m + 16));
-    for (int u = 0; u < n; ++u) {
-        for (const Arc& a : out[u]) arcs[(static_cast<unsigned long long>(u) << 32) | static_cast<unsigned>(a.to)] = a.w;
-    }
+    long long live = 0;  // the uncontracted part's arcs
+    for (int u = 0; u < n; ++u) live += static_cast<long long>(out[u].size());
+    // Every arc, the graph's and the shortcuts, ends when the first of its two ends is contracted:
+    // it is written out then, with its weight then (the lightest it had), and counted in `total`
+    // from when it first joins the uncontracted part (a shortcut between two uncontracted vertices
+    // is new exactly when no arc joins them now).
+    long long total = live;
+    std::vector<Shortcut> ended;
+    ended.reserve(static_cast<size_t>(std::min<double>(static_cast<double>(capacity), 2.5 * static_cast<double>(live) + 16)));
     const double limit = max_growth * static_cast<double>(std::max<long long>(m, 1));
-    long long live = static_cast<long long>(arcs.size());  // the uncontracted part's arcs
     const double core_limit = max_core * static_cast<double>(std::max<long long>(live, 1));
     std::vector<long long> deleted(n, 0), lvl(n, 0), rnk(n, -1);
     Witness witness(n);
@@ -228,6 +237,16 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         if (!priority(v, needed, value)) return CH_DENSIFIED;
         heap.push({value, v});
     }
+    const long long first_work = witness.work;  // the first estimates' cost
+    auto overworked = [&]() {
+        bool early = static_cast<long long>(n - order) * 5 > n;
+        if (witness.work <= max_work && !(early && witness.work - first_work > max_early_work)) return false;
+        info[0] = witness.work;
+        info[1] = n - order;
+        info[2] = witness.work - first_work;
+        return true;
+    };
+    if (overworked()) return CH_WORK;
     while (!heap.empty()) {
         int v = heap.top().second;
         heap.pop();
@@ -241,31 +260,29 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         for (const Shortcut& s : needed) {
             long long had = arc_weight(out[s.from], s.to);
             if (s.w < had) {
-                if (had == INF) ++live;
+                if (had == INF) {
+                    ++live;
+                    ++total;
+                }
                 set_arc(out[s.from], s.to, s.w);
                 set_arc(into[s.to], s.from, s.w);
-                unsigned long long key = (static_cast<unsigned long long>(s.from) << 32) | static_cast<unsigned>(s.to);
-                auto found_arc = arcs.find(key);
-                if (found_arc == arcs.end()) {
-                    arcs.emplace(key, s.w);
-                } else if (s.w < found_arc->second) {
-                    found_arc->second = s.w;
-                }
             }
         }
-        if (static_cast<double>(arcs.size()) > limit) {
-            info[0] = static_cast<long long>(arcs.size());
+        if (static_cast<double>(total) > limit) {
+            info[0] = total;
             info[1] = n - order;
             return CH_GREW;
         }
         rnk[v] = order++;
         if (progress != nullptr && every > 0 && order % every == 0 && progress(order, n) != 0) return CH_STOPPED;
         for (const Arc& in : into[v]) {
+            ended.push_back({in.to, v, in.w});
             erase_arc(out[in.to], v);
             deleted[in.to] += 1;
             lvl[in.to] = std::max(lvl[in.to], lvl[v] + 1);
         }
         for (const Arc& o : out[v]) {
+            ended.push_back({v, o.to, o.w});
             erase_arc(into[o.to], v);
             deleted[o.to] += 1;
             lvl[o.to] = std::max(lvl[o.to], lvl[v] + 1);
@@ -276,19 +293,20 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             info[1] = n - order;
             return CH_CORE;
         }
+        if (overworked()) return CH_WORK;
         out[v].clear();
         out[v].shrink_to_fit();
         into[v].clear();
         into[v].shrink_to_fit();
     }
-    if (static_cast<long long>(arcs.size()) > capacity) return CH_CAPACITY;
-    std::vector<std::pair<unsigned long long, long long>> sorted(arcs.begin(), arcs.end());
-    std::sort(sorted.begin(), sorted.end());
+    if (static_cast<long long>(ended.size()) > capacity) return CH_CAPACITY;
+    std::sort(ended.begin(), ended.end(),
+              [](const Shortcut& a, const Shortcut& b) { return a.from != b.from ? a.from < b.from : a.to < b.to; });
     long long k = 0;
-    for (const auto& [key, w] : sorted) {
-        out_tails[k] = static_cast<long long>(key >> 32);
-        out_heads[k] = static_cast<long long>(key & 0xffffffffULL);
-        out_weights[k] = w;
+    for (const Shortcut& arc : ended) {
+        out_tails[k] = arc.from;
+        out_heads[k] = arc.to;
+        out_weights[k] = arc.w;
         ++k;
     }
     *out_count = k;

@@ -18,8 +18,8 @@ Python (37.8 s for usa-roads' 87,575 vertices on this project's VM, `contract_py
 against 3.3 s compiled by `graph hierarchy`: docs/notes/phast.md); the tests hold the two to the same hierarchy on rome99.
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
 it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, its
-uncontracted part past `MAX_CORE` x them, or a vertex to contract has more than `MAX_PAIRS` pairs
-of in- and out-arcs.
+uncontracted part past `MAX_CORE` x them, its witness searches scan more arcs than `work_limits`
+allows, or a vertex to contract has more than `MAX_PAIRS` pairs of in- and out-arcs.
 
 Example:
     >>> import numpy as np
@@ -49,6 +49,15 @@ MAX_PAIRS = 16_384  # in- x out-arcs of a vertex to contract, at most (usa-roads
 # it contracts, a sparse random graph's grow (random98k-d2 refused with 26,572 of its 98,304 vertices
 # left, 12.8 s by `graph hierarchy` on this VM, 35.1 s with the 4x bound on all arcs alone: docs/notes/phast.md).
 MAX_CORE = 1.25
+# The witness searches' cost, arcs scanned: at most MAX_WORK per arc of the graph in all (plus
+# WORK_FLOOR), and while more than a fifth of the vertices are left, at most EARLY_WORK per arc after
+# the first estimates of every vertex. Measured (docs/notes/phast.md): to the end, the PACE road networks
+# scan 101-172 per arc, usa-roads 721 (most in its last 5%), grids of 2^18 and 2^20 vertices 559 and 641,
+# a 2D mesh 337, a geometric graph 446; with a fifth left, at most 200 after the first estimates. A 3D
+# mesh of 54^3 vertices passes 300 of those with 60% of its vertices left, random98k-d2 with 40%.
+MAX_WORK = 1000
+EARLY_WORK = 300
+WORK_FLOOR = 1 << 26
 
 
 class Unsuited(Exception):
@@ -66,11 +75,13 @@ def adjacency(graph: CSRGraph) -> tuple[list[dict[int, int]], list[dict[int, int
     return out, into
 
 
-def witness(out: list[dict[int, int]], source: int, skip: int, via: dict[int, int], settle: int) -> set[int]:
+def witness(out: list[dict[int, int]], source: int, skip: int, via: dict[int, int], settle: int,
+            work: list[int] | None = None) -> set[int]:
     """The targets (keys of `via`) that a path from `source` avoiding `skip` reaches at most as
     long as their via (a witness: no shortcut needed). A target is witnessed as soon as a
     tentative distance to it is within its via; the search settles at most `settle` vertices, in
-    (distance, vertex) order, and stops once every target is witnessed or lies beyond its via."""
+    (distance, vertex) order, and stops once every target is witnessed or lies beyond its via.
+    `work[0]` counts the arcs it scans."""
     dist, heap, settled = {source: 0}, [(0, source)], 0
     found: set[int] = set()
     bound = max(via.values())  # the largest via of a target not witnessed yet
@@ -82,6 +93,8 @@ def witness(out: list[dict[int, int]], source: int, skip: int, via: dict[int, in
         if d > bound:
             break
         settled += 1
+        if work is not None:
+            work[0] += len(out[u])
         for v, w in out[u].items():
             dw = d + w
             if dw <= bound and v != skip and dw < known(v, bound + 1):
@@ -96,17 +109,17 @@ def witness(out: list[dict[int, int]], source: int, skip: int, via: dict[int, in
 
 
 def shortcuts_of(out: list[dict[int, int]], into: list[dict[int, int]], v: int, settle: int,
-                 symmetric: bool = False) -> list[tuple[int, int, int]]:
+                 symmetric: bool = False, work: list[int] | None = None) -> list[tuple[int, int, int]]:
     """The shortcuts contracting `v` needs: (u, w, weight) for each in-arc u->v and out-arc v->w
     with no witness path u ~> w avoiding v at most as long. On a `symmetric` graph (`is_symmetric`)
-    one search decides each pair both ways: from u, the targets w > u only."""
+    one search decides each pair both ways: from u, the targets w > u only. `work` as `witness`'s."""
     needed = []
     outs = out[v]
     for u, wu in into[v].items():
         targets = {w: wu + ww for w, ww in outs.items() if w != u and not (symmetric and w < u)}
         if not targets:
             continue
-        found = witness(out, u, v, targets, settle)
+        found = witness(out, u, v, targets, settle, work)
         for w, via in targets.items():
             if w not in found:
                 needed.append((u, w, via))
@@ -148,13 +161,14 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         Unsuited: as `contract_python`.
     """
     from autotune.files import note
-    from autotune.hierarchy.compiled import CORE, DENSIFIED, GREW, CompilerMissing, contract_compiled
+    from autotune.hierarchy.compiled import CORE, DENSIFIED, GREW, WORK, CompilerMissing, contract_compiled
 
     check_suited(graph)
     n = graph.n_vertices
     try:
         status, found = contract_compiled(
-            n, graph.tails, graph.columns, graph.weights, settle, level_weight, max_growth, MAX_CORE, MAX_PAIRS,
+            n, graph.tails, graph.columns, graph.weights, settle, level_weight, max_growth, MAX_CORE,
+            work_limits(graph), MAX_PAIRS,
             directory or build_directory(), progress)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
@@ -170,6 +184,9 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     if status == CORE:
         live, left = found[:2]
         raise Unsuited(core_refusal(live, left, n))
+    if status == WORK:
+        work, left, later = found
+        raise Unsuited(work_refusal(graph, work, later, left))
     if status != 0:
         raise RuntimeError(f"the compiled contraction stopped with status {status}")
     return found  # type: ignore[return-value]
@@ -181,16 +198,38 @@ def core_refusal(live: int, left: int, n: int) -> str:
             f"{MAX_CORE:g} x the graph's)")
 
 
+def work_limits(graph: CSRGraph) -> tuple[int, int]:
+    """The arcs the contraction's witness searches may scan: in all, and after the first estimates
+    while more than a fifth of the vertices are left (`MAX_WORK`, `EARLY_WORK`, `WORK_FLOOR`)."""
+    return MAX_WORK * graph.n_edges + WORK_FLOOR, EARLY_WORK * graph.n_edges + WORK_FLOOR
+
+
+def overworked(work: int, later: int, left: int, n: int, limits: tuple[int, int]) -> bool:
+    """Whether `work` arcs scanned, `later` of them after the first estimates, with `left` of `n`
+    vertices left, pass `limits` (`work_limits`)."""
+    return work > limits[0] or (5 * left > n and later > limits[1])
+
+
+def work_refusal(graph: CSRGraph, work: int, later: int, left: int) -> str:
+    """Why a graph whose contraction passed `work_limits` gets no hierarchy."""
+    if work > work_limits(graph)[0]:
+        passed = f"{work:,} arcs, more than {MAX_WORK:,} per arc of the graph"
+    else:
+        passed = f"{later:,} arcs since the first estimates, more than {EARLY_WORK:,} per arc of the graph"
+    return (f"the contraction densified it (its witness searches scanned {passed}, with {left:,} of "
+            f"{graph.n_vertices:,} vertices left)")
+
+
 def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
                     max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy: every vertex's rank and level, and the arcs of the graph with its shortcuts
-    (tails, heads, weights, int64). `progress(contracted, n)` is called every 4,096 vertices.
+    (tails, heads, weights, int64). `progress(contracted, n)` is called every 256 vertices.
 
     Raises:
         Unsuited: a hub (`check_suited`), more than `max_growth` x the graph's arcs, an uncontracted
             part of more than `MAX_CORE` x them, or a vertex of more than `MAX_PAIRS` pairs of in- and
-            out-arcs.
+            out-arcs, or more arcs scanned than `work_limits` allows.
     """
     check_suited(graph)
     out, into = adjacency(graph)
@@ -201,17 +240,21 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
     rank = [-1] * n
     limit = max_growth * max(graph.n_edges, 1)
     order = 0  # vertices contracted
+    work, limits = [0], work_limits(graph)
 
     def priority(v: int) -> tuple[float, list[tuple[int, int, int]]]:
         """v's importance now, and the shortcuts its contraction now needs (reused if it is next)."""
         if len(out[v]) * len(into[v]) > MAX_PAIRS:
             raise Unsuited(f"the contraction densified it (a vertex of {len(into[v])} in- and {len(out[v])} out-arcs "
                            f"with {n - order} of {n} vertices left)")
-        shortcuts = shortcuts_of(out, into, v, settle, symmetric)
+        shortcuts = shortcuts_of(out, into, v, settle, symmetric, work)
         return len(shortcuts) - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v], shortcuts
 
     heap = [(priority(v)[0], v) for v in range(n)]
     heapq.heapify(heap)
+    first = work[0]  # the first estimates' cost
+    if overworked(work[0], 0, n, n, limits):
+        raise Unsuited(work_refusal(graph, work[0], 0, n))
     arcs = {(u, v): w for u in range(n) for v, w in out[u].items()}
     live = len(arcs)  # the uncontracted part's arcs
     core_limit = MAX_CORE * max(live, 1)
@@ -235,7 +278,7 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
                            f"with {n - order} of {n} vertices left")
         rank[v] = order
         order += 1
-        if progress is not None and order % 4096 == 0:
+        if progress is not None and order % 256 == 0:
             progress(order, n)
         for u in list(into[v]):
             del out[u][v]
@@ -248,6 +291,8 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
         live -= len(out[v]) + len(into[v])
         if live > core_limit:
             raise Unsuited(core_refusal(live, n - order, n))
+        if overworked(work[0], work[0] - first, n - order, n, limits):
+            raise Unsuited(work_refusal(graph, work[0], work[0] - first, n - order))
         out[v].clear()
         into[v].clear()
     tails = np.fromiter((u for u, _ in arcs), np.int64, len(arcs))

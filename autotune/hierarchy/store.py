@@ -22,14 +22,15 @@ from typing import Callable
 
 from autotune.files import atomic_write, note
 from autotune.graphs.csr import CSRGraph
-from autotune.hierarchy.contraction import LEVEL_WEIGHT, MAX_GROWTH, SETTLE, Unsuited, contract
+from autotune.hierarchy.contraction import EARLY_WORK, LEVEL_WEIGHT, MAX_GROWTH, MAX_WORK, SETTLE, Unsuited, contract
 from autotune.hierarchy.layout import Hierarchy
 
 _log = logging.getLogger(__name__)
 
 # The kept hierarchies' version: the layout's format and the contraction's bounds (a new procedure
-# bumps the leading number; v2: witnesses by tentative distances, one search per pair of a symmetric graph).
-VERSION = f"v2-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}"
+# bumps the leading number; v2: witnesses by tentative distances, one search per pair of a symmetric graph;
+# a bound's change is a new version too, so that a graph's verdict is the same for every run).
+VERSION = f"v2-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}"
 
 
 def default_directory() -> Path:
@@ -62,7 +63,7 @@ class HierarchyStore:
 
     def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], None] | None = None) -> Hierarchy:
         """The graph's hierarchy: read where kept, else built and kept; a build logs its progress,
-        and calls `progress(contracted, n)` every 4,096 vertices when given.
+        and calls `progress(contracted, n)` every 256 vertices when given.
 
         Raises:
             Unsuited: the graph gets none (also when a build said so before).

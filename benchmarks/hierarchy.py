@@ -1,0 +1,208 @@
+"""Suite `hierarchy` (one GPU; issue 64): contraction hierarchies built by the tool on one core of the
+GPU's host, the graphs it refuses, and what PHAST makes of the hierarchies it builds.
+
+* Build: `autotune graph hierarchy G` of each graph of `--hierarchy-graphs`, a process pinned to one
+  core (`taskset -c 0` where the host has it), in a cache directory of its own whose graph is already
+  cached: the command's own build time ("built in", the contraction, layout and write), its wall
+  time, levels and arcs.
+* Refusal: the same for `--hierarchy-refused` (a 3D mesh of 54^3 vertices written by the suite as a
+  DIMACS file, and random98k-d2): the wall time to the refusal, and the reason printed.
+* PHAST: on each built graph, `autotune sssp --table T` with that hierarchy: one query (the table's
+  configuration for one source, timed on the 32-source sample: warm-up, repetitions, CUDA events,
+  every solve checked) and `--sources 1024` (milliseconds per SSSP, the sample checked). Where
+  `--hierarchy-baseline DIR` holds the graph's hierarchy from an earlier contraction (a kept file,
+  `<sha256>.npz`), the same two runs on it follow, the same configuration and sources: the two
+  hierarchies in one run on one GPU.
+
+Targets (issue 64, one core of the GPU host): usa-roads built in at most 3 s, road-FLA (1.07M
+vertices) 20 s, road-NE (1.5M) 30 s; PHAST's times no worse than the earlier hierarchies give; an
+unsuited graph refused within 30 s, with why.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from benchmarks import data
+from benchmarks.results import Results, command_line, commit, host, now
+
+TARGETS_S = {"usa-roads.gr.gz": 3.0, "road-FLA": 20.0, "road-NE": 30.0}
+REFUSAL_TARGET_S = 30.0
+MESH = "mesh3d54"  # the refused list's name for the 3D mesh the suite writes
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hierarchy-graphs", default="usa-roads.gr.gz,road-FLA,road-NE,grid20",
+                        help="graphs whose hierarchy is built and timed, PHAST run on it (default usa-roads.gr.gz, road-FLA, "
+                             "road-NE, grid20)")
+    parser.add_argument("--hierarchy-refused", default=f"{MESH},random98k-d2",
+                        help=f"graphs the contraction should refuse ({MESH}: a 54^3 3D mesh the suite writes)")
+    parser.add_argument("--hierarchy-table", default="tables/h200.json",
+                        help="the table PHAST's configurations come from")
+    parser.add_argument("--hierarchy-baseline", type=Path, default=None,
+                        help="a directory of kept hierarchies (<sha256>.npz) from an earlier contraction, timed "
+                             "against this one's")
+
+
+def mesh3d(k: int, path: Path) -> Path:
+    """A k^3 mesh, each vertex joined both ways to its six neighbours, weights 1..100 (seed 0), as DIMACS."""
+    index = np.arange(k**3).reshape(k, k, k)
+    tails = np.concatenate([np.take(index, range(k - 1), axis=a).ravel() for a in range(3)]) + 1
+    heads = np.concatenate([np.take(index, range(1, k), axis=a).ravel() for a in range(3)]) + 1
+    weights = np.random.default_rng(0).integers(1, 101, len(tails))
+    lines = [f"p sp {k**3} {2 * len(tails)}"]
+    lines += [f"a {u} {v} {w}\na {v} {u} {w}" for u, v, w in zip(tails.tolist(), heads.tolist(), weights.tolist())]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def one_core() -> list[str]:
+    """The prefix that pins a command to one core, where `taskset` is there."""
+    return ["taskset", "-c", "0"] if shutil.which("taskset") else []
+
+
+def environment(cache: Path) -> dict[str, str]:
+    return {**os.environ, "AUTOTUNE_CACHE_DIR": str(cache)}
+
+
+def build(name: str, spec: str, cache: Path) -> dict[str, Any]:
+    """`graph hierarchy` on one core with the graph cached and the contraction compiled first (the
+    graph's load and the compiler's one run a machine apart)."""
+    from autotune.graphs import load_graph
+    from autotune.hierarchy.compiled import load
+
+    graph = load_graph(spec, cache_dir=cache)
+    load(cache / "build")
+    start = time.perf_counter()
+    done = subprocess.run([*one_core(), sys.executable, "-m", "autotune", "graph", "hierarchy", "--quiet", spec],
+                          capture_output=True, text=True, env=environment(cache))
+    wall = time.perf_counter() - start
+    text = (done.stdout + done.stderr).strip()
+    row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "arcs": graph.n_edges, "sha256": graph.sha256,
+                           "exit": done.returncode, "wall_s": wall, "pinned": bool(one_core())}
+    if built := re.search(r"(\d+) levels .*?([\d,]+) arcs with shortcuts .*built in ([\d.]+) s", text):
+        row.update(levels=int(built.group(1)), hierarchy_arcs=int(built.group(2).replace(",", "")),
+                   build_s=float(built.group(3)))
+    else:
+        row["reason"] = text.splitlines()[-1] if text else ""
+    return row
+
+
+def sssp(spec: str, cache: Path, *extra: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "autotune", "sssp", "--graph", spec, *extra, "--json"],
+                          capture_output=True, text=True, env=environment(cache))
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or [""])[-1]}
+    return json.loads(done.stdout)
+
+
+def phast_times(spec: str, cache: Path, table: str, config: str | None) -> dict[str, Any]:
+    """One query (the table's configuration for one source, or `config`) timed on the sample, and a
+    batch of 1,024 sources, with the hierarchy kept in `cache`."""
+    if config is None:
+        first = sssp(spec, cache, "--table", table, "--source", "0")
+        config = json.dumps(first["config"]) if "config" in first else None
+    one = sssp(spec, cache, "--config", config) if config else {"error": "no configuration for one source"}
+    batch = sssp(spec, cache, "--table", table, "--sources", "1024")
+    return {"config": config, "one_query_ms": one.get("ms_per_sssp"), "one_query_algorithm": one.get("algorithm"),
+            "one_query_verified": one.get("verified"), "one_query_error": one.get("error"),
+            "batch_ms_per_sssp": batch.get("ms_per_sssp"), "batch_algorithm": (batch.get("config") or {}).get("algorithm"),
+            "batch_verified_sources": batch.get("verified_sources"), "batch_error": batch.get("error")}
+
+
+def with_hierarchy(cache: Path, sha256: str, source: Path) -> Path:
+    """A cache directory whose kept hierarchy of the graph is `source`."""
+    from autotune.hierarchy.store import VERSION
+
+    kept = cache / "hierarchies" / VERSION
+    kept.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, kept / f"{sha256}.npz")
+    return cache
+
+
+def run(args: argparse.Namespace) -> Results:
+    from autotune.gpu import device_description, device_handle
+    from autotune.hierarchy.store import VERSION
+
+    gpu = device_description(device_handle(0))
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        for name in (n for n in args.hierarchy_refused.split(",") if n):
+            spec = str(mesh3d(54, work / f"{MESH}.gr")) if name == MESH else data.spec(name)
+            row = build(name, spec, work / f"refused-{name}")
+            rows.append({"kind": "refused", **row, "met": row["exit"] == 2 and row["wall_s"] <= REFUSAL_TARGET_S})
+            print(f"hierarchy: {name} refused in {row['wall_s']:.1f} s: {row.get('reason', 'built')}", flush=True)
+        for name in (n for n in args.hierarchy_graphs.split(",") if n):
+            spec, cache = data.spec(name), work / f"built-{name}"
+            row = build(name, spec, cache)
+            target = TARGETS_S.get(name)
+            row.update(kind="built", target_s=target,
+                       met=None if target is None else row.get("build_s") is not None and row["build_s"] <= target)
+            print(f"hierarchy: {name} built in {row.get('build_s')} s ({row['wall_s']:.1f} s wall)", flush=True)
+            if row.get("build_s") is None:
+                rows.append(row)
+                continue
+            row["phast"] = phast_times(spec, cache, args.hierarchy_table, None)
+            baseline = args.hierarchy_baseline / f"{row['sha256']}.npz" if args.hierarchy_baseline else None
+            if baseline is not None and baseline.is_file():
+                earlier = with_hierarchy(work / f"baseline-{name}", row["sha256"], baseline)
+                row["baseline"] = phast_times(spec, earlier, args.hierarchy_table, row["phast"]["config"])
+                from autotune.hierarchy import Hierarchy
+
+                row["baseline_levels"] = Hierarchy.from_file(baseline, row["vertices"]).levels
+            rows.append(row)
+            print(f"hierarchy: {name} PHAST {row['phast']['one_query_ms']} ms one query, "
+                  f"{row['phast']['batch_ms_per_sssp']} ms per SSSP in a batch", flush=True)
+    built = [r for r in rows if r["kind"] == "built" and r.get("met") is not None]
+    refused = [r for r in rows if r["kind"] == "refused"]
+    return Results("hierarchy", gpu, command_line(), commit(), now(), host(),
+                   {"graphs": args.hierarchy_graphs, "refused": args.hierarchy_refused, "table": args.hierarchy_table,
+                    "version": VERSION, "baseline": str(args.hierarchy_baseline or "")}, tuple(rows),
+                   {"build_met": bool(built) and all(r["met"] for r in built),
+                    "refusal_met": bool(refused) and all(r["met"] for r in refused)})
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def render(found: Sequence[Results]) -> list[str]:
+    lines = []
+    for results in found:
+        lines.append(f"{results.gpu_name}'s host, one core (`{results.command}`, {results.date[:10]}, commit "
+                     f"{results.commit}; hierarchies {results.config['version']}):")
+        lines.append("")
+        lines.append("| graph | vertices | built in (s) | wall (s) | target (s) | levels | arcs with shortcuts | PHAST one "
+                     "query (ms) | PHAST batch (ms per SSSP) | earlier hierarchy: levels, one query, batch |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        for r in results.measurements:
+            if r["kind"] != "built":
+                continue
+            p, b = r.get("phast") or {}, r.get("baseline")
+            earlier = "-" if not b else (f"{r['baseline_levels']}, {_ms(b['one_query_ms'])}, "
+                                         f"{_ms(b['batch_ms_per_sssp'])}")
+            target = "-" if r.get("target_s") is None else f"{r['target_s']:g} ({'met' if r['met'] else 'not met'})"
+            build_s = "-" if r.get("build_s") is None else f"{r['build_s']:.1f}"
+            lines.append(f"| {r['graph']} | {r['vertices']:,} | {build_s} | {r['wall_s']:.1f} | {target} | "
+                         f"{r.get('levels', '-')} | {r.get('hierarchy_arcs', 0):,} | {_ms(p.get('one_query_ms'))} | "
+                         f"{_ms(p.get('batch_ms_per_sssp'))} | {earlier} |")
+        lines.append("")
+        for r in results.measurements:
+            if r["kind"] == "refused":
+                lines.append(f"- {r['graph']} ({r['vertices']:,} vertices): {'refused' if r['exit'] == 2 else 'NOT refused'}"
+                             f" in {r['wall_s']:.1f} s of wall ({'within' if r['met'] else 'past'} the "
+                             f"{REFUSAL_TARGET_S:g} s target): {r.get('reason', '')}")
+        lines.append("")
+    return lines
