@@ -36,7 +36,7 @@ def test_the_compiled_hierarchy_gives_dijkstra_s_distances(graph, tmp_path):
 
 def test_compiled_and_python_contractions_agree_on_rome99(tmp_path):
     graph = load_graph("tests/data/rome99.gr.gz")
-    ours = Hierarchy.from_contraction(*contract(graph, directory=tmp_path))
+    ours = Hierarchy.from_contraction(*contract(graph, directory=tmp_path, locality=False))
     python = Hierarchy.from_contraction(*contract_python(graph))
     assert ours.levels == python.levels and ours.n_arcs == python.n_arcs  # the same procedure, the same order
 
@@ -44,7 +44,7 @@ def test_compiled_and_python_contractions_agree_on_rome99(tmp_path):
 def test_compiled_and_python_contractions_refuse_a_densifying_core_alike(tmp_path):
     graph = load_graph("random1000-d3")
     reasons = []
-    for build in (lambda: contract(graph, directory=tmp_path), lambda: contract_python(graph)):
+    for build in (lambda: contract(graph, directory=tmp_path, locality=False), lambda: contract_python(graph)):
         with pytest.raises(Unsuited, match="densified it") as refused:
             build()
         reasons.append(str(refused.value))
@@ -64,7 +64,7 @@ def test_a_3d_mesh_is_refused_by_its_contraction_s_cost_early_alike_and_a_2d_gri
     monkeypatch.setattr(contraction, "WORK_FLOOR", 0)  # the small graphs' cost, as a large one's
     mesh = _mesh3d(10)
     reasons = []
-    for build in (lambda: contract(mesh, directory=tmp_path), lambda: contract_python(mesh)):
+    for build in (lambda: contract(mesh, directory=tmp_path, locality=False), lambda: contract_python(mesh)):
         with pytest.raises(Unsuited, match="witness searches scanned .* since the first estimates") as refused:
             build()
         reasons.append(str(refused.value))
@@ -73,6 +73,17 @@ def test_a_3d_mesh_is_refused_by_its_contraction_s_cost_early_alike_and_a_2d_gri
     assert left > 1000 // 5  # refused while more than a fifth of it was left
     grid = load_graph("grid12", use_cache=False)
     _sweeps_are_dijkstra(grid, contract(grid, directory=tmp_path))
+
+
+def test_a_graph_whose_ids_scatter_neighbours_is_contracted_renumbered_and_answered_in_its_own_ids(tmp_path):
+    grid = load_graph("grid12", use_cache=False)
+    assert contraction.locality_order(grid) is None  # rows of 64: every arc joins ids at most 64 apart
+    shuffled = np.random.default_rng(1).permutation(grid.n_vertices)
+    scattered = build_csr("scattered", grid.n_vertices, shuffled[grid.tails], shuffled[grid.columns], grid.weights)
+    order = contraction.locality_order(scattered)
+    assert sorted(order.tolist()) == list(range(grid.n_vertices))
+    _sweeps_are_dijkstra(scattered, contract(scattered, directory=tmp_path))
+    assert contraction.locality_order(load_graph("tests/data/usa-roads.gr.gz")) is None  # its own order kept
 
 
 def test_a_symmetric_graph_needs_no_shortcut_one_way_only(tmp_path):
