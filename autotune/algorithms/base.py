@@ -216,6 +216,11 @@ class Algorithm:
         (`predict` aims at batches), else None."""
         return None
 
+    def one_query_shape_up_to(self, characterization: Characterization | None = None) -> int:
+        """The most sources at once that take the one-query shape (`predict_one_query`, its CK raised
+        to the sources': `model.queries.at_queries`) rather than the batch end's, capped: 1 by default."""
+        return 1
+
     def with_latency_rules(self, config: LaunchConfig, decisions: Sequence[Any], features: GraphFeatures,
                            level_width: Callable[[], float], latency: Any) -> tuple[LaunchConfig, Sequence[Any]]:
         """One query's configuration and decisions after the latency rules a choice model was

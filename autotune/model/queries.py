@@ -53,3 +53,15 @@ def for_queries(prediction: Any, algorithm: Any, queries: int) -> Any:
     """A rules model's prediction (a frozen dataclass with `config` and `decisions`) for K sources."""
     config, decisions = capped(prediction.config, prediction.decisions, queries_ck(algorithm, queries), queries)
     return dataclasses.replace(prediction, config=config, decisions=decisions)
+
+
+def at_queries(prediction: Any, algorithm: Any, queries: int) -> Any:
+    """A one-query prediction (`Algorithm.predict_one_query`) for K sources at once in its shape: CK
+    raised to the largest of the algorithm's with at most K, the CK rule saying so."""
+    ck = queries_ck(algorithm, queries)
+    if ck == prediction.config.concurrent_kernels:
+        return prediction
+    note = f"the one-query shape for {queries} sources at once, at the largest CK of at most {queries}"
+    decisions = tuple(d for d in prediction.decisions if d.parameter != CK)
+    return dataclasses.replace(prediction, config=prediction.config.replace(concurrent_kernels=ck),
+                               decisions=(Decision(CK, ck, "one-query shape", note), *decisions))

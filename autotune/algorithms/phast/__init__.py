@@ -162,5 +162,10 @@ class Phast(Algorithm):
 
         return one_query(features, device, characterization or self.characterization, self)
 
+    def one_query_shape_up_to(self, characterization: Characterization | None = None) -> int:
+        from autotune.algorithms.phast.rules import DEFAULTS, constants_of
+
+        return int(constants_of(characterization or self.characterization, DEFAULTS)["one_query_shape_queries"])
+
 
 PHAST = Phast()

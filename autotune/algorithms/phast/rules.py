@@ -26,6 +26,8 @@ One query:
    every level below it, is swept by the whole GPU).
 3. Block sizes: `block_size` for the sweep, `pull_block_size` for the GPU-wide levels. CK 1, L1
    default.
+4. Up to `one_query_shape_queries` sources at once take this shape too, CK raised to theirs (a few
+   instances leave most SMs idle on the narrow levels, as one does: `Phast.one_query_shape_up_to`).
 
 Both ends: the upward phase by search (`upward`), small levels a warp a vertex (`warp_levels` on):
 the faster on every graph of run Y's A/B (docs/notes/phast.md).
@@ -52,6 +54,8 @@ from typing import Any
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.model.characterization import Characterization
 from autotune.algorithms.delta.rules import DeltaPrediction, constants_of
+
+__all__ = ["DEFAULTS", "constants_of", "one_query", "predict"]
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.occupancy import max_occupancy_block_sizes
@@ -59,7 +63,7 @@ from autotune.model.decision import Decision
 
 DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 384,
             "batch_block_size_shared": 288, "batch_levels_divisor": 16, "down_arcs_per_arc": 1.3,
-            "one_query_shared_vertices": 24576}
+            "one_query_shared_vertices": 24576, "one_query_shape_queries": 16}
 BOTH_ENDS = {"upward": "search", "warp_levels": "on"}
 
 
