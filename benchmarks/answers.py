@@ -230,7 +230,8 @@ def summarize(rows: Sequence[dict[str, Any]], table_graphs: Sequence[str], queri
     return {"pairs": len(rows), "timed": len(timed), "within_15": sum(r["slowdown"] <= WITHIN for r in timed),
             "worst": max((r["slowdown"] for r in timed), default=None),
             "defaults": sum(bool(r["default"]) for r in rows),
-            "graphs": len({r["graph"] for r in rows}), "table_graphs": len(set(table_graphs)), "unanswered": unanswered,
+            "graphs": len({r["graph"] for r in rows} & set(table_graphs)), "table_graphs": len(set(table_graphs)),
+            "unanswered": unanswered, "unseen": sorted({r["graph"] for r in rows} - set(table_graphs)),
             "met": not unanswered and len(timed) == len(rows)
             and all(r["slowdown"] <= WITHIN and not r["default"] for r in timed),
             "target": "every graph of the table and K within 15% of the dedicated sweep's best, never the default"}
@@ -246,9 +247,12 @@ def _unanswered(summary: dict) -> str:
     left = summary.get("unanswered")
     if left is None:
         return ""
-    return (f" Graphs answered: {summary['graphs']} of the table's {summary['table_graphs']}" +
-            (f" (not yet: {', '.join(left)}); target not met." if left else
-             f"; target {'met' if summary['met'] else 'not met'}."))
+    unseen = summary.get("unseen") or []
+    held = f" Graphs of the table answered: {summary['graphs']} of its {summary['table_graphs']}"
+    if left:
+        held += f" (not yet: {', '.join(left)})" if len(left) <= 8 else f" ({len(left)} not yet)"
+    return (held + (f"; graphs it does not hold, answered by its model: {', '.join(unseen)}" if unseen else "") +
+            f"; target {'met' if summary['met'] else 'not met'}.")
 
 
 def dedicated_text(row: dict) -> str:
