@@ -47,8 +47,14 @@ def header_template() -> str:
 @cache
 def source_commit() -> str | None:
     """The commit of the checkout autotune runs from (`git describe --always --dirty`), or None in
-    an install outside one: what a table entry records of the code that measured it."""
+    an install outside one: what a table entry records of the code that measured it. `BENCH_COMMIT`,
+    where set, names it instead (a copy of the tree whose git directory is not its own, as on a
+    lent GPU machine, whose copy's `git describe` names another commit; the benchmarks read it too)."""
+    import os
     import subprocess
+
+    if os.environ.get("BENCH_COMMIT"):
+        return os.environ["BENCH_COMMIT"]
 
     try:
         done = subprocess.run(["git", "-C", str(_PACKAGE_DIR.parent), "describe", "--always", "--dirty", "--abbrev=7"],
