@@ -167,7 +167,8 @@ def test_graph_hierarchy_builds_once_and_refuses_hubs(tmp_path, monkeypatch, cap
     assert "no contraction hierarchy" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("queries", "block", "levels"), [(1, 1024, 1024), (1024, 384, 4096)])
+@pytest.mark.parametrize(("queries", "block", "levels"), [(1, 1024, 1024), (16, 1024, 1024), (32, 384, 4096),
+                                                        (1024, 384, 4096)])  # up to 16 at once: the one-query shape
 def test_predict_gives_one_query_its_own_shape(tmp_path, capsys, monkeypatch, queries, block, levels):
     from autotune import algorithms
     from autotune.cli import main

@@ -22,7 +22,7 @@ from autotune.model.characterization import Characterization, load_characterizat
 from autotune.gpu.device import load_profile as load_device
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphFeatures
-from autotune.model.queries import for_queries, queries_ck
+from autotune.model.queries import queries_ck, rules_for_queries
 from autotune.model.occupancy import UNLIMITED
 from autotune.table.format import build_table, device_section, make_entry, write_table
 
@@ -156,11 +156,8 @@ def run(args: argparse.Namespace) -> int:
     fitted = None if args.model == "auto" and args.characterization else resolve_model(args.model, args.algorithm, device)
     if fitted is not None:
         return run_fitted(args, device, features, fitted)
-    predictions = [entry.predict(graph, device, characterization) for graph in features]
-    if args.queries == 1 and args.model != "thesis":  # an algorithm's own one-query rules, where it has them
-        predictions = [entry.predict_one_query(g, device, characterization) or p for g, p in zip(features, predictions)]
-    if args.queries is not None:
-        predictions = [for_queries(p, entry, args.queries) for p in predictions]
+    predictions = [rules_for_queries(entry, graph, device, characterization, args.queries,
+                                     one_query_rules=args.model != "thesis") for graph in features]
     command = command_line(args)
     table = prediction_table(
         predictions, device, characterization, args.algorithm, command, seed=graph_options(args).seed

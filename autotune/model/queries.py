@@ -65,3 +65,18 @@ def at_queries(prediction: Any, algorithm: Any, queries: int) -> Any:
     decisions = tuple(d for d in prediction.decisions if d.parameter != CK)
     return dataclasses.replace(prediction, config=prediction.config.replace(concurrent_kernels=ck),
                                decisions=(Decision(CK, ck, "one-query shape", note), *decisions))
+
+
+def rules_for_queries(algorithm: Any, graph: Any, device: Any, characterization: Any, queries: int | None,
+                      one_query_rules: bool = True) -> Any:
+    """An algorithm's rules' prediction for a graph, for K sources at once when `queries` is given:
+    up to `Algorithm.one_query_shape_up_to` sources, the algorithm's one-query rules' shape where it
+    has them and `one_query_rules` (not with the thesis's model), CK raised (`at_queries`); else the
+    batch end's, CK capped (`for_queries`)."""
+    one = None
+    if queries is not None and one_query_rules and queries <= algorithm.one_query_shape_up_to(characterization):
+        one = algorithm.predict_one_query(graph, device, characterization)
+    if one is not None:
+        return at_queries(one, algorithm, queries)
+    prediction = algorithm.predict(graph, device, characterization)
+    return prediction if queries is None else for_queries(prediction, algorithm, queries)

@@ -11,7 +11,7 @@ from autotune import algorithms
 from autotune.graphs import CSRGraph
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphFeatures
-from autotune.model.queries import at_queries, capped, for_queries, queries_ck
+from autotune.model.queries import capped, queries_ck, rules_for_queries
 
 BATCH = 1024  # K when --queries is not given: the batch end of the queries curve
 
@@ -66,15 +66,8 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     level_width = None if level_width is None else functools.cache(level_width)  # searched once, if asked
     if fitted_rules:
         graph = entry.with_level_width(graph, level_width)
-    characterization = characterization or entry.characterization
-    prediction = entry.predict(graph, device, characterization)
-    one = None  # an algorithm with rules of its own for one query, and as many sources as take its shape
-    if queries is not None and fitted_rules and queries <= entry.one_query_shape_up_to(characterization):
-        one = entry.predict_one_query(graph, device, characterization)
-    if one is not None:
-        prediction = at_queries(one, entry, queries)
-    elif queries is not None:
-        prediction = for_queries(prediction, entry, queries)
+    prediction = rules_for_queries(entry, graph, device, characterization or entry.characterization, queries,
+                                   one_query_rules=fitted_rules)
     kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
     config, decisions = prediction.config, [*kernels, *prediction.decisions]
     if queries == 1 and latency is not None and level_width is not None and fitted_rules:

@@ -54,8 +54,6 @@ from typing import Any
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.model.characterization import Characterization
 from autotune.algorithms.delta.rules import DeltaPrediction, constants_of
-
-__all__ = ["DEFAULTS", "constants_of", "one_query", "predict"]
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphClasses, GraphFeatures, classify
 from autotune.model.occupancy import max_occupancy_block_sizes
@@ -65,6 +63,8 @@ DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "bat
             "batch_block_size_shared": 288, "batch_levels_divisor": 16, "down_arcs_per_arc": 1.3,
             "one_query_shared_vertices": 24576, "one_query_shape_queries": 16}
 BOTH_ENDS = {"upward": "search", "warp_levels": "on"}
+
+__all__ = ["DEFAULTS", "constants_of", "one_query", "predict"]
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
