@@ -487,3 +487,21 @@ def test_the_agreement_suite_compares_lookup_and_predict_on_graphs_left_out(tmp_
         (r["graph"], r["queries"]) for r in checked}  # the real-graph suite's source kept, or not, here
     text = "\n".join(agreement.render([found]))
     assert f"the same configuration in {found.summary['same']} of {found.summary['checks']}" in text
+
+
+def test_the_hierarchy_suite_times_a_build_on_one_core_and_reads_a_refusal(tmp_path):
+    from autotune.graphs import load_graph
+    from autotune.hierarchy import compiled
+    from benchmarks import hierarchy
+
+    if compiled.compiler() is None:
+        pytest.skip("no C++ compiler on this machine")
+    mesh = hierarchy.mesh3d(4, tmp_path / "mesh.gr")
+    graph = load_graph(str(mesh), use_cache=False)
+    assert (graph.n_vertices, graph.n_edges) == (64, 2 * 3 * 4 * 4 * 3)
+    built = hierarchy.build("rome99.gr.gz", data.spec("rome99.gr.gz"), tmp_path / "built", repeats=2)
+    assert built["exit"] == 0 and len(built["builds_s"]) == 2
+    assert built["build_s"] == pytest.approx(sum(built["builds_s"]) / 2)  # the median of two
+    assert built["levels"] > 1 and built["hierarchy_arcs"] >= built["arcs"]
+    refused = hierarchy.build("rmat12", "rmat12", tmp_path / "refused", repeats=1)
+    assert refused["exit"] == 2 and "no contraction hierarchy" in refused["reason"] and refused["build_s"] is None
