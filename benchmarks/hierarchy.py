@@ -142,6 +142,7 @@ def with_hierarchy(cache: Path, sha256: str, source: Path) -> Path:
 
 def run(args: argparse.Namespace) -> Results:
     from autotune.gpu import device_description, device_handle
+    from autotune.hierarchy import Hierarchy
     from autotune.hierarchy.store import VERSION
 
     gpu = device_description(device_handle(0))
@@ -168,8 +169,6 @@ def run(args: argparse.Namespace) -> Results:
             if baseline is not None and baseline.is_file():
                 earlier = with_hierarchy(work / f"baseline-{name}", row["sha256"], baseline)
                 row["baseline"] = phast_times(spec, earlier, args.hierarchy_table, row["phast"]["config"])
-                from autotune.hierarchy import Hierarchy
-
                 row["baseline_levels"] = Hierarchy.from_file(baseline, row["vertices"]).levels
             rows.append(row)
             print(f"hierarchy: {name} PHAST {row['phast']['one_query_ms']} ms one query, "
