@@ -17,7 +17,7 @@ EVERY_S = 10.0  # progress at most this often
 def timed_progress(prefix: str, stream: TextIO, clock=time.perf_counter, every_s: float = EVERY_S
                    ) -> Callable[[int, int], None]:
     """A contraction's `progress(contracted, n)` that prints `prefix: X of N vertices contracted (T s)` to
-    `stream` at most every `every_s` seconds (the contraction calls it every 256 vertices)."""
+    `stream` at most every `every_s` seconds (the contraction calls it every `contraction.PROGRESS_EVERY` vertices)."""
     start = clock()
     last = [start]
 

@@ -81,11 +81,11 @@ def load(directory: Path) -> ctypes.CDLL:
 
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
                       level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int], max_pairs: int,
-                      directory: Path,
-                      progress: Callable[[int, int], bool] | None = None, every: int = 256
+                      directory: Path, progress: Callable[[int, int], bool] | None, every: int
                       ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
-    with the refusal's numbers (`contract.cpp`). `progress(contracted, n)` returns True to stop.
+    with the refusal's numbers (`contract.cpp`). `progress(contracted, n)`, called every `every`
+    contractions where given, returns True to stop.
 
     Raises:
         CompilerMissing: as `load`.

@@ -58,6 +58,7 @@ MAX_CORE = 1.25
 MAX_WORK = 1000
 EARLY_WORK = 300
 WORK_FLOOR = 1 << 26
+PROGRESS_EVERY = 256  # contractions between two calls of a build's `progress`
 
 
 class Unsuited(Exception):
@@ -202,7 +203,7 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     try:
         status, found = contract_compiled(
             n, tails, heads, graph.weights, settle, level_weight, max_growth, MAX_CORE, work_limits(graph), MAX_PAIRS,
-            directory or build_directory(), progress)
+            directory or build_directory(), progress, PROGRESS_EVERY)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
         if order is not None:
@@ -266,7 +267,7 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
                     max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy: every vertex's rank and level, and the arcs of the graph with its shortcuts
-    (tails, heads, weights, int64). `progress(contracted, n)` is called every 256 vertices.
+    (tails, heads, weights, int64). `progress(contracted, n)` is called every `PROGRESS_EVERY` vertices.
 
     Raises:
         Unsuited: a hub (`check_suited`), more than `max_growth` x the graph's arcs, an uncontracted
@@ -320,7 +321,7 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
                            f"with {n - order} of {n} vertices left")
         rank[v] = order
         order += 1
-        if progress is not None and order % 256 == 0:
+        if progress is not None and order % PROGRESS_EVERY == 0:
             progress(order, n)
         for u in list(into[v]):
             del out[u][v]

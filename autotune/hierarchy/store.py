@@ -63,7 +63,7 @@ class HierarchyStore:
 
     def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], None] | None = None) -> Hierarchy:
         """The graph's hierarchy: read where kept, else built and kept; a build logs its progress,
-        and calls `progress(contracted, n)` every 256 vertices when given.
+        and calls `progress(contracted, n)` every `contraction.PROGRESS_EVERY` vertices when given.
 
         Raises:
             Unsuited: the graph gets none (also when a build said so before).
