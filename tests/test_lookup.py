@@ -297,10 +297,25 @@ def test_graph_features_give_the_model_what_they_know():
     table = Table.load(ROOT / "tables" / "h200.json")
     graph = load_graph("random3000-d3")
     features = GraphFeatures.from_graph(graph)
-    loaded = table.lookup(graph, queries=16, device=None, admits=())
-    known = table.lookup(features, queries=16, device=None, admits=())
+    loaded = table.lookup(graph, queries=32, device=None, admits=())
+    known = table.lookup(features, queries=32, device=None, admits=())
     bare = table.lookup(vertices=features.n_vertices, mean_degree=features.mean_degree, degree_cv=features.degree_cv,
-                        queries=16, device=None)
+                        queries=32, device=None)
     assert known.source == loaded.source == "model"
     assert known.config.algorithm == loaded.config.algorithm == "delta"
     assert known.config.param("delta") == loaded.config.param("delta") != "inf" and bare.config.param("delta") == "inf"
+
+
+def test_a_few_sources_take_one_querys_grid_shared_out():
+    """Up to Delta-stepping's `one_query_shape_queries` sources, an unseen graph gets one query's
+    configuration with its grid shared out over the instances (the table's CK 4 to 16 bests' shape),
+    not the batch end's one block each; past it, the batch end's."""
+    from autotune.graphs import load_graph
+
+    table = Table.load(ROOT / "tables" / "h200.json")
+    graph = load_graph("random3000-d20")
+    one, few, more = (table.lookup(graph, queries=k, device=None, admits=()).config for k in (1, 16, 32))
+    assert one.algorithm == few.algorithm == "delta" and int(one.param("blocks")) > 16
+    assert (few.concurrent_kernels, few.param("blocks")) == (16, 8)
+    assert few.replace(concurrent_kernels=1, blocks=one.param("blocks"), defer_work=one.param("defer_work")) == one
+    assert more.concurrent_kernels == 32 and more.param("blocks") == 1

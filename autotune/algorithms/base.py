@@ -221,6 +221,11 @@ class Algorithm:
         to the sources': `model.queries.at_queries`) rather than the batch end's, capped: 1 by default."""
         return 1
 
+    def spread_over(self, config: LaunchConfig, concurrent_kernels: int) -> LaunchConfig:
+        """One query's configuration `config` for `concurrent_kernels` sources at once in its shape
+        (`model.queries.spread`, up to `one_query_shape_up_to` sources): CK raised by default."""
+        return config.replace(concurrent_kernels=concurrent_kernels)
+
     def with_latency_rules(self, config: LaunchConfig, decisions: Sequence[Any], features: GraphFeatures,
                            level_width: Callable[[], float], latency: Any) -> tuple[LaunchConfig, Sequence[Any]]:
         """One query's configuration and decisions after the latency rules a choice model was

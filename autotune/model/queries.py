@@ -55,16 +55,29 @@ def for_queries(prediction: Any, algorithm: Any, queries: int) -> Any:
     return dataclasses.replace(prediction, config=config, decisions=decisions)
 
 
-def at_queries(prediction: Any, algorithm: Any, queries: int) -> Any:
-    """A one-query prediction (`Algorithm.predict_one_query`) for K sources at once in its shape: CK
-    raised to the largest of the algorithm's with at most K, the CK rule saying so."""
+def spread(algorithm: Any, config: LaunchConfig, decisions: Sequence[Decision], queries: int
+           ) -> tuple[LaunchConfig, tuple[Decision, ...]]:
+    """One query's configuration for K sources at once in its shape (`Algorithm.spread_over`: CK
+    raised to the largest of the algorithm's with at most K; Delta-stepping's grid shared out over
+    them), the rules of what changed saying so."""
     ck = queries_ck(algorithm, queries)
-    if ck == prediction.config.concurrent_kernels:
-        return prediction
+    if ck == config.concurrent_kernels:
+        return config, tuple(decisions)
+    spread_config = algorithm.spread_over(config, ck)
     note = f"the one-query shape for {queries} sources at once, at the largest CK of at most {queries}"
-    decisions = tuple(d for d in prediction.decisions if d.parameter != CK)
-    return dataclasses.replace(prediction, config=prediction.config.replace(concurrent_kernels=ck),
-                               decisions=(Decision(CK, ck, "one-query shape", note), *decisions))
+    changed = [Decision(CK, ck, "one-query shape", note)]
+    changed += [Decision(name, value, "one-query shape", f"one query's {config.param(name)}, shared out over {ck} "
+                         "instances") for name, value in spread_config.params.items() if value != config.param(name)]
+    kept = tuple(d for d in decisions if d.parameter not in {c.parameter for c in changed})
+    return spread_config, (*changed, *kept)
+
+
+def at_queries(prediction: Any, algorithm: Any, queries: int) -> Any:
+    """A one-query prediction (`Algorithm.predict_one_query`) for K sources at once in its shape (`spread`)."""
+    config, decisions = spread(algorithm, prediction.config, prediction.decisions, queries)
+    if config is prediction.config:
+        return prediction
+    return dataclasses.replace(prediction, config=config, decisions=decisions)
 
 
 def rules_for_queries(algorithm: Any, graph: Any, device: Any, characterization: Any, queries: int | None,

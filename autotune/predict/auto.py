@@ -11,7 +11,7 @@ from autotune import algorithms
 from autotune.graphs import CSRGraph
 from autotune.model.device import DeviceProfile
 from autotune.model.features import GraphFeatures
-from autotune.model.queries import capped, queries_ck, rules_for_queries
+from autotune.model.queries import capped, queries_ck, rules_for_queries, spread
 
 BATCH = 1024  # K when --queries is not given: the batch end of the queries curve
 
@@ -55,7 +55,8 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     they read it (`level_width`, a callable: the breadth-first searches are made only when needed;
     not with --model thesis); for one query, the algorithm's one-query rules where it has them
     (`Algorithm.predict_one_query`), and Delta-stepping's `latency` rules (fitted ones; neither with
-    --model thesis)."""
+    --model thesis); up to `Algorithm.one_query_shape_up_to` sources, one query's configuration in
+    its shape (`model.queries.spread`)."""
     from autotune.algorithms.thesis.fitted import resolve_model
 
     entry = algorithms.get(name)
@@ -66,12 +67,18 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     level_width = None if level_width is None else functools.cache(level_width)  # searched once, if asked
     if fitted_rules:
         graph = entry.with_level_width(graph, level_width)
-    prediction = rules_for_queries(entry, graph, device, characterization or entry.characterization, queries,
+    characterization = characterization or entry.characterization
+    with_latency = latency is not None and level_width is not None and fitted_rules
+    # a few sources at once take one query's configuration, latency rules and all, in its shape
+    few = with_latency and queries is not None and 1 < queries <= entry.one_query_shape_up_to(characterization)
+    prediction = rules_for_queries(entry, graph, device, characterization, 1 if few else queries,
                                    one_query_rules=fitted_rules)
     kernels = [d for kernel in getattr(prediction, "kernels", {}).values() for d in kernel.decisions]
     config, decisions = prediction.config, [*kernels, *prediction.decisions]
-    if queries == 1 and latency is not None and level_width is not None and fitted_rules:
+    if (few or queries == 1) and with_latency:
         config, decisions = entry.with_latency_rules(config, decisions, graph, level_width, latency)
+    if few:
+        config, decisions = spread(entry, config, decisions, queries)
     return config, list(decisions)
 
 

@@ -203,6 +203,29 @@ class DeltaStepping(Algorithm):
         loop = HOST if config.param("loop") == HOST else PERSISTENT
         return [plain, plain.replace(blocks=1 << (blocks.bit_length() - 1), loop=loop)]
 
+    def spread_over(self, config: LaunchConfig, concurrent_kernels: int) -> LaunchConfig:
+        """One query's grid shared out over `concurrent_kernels` instances, as the sweep bridges it
+        (`bridge_candidates`): its blocks divided among them (a power of two, one at least), deferral
+        off (one query's alone: `latency_design`); one block per instance (or shared) as it is.
+
+        Example:
+            >>> grid = DELTA.default_config().replace(blocks=128, defer_work=2048)
+            >>> spread = DELTA.spread_over(grid, 16)
+            >>> spread.concurrent_kernels, spread.param("blocks"), spread.param("defer_work")
+            (16, 8, 'off')
+        """
+        spread = config.replace(concurrent_kernels=concurrent_kernels)
+        blocks = int(config.param("blocks", 1))
+        if config.param("loop") != PERSISTENT or blocks == 1 or concurrent_kernels == 1:
+            return spread
+        share = max(1, blocks // concurrent_kernels)
+        return self.canonical(spread.replace(blocks=1 << (share.bit_length() - 1), defer_work=OFF))
+
+    def one_query_shape_up_to(self, characterization: Characterization | None = None) -> int:
+        from autotune.algorithms.delta.rules import DEFAULTS, constants_of
+
+        return int(constants_of(characterization or self.characterization, DEFAULTS)["one_query_shape_queries"])
+
     def latency_design(self, space: Any) -> list[LaunchConfig]:
         """One query, or a few at once (each CK of the space, at most `FEW_QUERIES`): one block
         holding the graph in shared memory where the space has that loop mode (small graphs), the
