@@ -55,6 +55,8 @@ SUITES = {suite.name: suite for suite in (
           "a killed run started again"),
     Suite("hierarchy", "benchmarks.hierarchy", 1, "contraction hierarchies built on one core of the GPU's host, "
           "the graphs refused, and PHAST's times on them against an earlier contraction's"),
+    Suite("large", "benchmarks.large", 1, "the default sweep of graphs 4-100x the suite's (R-MAT 22-24, urand, road "
+          "NE and NW, grids of 2^22 and 2^24), timed whole, against sweeps dedicated to each end"),
     Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
           "distances alone"),
 )}

@@ -505,3 +505,45 @@ def test_the_hierarchy_suite_times_a_build_on_one_core_and_reads_a_refusal(tmp_p
     assert built["levels"] > 1 and built["hierarchy_arcs"] >= built["arcs"]
     refused = hierarchy.build("rmat12", "rmat12", tmp_path / "refused", repeats=1)
     assert refused["exit"] == 2 and "no contraction hierarchy" in refused["reason"] and refused["build_s"] is None
+
+
+def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_dedicated_ones(tmp_path, monkeypatch):
+    """Suite `large` with its sweeps faked: the verified configurations of each end are counted from
+    the records (a failed or unverified one, or one measured twice, not), the default sweep's ends are
+    set against the dedicated sweeps', and its targets read off (180 s up to 300M arcs)."""
+    from benchmarks import large
+
+    entry = next(e for e in json.loads((data.ROOT / "tables" / "h200.json").read_text())["entries"]
+                 if e["graph"]["name"] == "rmat20")
+    best_ck = entry["best"]["config"]["concurrent_kernels"]
+
+    def fake_sweep(spec, objective, budget, options, scratch):
+        table, records = scratch / "t.json", scratch / "r.jsonl"
+        faster = {"curve": 1.0, "latency": 0.9, "throughput": 1.0}[objective]
+        point = json.loads(json.dumps(entry))
+        for p in point["curve"]:
+            p["ms_per_sssp"] *= faster
+        table.write_text(json.dumps({"entries": [point]}))
+        config = {"concurrent_kernels": 1, "params": {"delta": 1}}
+        lines = [{"measurement": {"config": {**config, "params": {"delta": d}}, "status": "ok", "verified": True}}
+                 for d in range(31)]
+        lines += [lines[0], {"measurement": {"config": {**config, "params": {"delta": 99}}, "status": "failed"}},
+                  {"measurement": {"config": {"concurrent_kernels": best_ck}, "status": "ok", "verified": True}}]
+        records.write_text("\n".join(json.dumps(line) for line in lines))
+        return 0, 12.5, "", table, records
+
+    monkeypatch.setattr(large, "sweep", fake_sweep)
+    monkeypatch.setattr(large, "commit", lambda: "abc")
+    args = argparse.Namespace(large_dedicated=60, large_option=[], large_graphs="rmat20", results=tmp_path)
+    rows = list(large.graph_rows("rmat20", args))
+    assert [r["objective"] for r in rows] == ["curve", "latency", "throughput"]
+    curve = rows[0]
+    assert curve["at_one"] == 31 and curve["at_batch_end"] == 1 and curve["target_s"] == 180.0
+    assert large.target_s(300_000_001) == 300.0
+    found = large.summary(rows)["graphs"]["rmat20"]
+    assert found["within_time"] and not found["enough_configurations"]
+    assert abs(found["one_query_gap"] - (1 / 0.9 - 1)) < 1e-9 and found["batch_gap"] == 0.0
+    assert found["ends_within"] is True
+    text = "\n".join(large.render([results.Results("large", {"name": "G"}, "cmd", "abc", "2026-01-01", {}, {},
+                                                    tuple(rows), large.summary(rows))]))
+    assert "| rmat20 | curve |" in text and "one query +11%, batch +0%" in text

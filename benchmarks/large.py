@@ -1,0 +1,219 @@
+"""Suite `large` (one GPU): issue 68's graphs, 4-100x the suite's, swept as a user would sweep them.
+
+The graphs (`LARGE`): Graph500-style R-MAT (rmat22-24), uniform random graphs of mean degree 16 as
+GAP's urand (2^22 and 2^24 vertices), the PACE 2016 road networks NE and NW (the manifest's
+`suite = "large"`, same repository and commit as the real-graph suite's roads) and the DIMACS
+square family's road-like grids (grid22, grid24). Generated graphs are cached
+(`AUTOTUNE_CACHE_DIR`), the road networks converted once (`python3 -m benchmarks graphs --only
+road-NE,road-NW`).
+
+Per graph, each in a process of its own and timed whole (start-up, generation or loading, the
+references and the hierarchy included): the default sweep (`autotune sweep --graph G`, the queries
+curve), with its records (`--records`) counted for the verified configurations it measured at
+CK 1 and at the batch end's CK (the curve's best per SSSP), its GPU memory per CK (`x-memory`) and
+the one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated
+to each end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's
+10 minutes is 600, one call of a lent machine each), against which the default sweep's ends are
+compared.
+
+Targets (issue 68): the default sweep within 180 s for a graph of up to 300M arcs (300 s above),
+at least 30 verified configurations at CK 1 and 30 at the batch end, and each end within 15% of
+the sweep dedicated to it; no out-of-memory error (`--large-option=--max-memory=80G` for the
+80 GB bound).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from autotune.table.entry import Entry, entries_of
+from benchmarks import data
+from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows, now
+
+LARGE = ("rmat22", "rmat23", "rmat24", "random4194304-d16", "random16777216-d16", "road-NE", "road-NW",
+         "grid22", "grid24")
+OBJECTIVES = ("curve", "latency", "throughput")  # the default sweep, and the sweeps dedicated to each end
+ENOUGH = 30  # the issue's verified configurations at each end of a default sweep
+WITHIN = 0.15
+LARGE_ARCS = 300_000_000
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--large-graphs", default=",".join(LARGE),
+                        help="the graphs (default: the issue's nine; a lent machine's 10-minute call holds one or two)")
+    parser.add_argument("--large-dedicated", type=int, default=0, metavar="SECONDS",
+                        help="also sweep each end alone with this budget (--objective latency and throughput; "
+                             "default 0: the default sweep only)")
+    parser.add_argument("--large-option", action="append", default=[], metavar="OPTION",
+                        help="an option passed to every sweep (repeatable, e.g. --large-option=--max-memory=80G)")
+
+
+def target_s(arcs: int) -> float:
+    """The default sweep's wall-time target: 180 s up to 300M arcs, 300 s above."""
+    return 180.0 if arcs <= LARGE_ARCS else 300.0
+
+
+def sweep(spec: str, objective: str, budget: int | None, options: Sequence[str], scratch: Path
+          ) -> tuple[int, float, str, Path, Path]:
+    """One sweep in a process of its own, timed whole: (exit status, wall s, stderr's tail, its
+    table, its records)."""
+    out, records = scratch / f"{objective}.json", scratch / f"{objective}.records.jsonl"
+    argv = [sys.executable, "-m", "autotune", "sweep", "--graph", spec, "-o", str(out), "--records", str(records),
+            "-q", *options]
+    if objective != "curve":
+        argv += ["--objective", objective, "--budget", str(budget)]
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    return done.returncode, time.perf_counter() - start, done.stderr.strip()[-600:], out, records
+
+
+def verified_by_ck(records: Path) -> dict[int, int]:
+    """The distinct configurations a sweep's records verified, by CK."""
+    found: dict[int, set[str]] = {}
+    if not records.is_file():
+        return {}
+    opener = gzip.open if records.suffix == ".gz" else open
+    with opener(records, "rt") as lines:
+        for line in lines:
+            record = json.loads(line)
+            measured = record.get("measurement") or {}
+            if measured.get("status") == "ok" and measured.get("verified"):
+                config = measured["config"]
+                found.setdefault(int(config["concurrent_kernels"]), set()).add(json.dumps(config, sort_keys=True))
+    return {ck: len(configs) for ck, configs in sorted(found.items())}
+
+
+def swept_row(name: str, objective: str, status: int, wall: float, err: str, table: Path, records: Path
+              ) -> dict[str, Any]:
+    """A sweep's row: its wall time, what it verified at each CK, its ends' bests, its memory."""
+    row: dict[str, Any] = {"graph": name, "objective": objective, "status": status, "wall_s": wall,
+                           "commit": commit(), "date": now()}
+    counts = verified_by_ck(records)
+    row["verified_by_ck"] = {str(ck): n for ck, n in counts.items()}
+    if not table.is_file():
+        return {**row, "error": err}
+    entry: Entry = entries_of(json.loads(table.read_text()))[0]
+    one, best = entry.point_at(1), entry.best
+    row |= {"vertices": entry.graph.vertices, "arcs": entry.graph.edges, "evaluations": entry.evaluations,
+            "one_query": None if one is None else {"algorithm": one.algorithm, "ms": one.ms_per_sssp},
+            "batch": None if best is None else {"algorithm": best.algorithm, "ck": best.ck, "ms_per_sssp": best.ms_per_sssp},
+            "memory_by_ck": {str(p.ck): entry.memory_at(p.ck) for p in entry.timed_curve()},
+            "at_one": counts.get(1, 0), "at_batch_end": 0 if best is None else counts.get(best.ck, 0)}
+    if objective == "curve":
+        row["target_s"] = target_s(entry.graph.edges)
+    return {**row, **({"error": err} if status else {})}
+
+
+def graph_rows(name: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    spec = data.spec(name)
+    objectives = OBJECTIVES if args.large_dedicated else OBJECTIVES[:1]
+    for objective in objectives:
+        with tempfile.TemporaryDirectory() as scratch:
+            status, wall, err, table, records = sweep(spec, objective, args.large_dedicated, args.large_option,
+                                                      Path(scratch))
+            row = swept_row(name, objective, status, wall, err, table, records)
+        print(f"large: {name} {objective}: exit {status} in {wall:.1f} s, verified at CK 1: {row.get('at_one')}, "
+              f"at the batch end: {row.get('at_batch_end')}", flush=True)
+        yield {**row, "options": list(args.large_option)}
+
+
+def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[str, Any]) -> Results:
+    kept = kept_rows(earlier_rows("large", args.results, gpu.get("name")), rows, key=kept_key)
+    rows = [*rows, *kept]
+    return Results("large", gpu, command_line(), commit(), now(), host(),
+                   {"graphs": args.large_graphs, "dedicated_s": args.large_dedicated, "options": list(args.large_option)},
+                   tuple(rows), summary(rows))
+
+
+def kept_key(row: dict[str, Any]) -> tuple[str, str]:
+    """A row is a graph's sweep of one objective: a run of the default sweep alone keeps the dedicated ones."""
+    return row["graph"], row.get("objective", "curve")
+
+
+def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per graph with a default sweep: its targets, met or not (an end unmeasured where no dedicated sweep ran)."""
+    by_graph: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        by_graph.setdefault(row["graph"], {})[row.get("objective", "curve")] = row
+    graphs = {}
+    for name, runs in by_graph.items():
+        curve = runs.get("curve")
+        if curve is None or "error" in curve and "vertices" not in curve:
+            graphs[name] = {"swept": False}
+            continue
+        gaps = ends_against_dedicated(runs)
+        graphs[name] = {"swept": curve["status"] == 0, "within_time": curve["wall_s"] <= curve["target_s"],
+                        "enough_configurations": curve["at_one"] >= ENOUGH and curve["at_batch_end"] >= ENOUGH,
+                        **{f"{end}_gap": gap for end, gap in gaps.items()},
+                        "ends_within": None if len(gaps) < 2 else all(g is not None and g <= WITHIN for g in gaps.values())}
+    return {"graphs": graphs, "target": f"default sweep within 180 s up to {LARGE_ARCS:,} arcs (300 s above), "
+            f"{ENOUGH} verified configurations at CK 1 and at the batch end, each end within {WITHIN:.0%} of its "
+            "dedicated sweep"}
+
+
+def ends_against_dedicated(runs: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+    """The default sweep's one query against the latency sweep's, its batch end against the
+    throughput sweep's (slowdowns; an end is left out where that sweep did not run)."""
+    curve, gaps = runs["curve"], {}
+    for end, objective, ours, theirs in (("one_query", "latency", "one_query", "one_query"),
+                                         ("batch", "throughput", "batch", "batch")):
+        other = runs.get(objective)
+        if other is None:
+            continue
+        mine, best = (curve.get(ours) or {}), (other.get(theirs) or {})
+        key = "ms" if end == "one_query" else "ms_per_sssp"
+        gaps[end] = mine[key] / best[key] - 1 if mine.get(key) and best.get(key) else None
+    return gaps
+
+
+def run(args: argparse.Namespace) -> Results:
+    from autotune.gpu import device_description, device_handle
+
+    gpu = device_description(device_handle(0))
+    names = [n for n in args.large_graphs.split(",") if n]
+    return graph_by_graph(names, lambda name: graph_rows(name, args), lambda rows: results_of(args, rows, gpu),
+                          args.results)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _gap(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.0%}"
+
+
+def render(found: Sequence[Results]) -> list[str]:
+    lines = []
+    for results in found:
+        lines += [f"{results.gpu_name} (the last run: `{results.command}`, {results.date[:10]}; each row names the commit "
+                  "that measured it). Each sweep in a process of its own, timed whole; verified configurations "
+                  "counted in its records.", "",
+                  "| graph | sweep | vertices | arcs | wall (s) | target (s) | verified at CK 1 | at the batch end | "
+                  "one query (ms) | batch end (ms per SSSP, CK) | peak GPU memory (GiB) | against the dedicated sweep | commit |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+        graphs = results.summary.get("graphs", {})
+        for r in results.measurements:
+            if "vertices" not in r:
+                lines.append(f"| {r['graph']} | {r['objective']} | | | {r['wall_s']:.1f} | | | | exit {r['status']}: "
+                             f"{r.get('error', '')[-160:].replace('|', '/')} | | | | {r['commit']} |")
+                continue
+            one, batch = r.get("one_query") or {}, r.get("batch") or {}
+            memory = [m for m in (r.get("memory_by_ck") or {}).values() if m]
+            against = "-"
+            if r["objective"] == "curve":
+                g = graphs.get(r["graph"], {})
+                against = f"one query {_gap(g.get('one_query_gap'))}, batch {_gap(g.get('batch_gap'))}"
+            lines.append(f"| {r['graph']} | {r['objective']} | {r['vertices']:,} | {r['arcs']:,} | {r['wall_s']:.1f} | "
+                         f"{r.get('target_s') or '-'} | {r['at_one']} | {r['at_batch_end']} | {_ms(one.get('ms'))} | "
+                         f"{_ms(batch.get('ms_per_sssp'))} ({batch.get('ck', '-')}) | "
+                         f"{f'{max(memory) / 2**30:.1f}' if memory else '-'} | {against} | {r['commit']} |")
+        lines.append("")
+    return lines
