@@ -290,7 +290,8 @@ def test_sssp_table_refuses_another_gpu_s_table_before_building_a_hierarchy(tmp_
 
 def test_graph_features_give_the_model_what_they_know():
     """A `GraphFeatures` with its weights gives the model's rules the Delta they read from them, as
-    the loaded graph does (without weights the rules know none: Delta INF)."""
+    the loaded graph does (without weights the rules know none: Delta INF). At K = 32: up to 16 sources
+    take one query's rules, which read the level width that only the loaded graph gives."""
     from autotune.graphs import load_graph
     from autotune.model.features import GraphFeatures
 
