@@ -217,3 +217,46 @@ def test_every_cpu_reference_is_exact_past_32_bits(name, tmp_path, monkeypatch):
     heads = np.array([*range(1, n), *range(n - 1)])
     graph = build_csr("heavy-path", n, tails, heads, np.full(len(tails), heavy))
     assert algorithms.cpu_solver(name)(graph, 0, {}).distances.tolist() == [heavy * v for v in range(n)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11), st.integers(0, 50)),
+                                    max_size=40))
+def test_the_longest_path_bound_is_never_below_a_shortest_distance(n, arcs):
+    """`longest_path_bound` bounds every finite distance of any digraph (zero weights, several
+    strongly connected components, parallel arcs), and is never above n - 1 arcs of the largest weight
+    by more than the one per arc it adds; `may_pass` takes the smaller."""
+    from autotune.reference.distance_range import longest_path_bound
+    from autotune.reference.oracle import reference_distances
+
+    arcs = [(u % n, v % n, w) for u, v, w in arcs]
+    graph = build_csr("g", n, np.array([a[0] for a in arcs], dtype=np.int64),
+                      np.array([a[1] for a in arcs], dtype=np.int64), np.array([a[2] for a in arcs], dtype=np.int64))
+    distances = reference_distances(graph, list(range(n)))
+    bound = longest_path_bound(graph)
+    assert bound >= distances.max(initial=0)
+    heaviest = int(graph.weights.max()) if graph.n_edges else 0
+    assert bound <= (n - 1) * (heaviest + 1) + (n - 1) * (heaviest + 1)  # at most twice n - 1 arcs, each one more
+
+
+def test_the_heaviest_chain_of_components_takes_every_depth_and_wide_frontiers():
+    from autotune.reference.distance_range import heaviest_chain
+
+    # 100 sources (a wide frontier) into one vertex, then a chain of 300 (300 rounds)
+    node = np.ones(401)
+    tails = np.r_[np.arange(100), np.arange(100, 400)]
+    heads = np.r_[np.full(100, 100), np.arange(101, 401)]
+    weights = np.r_[np.arange(100, dtype=float), np.full(300, 2.0)]
+    assert heaviest_chain(node, tails, heads, weights) == 1 + 99 + 1 + 300 * (2 + 1)
+
+
+def test_a_graph_whose_bound_passes_32_bits_only_by_n_times_its_largest_weight_is_safe():
+    """A road-like grid with weights up to 10^6 on 4,096 vertices: (n - 1) x 10^6 passes 2^31, its
+    distances (at most about 1.3 x 10^8) do not: `may_pass` lets every source be solved; a chain whose
+    distance does pass is still refused."""
+    from autotune.reference.distance_range import may_pass
+
+    grid = load_graph("grid12-w1-1000000")
+    assert (grid.n_vertices - 1) * int(grid.weights.max()) > 2**31 and may_pass(grid) is None
+    chain = build_csr("chain", 3, np.array([0, 1]), np.array([1, 2]), np.array([1_500_000_000, 1_000_000_000]))
+    assert may_pass(chain) is not None and may_pass(chain) >= 2_500_000_000

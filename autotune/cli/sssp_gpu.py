@@ -156,7 +156,8 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
     bound = may_pass(graph)
     count = graph.n_vertices if args.sources in (None, "all") else min(args.sources, graph.n_vertices)
     if bound is not None and (args.verify or DEFAULT_VERIFY) < count:
-        raise InputError(f"{graph.name}: a shortest path may be as long as {bound:,} ((n - 1) x the largest weight), "
+        raise InputError(f"{graph.name}: a shortest path may be as long as {bound:,} (the lesser of (n - 1) x "
+                         "its largest weight and a Dijkstra search each way per strongly connected component), "
                          "past the GPU kernels' 32-bit distances; only sources checked on the CPU can be trusted here: "
                          f"give --verify {count} (every source), or scale the weights down")
     if args.devices is not None:

@@ -6,7 +6,8 @@ it, would wrap and every configuration would be recorded wrong with nothing said
 solvers compute in int64 and are right. So the reference distances of the sources a command
 verifies are checked as they are computed (`check_reference`), and a command that solves sources
 it does not verify asks `may_pass` first: the longest a shortest path can be is (n - 1) x the
-largest weight.
+largest weight, and where that passes, the tighter `longest_path_bound` (a Dijkstra each way per
+strongly connected component) decides.
 
 Example:
     >>> import numpy as np
@@ -54,7 +55,75 @@ def check_reference(graph: CSRGraph, source: int, distances: np.ndarray) -> None
 
 
 def may_pass(graph: CSRGraph) -> int | None:
-    """The bound (n - 1) x the largest weight where it passes what the kernels hold (then a source
-    whose distances were not computed on the CPU could overflow); None where every source is safe."""
-    bound = max(graph.n_vertices - 1, 0) * max_weight(graph)
-    return bound if bound + max_weight(graph) > INT32_MAX else None
+    """A bound on the graph's shortest distances where it passes what the kernels hold (then a
+    source whose distances were not computed on the CPU could overflow); None where every source is
+    safe. The bound is (n - 1) x the largest weight where that fits, else `longest_path_bound`'s."""
+    weight = max_weight(graph)
+    bound = max(graph.n_vertices - 1, 0) * weight
+    if bound + weight <= INT32_MAX:
+        return None
+    bound = min(bound, longest_path_bound(graph))
+    return bound if bound + weight > INT32_MAX else None
+
+
+def longest_path_bound(graph: CSRGraph) -> int:
+    """An upper bound on every shortest distance of the graph, from one Dijkstra each way per
+    strongly connected component: a component's two vertices are joined through its root, so within
+    it a distance is at most the farthest its root reaches plus the farthest that reaches its root
+    (on the component's own arcs); a shortest path crosses components in their topological order, so
+    it is at most the heaviest chain of components and the arcs between them. Every weight counts
+    one more (no zero-weight arc is lost to the sparse matrices), so the bound is loose by n at most.
+    A road network (one component, every street both ways) gets twice its root's eccentricity, where
+    (n - 1) x the largest weight is thousands of times more.
+
+    Example:
+        >>> from autotune.graphs import build_csr
+        >>> ids, weights = np.arange(99), np.where(np.arange(99) == 50, 1000, 1)  # a street of 100, one long block
+        >>> street = build_csr("street", 100, np.r_[ids, ids + 1], np.r_[ids + 1, ids], np.r_[weights, weights])
+        >>> longest_path_bound(street), 99 * 1000  # 2 x (98 x 2 + 1001): each arc counts one more
+        (2394, 99000)
+    """
+    import scipy.sparse
+    from scipy.sparse.csgraph import connected_components, dijkstra
+
+    n = graph.n_vertices
+    if n == 0 or graph.n_edges == 0:
+        return 0
+    tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.row_offsets))
+    heads = graph.columns.astype(np.int64)
+    weights = graph.weights.astype(np.float64) + 1.0
+    every = scipy.sparse.csr_array((weights, heads, graph.row_offsets), shape=(n, n))
+    count, label = connected_components(every, directed=True, connection="strong")
+    inside = label[tails] == label[heads]
+    own = scipy.sparse.csr_array((weights[inside], (tails[inside], heads[inside])), shape=(n, n))
+    roots = np.unique(label, return_index=True)[1]
+    through = np.zeros(count)
+    for matrix in (own, own.T.tocsr()):  # from each root, and to it
+        reached = dijkstra(matrix, directed=True, indices=roots, min_only=True)
+        farthest = np.zeros(count)
+        np.maximum.at(farthest, label, reached)
+        through += farthest
+    return int(np.ceil(heaviest_chain(through, label[tails[~inside]], label[heads[~inside]], weights[~inside])))
+
+
+def heaviest_chain(node: np.ndarray, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray) -> float:
+    """The heaviest path of a DAG (`node`: each vertex's weight; arcs `tails` -> `heads` of `weights`),
+    its vertices' and arcs' weights summed: in topological order, a round per depth (Kahn's)."""
+    best = node.astype(np.float64).copy()
+    if len(tails) == 0:
+        return float(best.max(initial=0.0))
+    order = np.argsort(tails, kind="stable")
+    tails, heads, weights = tails[order], heads[order], weights[order]
+    starts = np.searchsorted(tails, np.arange(len(node) + 1))
+    waiting = np.bincount(heads, minlength=len(node))
+    frontier = np.flatnonzero(waiting == 0)
+    while len(frontier):
+        arcs = np.concatenate([np.arange(starts[v], starts[v + 1]) for v in frontier]) if len(frontier) < 64 else \
+            np.flatnonzero(np.isin(tails, frontier))
+        if len(arcs) == 0:
+            break
+        np.maximum.at(best, heads[arcs], best[tails[arcs]] + weights[arcs] + node[heads[arcs]])
+        np.subtract.at(waiting, heads[arcs], 1)
+        touched = np.unique(heads[arcs])
+        frontier = touched[waiting[touched] == 0]
+    return float(best.max())

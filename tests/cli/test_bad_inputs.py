@@ -96,8 +96,8 @@ def test_reference_distances_past_32_bits_are_refused_not_wrapped(tmp_path):
 
 
 def test_many_unverified_sources_are_refused_where_distances_may_pass_32_bits(tmp_path, capsys):
-    wide = tmp_path / "wide.gr"
-    wide.write_text("p sp 4 3\na 1 2 1000000000\na 2 3 1\na 3 4 1\n")
+    wide = tmp_path / "wide.gr"  # 1 -> 4 is 2,500,000,002 long
+    wide.write_text("p sp 4 3\na 1 2 1500000000\na 2 3 1000000000\na 3 4 2\n")
     assert main(["sssp", "--graph", str(wide), "--sources", "all", "--verify", "2"]) == 2
     assert "--verify 4" in capsys.readouterr().err
 

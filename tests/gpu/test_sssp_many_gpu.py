@@ -38,6 +38,18 @@ def test_all_pairs_of_rome99_equal_scipy_s(tmp_path, capsys, algorithm):
     assert np.array_equal(rows, reference_distances(graph, sources))
 
 
+def test_all_pairs_of_a_heavy_grid_whose_n_times_its_largest_weight_passes_32_bits(tmp_path, capsys):
+    """grid12 with weights up to 10^6: (n - 1) x 10^6 passes 2^31 (every source was refused before);
+    its distances do not, by `longest_path_bound`: all of them solved and saved, equal to scipy's."""
+    spec = "grid12-w1-1000000"
+    assert main(["sssp", "--graph", spec, "--sources", "all", "--config", config_text("delta", 64),
+                 "--save-dir", str(tmp_path / "d"), "--json"]) == 0
+    graph = load_graph(spec)
+    assert json.loads(capsys.readouterr().out)["solved"] == graph.n_vertices
+    sources, rows = load_distances(tmp_path / "d")
+    assert rows.max() > 10**7 and np.array_equal(rows, reference_distances(graph, sources))
+
+
 @pytest.mark.parametrize("algorithm", ["delta", "delta_lanes", "phast"])
 def test_reductions_on_the_gpu_equal_the_cpu_s(tmp_path, capsys, algorithm):
     assert main(["sssp", "--graph", str(ROME), "--sources", "500", "--algorithm", algorithm, "--reduce",
