@@ -6,7 +6,9 @@ Per graph: `Table.lookup(graph, queries=1)` (one query: the table's latency poin
 `CudaEventTimer` (a warm-up, then `--repetitions` timed passes over a sample of 32 sources, CUDA
 events around the launches, launches included; every solve's distances compared with scipy's, a
 wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` of the same sources
-in this process (one core). Gunrock's SSSP is measured too where its binary is (`--gunrock`, by
+in this process (one core), and over `--cpu-all-sources` sources on every core of the machine (a
+forked worker a core, each Dijkstra from its share of the sources: what a user without a GPU would
+run for a batch; 0 leaves it out), its wall time per SSSP set against the batch's. Gunrock's SSSP is measured too where its binary is (`--gunrock`, by
 default `.peers/gunrock-sssp`, built by `scripts/build_gunrock.sh`; `benchmarks/peers.py` says how it
 is run, timed and checked), from the same sources; the results say where it was not. A run of some
 graphs keeps the other graphs' rows of the results it finds (each row names the commit that
@@ -35,6 +37,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="the tuned table to look the configurations up in (default tables/<gpu>.json)")
     parser.add_argument("--repetitions", type=positive_int, default=5, help="timed passes over the sample (default 5)")
     parser.add_argument("--cpu-sources", type=positive_int, default=8, help="sources scipy solves per graph (default 8)")
+    parser.add_argument("--cpu-all-sources", type=int, default=0, metavar="N",
+                        help="sources scipy solves on every core at once, the batch's CPU baseline (default 0: none; "
+                             "a few per core, e.g. 4 x the cores)")
     parser.add_argument("--gunrock", type=peers.given_binary, default=None,
                         help="Gunrock's SSSP binary, timed beside the tables' one query (default the repository's "
                              ".peers/gunrock-sssp where scripts/build_gunrock.sh built it; none there: not measured)")
@@ -54,6 +59,40 @@ def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:
         dijkstra(matrix, directed=True, indices=source)
         times.append((time.perf_counter() - start) * 1000.0)
     return times
+
+
+_graph_for_workers: Any = None  # the graph forked workers solve on (set before the pool starts)
+
+
+def _dijkstra_chunk(sources: Sequence[int]) -> int:
+    from scipy.sparse.csgraph import dijkstra
+
+    from autotune.reference.oracle import _scipy_graph
+
+    dijkstra(_scipy_graph(_graph_for_workers), directed=True, indices=list(sources))
+    return len(sources)
+
+
+def scipy_all_cores_ms(graph: Any, sources: Sequence[int]) -> tuple[float, int]:
+    """scipy's Dijkstra from `sources` on every core (a forked worker per core, each solving its
+    share one Dijkstra call; the pool started and each worker's matrix built before the clock), wall
+    milliseconds per SSSP, and the cores."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _graph_for_workers
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    _graph_for_workers = graph
+    try:
+        with ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork")) as pool:
+            list(pool.map(_dijkstra_chunk, [[int(s)] for s in sources[:cores]]))  # warm-up: each worker's set-up
+            start = time.perf_counter()
+            solved = sum(pool.map(_dijkstra_chunk, [list(sources[i::cores]) for i in range(cores)]))
+            wall = time.perf_counter() - start
+    finally:
+        _graph_for_workers = None
+    return wall * 1000.0 / solved, cores
 
 
 def run(args: argparse.Namespace) -> Results:
@@ -80,7 +119,7 @@ def run(args: argparse.Namespace) -> Results:
                        "peers": peers_summary(every)}
             return Results("kernels", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                            {"graphs": args.graphs, "repetitions": args.repetitions, "cpu_sources": args.cpu_sources,
-                            "sample": SAMPLE}, tuple(every), summary)
+                            "cpu_all_sources": args.cpu_all_sources, "sample": SAMPLE}, tuple(every), summary)
 
         return graph_by_graph([name for name in args.graphs.split(",") if name], graph_rows, results_of, args.results)
 
@@ -91,6 +130,7 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
     from autotune.gpu import CudaEventTimer
 
     from autotune.algorithms import open_solver
+    from autotune.measure import choose_sources
 
     cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
     row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
@@ -104,6 +144,12 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
                       "ms_per_sssp": measured.ms_per_sssp, "times_ms": list(measured.times_ms)}
         if measured.ok:
             row[f"{label}_vs_scipy"] = row["scipy_ms"] / measured.ms_per_sssp
+    if args.cpu_all_sources > 0:
+        picked = list(choose_sources(graph, args.cpu_all_sources, 1))  # not the timed sample: other sources
+        row["scipy_all_cores_ms"], row["cores"] = scipy_all_cores_ms(graph, picked)
+        row["cpu_all_sources"] = len(picked)
+        if row["batch"]["ms_per_sssp"] is not None and row["batch"]["status"] == "ok":
+            row["batch_vs_all_cores"] = row["scipy_all_cores_ms"] / row["batch"]["ms_per_sssp"]
     if gunrock is not None:
         row["gunrock"] = peers.gunrock_row(gunrock, graph, list(sample))
         if row["gunrock"]["status"] == "ok" and "one_query_vs_scipy" in row:
@@ -145,22 +191,30 @@ def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
         peer = any("gunrock" in r for r in results.measurements)  # Gunrock's columns where it was measured
+        cores = any("scipy_all_cores_ms" in r for r in results.measurements)  # the all-cores baseline's, likewise
         lines += [f"{results.gpu_name}, configurations from `{results.gpu.get('table')}` (`{results.command}`, "
                   f"{results.date[:10]}, commit {results.commit}; rows kept from earlier runs name their commit in "
                   "the last column and their command below the table); milliseconds per SSSP, medians of "
                   f"{results.parameters['repetitions']} passes over {results.parameters['sample']} sources, every "
                   "solve verified; scipy: Dijkstra on one core of the same machine"
                   + ("; Gunrock: its SSSP on the same GPU from the same sources, by its own timer" if peer else "")
+                  + ("; all cores: scipy's Dijkstra from other sources on every core of the host at once, wall "
+                     "time per SSSP" if cores else "")
                   + ".", "",
                   "| graph | vertices | edges | one query (ms) | vs scipy | batch (ms per SSSP) | CK | vs scipy "
-                  "| scipy (ms) |" + (" Gunrock (ms) | one query vs Gunrock |" if peer else "") + " commit |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if peer else "") + "---|"]
+                  "| scipy (ms) |" + (" all cores (ms per SSSP, cores) | batch vs all cores |" if cores else "")
+                  + (" Gunrock (ms) | one query vs Gunrock |" if peer else "") + " commit |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if cores else "")
+                  + ("---:|---:|" if peer else "") + "---|"]
         for r in results.measurements:
             one, batch = r["one_query"], r["batch"]
             ratio = lambda key: f"{r[key]:.1f}x" if key in r else "-"  # noqa: E731
             gunrock = f" {_peer_ms(r.get('gunrock') or {})} | {ratio('one_query_vs_gunrock')} |" if peer else ""
+            all_cores = "" if not cores else (f" {r['scipy_all_cores_ms']:.3g} ({r['cores']}) | "
+                                              f"{ratio('batch_vs_all_cores')} |" if "scipy_all_cores_ms" in r else " - | - |")
             lines.append(f"| {r['graph']} | {r['vertices']:,} | {r['edges']:,} | {_ms(one)} "
                          f"| {ratio('one_query_vs_scipy')} | {_ms(batch)} | {batch['config']['concurrent_kernels']} "
-                         f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{gunrock} {r.get('commit', results.commit)} |")
+                         f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{all_cores}{gunrock} "
+                         f"{r.get('commit', results.commit)} |")
         lines += kept_section(results) + [f"Peers: {results.summary.get('peers')}.", ""]
     return lines

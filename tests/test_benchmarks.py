@@ -48,8 +48,8 @@ def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu
     earlier = results.Results("kernels", {"name": "Fake H100 (test)"}, "python3 -m benchmarks run kernels", "old",
                               "2026-01-01", {}, {}, (other,), {})
     results.write(earlier, tmp_path)
-    args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2, results=tmp_path,
-                              gunrock=tmp_path / "no-gunrock")
+    args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2, cpu_all_sources=8,
+                              results=tmp_path, gunrock=tmp_path / "no-gunrock")
     found = kernels.run(args)
     row, kept = found.measurements  # the other graph's row stays, naming the commit that measured it
     assert kept["graph"] == "other" and kept["commit"] == "old" and row["commit"] != "old"
@@ -58,6 +58,8 @@ def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu
     assert found.gpu_name == "Fake H100 (test)"
     text = "\n".join(kernels.render([found]))
     assert "| rmat8 |" in text and "scipy" in text and "Gunrock: not measured" in found.summary["peers"]
+    assert row["cpu_all_sources"] == 8 and row["scipy_all_cores_ms"] > 0 and row["batch_vs_all_cores"] > 0
+    assert "all cores (ms per SSSP, cores)" in text and "| - | - |" in text  # the kept row was measured without it
 
 
 def test_the_tables_suite_s_targets_and_rendering():
