@@ -8,8 +8,8 @@ events around the launches, launches included; every solve's distances compared 
 wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` of the same sources
 in this process (one core), and over `--cpu-all-sources` sources on every core of the machine (a
 forked worker a core, each Dijkstra from its share of the sources: what a user without a GPU would
-run for a batch; 0 leaves it out), its wall time per SSSP set against the batch's. Gunrock's SSSP is measured too where its binary is (`--gunrock`, by
-default `.peers/gunrock-sssp`, built by `scripts/build_gunrock.sh`; `benchmarks/peers.py` says how it
+run for a batch; 0 leaves it out), its wall time per SSSP set against the batch's. Gunrock's SSSP
+is measured too where its binary is (`--gunrock`, by default `.peers/gunrock-sssp`, built by `scripts/build_gunrock.sh`; `benchmarks/peers.py` says how it
 is run, timed and checked), from the same sources; the results say where it was not. A run of some
 graphs keeps the other graphs' rows of the results it finds (each row names the commit that
 measured it); the results file is written after each graph, so a run cut short keeps what it measured.
@@ -75,20 +75,25 @@ def _dijkstra_chunk(sources: Sequence[int]) -> int:
 
 def scipy_all_cores_ms(graph: Any, sources: Sequence[int]) -> tuple[float, int]:
     """scipy's Dijkstra from `sources` on every core (a forked worker per core, each solving its
-    share one Dijkstra call; the pool started and each worker's matrix built before the clock), wall
-    milliseconds per SSSP, and the cores."""
+    share in one Dijkstra call; the matrix built before the fork, every worker started before the
+    clock), wall milliseconds per SSSP, and the cores."""
+    import importlib
     import multiprocessing
     import os
     from concurrent.futures import ProcessPoolExecutor
 
+    from autotune.reference.oracle import _scipy_graph
+
     global _graph_for_workers
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     _graph_for_workers = graph
+    _scipy_graph(graph)  # the workers inherit it, and scipy's Dijkstra loaded
+    importlib.import_module("scipy.sparse.csgraph")
     try:
         with ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork")) as pool:
-            list(pool.map(_dijkstra_chunk, [[int(s)] for s in sources[:cores]]))  # warm-up: each worker's set-up
+            list(pool.map(time.sleep, [0.05] * cores))  # every worker started: none idle while the others start
             start = time.perf_counter()
-            solved = sum(pool.map(_dijkstra_chunk, [list(sources[i::cores]) for i in range(cores)]))
+            solved = sum(pool.map(_dijkstra_chunk, [list(sources[i::cores]) for i in range(min(cores, len(sources)))]))
             wall = time.perf_counter() - start
     finally:
         _graph_for_workers = None

@@ -100,6 +100,8 @@ def longest_path_bound(graph: CSRGraph) -> int:
     through = np.zeros(count)
     for matrix in (own, own.T.tocsr()):  # from each root, and to it
         reached = dijkstra(matrix, directed=True, indices=roots, min_only=True)
+        if not np.isfinite(reached).all():  # cannot be (a component is strongly connected): never a bound too low
+            return (n - 1) * (max_weight(graph) + 1)
         farthest = np.zeros(count)
         np.maximum.at(farthest, label, reached)
         through += farthest
