@@ -9,8 +9,9 @@ wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` 
 in this process (one core), and over `--cpu-all-sources` sources on every core of the machine (a
 forked worker a core, each Dijkstra from its share of the sources: what a user without a GPU would
 run for a batch; 0 leaves it out), its wall time per SSSP set against the batch's. Gunrock's SSSP
-is measured too where its binary is (`--gunrock`, by default `.peers/gunrock-sssp`, built by `scripts/build_gunrock.sh`; `benchmarks/peers.py` says how it
-is run, timed and checked), from the same sources; the results say where it was not. A run of some
+is measured too where its binary is (`--gunrock`, by default `.peers/gunrock-sssp`, built by
+`scripts/build_gunrock.sh`; `benchmarks/peers.py` says how it is run, timed and checked), from the
+same sources; the results say where it was not. A run of some
 graphs keeps the other graphs' rows of the results it finds (each row names the commit that
 measured it); the results file is written after each graph, so a run cut short keeps what it measured.
 """

@@ -103,7 +103,8 @@ def swept_row(name: str, objective: str, status: int, wall: float, err: str, tab
     one, best = entry.point_at(1), entry.best
     row |= {"vertices": entry.graph.vertices, "arcs": entry.graph.edges, "evaluations": entry.evaluations,
             "one_query": None if one is None else {"algorithm": one.algorithm, "ms": one.ms_per_sssp},
-            "batch": None if best is None else {"algorithm": best.algorithm, "ck": best.ck, "ms_per_sssp": best.ms_per_sssp},
+            "batch": None if best is None else {"algorithm": best.algorithm, "ck": best.ck,
+                                                "ms_per_sssp": best.ms_per_sssp},
             "memory_by_ck": {str(p.ck): entry.memory_at(p.ck) for p in entry.timed_curve()},
             "at_one": counts.get(1, 0), "at_batch_end": 0 if best is None else counts.get(best.ck, 0)}
     if objective == "curve":
@@ -128,7 +129,8 @@ def results_of(args: argparse.Namespace, rows: list[dict[str, Any]], gpu: dict[s
     kept = kept_rows(earlier_rows("large", args.results, gpu.get("name")), rows, key=kept_key)
     rows = [*rows, *kept]
     return Results("large", gpu, command_line(), commit(), now(), host(),
-                   {"graphs": args.large_graphs, "dedicated_s": args.large_dedicated, "options": list(args.large_option)},
+                   {"graphs": args.large_graphs, "dedicated_s": args.large_dedicated,
+                    "options": list(args.large_option)},
                    tuple(rows), summary(rows))
 
 
@@ -152,7 +154,8 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         graphs[name] = {"swept": curve["status"] == 0, "within_time": curve["wall_s"] <= curve["target_s"],
                         "enough_configurations": curve["at_one"] >= ENOUGH and curve["at_batch_end"] >= ENOUGH,
                         **{f"{end}_gap": gap for end, gap in gaps.items()},
-                        "ends_within": None if len(gaps) < 2 else all(g is not None and g <= WITHIN for g in gaps.values())}
+                        "ends_within": None if len(gaps) < 2 else
+                        all(g is not None and g <= WITHIN for g in gaps.values())}
     return {"graphs": graphs, "target": f"default sweep within 180 s up to {LARGE_ARCS:,} arcs (300 s above), "
             f"{ENOUGH} verified configurations at CK 1 and at the batch end, each end within {WITHIN:.0%} of its "
             "dedicated sweep"}
@@ -193,11 +196,12 @@ def _gap(value: float | None) -> str:
 def render(found: Sequence[Results]) -> list[str]:
     lines = []
     for results in found:
-        lines += [f"{results.gpu_name} (the last run: `{results.command}`, {results.date[:10]}; each row names the commit "
-                  "that measured it). Each sweep in a process of its own, timed whole; verified configurations "
+        lines += [f"{results.gpu_name} (the last run: `{results.command}`, {results.date[:10]}; each row names the "
+                  "commit that measured it). Each sweep in a process of its own, timed whole; verified configurations "
                   "counted in its records.", "",
                   "| graph | sweep | vertices | arcs | wall (s) | target (s) | verified at CK 1 | at the batch end | "
-                  "one query (ms) | batch end (ms per SSSP, CK) | peak GPU memory (GiB) | against the dedicated sweep | commit |",
+                  "one query (ms) | batch end (ms per SSSP, CK) | peak GPU memory (GiB) | against the dedicated sweep "
+                  "| commit |",
                   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
         graphs = results.summary.get("graphs", {})
         for r in results.measurements:
