@@ -90,7 +90,8 @@ def test_the_kernels_suite_times_gunrock_beside_the_one_query(fake_gpu, tmp_path
     assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--trials", "6", "--block-sizes", "64,128",
                  "--ck", "1,2", "--lanes", "1", "--repetitions", "2", "--storage", "memory", "-o", str(table),
                  "-q"]) == 0
-    args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2, results=tmp_path,
+    args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2, cpu_all_sources=0,
+                              results=tmp_path,
                               gunrock=fake_gunrock(tmp_path, first=1e6))
     found = kernels.run(args)
     [row] = found.measurements
