@@ -91,8 +91,7 @@ def test_the_kernels_suite_times_gunrock_beside_the_one_query(fake_gpu, tmp_path
                  "--ck", "1,2", "--lanes", "1", "--repetitions", "2", "--storage", "memory", "-o", str(table),
                  "-q"]) == 0
     args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2, cpu_all_sources=0,
-                              results=tmp_path,
-                              gunrock=fake_gunrock(tmp_path, first=1e6))
+                              results=tmp_path, gunrock=fake_gunrock(tmp_path, first=1e6))
     found = kernels.run(args)
     [row] = found.measurements
     assert row["gunrock"]["status"] == "ok" and len(row["gunrock"]["times_ms"]) == 32

@@ -224,8 +224,8 @@ def test_every_cpu_reference_is_exact_past_32_bits(name, tmp_path, monkeypatch):
                                     max_size=40))
 def test_the_longest_path_bound_is_never_below_a_shortest_distance(n, arcs):
     """`longest_path_bound` bounds every finite distance of any digraph (zero weights, several
-    strongly connected components, parallel arcs), and is never above n - 1 arcs of the largest weight
-    by more than the one per arc it adds; `may_pass` takes the smaller."""
+    strongly connected components, parallel arcs), and is never above twice n - 1 arcs of the largest
+    weight, each counted one more."""
     from autotune.reference.distance_range import longest_path_bound
     from autotune.reference.oracle import reference_distances
 
