@@ -62,15 +62,13 @@ def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:
     return times
 
 
-_graph_for_workers: Any = None  # the graph forked workers solve on (set before the pool starts)
-
-
 def _dijkstra_chunk(sources: Sequence[int]) -> int:
     from scipy.sparse.csgraph import dijkstra
 
+    from autotune.reference.cache import worker_graph
     from autotune.reference.oracle import _scipy_graph
 
-    dijkstra(_scipy_graph(_graph_for_workers), directed=True, indices=list(sources))
+    dijkstra(_scipy_graph(worker_graph()), directed=True, indices=list(sources))
     return len(sources)
 
 
@@ -79,25 +77,19 @@ def scipy_all_cores_ms(graph: Any, sources: Sequence[int]) -> tuple[float, int]:
     share in one Dijkstra call; the matrix built before the fork, every worker started before the
     clock), wall milliseconds per SSSP, and the cores."""
     import importlib
-    import multiprocessing
     import os
-    from concurrent.futures import ProcessPoolExecutor
 
+    from autotune.reference.cache import forked_workers
     from autotune.reference.oracle import _scipy_graph
 
-    global _graph_for_workers
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    _graph_for_workers = graph
     _scipy_graph(graph)  # the workers inherit it, and scipy's Dijkstra loaded
     importlib.import_module("scipy.sparse.csgraph")
-    try:
-        with ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork")) as pool:
-            list(pool.map(time.sleep, [0.05] * cores))  # every worker started: none idle while the others start
-            start = time.perf_counter()
-            solved = sum(pool.map(_dijkstra_chunk, [list(sources[i::cores]) for i in range(min(cores, len(sources)))]))
-            wall = time.perf_counter() - start
-    finally:
-        _graph_for_workers = None
+    with forked_workers(graph, cores) as pool:
+        list(pool.map(time.sleep, [0.05] * cores))  # every worker started: none idle while the others start
+        start = time.perf_counter()
+        solved = sum(pool.map(_dijkstra_chunk, [list(sources[i::cores]) for i in range(min(cores, len(sources)))]))
+        wall = time.perf_counter() - start
     return wall * 1000.0 / solved, cores
 
 

@@ -26,15 +26,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from autotune.table.entry import Entry, entries_of
-from benchmarks import data
+from benchmarks import data, tables
 from benchmarks.results import Results, command_line, commit, earlier_rows, graph_by_graph, host, kept_rows, now
 
 LARGE = ("rmat22", "rmat23", "rmat24", "random4194304-d16", "random16777216-d16", "road-NE", "road-NW",
@@ -65,13 +62,9 @@ def sweep(spec: str, objective: str, budget: int | None, options: Sequence[str],
     """One sweep in a process of its own, timed whole: (exit status, wall s, stderr's tail, its
     table, its records)."""
     out, records = scratch / f"{objective}.json", scratch / f"{objective}.records.jsonl"
-    argv = [sys.executable, "-m", "autotune", "sweep", "--graph", spec, "-o", str(out), "--records", str(records),
-            "-q", *options]
-    if objective != "curve":
-        argv += ["--objective", objective, "--budget", str(budget)]
-    start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True)
-    return done.returncode, time.perf_counter() - start, done.stderr.strip()[-600:], out, records
+    dedicated = [] if objective == "curve" else ["--objective", objective, "--budget", str(budget)]
+    status, wall, err = tables.sweep(spec, out, [*options, "--records", str(records), *dedicated])
+    return status, wall, err, out, records
 
 
 def verified_by_ck(records: Path) -> dict[int, int]:

@@ -70,6 +70,7 @@ class Algorithm:
     source: str = ""
     engine: str = ""
     characterization_file: str = ""
+    one_query_shape_queries: int = 1  # `one_query_shape_up_to` where the characterization does not say
     thesis: bool = False
     header_id: int = -1
     auto_rank: int = 1
@@ -218,8 +219,10 @@ class Algorithm:
 
     def one_query_shape_up_to(self, characterization: Characterization | None = None) -> int:
         """The most sources at once that take the one-query shape (`predict_one_query`, its CK raised
-        to the sources': `model.queries.at_queries`) rather than the batch end's, capped: 1 by default."""
-        return 1
+        to the sources': `model.queries.at_queries`) rather than the batch end's, capped: the
+        characterization's [model] `one_query_shape_queries`, else the class's (1 by default)."""
+        model = getattr(characterization or self.characterization, "model", None) or {}
+        return int(model.get("one_query_shape_queries", self.one_query_shape_queries))
 
     def spread_over(self, config: LaunchConfig, concurrent_kernels: int) -> LaunchConfig:
         """One query's configuration `config` for `concurrent_kernels` sources at once in its shape

@@ -15,6 +15,7 @@ Example:
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import multiprocessing
@@ -22,7 +23,7 @@ import os
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -37,8 +38,36 @@ PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker
 _graph_for_workers: CSRGraph | None = None
 
 
+def worker_graph() -> CSRGraph:
+    """The graph of the `forked_workers` pool this process was forked for."""
+    assert _graph_for_workers is not None, "not a worker of forked_workers"
+    return _graph_for_workers
+
+
+@contextlib.contextmanager
+def forked_workers(graph: CSRGraph, workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` processes forked with `graph` in reach (`worker_graph`): the graph is not
+    copied, and they never touch CUDA, which is what makes fork safe."""
+    global _graph_for_workers
+    _graph_for_workers = graph
+    # Garbage the parent leaves (a PyCUDA stream or event in a reference cycle) would be collected
+    # in a child, whose CUDA calls then kill it (a BrokenProcessPool after the GPU tests of
+    # `sssp --paths`): collect it here, and freeze what is left out of the children's collections.
+    gc.collect()
+    gc.freeze()
+    try:
+        with warnings.catch_warnings():
+            # A process with a CUDA context has the driver's threads, and Python warns at fork().
+            warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                yield pool
+    finally:
+        gc.unfreeze()
+        _graph_for_workers = None
+
+
 def _solve_chunk(sources: list[int]) -> np.ndarray:
-    return reference_distances(_graph_for_workers, sources)
+    return reference_distances(worker_graph(), sources)
 
 
 def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
@@ -48,30 +77,14 @@ def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
     Raises:
         InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
     """
-    global _graph_for_workers
     sources = list(dict.fromkeys(int(s) for s in sources))
     workers = min(len(sources), os.cpu_count() or 1)
     if graph.n_edges < PARALLEL_EDGES or workers < 2:
         rows = reference_distances(graph, sources) if sources else []
     else:
-        _graph_for_workers = graph
         chunks = [sources[i::workers] for i in range(workers)]
-        # Garbage the parent leaves (a PyCUDA stream or event in a reference cycle) would be
-        # collected in a child, whose CUDA calls then kill it (a BrokenProcessPool after the GPU
-        # tests of `sssp --paths`): collect it here, and freeze what is left out of the children's
-        # collections.
-        gc.collect()
-        gc.freeze()
-        try:
-            with warnings.catch_warnings():
-                # A process with a CUDA context has the driver's threads, and Python warns at fork();
-                # the children run scipy alone and never touch CUDA, which is what makes fork safe.
-                warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
-                with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                    results = list(pool.map(_solve_chunk, chunks))
-        finally:
-            gc.unfreeze()
-            _graph_for_workers = None
+        with forked_workers(graph, workers) as pool:
+            results = list(pool.map(_solve_chunk, chunks))
         by_source = {s: row for chunk, result in zip(chunks, results) for s, row in zip(chunk, result)}
         rows = [by_source[s] for s in sources]
     for source, row in zip(sources, rows):

@@ -155,6 +155,11 @@ class DeltaStepping(Algorithm):
     source = "delta.cu"
     engine = "autotune.algorithms.delta.engine:DeltaSolver"
     characterization_file = "delta.toml"
+    # Up to this many sources at once take one query's shape, its grid shared out over them (`spread_over`),
+    # not the batch end's one block each: 58 of the 60 Delta-stepping bests of CK 4, 8 and 16 in
+    # tables/h200.json have that shape (blocks 128 / CK; mesh-bcsstk25's CK 16 has one block, random49k-d2's
+    # CK 4 eight), at CK 32 one to four blocks. Not fitted; the class-out suite checks it.
+    one_query_shape_queries = 16
     header_id = 2
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
@@ -220,11 +225,6 @@ class DeltaStepping(Algorithm):
             return spread
         share = max(1, blocks // concurrent_kernels)
         return self.canonical(spread.replace(blocks=1 << (share.bit_length() - 1), defer_work=OFF))
-
-    def one_query_shape_up_to(self, characterization: Characterization | None = None) -> int:
-        from autotune.algorithms.delta.rules import DEFAULTS, constants_of
-
-        return int(constants_of(characterization or self.characterization, DEFAULTS)["one_query_shape_queries"])
 
     def latency_design(self, space: Any) -> list[LaunchConfig]:
         """One query, or a few at once (each CK of the space, at most `FEW_QUERIES`): one block

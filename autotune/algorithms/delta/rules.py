@@ -86,12 +86,7 @@ from autotune.model.occupancy import blocks_with_extra_shared, candidate_block_s
 from autotune.model.decision import Decision
 
 WARP = 32  # rule 6: the warp bin's threshold, and the mean degree from which it pays
-# one_query_shape_queries: up to this many sources at once take one query's shape, its grid shared out
-# over them (`DeltaStepping.spread_over`), not the batch end's one block each: every Delta-stepping
-# best of CK 4, 8 and 16 in tables/h200.json has that shape (blocks 128 / CK) but the meshes' one
-# block (one query's too) and, at CK 32, one to four blocks. Not fitted; the class-out suite checks it.
-DEFAULTS = {"delta_scale": 16.0, "delta_skew": 0.0, "delta_spread": 0.0, "block_size": 256, "block_threshold": 1024,
-            "one_query_shape_queries": 16}
+DEFAULTS = {"delta_scale": 16.0, "delta_skew": 0.0, "delta_spread": 0.0, "block_size": 256, "block_threshold": 1024}
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ class Phast(Algorithm):
     source = "phast.cu"
     engine = "autotune.algorithms.phast.engine:PhastSolver"
     characterization_file = "phast.toml"
+    one_query_shape_queries = 16  # phast.toml's [model] says why
     header_id = 5
     auto_rank = 0  # work-efficient where it applies: its ends first, with the larger share of a budget
     conditional = True  # admitted where the graph's hierarchy is kept
@@ -161,11 +162,6 @@ class Phast(Algorithm):
         from autotune.algorithms.phast.rules import one_query
 
         return one_query(features, device, characterization or self.characterization, self)
-
-    def one_query_shape_up_to(self, characterization: Characterization | None = None) -> int:
-        from autotune.algorithms.phast.rules import DEFAULTS, constants_of
-
-        return int(constants_of(characterization or self.characterization, DEFAULTS)["one_query_shape_queries"])
 
 
 PHAST = Phast()

@@ -61,7 +61,7 @@ from autotune.model.decision import Decision
 
 DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "batch_block_size": 384,
             "batch_block_size_shared": 288, "batch_levels_divisor": 16, "down_arcs_per_arc": 1.3,
-            "one_query_shared_vertices": 24576, "one_query_shape_queries": 16}
+            "one_query_shared_vertices": 24576}
 BOTH_ENDS = {"upward": "search", "warp_levels": "on"}
 
 __all__ = ["DEFAULTS", "constants_of", "one_query", "predict"]
