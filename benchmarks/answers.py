@@ -52,7 +52,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="suite answers: the tuned table (default tables/<gpu>.json)")
     parser.add_argument("--answer-budget", default="auto",
                         help="suite answers: seconds each dedicated sweep may take (default auto: the default "
-                        "sweep's budget for the graph, 55 s or 110 s)")
+                        "sweep's budget for the graph, by its size: 55 s to 285 s)")
     parser.add_argument("--answer-rounds", type=positive_int, default=3,
                         help="suite answers: alternated timings of the two configurations (default 3)")
 
@@ -63,11 +63,11 @@ def dedicated_options(queries: int, budget_s: float) -> list[str]:
     return ["--budget", f"{budget_s:g}", *end]
 
 
-def budget_s(given: str, edges: int) -> float:
-    """`--answer-budget`: seconds, or auto (the default sweep's budget for a graph of `edges` arcs)."""
+def budget_s(given: str, vertices: int, edges: int) -> float:
+    """`--answer-budget`: seconds, or auto (the default sweep's budget for a graph of that size)."""
     from autotune.search.run.plan import default_budget_s
 
-    return default_budget_s(edges) if given == "auto" else float(given)
+    return default_budget_s(vertices, edges) if given == "auto" else float(given)
 
 
 def sweep_process(argv: list[str]) -> tuple[int, str]:
@@ -153,7 +153,7 @@ def graph_rows(name: str, table: Any, queries: Sequence[int], args: argparse.Nam
     from autotune.gpu import device_description, gpu_session
 
     for _, graph, sources, expected in data.suite_graphs([name], SAMPLE):
-        seconds = budget_s(str(args.answer_budget), graph.n_edges)
+        seconds = budget_s(str(args.answer_budget), graph.n_vertices, graph.n_edges)
         for k in queries:
             with tempfile.TemporaryDirectory() as scratch:
                 sweep = dedicated_sweep(data.spec(name), k, seconds, Path(scratch))

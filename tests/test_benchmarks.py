@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime
 import json
 import sys
 
@@ -531,16 +532,20 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
                  for d in range(31)]
         lines += [lines[0], {"measurement": {"config": {**config, "params": {"delta": 99}}, "status": "failed"}},
                   {"measurement": {"config": {"concurrent_kernels": best_ck}, "status": "ok", "verified": True}}]
+        lines[1]["timestamp"], lines[2]["timestamp"] = "2026-01-01T00:00:09+00:00", "2026-01-01T00:00:07.5+00:00"
         records.write_text("\n".join(json.dumps(line) for line in lines))
-        return 0, 12.5, "", table, records
+        started = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc).timestamp()
+        return 0, 12.5, "", table, records, started
 
     monkeypatch.setattr(large, "sweep", fake_sweep)
+    monkeypatch.setattr(large, "prepare", lambda spec: (0, 3.5, ""))
     monkeypatch.setattr(large, "commit", lambda: "abc")
     args = argparse.Namespace(large_dedicated=60, large_option=[], large_graphs="rmat20", results=tmp_path)
     rows = list(large.graph_rows("rmat20", args))
     assert [r["objective"] for r in rows] == ["curve", "latency", "throughput"]
     curve = rows[0]
     assert curve["at_one"] == 31 and curve["at_batch_end"] == 1 and curve["target_s"] == 180.0
+    assert curve["first_measured_s"] == 7.5 and curve["prepared_s"] == 3.5
     assert large.target_s(300_000_001) == 300.0
     found = large.summary(rows)["graphs"]["rmat20"]
     assert found["within_time"] and not found["enough_configurations"]

@@ -50,3 +50,29 @@ def test_a_replay_of_records_without_the_degree_skew_gets_it_from_the_graph_itse
         raise InputError(f"{name}: no such file")
 
     assert recorded_graph_features(recorded, missing) is recorded
+
+
+def test_a_sweep_tunes_every_algorithms_ends_before_any_middle_the_latency_end_first():
+    """Issue 68: the one query and the batch end take their turns (and their shares of the budget)
+    before the middles; per rank, the latency end, whose trials cost one query each, comes first."""
+    from autotune.search.run.jobs import order_for_auto
+
+    graph = _graph()
+    jobs = []
+    for name in ("adds", "crauser", "delta_lanes", "delta"):
+        jobs += jobs_of_algorithm(graph, name, end_spaces(SpaceOptions(), "curve", name, graph), lambda space: None,
+                                  lambda: None, "g")
+    order = [(job.algorithm, job.objective) for job in order_for_auto(jobs)]
+    assert order == [("delta", "latency"), ("delta", "throughput"), ("delta_lanes", "throughput"),
+                     ("crauser", "latency"), ("crauser", "throughput"), ("adds", "latency"), ("adds", "throughput"),
+                     ("delta", "few"), ("crauser", "few"), ("adds", "few")]  # delta_lanes: no CK below 32
+
+
+def test_the_default_budget_grows_with_the_graphs_vertices_plus_arcs():
+    from autotune.search.run.plan import default_budget_s
+
+    assert default_budget_s(131_072, 3_728_785) == 55.0  # rmat17, the README's main job
+    assert default_budget_s(1_524_453, 3_868_020) == 110.0  # road-NE: few arcs, many vertices
+    assert default_budget_s(1_048_576, 31_402_110) == 110.0  # rmat20
+    assert default_budget_s(4_194_304, 128_311_109) == 165.0  # rmat22: issue 68's 180 s, less a margin
+    assert default_budget_s(16_777_216, 510_000_000) == 285.0  # rmat24: 300 s

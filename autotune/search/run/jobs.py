@@ -395,14 +395,16 @@ def protocol_json(protocol: Protocol, replay: bool, settings: Mapping[str, Any])
 
 
 def order_for_auto(jobs: list[Job]) -> list[Job]:
-    """Each graph's studies in the order a sweep tunes them: by the registry's `auto_rank` (the
-    work-efficient algorithms first, both ends of their curve, so that their bests prune the others'
-    hopeless trials and a budget reaches them first), each rank's batch end, then its latency end,
-    then the curve's middle."""
+    """Each graph's studies in the order a sweep tunes them: first both ends of every algorithm's
+    curve, by the registry's `auto_rank` (the work-efficient algorithms first, so that their bests
+    prune the others' hopeless trials and a budget reaches them first), each rank's latency end (CK 1,
+    whose trials cost one query each) before its batch end (whose first whole measurement of a large
+    graph can take half a minute); then the curve's middles, bridged between the ends, in the same
+    rank order (issue 68: a budget that always tunes both ends)."""
     rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
     graphs: dict[str, int] = {}
     for job in jobs:
         graphs.setdefault(job.graph.key, len(graphs))
-    ends = {"throughput": 0, "latency": 1, "few": 2}
-    return sorted(jobs, key=lambda j: (graphs[j.graph.key], rank[j.algorithm][0], ends.get(j.objective, 0),
-                                       rank[j.algorithm][1]))
+    ends = {"latency": 0, "throughput": 1}
+    return sorted(jobs, key=lambda j: (graphs[j.graph.key], j.objective == "few", rank[j.algorithm][0],
+                                       ends.get(j.objective, 1), rank[j.algorithm][1]))
