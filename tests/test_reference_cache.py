@@ -25,3 +25,25 @@ def test_ensure_computes_the_missing_sources_only_and_reads_none(tmp_path):
 def test_ensure_without_a_directory_computes_nothing(tmp_path):
     cache = ReferenceCache(None)
     assert cache.ensure(_graph(), [0, 1]) == 0 and cache.computed == 0
+
+
+def test_the_forked_workers_find_scipy_and_the_graphs_array_loaded_before_the_fork():
+    """A worker forked while another thread of the parent held an import lock (the kernels' builds
+    run side by side) would wait for it forever if it imported: the parent loads what they use first."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from autotune.graphs import load_graph; from autotune.reference import oracle; "
+            "from autotune.reference.cache import forked_workers, worker_graph; g = load_graph('rmat8'); "
+            "assert 'scipy.sparse.csgraph' not in sys.modules\n"
+            "with forked_workers(g, 2) as pool:\n"
+            "    assert 'scipy.sparse.csgraph' in sys.modules and oracle._scipy_graphs.get(g) is not None\n"
+            "    print(sorted(pool.map(_imported, [0, 1])))")
+    helper = ("import sys\n"
+              "def _imported(_):\n"
+              "    from autotune.reference import oracle\n"
+              "    from autotune.reference.cache import worker_graph\n"
+              "    return oracle._scipy_graphs.get(worker_graph()) is not None\n")
+    done = subprocess.run([sys.executable, "-c", helper + code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[True, True]"

@@ -65,9 +65,10 @@ def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None)
     build that fails here fails again, with its message, where it is loaded."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def build(source: Path, options: list[str]) -> None:
-        from pycuda.compiler import compile as nvcc
+    from pycuda.compiler import compile as nvcc  # imported here, not by the threads: a process forked
+    # while they run (the references' workers) finds no import lock held
 
+    def build(source: Path, options: list[str]) -> None:
         nvcc(source.read_text(), options=options, no_extern_c=True, arch=arch, include_dirs=_include_dirs(source))
 
     pool = ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 1))

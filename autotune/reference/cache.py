@@ -30,7 +30,7 @@ import numpy as np
 from autotune.files import atomic_write
 from autotune.graphs.csr import CSRGraph
 from autotune.reference.distance_range import check_reference
-from autotune.reference.oracle import reference_distances
+from autotune.reference.oracle import load_for, reference_distances
 
 INF = 0x7FFFFFFF
 PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker processes
@@ -47,8 +47,11 @@ def worker_graph() -> CSRGraph:
 @contextlib.contextmanager
 def forked_workers(graph: CSRGraph, workers: int) -> Iterator[ProcessPoolExecutor]:
     """A pool of `workers` processes forked with `graph` in reach (`worker_graph`): the graph is not
-    copied, and they never touch CUDA, which is what makes fork safe."""
+    copied, and they never touch CUDA, which is what makes fork safe. scipy's Dijkstra and the
+    graph's scipy array are loaded before the fork (`oracle.load_for`): the workers import nothing,
+    which another thread of this process could have left locked at the fork."""
     global _graph_for_workers
+    load_for(graph)
     _graph_for_workers = graph
     # Garbage the parent leaves (a PyCUDA stream or event in a reference cycle) would be collected
     # in a child, whose CUDA calls then kill it (a BrokenProcessPool after the GPU tests of

@@ -3,6 +3,7 @@ distance is first computed, not with this module: a process that only reads kept
 sweep's worker) starts without it."""
 from __future__ import annotations
 
+import importlib
 import weakref
 from typing import TYPE_CHECKING, Sequence
 
@@ -32,6 +33,15 @@ def _scipy_graph(graph: CSRGraph) -> scipy.sparse.csr_array:
         )
         _scipy_graphs[graph] = matrix
     return matrix
+
+
+def load_for(graph: CSRGraph) -> None:
+    """Import scipy's Dijkstra and build the graph's scipy array now, in this process: a pool forked
+    after it (`reference.cache.forked_workers`) shares both and imports nothing. A child that imports
+    a module whose import lock another thread of the parent held at the fork (the kernels' builds
+    run side by side, `gpu.compile.precompile`) waits for it forever."""
+    importlib.import_module("scipy.sparse.csgraph")
+    _scipy_graph(graph)
 
 
 def reference_distances(graph: CSRGraph, sources: Sequence[int] | np.ndarray) -> np.ndarray:
