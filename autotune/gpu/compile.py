@@ -65,8 +65,10 @@ def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None)
     build that fails here fails again, with its message, where it is loaded."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from pycuda.compiler import compile as nvcc  # imported here, not by the threads: a process forked
-    # while they run (the references' workers) finds no import lock held
+    try:  # imported here, not by the threads: a process forked while they run finds no import lock held
+        from pycuda.compiler import compile as nvcc
+    except ImportError:  # no PyCUDA (a GPU stand-in): the kernels are built where they load, or not at all
+        return lambda: None
 
     def build(source: Path, options: list[str]) -> None:
         nvcc(source.read_text(), options=options, no_extern_c=True, arch=arch, include_dirs=_include_dirs(source))
