@@ -15,16 +15,17 @@ Its packages, each using only those below it (import-linter checks it, `pyprojec
   `transfer`, `baseline`, `interrupts`, `progress`.
 * `fleet`: the same procedure over several worker processes sharing a storage.
 
-Example (no GPU; a replay of synthetic records)::
+Example (no GPU; a replay of synthetic records; `specials`: a `Specials` of the graph, as
+`run.jobs.replay_jobs` makes them)::
 
-    >>> from autotune.search import *                                                  # doctest: +SKIP
-    >>> records = read_records("tests/data/records/synthetic-rmat12.jsonl")
-    >>> space = SearchSpace.from_options("crauser", **recorded_space(records))
-    >>> plan = GraphPlan(records[0].graph, space, Bayes(trials=40), Specials(...))
-    >>> storage, url = open_storage("memory")
-    >>> key = StudyKey(records[0].graph.sha256, "crauser", records[0].device_name, "bayes-tpe", space.digest(), {})
-    >>> handle = open_study(storage, url, key, plan.strategy.sampler(space), resume=False)
-    >>> sweep_graph(ReplayTimer(records), plan, handle, records[0].device).best.config
+    from autotune.search import *
+    records = read_records("tests/data/records/synthetic-rmat12.jsonl")
+    space = SearchSpace.from_options("crauser", **recorded_space(records))
+    plan = GraphPlan(records[0].graph, space, Bayes(trials=40), specials)
+    storage, url = open_storage("memory")
+    key = StudyKey(records[0].graph.sha256, "crauser", records[0].device_name, "bayes-tpe", space.digest(), {})
+    handle = open_study(storage, url, key, plan.strategy.sampler(space), resume=False)
+    sweep_graph(ReplayTimer(records), plan, handle, records[0].device).best.config
 """
 from __future__ import annotations
 

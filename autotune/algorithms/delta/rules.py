@@ -64,7 +64,7 @@ Example::
     >>> from autotune.model import GraphFeatures, load_device
     >>> from autotune.algorithms import get
     >>> roads = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3,
-    ...                       min_positive_weight=10, max_weight=2467)
+    ...                       min_positive_weight=10, max_weight=2467, lightest_weight=45.4)
     >>> config = get("delta").predict(roads, load_device("hopper-h100")).config
     >>> config.param("delta"), config.param("blocks"), config.concurrent_kernels
     (512, 1, 1024)

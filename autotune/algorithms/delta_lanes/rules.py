@@ -20,7 +20,7 @@ Example::
     >>> from autotune.model import GraphFeatures, load_device
     >>> from autotune.algorithms import get
     >>> roads = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3,
-    ...                       min_positive_weight=10, max_weight=2467, degree_cv=0.3)
+    ...                       min_positive_weight=10, max_weight=2467, degree_cv=0.3, lightest_weight=45.4)
     >>> config = get("delta_lanes").predict(roads, load_device("hopper-h100")).config
     >>> config.param("delta"), config.param("blocks_per_sm"), config.concurrent_kernels
     (4096, 2, 1024)
