@@ -47,3 +47,25 @@ def test_the_forked_workers_find_scipy_and_the_graphs_array_loaded_before_the_fo
     done = subprocess.run([sys.executable, "-c", helper + code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[True, True]"
+
+
+def test_the_workers_rows_equal_scipys_and_a_distance_past_32_bits_is_refused_from_a_worker():
+    """Past `PARALLEL_EDGES` the rows are computed by forked workers, one source each, written into
+    memory shared with the parent; each is checked in its worker before the int32 cast."""
+    import pytest
+
+    from autotune.errors import InputError
+    from autotune.graphs import load_graph
+    from autotune.reference.cache import INF, PARALLEL_EDGES, compute
+    from autotune.reference.oracle import reference_distances
+
+    graph = load_graph("rmat14", use_cache=False)
+    assert graph.n_edges >= PARALLEL_EDGES
+    rows = compute(graph, [0, 5, 77, 5])
+    assert list(rows) == [0, 5, 77]
+    for source, row in zip(rows, reference_distances(graph, [0, 5, 77])):
+        assert rows[source].dtype == np.int32 and np.array_equal(rows[source], np.where(row < 0, INF, row))
+    heavy = load_graph("grid15-w100000000-200000000", use_cache=False)
+    assert heavy.n_edges >= PARALLEL_EDGES
+    with pytest.raises(InputError, match="from source 0 .* hold distances in 32 bits"):
+        compute(heavy, [0, 1])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import mmap
 import multiprocessing
 import os
 import warnings
@@ -69,30 +70,46 @@ def forked_workers(graph: CSRGraph, workers: int) -> Iterator[ProcessPoolExecuto
         _graph_for_workers = None
 
 
-def _solve_chunk(sources: list[int]) -> np.ndarray:
-    return reference_distances(worker_graph(), sources)
+_rows_for_workers: np.ndarray | None = None  # the rows `compute`'s workers write into (shared with them)
+
+
+def _solve_into(task: tuple[int, int]) -> None:
+    index, source = task
+    row = reference_distances(worker_graph(), [source])[0]
+    assert _rows_for_workers is not None, "not a worker of compute"
+    _rows_for_workers[index] = as_kept_row(worker_graph(), source, row)
+
+
+def as_kept_row(graph: CSRGraph, source: int, row: np.ndarray) -> np.ndarray:
+    """A reference row as kept: int32, `INF` unreachable, checked to fit before the cast."""
+    check_reference(graph, source, row)  # before the int32 cast below could wrap a distance
+    return np.where(row < 0, INF, row).astype(np.int32)
 
 
 def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
     """scipy Dijkstra's distances from each source as int32 rows (`INF` unreachable), on every
-    core for a large graph (forked workers: the graph is not copied; they never touch CUDA).
+    core for a large graph: forked workers (the graph is not copied; they never touch CUDA), each
+    taking one source at a time, checking its row and writing it into memory shared with this
+    process (no row is sent back through a pipe: rmat23's 32 rows would be 2 GB of int64).
 
     Raises:
         InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
     """
+    global _rows_for_workers
     sources = list(dict.fromkeys(int(s) for s in sources))
     workers = min(len(sources), os.cpu_count() or 1)
     if graph.n_edges < PARALLEL_EDGES or workers < 2:
         rows = reference_distances(graph, sources) if sources else []
-    else:
-        chunks = [sources[i::workers] for i in range(workers)]
+        return {s: as_kept_row(graph, s, row) for s, row in zip(sources, rows)}
+    shared = mmap.mmap(-1, len(sources) * graph.n_vertices * 4)  # anonymous and shared: the children write it
+    _rows_for_workers = np.frombuffer(shared, dtype=np.int32).reshape(len(sources), graph.n_vertices)
+    try:
         with forked_workers(graph, workers) as pool:
-            results = list(pool.map(_solve_chunk, chunks))
-        by_source = {s: row for chunk, result in zip(chunks, results) for s, row in zip(chunk, result)}
-        rows = [by_source[s] for s in sources]
-    for source, row in zip(sources, rows):
-        check_reference(graph, source, row)  # before the int32 cast below could wrap a distance
-    return {s: np.where(row < 0, INF, row).astype(np.int32) for s, row in zip(sources, rows)}
+            for _ in pool.map(_solve_into, enumerate(sources)):
+                pass
+        return {s: _rows_for_workers[i] for i, s in enumerate(sources)}
+    finally:
+        _rows_for_workers = None
 
 
 class ReferenceCache:
