@@ -136,3 +136,39 @@ def test_a_study_that_prunes_its_references_never_measures_those_outside_its_spa
     batch, _ = run_sweep(ScriptedTimer(), middle, Bayes(trials=8, seed=0), specials=specials,
                          settings=SweepSettings(prune=True))
     assert any(e.phase == "fixed" for e in batch.log)  # without: measured as references
+
+
+@pytest.mark.parametrize("prune", [True, False])
+def test_a_measurement_in_flight_when_the_budget_ends_stops_at_its_next_step(small_space, run_sweep, prune):
+    """The budget's end reaches into the measurement in hand: one whole repetition ends it (a
+    measurement still), and a warm-up is pruned; nothing more is measured after it."""
+    from autotune.search.run.plan import Budget
+    from autotune.search.run.trials import within_budget
+
+    over = [False]
+    assert within_budget(None, lambda: over[0])((1.0,), True) is Ask.GO_ON
+    assert within_budget(lambda t, w: Ask.PRUNE, lambda: over[0])((1.0,), False) is Ask.PRUNE
+    over[0] = True
+    assert within_budget(lambda t, w: Ask.GO_ON, lambda: over[0])((1.0,), True) is Ask.PRUNE
+    assert within_budget(None, lambda: over[0])((1.0,), False) is Ask.ENOUGH
+
+    clock = [0.0]
+
+    class Ending(ScriptedTimer):  # the budget ends once the first measurement's warm-up is done
+        def measure(self, config, stop=None, **options):
+            def ask(times_ms, warm_up):
+                answer = stop(times_ms, warm_up)
+                clock[0] = 10.0
+                return answer
+
+            return super().measure(config, ask, **options)
+
+    timer = Ending()
+    budget = Budget(run_end=5.0, clock=lambda: clock[0])
+    budget.share(1.0, 1.0)  # the one study's slice: the whole run
+    result, _ = run_sweep(timer, small_space, Bayes(trials=16, seed=0), specials=default_specials(),
+                          settings=SweepSettings(prune=prune), budget=budget)
+    first, *later = [e.measurement for e in result.log]
+    assert first.status is Status.OK and len(first.times_ms) == 1  # one repetition, not four
+    assert all(m.status is Status.PRUNED and m.reason == "pruned after the warm-up" for m in later)
+    assert within_budget(None, lambda: True)((1.0,), True) is Ask.PRUNE  # a warm-up past the end: pruned

@@ -114,7 +114,8 @@ class GraphSweep:
                              may_sample=lambda: self._sampled_left(counting_running=False) > 0,
                              prune_specials=lambda: plan.settings.prune_references or (
                                  best_elsewhere is not None and best_elsewhere() is not None),
-                             tell_sampler=plan.strategy.samples)
+                             tell_sampler=plan.strategy.samples,
+                             run_over=self.budget.run_over if self.budget.run_end is not None else None)
 
     def _attr(self, key: str, default: Any = None) -> Any:
         """One user attribute of the study, read from the storage without copying the others
