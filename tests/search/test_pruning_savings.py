@@ -143,14 +143,14 @@ def test_a_measurement_in_flight_when_the_budget_ends_stops_at_its_next_step(sma
     """The budget's end reaches into the measurement in hand: one whole repetition ends it (a
     measurement still), and a warm-up is pruned; nothing more is measured after it."""
     from autotune.search.run.plan import Budget
-    from autotune.search.run.trials import within_budget
+    from autotune.search.run.trials import BudgetStop
 
     over = [False]
-    assert within_budget(None, lambda: over[0])((1.0,), True) is Ask.GO_ON
-    assert within_budget(lambda t, w: Ask.PRUNE, lambda: over[0])((1.0,), False) is Ask.PRUNE
+    assert BudgetStop(None, lambda: over[0])((1.0,), True) is Ask.GO_ON
+    assert BudgetStop(lambda t, w: Ask.PRUNE, lambda: over[0])((1.0,), False) is Ask.PRUNE
     over[0] = True
-    assert within_budget(lambda t, w: Ask.GO_ON, lambda: over[0])((1.0,), True) is Ask.PRUNE
-    assert within_budget(None, lambda: over[0])((1.0,), False) is Ask.ENOUGH
+    assert BudgetStop(lambda t, w: Ask.GO_ON, lambda: over[0])((1.0,), True) is Ask.PRUNE
+    assert BudgetStop(None, lambda: over[0])((1.0,), False) is Ask.ENOUGH
 
     clock = [0.0]
 
@@ -170,5 +170,6 @@ def test_a_measurement_in_flight_when_the_budget_ends_stops_at_its_next_step(sma
                           settings=SweepSettings(prune=prune), budget=budget)
     first, *later = [e.measurement for e in result.log]
     assert first.status is Status.OK and len(first.times_ms) == 1  # one repetition, not four
-    assert all(m.status is Status.PRUNED and m.reason == "pruned after the warm-up" for m in later)
-    assert within_budget(None, lambda: True)((1.0,), True) is Ask.PRUNE  # a warm-up past the end: pruned
+    assert all(m.status is Status.PRUNED and m.reason == "the sweep's budget ended it (pruned after the warm-up)"
+               for m in later)
+    assert BudgetStop(None, lambda: True)((1.0,), True) is Ask.PRUNE  # a warm-up past the end: pruned

@@ -170,19 +170,24 @@ def suggest(trial: optuna.Trial, name: str, distribution: BaseDistribution) -> A
     raise TypeError(f"unexpected distribution {distribution!r} for {name}")
 
 
-def within_budget(stop: StopAsk | None, run_over: Callable[[], bool]) -> StopAsk:
+class BudgetStop:
     """`stop`, unless the sweep's budget has ended: then a measurement still in its warm-up is
     pruned, and one past it ends with its repetition in hand (the timer finishes a repetition it
-    has begun; a measurement of one whole repetition is still a measurement). Without this, one
-    special of a large batch took the budget 28 s past its end: the prediction's warm-up, three
-    repetitions and a profiled batch of 1,024 rmat22 sources, 35.8 s begun 8 s before it."""
+    has begun; a measurement of one whole repetition is still a measurement); `ended` says whether
+    it did. Without this, one special of a large batch took the budget 28 s past its end: the
+    prediction's warm-up, three repetitions and a profiled batch of 1,024 rmat22 sources, 35.8 s
+    begun 8 s before it."""
 
-    def ask(times_ms: Sequence[float], warm_up: bool) -> Ask:
-        if run_over():
+    def __init__(self, stop: StopAsk | None, run_over: Callable[[], bool]) -> None:
+        self.stop = stop
+        self.run_over = run_over
+        self.ended = False
+
+    def __call__(self, times_ms: Sequence[float], warm_up: bool) -> Ask:
+        if self.run_over():
+            self.ended = True
             return Ask.PRUNE if warm_up else Ask.ENOUGH
-        return Ask.GO_ON if stop is None else stop(times_ms, warm_up)
-
-    return ask
+        return Ask.GO_ON if self.stop is None else self.stop(times_ms, warm_up)
 
 
 class Trials:
@@ -206,7 +211,7 @@ class Trials:
         tell_sampler: whether an enqueued trial also suggests its values (so that a sampler that
             proposes points learns from it); each value is one write to the storage.
         run_over: whether the sweep's wall-time budget has ended (`plan.Budget.run_over`): a
-            measurement in flight then ends at its next step (`within_budget`); None: no budget.
+            measurement in flight then ends at its next step (`BudgetStop`); None: no budget.
     """
 
     def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
@@ -354,12 +359,14 @@ class Trials:
 
             stop = enough_unless_contending
         try:
-            bounded = stop if self.run_over is None else within_budget(stop, self.run_over)
+            bounded = stop if self.run_over is None else BudgetStop(stop, self.run_over)
             measurement = self.timer.measure(config, bounded, limit_ms=limit_ms, profile=profile)
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, reason=rejected.reason)
         except WrongResult as wrong:
             return Measurement(config, Status.WRONG, reason=str(wrong))
+        if measurement.status is Status.PRUNED and isinstance(bounded, BudgetStop) and bounded.ended:
+            measurement = dataclasses.replace(measurement, reason=f"the sweep's budget ended it ({measurement.reason})")
         if probed_only(phase, measurement):
             return dataclasses.replace(measurement, reason="probed: a baseline candidate far behind the best on "
                                        "its warm-up (the slowest candidate is measured whole)")
