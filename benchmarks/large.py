@@ -17,7 +17,7 @@ ended (the issue's 15 s from the start), its GPU memory per CK (`x-memory`) and
 the one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated
 to each end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's
 10 minutes is 600, one call of a lent machine each), against which the default sweep's ends are
-compared.
+compared. `--large-keep DIR` keeps each sweep's table and records, to read where its time went.
 
 Targets (issue 68): the default sweep within 180 s for a graph of up to 300M arcs (300 s above),
 at least 30 verified configurations at CK 1 and 30 at the batch end, and each end within 15% of
@@ -30,6 +30,7 @@ import argparse
 import datetime
 import gzip
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                              "default 0: the default sweep only)")
     parser.add_argument("--large-option", action="append", default=[], metavar="OPTION",
                         help="an option passed to every sweep (repeatable, e.g. --large-option=--max-memory=80G)")
+    parser.add_argument("--large-keep", type=Path, default=None, metavar="DIR",
+                        help="also keep each sweep's table and records (gzip) in DIR, as <graph>-<sweep>.json and "
+                             ".records.jsonl.gz: where its time went, for a lent machine's run that cannot be repeated")
 
 
 def target_s(arcs: int) -> float:
@@ -137,6 +141,16 @@ def swept_row(name: str, objective: str, status: int, wall: float, err: str, tab
     return {**row, **({"error": err} if status else {})}
 
 
+def keep(directory: Path, stem: str, table: Path, records: Path) -> None:
+    """A sweep's table and its records (gzip) kept as `stem`.json and `stem`.records.jsonl.gz."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if table.is_file():
+        shutil.copyfile(table, directory / f"{stem}.json")
+    if records.is_file():
+        with open(records, "rb") as source, gzip.open(directory / f"{stem}.records.jsonl.gz", "wb") as kept:
+            shutil.copyfileobj(source, kept)
+
+
 def graph_rows(name: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     spec = data.spec(name)
     objectives = OBJECTIVES if args.large_dedicated else OBJECTIVES[:1]
@@ -147,6 +161,8 @@ def graph_rows(name: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
             status, wall, err, table, records, started = sweep(spec, objective, args.large_dedicated,
                                                                args.large_option, Path(scratch))
             row = swept_row(name, objective, status, wall, err, table, records, started)
+            if getattr(args, "large_keep", None) is not None:
+                keep(args.large_keep, f"{name}-{objective}", table, records)
         print(f"large: {name} {objective}: exit {status} in {wall:.1f} s, first measurement at "
               f"{row.get('first_measured_s')} s, verified at CK 1: {row.get('at_one')}, "
               f"at the batch end: {row.get('at_batch_end')}", flush=True)

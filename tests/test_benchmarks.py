@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import gzip
 import json
 import sys
 
@@ -540,8 +541,12 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     monkeypatch.setattr(large, "sweep", fake_sweep)
     monkeypatch.setattr(large, "prepare", lambda spec: (0, 3.5, ""))
     monkeypatch.setattr(large, "commit", lambda: "abc")
-    args = argparse.Namespace(large_dedicated=60, large_option=[], large_graphs="rmat20", results=tmp_path)
+    args = argparse.Namespace(large_dedicated=60, large_option=[], large_graphs="rmat20", results=tmp_path,
+                              large_keep=tmp_path / "kept")
     rows = list(large.graph_rows("rmat20", args))
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir())[:2] == ["rmat20-curve.json",
+                                                                          "rmat20-curve.records.jsonl.gz"]
+    assert len(gzip.open(tmp_path / "kept" / "rmat20-curve.records.jsonl.gz", "rt").read().splitlines()) == 34
     assert [r["objective"] for r in rows] == ["curve", "latency", "throughput"]
     curve = rows[0]
     assert curve["at_one"] == 31 and curve["at_batch_end"] == 1 and curve["target_s"] == 180.0
