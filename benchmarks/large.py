@@ -13,7 +13,8 @@ then, each in a process of its own and timed whole (start-up, loading the cached
 references and the hierarchy included): the default sweep (`autotune sweep --graph G`, the queries
 curve), with its records (`--records`) counted for the verified configurations it measured at
 CK 1 and at the batch end's CK (the curve's best per SSSP) and read for when its first measurement
-ended (the issue's 15 s from the start), its GPU memory per CK (`x-memory`) and
+ended (the issue's 15 s from the start) and its stderr for the time of its CPU references
+(`reference.cache.timed_compute`), its GPU memory per CK (`x-memory`) and
 the one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated
 to each end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's
 10 minutes is 600, one call of a lent machine each), against which the default sweep's ends are
@@ -30,6 +31,7 @@ import argparse
 import datetime
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +50,7 @@ OBJECTIVES = ("curve", "latency", "throughput")  # the default sweep, and the sw
 ENOUGH = 30  # the issue's verified configurations at each end of a default sweep
 WITHIN = 0.15
 LARGE_ARCS = 300_000_000
+REFERENCES_SAID = re.compile(r"the CPU references of \d+ sources: ([0-9.]+) s")
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -124,6 +127,8 @@ def swept_row(name: str, objective: str, status: int, wall: float, err: str, tab
                            "commit": commit(), "date": now()}
     if started is not None:
         row["first_measured_s"] = first_measured_s(records, started)
+    if (said := REFERENCES_SAID.search(err)) is not None:  # `reference.cache.timed_compute`'s note
+        row["references_s"] = float(said.group(1))
     counts = verified_by_ck(records)
     row["verified_by_ck"] = {str(ck): n for ck, n in counts.items()}
     if not table.is_file():

@@ -536,7 +536,8 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
         lines[1]["timestamp"], lines[2]["timestamp"] = "2026-01-01T00:00:09+00:00", "2026-01-01T00:00:07.5+00:00"
         records.write_text("\n".join(json.dumps(line) for line in lines))
         started = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc).timestamp()
-        return 0, 12.5, "", table, records, started
+        said = "autotune: rmat20: the CPU references of 32 sources: 4.2 s\n" if objective == "curve" else ""
+        return 0, 12.5, said, table, records, started
 
     monkeypatch.setattr(large, "sweep", fake_sweep)
     monkeypatch.setattr(large, "prepare", lambda spec: (0, 3.5, ""))
@@ -550,7 +551,8 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     assert [r["objective"] for r in rows] == ["curve", "latency", "throughput"]
     curve = rows[0]
     assert curve["at_one"] == 31 and curve["at_batch_end"] == 1 and curve["target_s"] == 180.0
-    assert curve["first_measured_s"] == 7.5 and curve["prepared_s"] == 3.5
+    assert curve["first_measured_s"] == 7.5 and curve["prepared_s"] == 3.5 and curve["references_s"] == 4.2
+    assert "references_s" not in rows[1]
     assert large.target_s(300_000_001) == 300.0
     found = large.summary(rows)["graphs"]["rmat20"]
     assert found["within_time"] and not found["enough_configurations"]

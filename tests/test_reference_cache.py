@@ -1,6 +1,8 @@
 """The reference distances kept on disk: `ensure` computes only what is missing and reads nothing."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from autotune.graphs import build_csr
@@ -69,3 +71,18 @@ def test_the_workers_rows_equal_scipys_and_a_distance_past_32_bits_is_refused_fr
     assert heavy.n_edges >= PARALLEL_EDGES
     with pytest.raises(InputError, match="from source 0 .* hold distances in 32 bits"):
         compute(heavy, [0, 1])
+
+
+def test_a_large_graphs_references_are_said_on_stderr_with_their_time(tmp_path, monkeypatch, capsys):
+    from autotune.graphs import load_graph
+    from autotune.reference import cache
+
+    graph = load_graph("rmat10", use_cache=False)
+    ReferenceCache(tmp_path).distances(graph, [0, 1])
+    assert capsys.readouterr().err == ""  # a small graph: nothing said
+    monkeypatch.setattr(cache, "NOTED_EDGES", graph.n_edges)
+    ReferenceCache(tmp_path / "other").distances(graph, [0, 1])
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "autotune: rmat10: the CPU references (scipy's Dijkstra) of 2 sources on " \
+        f"{min(2, os.cpu_count() or 1)} cores ..."
+    assert err[1].startswith("autotune: rmat10: the CPU references of 2 sources: ") and err[1].endswith(" s")

@@ -21,6 +21,7 @@ import io
 import mmap
 import multiprocessing
 import os
+import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -35,6 +36,7 @@ from autotune.reference.oracle import load_for, reference_distances
 
 INF = 0x7FFFFFFF
 PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker processes
+NOTED_EDGES = 10_000_000  # from this, computing them is said on stderr, with its time
 
 _graph_for_workers: CSRGraph | None = None
 
@@ -112,6 +114,22 @@ def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
         _rows_for_workers = None
 
 
+def timed_compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
+    """`compute`, saying on stderr what it computes and how long it took where the graph has at
+    least `NOTED_EDGES` arcs (a large graph's sweep waits for them before its first measurement,
+    and two scipy Dijkstras of rmat22 a core take seconds)."""
+    if graph.n_edges < NOTED_EDGES:
+        return compute(graph, sources)
+    from autotune.files import note
+
+    workers = min(len(sources), os.cpu_count() or 1)
+    note(f"{graph.name}: the CPU references (scipy's Dijkstra) of {len(sources)} sources on {workers} cores ...")
+    started = time.perf_counter()
+    computed = compute(graph, sources)
+    note(f"{graph.name}: the CPU references of {len(sources)} sources: {time.perf_counter() - started:.1f} s")
+    return computed
+
+
 class ReferenceCache:
     """Reference distances on disk (see the module docstring); `directory` None keeps nothing."""
 
@@ -152,7 +170,7 @@ class ReferenceCache:
             else:
                 found[source] = row
         if missing:
-            computed = compute(graph, missing)
+            computed = timed_compute(graph, missing)
             self.computed += len(computed)
             if self.directory is not None:
                 for source, row in computed.items():
