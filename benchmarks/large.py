@@ -93,12 +93,14 @@ def sweep(spec: str, objective: str, budget: int | None, options: Sequence[str],
 
 
 def record_lines(records: Path) -> Iterator[dict[str, Any]]:
+    """A sweep's records as JSON objects (its header comments, if any, left out)."""
     if not records.is_file():
         return
     opener = gzip.open if records.suffix == ".gz" else open
     with opener(records, "rt") as lines:
         for line in lines:
-            yield json.loads(line)
+            if line.startswith("{"):
+                yield json.loads(line)
 
 
 def first_measured_s(records: Path, started: float) -> float | None:
