@@ -18,7 +18,9 @@ ended (the issue's 15 s from the start) and its stderr for the time of its CPU r
 the one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated
 to each end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's
 10 minutes is 600, one call of a lent machine each), against which the default sweep's ends are
-compared. `--large-keep DIR` keeps each sweep's table and records, to read where its time went.
+compared; `--large-sweeps latency` (or throughput) runs that one alone, a call of a lent machine,
+the rows of the others kept from earlier runs. `--large-keep DIR` keeps each sweep's table and
+records, to read where its time went.
 
 Targets (issue 68): the default sweep within 180 s for a graph of up to 300M arcs (300 s above),
 at least 30 verified configurations at CK 1 and 30 at the batch end, and each end within 15% of
@@ -61,6 +63,10 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                              "default 0: the default sweep only)")
     parser.add_argument("--large-option", action="append", default=[], metavar="OPTION",
                         help="an option passed to every sweep (repeatable, e.g. --large-option=--max-memory=80G)")
+    parser.add_argument("--large-sweeps", default="", metavar="LIST",
+                        help="which of curve, latency, throughput to run (default: curve, and the two dedicated "
+                             "ones with --large-dedicated); one dedicated 10-minute sweep fills a lent machine's call, "
+                             "and a later run keeps the rows of the others")
     parser.add_argument("--large-keep", type=Path, default=None, metavar="DIR",
                         help="also keep each sweep's table and records (gzip) in DIR, as <graph>-<sweep>.json and "
                              ".records.jsonl.gz: where its time went, for a lent machine's run that cannot be repeated")
@@ -148,6 +154,26 @@ def swept_row(name: str, objective: str, status: int, wall: float, err: str, tab
     return {**row, **({"error": err} if status else {})}
 
 
+def chosen_sweeps(args: argparse.Namespace) -> tuple[str, ...]:
+    """The sweeps of each graph to run (`--large-sweeps`, else the default one, and the dedicated
+    ones where `--large-dedicated` gives their budget).
+
+    Raises:
+        InputError: an unknown sweep, or a dedicated one without its budget.
+    """
+    from autotune.errors import InputError
+
+    given = [name for name in getattr(args, "large_sweeps", "").split(",") if name]
+    if not given:
+        return OBJECTIVES if args.large_dedicated else OBJECTIVES[:1]
+    unknown = [name for name in given if name not in OBJECTIVES]
+    if unknown:
+        raise InputError(f"--large-sweeps {unknown[0]}: one of {', '.join(OBJECTIVES)}")
+    if any(name != "curve" for name in given) and not args.large_dedicated:
+        raise InputError("--large-sweeps latency/throughput: give their budget with --large-dedicated SECONDS")
+    return tuple(name for name in OBJECTIVES if name in given)
+
+
 def keep(directory: Path, stem: str, table: Path, records: Path) -> None:
     """A sweep's table and its records (gzip) kept as `stem`.json and `stem`.records.jsonl.gz."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -160,7 +186,7 @@ def keep(directory: Path, stem: str, table: Path, records: Path) -> None:
 
 def graph_rows(name: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     spec = data.spec(name)
-    objectives = OBJECTIVES if args.large_dedicated else OBJECTIVES[:1]
+    objectives = chosen_sweeps(args)
     status, prepared_s, err = prepare(spec)
     print(f"large: {name}: generated or read and cached in {prepared_s:.1f} s (exit {status})", flush=True)
     for objective in objectives:
@@ -230,6 +256,7 @@ def ends_against_dedicated(runs: dict[str, dict[str, Any]]) -> dict[str, float |
 def run(args: argparse.Namespace) -> Results:
     from autotune.gpu import device_description, device_handle
 
+    chosen_sweeps(args)  # a bad --large-sweeps is refused before the GPU is asked
     gpu = device_description(device_handle(0))
     names = [n for n in args.large_graphs.split(",") if n]
     return graph_by_graph(names, lambda name: graph_rows(name, args), lambda rows: results_of(args, rows, gpu),

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from autotune.cli import main
+from autotune.errors import InputError
 from autotune.table import Table
 from benchmarks import SUITES, data, kernels, render, results, tables
 
@@ -553,6 +554,12 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     assert curve["at_one"] == 31 and curve["at_batch_end"] == 1 and curve["target_s"] == 180.0
     assert curve["first_measured_s"] == 7.5 and curve["prepared_s"] == 3.5 and curve["references_s"] == 4.2
     assert "references_s" not in rows[1]
+    alone = argparse.Namespace(**{**vars(args), "large_sweeps": "latency"})
+    assert [r["objective"] for r in large.graph_rows("rmat20", alone)] == ["latency"]  # one call, one 10-minute sweep
+    with pytest.raises(InputError, match="--large-dedicated"):
+        large.chosen_sweeps(argparse.Namespace(large_dedicated=0, large_sweeps="curve,throughput"))
+    with pytest.raises(InputError, match="one of curve, latency, throughput"):
+        large.chosen_sweeps(argparse.Namespace(large_dedicated=60, large_sweeps="batch"))
     assert large.target_s(300_000_001) == 300.0
     found = large.summary(rows)["graphs"]["rmat20"]
     assert found["within_time"] and not found["enough_configurations"]
