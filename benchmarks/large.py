@@ -14,7 +14,7 @@ references and the hierarchy included): the default sweep (`autotune sweep --gra
 curve), with its records (`--records`) counted for the verified configurations it measured at
 CK 1 and at the batch end's CK (the curve's best per SSSP) and read for when its first measurement
 ended (the issue's 15 s from the start) and its stderr for the time of its CPU references
-(`reference.cache.timed_compute`), its GPU memory per CK (`x-memory`) and
+(`reference.cache.Computation`), its GPU memory per CK (`x-memory`) and
 the one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated
 to each end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's
 10 minutes is 600, one call of a lent machine each), against which the default sweep's ends are
@@ -135,7 +135,7 @@ def swept_row(name: str, objective: str, status: int, wall: float, err: str, tab
                            "commit": commit(), "date": now()}
     if started is not None:
         row["first_measured_s"] = first_measured_s(records, started)
-    if (said := REFERENCES_SAID.search(err)) is not None:  # `reference.cache.timed_compute`'s note
+    if (said := REFERENCES_SAID.search(err)) is not None:  # `reference.cache.Computation`'s note
         row["references_s"] = float(said.group(1))
     counts = verified_by_ck(records)
     row["verified_by_ck"] = {str(ck): n for ck, n in counts.items()}

@@ -86,3 +86,24 @@ def test_a_large_graphs_references_are_said_on_stderr_with_their_time(tmp_path, 
     assert err[0] == "autotune: rmat10: the CPU references (scipy's Dijkstra) of 2 sources on " \
         f"{min(2, os.cpu_count() or 1)} cores ..."
     assert err[1].startswith("autotune: rmat10: the CPU references of 2 sources: ") and err[1].endswith(" s")
+
+
+def test_references_started_ahead_fork_their_workers_at_once_and_are_waited_for_and_kept_once(tmp_path):
+    """A sweep starts its references before it opens the GPU and builds its kernels in threads: the
+    workers are forked by `start`, and `ensure` (or `distances`) waits for them and keeps the rows."""
+    import multiprocessing
+
+    from autotune.graphs import load_graph
+    from autotune.reference.cache import INF
+    from autotune.reference.oracle import reference_distances
+
+    graph = load_graph("rmat14", use_cache=False)
+    cache = ReferenceCache(tmp_path)
+    cache.start(graph, [0, 5, 77])
+    assert multiprocessing.active_children()  # forked now, not when waited for
+    assert cache.ensure(graph, [0, 5, 77, 100]) == 4  # the three started, and one more
+    assert cache.computed == 4 and cache.ensure(graph, [0, 5, 77, 100]) == 0
+    rows = cache.distances(graph, [0, 100])
+    for source, row in zip((0, 100), reference_distances(graph, [0, 100])):
+        assert np.array_equal(rows[source], np.where(row < 0, INF, row))
+    ReferenceCache(None).start(graph, [0])  # nothing kept, nothing started

@@ -21,7 +21,7 @@ from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device,
                                      replay_records)
 from autotune.search.results.outputs import Outputs, checked_outputs, default_output
 from autotune.errors import InputError
-from autotune.measure import Protocol
+from autotune.measure import Protocol, choose_sources
 from autotune.search.run.storage import MEMORY, StudyHandle, StudyKey, open_study
 from autotune.search.strategies import Strategy, make_strategy
 from autotune.search.run.interrupts import quiet_optuna
@@ -214,6 +214,9 @@ class CheckedJobs:
             return self.replayed
         request = self.request
         device, profile = gpu_device(request.device_index)
+        references = reference_cache()
+        for graph in self.graphs:  # the references' workers forked now: before the GPU's context and the builds' threads
+            references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed))
         compiled = None
         if stack is not None:
             from autotune import gpu
@@ -229,7 +232,7 @@ class CheckedJobs:
             device["x-max-memory"] = request.max_memory
         space = dataclasses.replace(request.space, memory_bytes=memory)
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
-                        request.seed, request.weights, reference_cache(), request.model, request.objective,
+                        request.seed, request.weights, references, request.model, request.objective,
                         request.hierarchy, ShapeCache.from_env())
         if compiled is not None:
             compiled()

@@ -25,7 +25,7 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -88,46 +88,84 @@ def as_kept_row(graph: CSRGraph, source: int, row: np.ndarray) -> np.ndarray:
     return np.where(row < 0, INF, row).astype(np.int32)
 
 
+class Computation:
+    """Reference rows being computed (`start_compute`): `result()` waits for them. Past
+    `PARALLEL_EDGES` arcs, by forked workers, one source each, every worker checking its row and
+    writing it into memory shared with this process (no row is sent back through a pipe: rmat23's
+    32 rows would be 2 GB of int64); the workers are forked when it starts, so a sweep starts them
+    before it opens the GPU or builds its kernels in threads (`cli.sweep_request`). From
+    `NOTED_EDGES` arcs, what it computes and how long it took are said on stderr (a large graph's
+    sweep waits for its references before its first measurement; two scipy Dijkstras of rmat22 a
+    core take seconds)."""
+
+    def __init__(self, graph: CSRGraph, sources: Sequence[int]) -> None:
+        global _rows_for_workers
+        self.graph = graph
+        self.sources = list(dict.fromkeys(int(s) for s in sources))
+        self.started = time.perf_counter()
+        self._rows: dict[int, np.ndarray] | None = None
+        self._running: tuple[contextlib.ExitStack, list[Any], np.ndarray] | None = None
+        workers = min(len(self.sources), os.cpu_count() or 1)
+        if graph.n_edges >= NOTED_EDGES:
+            from autotune.files import note
+
+            note(f"{graph.name}: the CPU references (scipy's Dijkstra) of {len(self.sources)} sources on {workers} "
+                 "cores ...")
+        if graph.n_edges < PARALLEL_EDGES or workers < 2:
+            return  # computed in `result`, in this process
+        shared = mmap.mmap(-1, len(self.sources) * graph.n_vertices * 4)  # anonymous, shared with the children
+        rows = np.frombuffer(shared, dtype=np.int32).reshape(len(self.sources), graph.n_vertices)
+        _rows_for_workers = rows  # the workers, forked at the first submit, keep it
+        stack = contextlib.ExitStack()
+        pool = stack.enter_context(forked_workers(graph, workers))
+        try:
+            futures = [pool.submit(_solve_into, (i, s)) for i, s in enumerate(self.sources)]
+        except BaseException:
+            stack.close()
+            raise
+        self._running = (stack, futures, rows)
+
+    def result(self) -> dict[int, np.ndarray]:
+        """Each source's row (waited for once).
+
+        Raises:
+            InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
+        """
+        if self._rows is None:
+            if self._running is None:
+                rows = reference_distances(self.graph, self.sources) if self.sources else []
+                self._rows = {s: as_kept_row(self.graph, s, row) for s, row in zip(self.sources, rows)}
+            else:
+                stack, futures, shared = self._running
+                with stack:  # the pool shut down, its workers gone, whatever happens
+                    for future in futures:
+                        future.result()
+                self._running = None
+                self._rows = {s: shared[i] for i, s in enumerate(self.sources)}
+                global _rows_for_workers
+                if _rows_for_workers is shared:
+                    _rows_for_workers = None
+            if self.graph.n_edges >= NOTED_EDGES:
+                from autotune.files import note
+
+                note(f"{self.graph.name}: the CPU references of {len(self.sources)} sources: "
+                     f"{time.perf_counter() - self.started:.1f} s")
+        return self._rows
+
+
+def start_compute(graph: CSRGraph, sources: Sequence[int]) -> Computation:
+    """The reference rows of `sources`, started now (`Computation`)."""
+    return Computation(graph, sources)
+
+
 def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
     """scipy Dijkstra's distances from each source as int32 rows (`INF` unreachable), on every
-    core for a large graph: forked workers (the graph is not copied; they never touch CUDA), each
-    taking one source at a time, checking its row and writing it into memory shared with this
-    process (no row is sent back through a pipe: rmat23's 32 rows would be 2 GB of int64).
+    core for a large graph (`Computation`).
 
     Raises:
         InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
     """
-    global _rows_for_workers
-    sources = list(dict.fromkeys(int(s) for s in sources))
-    workers = min(len(sources), os.cpu_count() or 1)
-    if graph.n_edges < PARALLEL_EDGES or workers < 2:
-        rows = reference_distances(graph, sources) if sources else []
-        return {s: as_kept_row(graph, s, row) for s, row in zip(sources, rows)}
-    shared = mmap.mmap(-1, len(sources) * graph.n_vertices * 4)  # anonymous and shared: the children write it
-    _rows_for_workers = np.frombuffer(shared, dtype=np.int32).reshape(len(sources), graph.n_vertices)
-    try:
-        with forked_workers(graph, workers) as pool:
-            for _ in pool.map(_solve_into, enumerate(sources)):
-                pass
-        return {s: _rows_for_workers[i] for i, s in enumerate(sources)}
-    finally:
-        _rows_for_workers = None
-
-
-def timed_compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
-    """`compute`, saying on stderr what it computes and how long it took where the graph has at
-    least `NOTED_EDGES` arcs (a large graph's sweep waits for them before its first measurement,
-    and two scipy Dijkstras of rmat22 a core take seconds)."""
-    if graph.n_edges < NOTED_EDGES:
-        return compute(graph, sources)
-    from autotune.files import note
-
-    workers = min(len(sources), os.cpu_count() or 1)
-    note(f"{graph.name}: the CPU references (scipy's Dijkstra) of {len(sources)} sources on {workers} cores ...")
-    started = time.perf_counter()
-    computed = compute(graph, sources)
-    note(f"{graph.name}: the CPU references of {len(sources)} sources: {time.perf_counter() - started:.1f} s")
-    return computed
+    return start_compute(graph, sources).result()
 
 
 class ReferenceCache:
@@ -136,6 +174,19 @@ class ReferenceCache:
     def __init__(self, directory: str | os.PathLike[str] | None) -> None:
         self.directory = Path(directory) if directory is not None else None
         self.computed = 0  # sources solved by this object (the rest were read)
+        self._started: dict[str, Computation] = {}  # by graph sha256: computations `start` began
+
+    def start(self, graph: CSRGraph, sources: Sequence[int]) -> None:
+        """Begin computing the distances of the sources not kept yet (their workers forked now),
+        for a later `ensure` or `distances` of the graph to wait for. Without a directory, nothing."""
+        missing = self._missing(graph, sources)
+        if self.directory is not None and missing and graph.sha256 not in self._started:
+            self._started[graph.sha256] = start_compute(graph, missing)
+
+    def _missing(self, graph: CSRGraph, sources: Sequence[int]) -> list[int]:
+        if self.directory is None:
+            return []
+        return [s for s in dict.fromkeys(int(s) for s in sources) if not self._path(graph, s).is_file()]
 
     def _path(self, graph: CSRGraph, source: int) -> Path:
         assert self.directory is not None
@@ -156,11 +207,30 @@ class ReferenceCache:
         Without a directory nothing is kept, and nothing computed."""
         if self.directory is None:
             return 0
-        missing = [s for s in dict.fromkeys(int(s) for s in sources) if not self._path(graph, s).is_file()]
-        return len(self.distances(graph, missing)) if missing else 0
+        computed = self._finish_started(graph)
+        missing = self._missing(graph, sources)
+        return computed + (len(self.distances(graph, missing)) if missing else 0)
+
+    def _finish_started(self, graph: CSRGraph) -> int:
+        """Wait for what `start` began for the graph, and keep it; how many rows it computed."""
+        started = self._started.pop(graph.sha256, None)
+        if started is None:
+            return 0
+        computed = started.result()
+        self._keep(graph, computed)
+        return len(computed)
+
+    def _keep(self, graph: CSRGraph, computed: Mapping[int, np.ndarray]) -> None:
+        self.computed += len(computed)
+        if self.directory is not None:
+            for source, row in computed.items():
+                buffer = io.BytesIO()
+                np.save(buffer, row, allow_pickle=False)
+                atomic_write(self._path(graph, source), buffer.getvalue(), "reference distances")
 
     def distances(self, graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
         """Each source's distances: read where kept, computed (and kept) where not."""
+        self._finish_started(graph)
         found: dict[int, np.ndarray] = {}
         missing = []
         for source in dict.fromkeys(int(s) for s in sources):
@@ -170,12 +240,7 @@ class ReferenceCache:
             else:
                 found[source] = row
         if missing:
-            computed = timed_compute(graph, missing)
-            self.computed += len(computed)
-            if self.directory is not None:
-                for source, row in computed.items():
-                    buffer = io.BytesIO()
-                    np.save(buffer, row, allow_pickle=False)
-                    atomic_write(self._path(graph, source), buffer.getvalue(), "reference distances")
+            computed = compute(graph, missing)
+            self._keep(graph, computed)
             found.update(computed)
         return found
