@@ -89,7 +89,7 @@ def as_kept_row(graph: CSRGraph, source: int, row: np.ndarray) -> np.ndarray:
 
 
 class Computation:
-    """Reference rows being computed (`start_compute`): `result()` waits for them. Past
+    """Reference rows being computed, begun when made: `result()` waits for them. Past
     `PARALLEL_EDGES` arcs, by forked workers, one source each, every worker checking its row and
     writing it into memory shared with this process (no row is sent back through a pipe: rmat23's
     32 rows would be 2 GB of int64); the workers are forked when it starts, so a sweep starts them
@@ -103,6 +103,7 @@ class Computation:
         self.graph = graph
         self.sources = list(dict.fromkeys(int(s) for s in sources))
         self.started = time.perf_counter()
+        self.finished: float | None = None
         self._rows: dict[int, np.ndarray] | None = None
         self._running: tuple[contextlib.ExitStack, list[Any], np.ndarray] | None = None
         workers = min(len(self.sources), os.cpu_count() or 1)
@@ -123,7 +124,12 @@ class Computation:
         except BaseException:
             stack.close()
             raise
+        for future in futures:  # when the last row came (`result` may wait for it later)
+            future.add_done_callback(self._row_done)
         self._running = (stack, futures, rows)
+
+    def _row_done(self, _: Any) -> None:
+        self.finished = max(self.finished or 0.0, time.perf_counter())
 
     def result(self) -> dict[int, np.ndarray]:
         """Each source's row (waited for once).
@@ -131,6 +137,7 @@ class Computation:
         Raises:
             InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
         """
+        global _rows_for_workers
         if self._rows is None:
             if self._running is None:
                 rows = reference_distances(self.graph, self.sources) if self.sources else []
@@ -142,20 +149,15 @@ class Computation:
                         future.result()
                 self._running = None
                 self._rows = {s: shared[i] for i, s in enumerate(self.sources)}
-                global _rows_for_workers
                 if _rows_for_workers is shared:
                     _rows_for_workers = None
             if self.graph.n_edges >= NOTED_EDGES:
                 from autotune.files import note
 
+                finished = self.finished or time.perf_counter()
                 note(f"{self.graph.name}: the CPU references of {len(self.sources)} sources: "
-                     f"{time.perf_counter() - self.started:.1f} s")
+                     f"{finished - self.started:.1f} s")
         return self._rows
-
-
-def start_compute(graph: CSRGraph, sources: Sequence[int]) -> Computation:
-    """The reference rows of `sources`, started now (`Computation`)."""
-    return Computation(graph, sources)
 
 
 def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
@@ -165,7 +167,7 @@ def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
     Raises:
         InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
     """
-    return start_compute(graph, sources).result()
+    return Computation(graph, sources).result()
 
 
 class ReferenceCache:
@@ -181,7 +183,7 @@ class ReferenceCache:
         for a later `ensure` or `distances` of the graph to wait for. Without a directory, nothing."""
         missing = self._missing(graph, sources)
         if self.directory is not None and missing and graph.sha256 not in self._started:
-            self._started[graph.sha256] = start_compute(graph, missing)
+            self._started[graph.sha256] = Computation(graph, missing)
 
     def _missing(self, graph: CSRGraph, sources: Sequence[int]) -> list[int]:
         if self.directory is None:
