@@ -107,3 +107,22 @@ def test_references_started_ahead_fork_their_workers_at_once_and_are_waited_for_
     for source, row in zip((0, 100), reference_distances(graph, [0, 100])):
         assert np.array_equal(rows[source], np.where(row < 0, INF, row))
     ReferenceCache(None).start(graph, [0])  # nothing kept, nothing started
+
+
+def test_references_started_and_abandoned_stop_their_workers_at_once(tmp_path):
+    """A sweep that fails or is interrupted between starting its references and waiting for them
+    stops the workers instead of waiting for their Dijkstras, and keeps nothing."""
+    import multiprocessing
+    import time
+
+    from autotune.graphs import load_graph
+
+    graph = load_graph("rmat14", use_cache=False)
+    cache = ReferenceCache(tmp_path)
+    cache.start(graph, list(range(0, 16000, 250)))
+    assert multiprocessing.active_children()
+    started = time.perf_counter()
+    cache.abandon()
+    assert time.perf_counter() - started < 5.0 and not multiprocessing.active_children()
+    assert cache.computed == 0 and not list(tmp_path.rglob("*.npy"))
+    assert cache.ensure(graph, [0]) == 1  # started afresh where asked again

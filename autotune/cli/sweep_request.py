@@ -215,8 +215,17 @@ class CheckedJobs:
         request = self.request
         device, profile = gpu_device(request.device_index)
         references = reference_cache()
-        for graph in self.graphs:  # the references' workers forked now: before the GPU's context and the builds' threads
-            references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed))
+        try:
+            for graph in self.graphs:  # their workers forked now: before the GPU's context and the builds' threads
+                references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed))
+            return self._gpu_jobs(stack, device, profile, references)
+        except BaseException:
+            references.abandon()  # not waited for: an exit would wait for the workers' Dijkstras
+            raise
+
+    def _gpu_jobs(self, stack: ExitStack | None, device: dict[str, Any], profile: Any, references: Any
+                  ) -> tuple[dict[str, Any], list[Job], list[str]]:
+        request = self.request
         compiled = None
         if stack is not None:
             from autotune import gpu

@@ -106,6 +106,7 @@ class Computation:
         self.finished: float | None = None
         self._rows: dict[int, np.ndarray] | None = None
         self._running: tuple[contextlib.ExitStack, list[Any], np.ndarray] | None = None
+        self._pool: ProcessPoolExecutor | None = None
         workers = min(len(self.sources), os.cpu_count() or 1)
         if graph.n_edges >= NOTED_EDGES:
             from autotune.files import note
@@ -118,7 +119,7 @@ class Computation:
         rows = np.frombuffer(shared, dtype=np.int32).reshape(len(self.sources), graph.n_vertices)
         _rows_for_workers = rows  # the workers, forked at the first submit, keep it
         stack = contextlib.ExitStack()
-        pool = stack.enter_context(forked_workers(graph, workers))
+        pool = self._pool = stack.enter_context(forked_workers(graph, workers))
         try:
             futures = [pool.submit(_solve_into, (i, s)) for i, s in enumerate(self.sources)]
         except BaseException:
@@ -127,6 +128,19 @@ class Computation:
         for future in futures:  # when the last row came (`result` may wait for it later)
             future.add_done_callback(self._row_done)
         self._running = (stack, futures, rows)
+
+    def abandon(self) -> None:
+        """Stop the workers now and keep nothing (the sweep that started it failed or was
+        interrupted before it waited for the rows: exiting would otherwise wait for them)."""
+        if self._running is None:
+            return
+        stack, futures, _ = self._running
+        self._running = None
+        for future in futures:
+            future.cancel()
+        for process in list(getattr(self._pool, "_processes", {}).values()):  # the standard pool's own
+            process.terminate()
+        stack.close()
 
     def _row_done(self, _: Any) -> None:
         self.finished = max(self.finished or 0.0, time.perf_counter())
@@ -184,6 +198,11 @@ class ReferenceCache:
         missing = self._missing(graph, sources)
         if self.directory is not None and missing and graph.sha256 not in self._started:
             self._started[graph.sha256] = Computation(graph, missing)
+
+    def abandon(self) -> None:
+        """Stop what `start` began and was not waited for (`Computation.abandon`)."""
+        while self._started:
+            self._started.popitem()[1].abandon()
 
     def _missing(self, graph: CSRGraph, sources: Sequence[int]) -> list[int]:
         if self.directory is None:
