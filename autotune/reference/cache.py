@@ -134,10 +134,10 @@ class Computation:
         interrupted before it waited for the rows: exiting would otherwise wait for them)."""
         if self._running is None:
             return
-        stack, futures, _ = self._running
+        stack, _, _ = self._running
         self._running = None
-        for future in futures:
-            future.cancel()
+        # the workers terminated: the pool, broken, fails what is left (a future cancelled here would
+        # make Python 3.11's pool raise in its own thread when it fails it)
         for process in list(getattr(self._pool, "_processes", {}).values()):  # the standard pool's own
             process.terminate()
         stack.close()
