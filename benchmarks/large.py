@@ -197,7 +197,7 @@ def graph_rows(name: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
             if getattr(args, "large_keep", None) is not None:
                 keep(args.large_keep, f"{name}-{objective}", table, records)
         print(f"large: {name} {objective}: exit {status} in {wall:.1f} s, first measurement at "
-              f"{row.get('first_measured_s')} s, verified at CK 1: {row.get('at_one')}, "
+              f"{_s(row.get('first_measured_s'))} s, verified at CK 1: {row.get('at_one')}, "
               f"at the batch end: {row.get('at_batch_end')}", flush=True)
         yield {**row, "prepared_s": prepared_s, "options": list(args.large_option)}
 
