@@ -76,16 +76,12 @@ def scipy_all_cores_ms(graph: Any, sources: Sequence[int]) -> tuple[float, int]:
     """scipy's Dijkstra from `sources` on every core (a forked worker per core, each solving its
     share in one Dijkstra call; the matrix built before the fork, every worker started before the
     clock), wall milliseconds per SSSP, and the cores."""
-    import importlib
     import os
 
     from autotune.reference.cache import forked_workers
-    from autotune.reference.oracle import _scipy_graph
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    _scipy_graph(graph)  # the workers inherit it, and scipy's Dijkstra loaded
-    importlib.import_module("scipy.sparse.csgraph")
-    with forked_workers(graph, cores) as pool:
+    with forked_workers(graph, cores) as pool:  # the matrix and scipy's Dijkstra loaded before the fork
         list(pool.map(time.sleep, [0.05] * cores))  # every worker started: none idle while the others start
         start = time.perf_counter()
         solved = sum(pool.map(_dijkstra_chunk, [list(sources[i::cores]) for i in range(min(cores, len(sources)))]))

@@ -35,8 +35,6 @@ import gzip
 import json
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -81,10 +79,7 @@ def prepare(spec: str) -> tuple[int, float, str]:
     """The graph generated (or read) and cached before its sweeps, in a process of its own
     (`autotune graph info`, which also keeps its shape): (exit status, wall s, stderr's tail). A
     user's sweeps after the first start from the cache; the issue's targets are for those."""
-    argv = [sys.executable, "-m", "autotune", "graph", "info", spec]
-    start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True)
-    return done.returncode, time.perf_counter() - start, done.stderr.strip()[-500:]
+    return tables.timed_autotune(["graph", "info", spec])
 
 
 def sweep(spec: str, objective: str, budget: int | None, options: Sequence[str], scratch: Path

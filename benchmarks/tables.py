@@ -38,11 +38,15 @@ def target_s(vertices: int, edges: int) -> float | None:
     return None
 
 
-def sweep(spec: str, out: Path, options: Sequence[str]) -> tuple[int, float, str]:
-    argv = [sys.executable, "-m", "autotune", "sweep", "--graph", spec, "-o", str(out), "-q", *options]
+def timed_autotune(arguments: Sequence[str]) -> tuple[int, float, str]:
+    """`autotune ARGUMENTS` in a process of its own, timed whole: (exit status, wall s, stderr's tail)."""
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "autotune", *arguments], capture_output=True, text=True)
     return done.returncode, time.perf_counter() - start, done.stderr.strip()[-500:]
+
+
+def sweep(spec: str, out: Path, options: Sequence[str]) -> tuple[int, float, str]:
+    return timed_autotune(["sweep", "--graph", spec, "-o", str(out), "-q", *options])
 
 
 def swept_row(name: str, out: Path, status: int, wall: float, err: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -105,8 +105,7 @@ class Computation:
         self.started = time.perf_counter()
         self.finished: float | None = None
         self._rows: dict[int, np.ndarray] | None = None
-        self._running: tuple[contextlib.ExitStack, list[Any], np.ndarray] | None = None
-        self._pool: ProcessPoolExecutor | None = None
+        self._running: tuple[contextlib.ExitStack, ProcessPoolExecutor, list[Any], np.ndarray] | None = None
         workers = min(len(self.sources), os.cpu_count() or 1)
         if graph.n_edges >= NOTED_EDGES:
             from autotune.files import note
@@ -119,7 +118,7 @@ class Computation:
         rows = np.frombuffer(shared, dtype=np.int32).reshape(len(self.sources), graph.n_vertices)
         _rows_for_workers = rows  # the workers, forked at the first submit, keep it
         stack = contextlib.ExitStack()
-        pool = self._pool = stack.enter_context(forked_workers(graph, workers))
+        pool = stack.enter_context(forked_workers(graph, workers))
         try:
             futures = [pool.submit(_solve_into, (i, s)) for i, s in enumerate(self.sources)]
         except BaseException:
@@ -127,18 +126,18 @@ class Computation:
             raise
         for future in futures:  # when the last row came (`result` may wait for it later)
             future.add_done_callback(self._row_done)
-        self._running = (stack, futures, rows)
+        self._running = (stack, pool, futures, rows)
 
     def abandon(self) -> None:
         """Stop the workers now and keep nothing (the sweep that started it failed or was
         interrupted before it waited for the rows: exiting would otherwise wait for them)."""
         if self._running is None:
             return
-        stack, _, _ = self._running
+        stack, pool, _, _ = self._running
         self._running = None
         # the workers terminated: the pool, broken, fails what is left (a future cancelled here would
         # make Python 3.11's pool raise in its own thread when it fails it)
-        for process in list(getattr(self._pool, "_processes", {}).values()):  # the standard pool's own
+        for process in list((getattr(pool, "_processes", None) or {}).values()):  # the standard pool's own
             process.terminate()
         stack.close()
 
@@ -157,7 +156,7 @@ class Computation:
                 rows = reference_distances(self.graph, self.sources) if self.sources else []
                 self._rows = {s: as_kept_row(self.graph, s, row) for s, row in zip(self.sources, rows)}
             else:
-                stack, futures, shared = self._running
+                stack, _, futures, shared = self._running
                 with stack:  # the pool shut down, its workers gone, whatever happens
                     for future in futures:
                         future.result()

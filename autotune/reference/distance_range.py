@@ -89,8 +89,7 @@ def longest_path_bound(graph: CSRGraph) -> int:
     n = graph.n_vertices
     if n == 0 or graph.n_edges == 0:
         return 0
-    tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.row_offsets))
-    heads = graph.columns.astype(np.int64)
+    tails, heads = graph.tails, graph.columns
     weights = graph.weights.astype(np.float64) + 1.0
     every = scipy.sparse.csr_array((weights, heads, graph.row_offsets), shape=(n, n))
     count, label = connected_components(every, directed=True, connection="strong")
