@@ -60,6 +60,16 @@ namespace cg = cooperative_groups;
 
 #include "frontier.cuh"
 
+// The source builds in parts that nvcc compiles side by side (-DSOURCE_PART=k, `Algorithm.source_parts`):
+// 1 the host loop's kernels (init, advance, finish), 2 solve_grid, 3 solve_block, 4 solve_shared.
+// Whole (4.7 s of nvcc on one core of a 2-core VM; 9-10 s on the H200 host, the longest step of a cold
+// sweep's start) the build took as long as its parts one after the other (1.9, 2.2, 2.2, 2.1 s).
+// SOURCE_PART 0 (or none) builds them all.
+#ifndef SOURCE_PART
+#define SOURCE_PART 0
+#endif
+#define IN_PART(k) (SOURCE_PART == 0 || SOURCE_PART == (k))
+
 // Per-instance state, structure of arrays: field f of instance k is state[f * ck + k].
 enum {
   F_DONE = 0,       // first, so the host copies one contiguous row
@@ -630,10 +640,12 @@ __device__ __forceinline__ void init_instance(const Instance &in, int ck, const 
 }
 
 // The instances' initialization before a host loop or solve_block (solve_grid does its own).
+#if IN_PART(1)
 extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int *state, int *work,
                                 int delta) {
   init_instance(instance_of(n, ck, state, work, nullptr, 0), ck, sources, delta, false);
 }
+#endif
 
 // Hub chunks hub_in[0, chunks), each of `block_threshold` edges, expanded by the instance's blocks:
 // taken from a counter (`dynamic_chunks`, host mode) or dealt out in turn (solve_grid).
@@ -787,6 +799,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
 
 // One iteration's advance of every unfinished instance (gridDim.x blocks each). At most 64
 // registers, so that a block of 1024 threads launches.
+#if IN_PART(1)
 extern "C" __global__ void __maxnreg__(64) advance(int n, int ck, const int *RESTRICT row_offsets,
                                                    const int *RESTRICT columns, const int *RESTRICT weights,
                                                    int *state, int *work, int2 *hubs, int hub_capacity,
@@ -799,6 +812,7 @@ extern "C" __global__ void __maxnreg__(64) advance(int n, int ck, const int *RES
                                           warp_threshold, block_threshold, scratch);
   if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
 }
+#endif
 
 // The instance's target, or -1 for none (always, in a plain build).
 __device__ __forceinline__ int instance_target(const Instance &in) {
@@ -832,6 +846,7 @@ __device__ __forceinline__ bool target_final(const Instance &in, int waiting) {
 // with one block per instance: blocks that start after another has pushed split vertices into the
 // near queue would read it as work and skip their share of the split (H100, 2026-11-23: wrong
 // distances with 64 and 128 blocks per instance).
+#if IN_PART(1)
 extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delta, int max_iterations) {
   Instance in = instance_of(n, ck, state, work, nullptr, 0);
   if (in.load(F_DONE)) return;
@@ -896,6 +911,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
     *in.field(F_DONE) = 1;
   }
 }
+#endif
 
 // ---- persistent loops ------------------------------------------------------------------------
 
@@ -978,6 +994,7 @@ __device__ __forceinline__ bool barrier_counts(const Instance &in) {
 }
 
 // The whole solve, gridDim.x > 1 blocks per instance, all resident (the host checks).
+#if IN_PART(2)
 extern "C" __global__ void __maxnreg__(64) solve_grid(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int2 *hubs, int hub_capacity, int delta,
@@ -1110,6 +1127,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     *in.field(F_DONE) = 1;
   }
 }
+#endif
 
 // solve_block's state from one iteration to the next, and what its iterations share.
 struct BlockSolve {
@@ -1331,6 +1349,7 @@ __device__ __forceinline__ void block_solve(
   }
 }
 
+#if IN_PART(3)
 extern "C" __global__ void __maxnreg__(56) solve_block(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
@@ -1338,10 +1357,12 @@ extern "C" __global__ void __maxnreg__(56) solve_block(
   block_solve<false>(n, ck, row_offsets, columns, weights, state, work, delta, warp_threshold, block_threshold,
                      max_iterations, queue_capacity, bitmap_words);
 }
+#endif
 
 // solve_block with the graph and the distances in shared memory (loop mode `shared`: graphs of a
 // few thousand vertices; the host refuses a graph that does not fit). It takes most of an SM's
 // shared memory, so an SM holds one such block: 64 registers a thread fit 1,024 threads.
+#if IN_PART(4)
 extern "C" __global__ void __maxnreg__(64) solve_shared(
     int n, int ck, const int *RESTRICT row_offsets, const int *RESTRICT columns,
     const int *RESTRICT weights, int *state, int *work, int delta, int warp_threshold,
@@ -1349,3 +1370,4 @@ extern "C" __global__ void __maxnreg__(64) solve_shared(
   block_solve<true>(n, ck, row_offsets, columns, weights, state, work, delta, warp_threshold, block_threshold,
                     max_iterations, queue_capacity, bitmap_words);
 }
+#endif

@@ -43,6 +43,9 @@ class Algorithm:
         parameters: the algorithm's own tuned parameters.
         concurrent_kernels: the CK values a sweep tries by default.
         source: the CUDA file in `kernels/`.
+        source_parts: the source's kernels in groups that build apart, side by side (group k, from 1,
+            with -DSOURCE_PART=k; the source guards each kernel with IN_PART(k)): a source of many kernels
+            is a cold start's longest build. Empty: the source builds whole.
         engine: "module:Class" of the GPU solver (imported only when a GPU solve is asked for).
         characterization_file: the characterization TOML, beside the algorithm's class in its package.
         thesis: a kernel of Ortega-Arranz's thesis (its model and Table 4.2 apply).
@@ -68,6 +71,7 @@ class Algorithm:
     parameters: tuple[Parameter, ...] = ()
     concurrent_kernels: tuple[int, ...] = CONCURRENT_KERNEL_CHOICES
     source: str = ""
+    source_parts: tuple[tuple[str, ...], ...] = ()
     engine: str = ""
     characterization_file: str = ""
     one_query_shape_queries: int = 1  # `one_query_shape_up_to` where the characterization does not say
@@ -86,6 +90,15 @@ class Algorithm:
         """nvcc options of one build; `no_l1`: every global load past L1 (the `no_l1` state)."""
         # plain loads only (no read-only path), and those past L1: see RESTRICT in the sources
         return ["-DNO_L1=1", "-Xptxas=-dlcm=cg"] if no_l1 else []
+
+    def source_part(self, function: str) -> int:
+        """The build that compiles `function`: its group's number in `source_parts`, or 0 (the whole
+        source) where no group holds it."""
+        return next((k for k, group in enumerate(self.source_parts, 1) if function in group), 0)
+
+    def builds(self) -> tuple[int, ...]:
+        """The source's builds (`source_part`'s numbers) that hold every kernel of it."""
+        return tuple(range(1, len(self.source_parts) + 1)) or (0,)
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         """Per tuned kernel, the compiled functions that launch as it (their resources bound its

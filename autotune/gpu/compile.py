@@ -25,14 +25,29 @@ CARVEOUT_PERCENT = {
 
 
 @cache
-def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False):  # -> pycuda.compiler.SourceModule
+def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0):
     """Compile (or fetch from PyCUDA's disk cache) one build of a registered algorithm (its
-    `source_path` and `compile_options`); cached for the process. `targeted`: the build of
-    source-target queries (-DTARGETED=1; kernels/delta.cu).
+    `source_path`, see `build_options`); cached for the process. Returns a
+    pycuda.compiler.SourceModule.
 
     Requires a current CUDA context (`device.gpu_session`).
     """
-    return _build(algorithm.source_path, algorithm.compile_options(no_l1) + (["-DTARGETED=1"] if targeted else []))
+    return _build(algorithm.source_path, build_options(algorithm, no_l1, targeted, part))
+
+
+def build_options(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0) -> list[str]:
+    """nvcc's options for one build: the algorithm's `compile_options`; `targeted`: the build of
+    source-target queries (-DTARGETED=1; kernels/delta.cu); `part`: the group of its kernels that
+    the build holds (`Algorithm.source_parts`; 0: all of them).
+
+    Example::
+
+        >>> from autotune import algorithms
+        >>> build_options(algorithms.get("delta"), True, part=2)
+        ['-DNO_L1=1', '-Xptxas=-dlcm=cg', '-DSOURCE_PART=2']
+    """
+    return [*algorithm.compile_options(no_l1), *(["-DTARGETED=1"] if targeted else []),
+            *([f"-DSOURCE_PART={part}"] if part else [])]
 
 
 @cache
@@ -57,12 +72,13 @@ def _build(source: Path, options: list[str]):  # -> pycuda.compiler.SourceModule
 
 
 def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None) -> Callable[[], None]:
-    """Start building every build (both L1 states) of `algorithms` for `arch` (`sm_90`) into PyCUDA's
-    disk cache, several nvcc at once, and return what waits for them: a cold start compiles the
-    sweep's kernels side by side (about 17 s one after the other on a 2-core VM, Δ-stepping's two
-    5-6 s each) while the references are computed, instead of one by one at each first trial. Call
-    the returned function before any kernel is loaded: PyCUDA writes its cache files in place. A
-    build that fails here fails again, with its message, where it is loaded."""
+    """Start building every build (both L1 states, each part of a source in parts) of `algorithms`
+    for `arch` (`sm_90`) into PyCUDA's disk cache, one nvcc a core, and return what waits for them:
+    a cold start compiles the sweep's kernels side by side (about 17 s one after the other on a
+    2-core VM) while the references are computed, instead of one by one at each first trial; the
+    longest build bounds the wait (Δ-stepping's, 9-10 s whole on the H200 host, hence its parts).
+    Call the returned function before any kernel is loaded: PyCUDA writes its cache files in place.
+    A build that fails here fails again, with its message, where it is loaded."""
     from concurrent.futures import ThreadPoolExecutor
 
     try:  # imported here, not by the threads: a process forked while they run finds no import lock held
@@ -73,8 +89,10 @@ def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None)
     def build(source: Path, options: list[str]) -> None:
         nvcc(source.read_text(), options=options, no_extern_c=True, arch=arch, include_dirs=_include_dirs(source))
 
-    pool = ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 1))
-    futures = [pool.submit(build, a.source_path, a.compile_options(no_l1)) for a in algorithms for no_l1 in (False, True)]
+    builds = [(a.source_path, build_options(a, no_l1, part=part))
+              for a in algorithms for part in a.builds() for no_l1 in (False, True)]
+    pool = ThreadPoolExecutor(max_workers=workers or max(1, min(len(builds), os.cpu_count() or 1)))
+    futures = [pool.submit(build, source, options) for source, options in builds]
 
     def wait() -> None:
         for future in futures:
@@ -90,7 +108,8 @@ def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None)
 def kernel_function(algorithm: Any, function: str, cache_state: CacheState = CacheState.DEFAULT,
                     targeted: bool = False):
     """The compiled `function` of the build that `cache_state`, `algorithm` and `targeted` select."""
-    return compiled_module(algorithm, cache_state is CacheState.NO_L1, targeted).get_function(function)
+    return compiled_module(algorithm, cache_state is CacheState.NO_L1, targeted,
+                           algorithm.source_part(function)).get_function(function)
 
 
 def launchable(algorithm: Any, function: str, launch: KernelLaunch, kernel: str | None = None,

@@ -153,6 +153,7 @@ class DeltaStepping(Algorithm):
     )
     concurrent_kernels = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
     source = "delta.cu"
+    source_parts = (("init", "advance", "finish"), ("solve_grid",), ("solve_block",), ("solve_shared",))
     engine = "autotune.algorithms.delta.engine:DeltaSolver"
     characterization_file = "delta.toml"
     # Up to this many sources at once take one query's shape, its grid shared out over them (`spread_over`),
