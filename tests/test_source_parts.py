@@ -42,16 +42,20 @@ def test_an_algorithm_without_parts_builds_its_source_whole():
     assert compile_module.build_options(lanes, False) == []
 
 
-def test_a_cold_start_builds_every_part_of_both_l1_states(monkeypatch):
+def test_a_cold_start_builds_every_part_of_both_l1_states_and_the_timers_source(monkeypatch, tmp_path):
     built: list[tuple[str, ...]] = []
     fake = types.ModuleType("pycuda.compiler")
-    fake.compile = lambda source, options, **_: built.append(tuple(options))  # type: ignore[attr-defined]
+    fake.compile = lambda source, options, **_: built.append(tuple(options)) or b"cubin"  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "pycuda", types.ModuleType("pycuda"))
     monkeypatch.setitem(sys.modules, "pycuda.compiler", fake)
     delta = algorithms.get("delta")
-    compile_module.precompile([delta], "sm_90")()
+    compile_module.keep_builds_in(tmp_path)
+    try:
+        compile_module.precompile([delta], "sm_90", ("verify.cu",))()
+    finally:
+        compile_module.keep_builds_in(None)
     expected = {tuple(compile_module.build_options(delta, no_l1, part=k)) for k in (1, 2, 3, 4) for no_l1 in (False, True)}
-    assert len(built) == 8 and set(built) == expected
+    assert len(built) == 9 and set(built) == expected | {()}  # verify.cu: no options
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

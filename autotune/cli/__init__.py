@@ -53,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    from autotune.cli.options import keep_builds
+
+    keep_builds()
     try:
         return int(args.run(args) or 0)
     except AutotuneError as error:

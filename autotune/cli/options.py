@@ -3,7 +3,8 @@
 and on the GPU.
 
 This is the command line's boundary: the graph cache directory is read from the environment
-(`AUTOTUNE_CACHE_DIR`) here and nowhere in the library.
+(`AUTOTUNE_CACHE_DIR`) here and nowhere in the library; so is where the kernels' builds are kept
+(`keep_builds`).
 """
 from __future__ import annotations
 
@@ -116,3 +117,12 @@ def delta_param(algorithm: str, text: str) -> dict[str, ParamValue]:
         InputError: the algorithm has no Delta, or D is not a Delta.
     """
     return {"delta": algorithms.get(algorithm, "--delta").parameter("delta", "--delta").parse_one(text, "--delta")}
+
+
+def keep_builds(environ: Mapping[str, str] | None = None) -> None:
+    """Keep the kernels' builds in `$AUTOTUNE_CACHE_DIR/cubins` when it is set, else in `cubins`
+    beside the default graph cache (`graphs.cache.kept_dir_from_env`)."""
+    from autotune.gpu.compile import keep_builds_in
+
+    keep_builds_in(kept_dir_from_env(os.environ if environ is None else environ, "cubins"))
+

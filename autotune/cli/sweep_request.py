@@ -229,13 +229,15 @@ class CheckedJobs:
         compiled = None
         if stack is not None:
             from autotune import gpu
+            from autotune.gpu import verify
             from autotune.gpu.compile import precompile
             from autotune.gpu.memory import set_memory_cap
 
             stack.enter_context(gpu.gpu_session(request.device_index))
             set_memory_cap(request.max_memory)
             # the kernels build side by side while the references are computed (a cold start)
-            compiled = precompile(algorithms.resolve(request.algorithm), "sm_" + profile.compute_capability.replace(".", ""))
+            compiled = precompile(algorithms.resolve(request.algorithm), "sm_" + profile.compute_capability.replace(".", ""),
+                                  (verify.SOURCE,))
         memory = min((m for m in (profile.global_memory_bytes, request.max_memory) if m), default=None)
         if request.max_memory is not None:
             device["x-max-memory"] = request.max_memory

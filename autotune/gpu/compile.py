@@ -1,16 +1,19 @@
-"""Compile an algorithm's kernel source with PyCUDA: one module per (algorithm, L1 state) build,
-once per process, with the options the algorithm gives (`Algorithm.compile_options`).
+"""Compile an algorithm's kernel source with PyCUDA: one module per build (algorithm, L1 state,
+source part, targeted or not), loaded once per process, with the options the algorithm gives
+(`build_options`); the builds are kept on disk (`cubins`, `keep_builds_in`).
 
 Only the modules of this package import PyCUDA, and only when called.
 """
 from __future__ import annotations
 
+import importlib
 import os
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from autotune.errors import LaunchRejected
+from autotune.gpu import cubins
 from autotune.gpu.device import driver
 from autotune.launch import CacheState, KernelLaunch
 
@@ -26,9 +29,8 @@ CARVEOUT_PERCENT = {
 
 @cache
 def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0):
-    """Compile (or fetch from PyCUDA's disk cache) one build of a registered algorithm (its
-    `source_path`, see `build_options`); cached for the process. Returns a
-    pycuda.compiler.SourceModule.
+    """Compile (or read where builds are kept, `cubins`) one build of a registered algorithm (its
+    `source_path`, see `build_options`), loaded once per process. Returns a pycuda.driver.Module.
 
     Requires a current CUDA context (`device.gpu_session`).
     """
@@ -51,7 +53,7 @@ def build_options(algorithm: Any, no_l1: bool, targeted: bool = False, part: int
 
 
 @cache
-def compiled_source(filename: str):  # -> pycuda.compiler.SourceModule
+def compiled_source(filename: str):  # -> pycuda.driver.Module
     """Compile a shipped kernel file that belongs to no algorithm (`paths.cu`), once per process."""
     from autotune.resources import kernels_dir
 
@@ -65,32 +67,56 @@ def _include_dirs(source: Path) -> list[str]:
     return [str(source.parent), str(kernels_dir())]
 
 
-def _build(source: Path, options: list[str]):  # -> pycuda.compiler.SourceModule
-    from pycuda.compiler import SourceModule
-
-    return SourceModule(source.read_text(), options=options, no_extern_c=True, include_dirs=_include_dirs(source))
+_kept_builds: list[Path | None] = [None]  # where `cubins` keeps the builds; None: the user cache's
 
 
-def precompile(algorithms: Sequence[Any], arch: str, workers: int | None = None) -> Callable[[], None]:
+def keep_builds_in(directory: Path | None) -> None:
+    """Keep the kernels' builds in `directory` (the command line: `$AUTOTUNE_CACHE_DIR/cubins`);
+    None: in the user cache's."""
+    _kept_builds[0] = directory
+
+
+def kept_builds() -> Path:
+    """Where the builds are kept: as `keep_builds_in` said, else `cubins` in the user cache."""
+    from autotune.graphs.cache import kept_dir_from_env
+
+    return _kept_builds[0] or kept_dir_from_env({}, "cubins")
+
+
+def _build(source: Path, options: list[str]):  # -> pycuda.driver.Module
+    from pycuda.driver import Context, module_from_buffer
+
+    arch = "sm_%d%d" % Context.get_device().compute_capability()
+    return module_from_buffer(cubins.cubin(source, options, arch, _include_dirs(source), kept_builds()))
+
+
+def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = (), workers: int | None = None
+               ) -> Callable[[], None]:
     """Start building every build (both L1 states, each part of a source in parts) of `algorithms`
-    for `arch` (`sm_90`) into PyCUDA's disk cache, one nvcc a core, and return what waits for them:
+    and the shipped `sources` of no algorithm (`compiled_source`: the timer's `verify.cu`) for
+    `arch` (`sm_90`) where builds are kept, one nvcc a core, and return what waits for them:
     a cold start compiles the sweep's kernels side by side (about 17 s one after the other on a
     2-core VM) while the references are computed, instead of one by one at each first trial; the
     longest build bounds the wait (Δ-stepping's, 9-10 s whole on the H200 host, hence its parts).
-    Call the returned function before any kernel is loaded: PyCUDA writes its cache files in place.
-    A build that fails here fails again, with its message, where it is loaded."""
+    A build kept from an earlier start costs no nvcc (`cubins`). Call the returned function before
+    any kernel is loaded, so that no build is compiled twice. A build that fails here fails again,
+    with its message, where it is loaded."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from autotune.resources import kernels_dir
+
     try:  # imported here, not by the threads: a process forked while they run finds no import lock held
-        from pycuda.compiler import compile as nvcc
+        importlib.import_module("pycuda.compiler")
     except ImportError:  # no PyCUDA (a GPU stand-in): the kernels are built where they load, or not at all
         return lambda: None
+    directory = kept_builds()
 
     def build(source: Path, options: list[str]) -> None:
-        nvcc(source.read_text(), options=options, no_extern_c=True, arch=arch, include_dirs=_include_dirs(source))
+        cubins.cubin(source, options, arch, _include_dirs(source), directory)
 
     builds = [(a.source_path, build_options(a, no_l1, part=part))
               for a in algorithms for part in a.builds() for no_l1 in (False, True)]
+    builds += [(kernels_dir() / source, []) for source in sources]
     pool = ThreadPoolExecutor(max_workers=workers or max(1, min(len(builds), os.cpu_count() or 1)))
     futures = [pool.submit(build, source, options) for source, options in builds]
 
