@@ -1,11 +1,12 @@
 """The kernels' builds kept on disk, found again without running nvcc.
 
 PyCUDA's own cache keys a build on nvcc's preprocessed source, so every load of a build, kept or
-not, runs `nvcc --preprocess` first: 0.45-0.57 s a build of kernels/delta.cu on the H200 host, about
-4 s of a cold sweep's main thread at the first trials of each build and again at every warm start
-(docs/notes/scale.md). Here the key is what a build reads that can change: the source and the
-headers of the directories it includes (their `*.cuh`), the options, the architecture, and the
-nvcc that builds it (its path, size and modification time; CUDA's own headers come with it).
+not, runs `nvcc --preprocess` first (0.36 s for a part of kernels/delta.cu on this project's VM):
+in a cold sweep on the H200 host each first load of a build, all of them built already, took
+0.45-0.57 s of the main thread, about 4 s over the run (docs/notes/scale.md). Here the key is
+what a build reads that can change: the source and the headers of the directories it includes
+(their `*.cuh`), the options, the architecture, and the nvcc that builds it (its path, size and
+modification time; CUDA's own headers come with it).
 
 Entries are written atomically (a temporary file, then `os.replace`): concurrent builders of one
 entry are harmless, and an entry that cannot be read is built again.
