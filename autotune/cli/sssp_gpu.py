@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -130,15 +131,16 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
                 return run_queries(args, graph, config, sources, solver, device_description(device))
             timer = CudaEventTimer(solver, sources, Protocol(len(sources)))
             measurement = timer.measure(config)
+            reached = reached_counts(timer.expected, sources)
             if args.save and measurement.ok:
                 _save_distances(solver, timer, config, sources[0], args.save)
         device_info = device_description(device)
     algorithm = config.algorithm
     if args.json:
         print(json.dumps({"graph": graph.info(), "device": device_info, "algorithm": algorithm,
-                          **measurement.to_json()}, indent=2))
+                          **measurement.to_json(), "reached": reached}, indent=2))
     else:
-        _render(graph, device_info, algorithm, measurement)
+        _render(graph, device_info, algorithm, measurement, reached)
     if not measurement.ok:
         raise AutotuneError(f"{measurement.status}: {measurement.reason}")
     return 0
@@ -198,15 +200,38 @@ def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> N
     save_distances(unreachable_as_minus_one(distances, INF), path)
 
 
-def _render(graph: CSRGraph, device_info: dict, algorithm: str, m: Measurement) -> None:
+def reached_counts(expected: Mapping[int, np.ndarray], sources: Sequence[int]) -> list[int]:
+    """How many vertices each source reaches, from its reference row (`INF` where it does not)."""
+    from autotune.reference.cache import INF
+
+    return [int(np.count_nonzero(expected[s] != INF)) for s in sources]
+
+
+def reached_text(counts: Sequence[int], n_vertices: int) -> str:
+    """What the sources reach, in words: a GTEPS figure counts the graph's arcs whatever the
+    solve reaches, so a source that reaches little shows a high one.
+
+    Example::
+
+        >>> reached_text([1], 131_072), reached_text([5, 7, 9], 100)
+        ('1 of 131,072 vertices', '7 of 100 vertices (median of 3 sources; 5 to 9)')
+    """
+    if len(counts) == 1:
+        return f"{counts[0]:,} of {n_vertices:,} vertices"
+    return (f"{int(np.median(counts)):,} of {n_vertices:,} vertices (median of {len(counts)} sources; "
+            f"{min(counts):,} to {max(counts):,})")
+
+
+def _render(graph: CSRGraph, device_info: dict, algorithm: str, m: Measurement, reached: Sequence[int]) -> None:
     console = Console()
     table = RichTable(title=escape(f"{algorithm} on {device_info['name']}: {graph.name}"), show_header=False)
     table.add_row("configuration", str(m.config))
     table.add_row("status", str(m.status))
+    table.add_row("reached", reached_text(reached, graph.n_vertices))
     if m.ok:
         low, high = m.spread_ms
         table.add_row("ms per SSSP", f"{m.ms_per_sssp:.3f} (min {low:.3f}, max {high:.3f})")
-        table.add_row("GTEPS", f"{m.gteps:.2f}")
+        table.add_row("GTEPS", f"{m.gteps:.2f} (the graph's {graph.n_edges:,} arcs per solve)")
         table.add_row("iterations", f"{m.iterations:.0f}")
         table.add_row("per kernel (ms per SSSP)",
                       ", ".join(f"{k} {v:.3f}" for k, v in sorted(m.kernel_ms.items())))

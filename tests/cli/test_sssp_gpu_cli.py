@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 
+import numpy as np
 import pytest
 
 from autotune.cli import main
@@ -36,3 +37,14 @@ def test_bad_config_is_one_line_before_any_gpu_work(capsys, config, message):
 def test_unknown_preset(capsys):
     assert main(["sssp", "--graph", "rmat8", "--preset", "fastest"]) == 2
     assert "unknown preset" in capsys.readouterr().err
+
+
+def test_what_the_sources_reach_is_counted_from_their_reference_rows():
+    # rmat17's vertex 0 reaches itself only: its GTEPS (the graph's arcs over the time) alone would mislead
+    from autotune.cli.sssp_gpu import reached_counts, reached_text
+    from autotune.reference.cache import INF
+
+    rows = {0: np.array([0, INF, INF, INF]), 3: np.array([5, 2, INF, 0])}
+    assert reached_counts(rows, [0, 3]) == [1, 3]
+    assert reached_text([1], 4) == "1 of 4 vertices"
+    assert reached_text([1, 3], 4) == "2 of 4 vertices (median of 2 sources; 1 to 3)"
