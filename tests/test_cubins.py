@@ -1,6 +1,7 @@
 """The kernels' builds kept on disk (`autotune.gpu.cubins`): a kept build is read back without
-nvcc, a change of source, header or options builds again, and the command line keeps them in the
-cache directory. PyCUDA's compiler is a stand-in that counts its builds."""
+nvcc, a change of source, header or options builds again, one the driver refuses is built again,
+and the command line keeps them in the cache directory. PyCUDA's compiler and driver are stand-ins
+that count their builds and loads."""
 from __future__ import annotations
 
 import sys
@@ -92,3 +93,36 @@ def test_the_command_line_keeps_builds_in_the_cache_directory(tmp_path):
     finally:
         compile_module.keep_builds_in(None)
     assert compile_module.kept_builds().name == "cubins"
+
+
+def test_a_kept_build_the_driver_refuses_is_built_again_with_a_note(nvcc, tmp_path, monkeypatch, capsys):
+    class Refused(Exception):
+        pass
+
+    loaded: list[bytes] = []
+
+    def module_from_buffer(data: bytes):
+        if data == b"damaged":
+            raise Refused("CUDA_ERROR_INVALID_IMAGE")
+        loaded.append(data)
+        return "module"
+
+    device = types.SimpleNamespace(compute_capability=lambda: (9, 0))
+    driver = types.ModuleType("pycuda.driver")
+    driver.Error = Refused  # type: ignore[attr-defined]
+    driver.module_from_buffer = module_from_buffer  # type: ignore[attr-defined]
+    driver.Context = types.SimpleNamespace(get_device=lambda: device)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pycuda.driver", driver)
+    from autotune.resources import kernels_dir
+
+    verify = kernels_dir() / "verify.cu"
+    compile_module.keep_builds_in(tmp_path)
+    try:
+        assert compile_module._build(verify, []) == "module"  # built and kept
+        (entry,) = tmp_path.iterdir()
+        entry.write_bytes(b"damaged")
+        assert compile_module._build(verify, []) == "module"
+    finally:
+        compile_module.keep_builds_in(None)
+    assert len(nvcc) == 2 and len(loaded) == 2 and entry.read_bytes() != b"damaged"
+    assert "did not load" in capsys.readouterr().err

@@ -125,4 +125,3 @@ def keep_builds(environ: Mapping[str, str] | None = None) -> None:
     from autotune.gpu.compile import keep_builds_in
 
     keep_builds_in(kept_dir_from_env(os.environ if environ is None else environ, "cubins"))
-

@@ -84,10 +84,18 @@ def kept_builds() -> Path:
 
 
 def _build(source: Path, options: list[str]):  # -> pycuda.driver.Module
-    from pycuda.driver import Context, module_from_buffer
+    """The build loaded; a kept one that the driver refuses (a damaged file) is built again, with a note."""
+    from pycuda.driver import Context, Error, module_from_buffer
+
+    from autotune.files import note
 
     arch = "sm_%d%d" % Context.get_device().compute_capability()
-    return module_from_buffer(cubins.cubin(source, options, arch, _include_dirs(source), kept_builds()))
+    directory = kept_builds()
+    try:
+        return module_from_buffer(cubins.cubin(source, options, arch, _include_dirs(source), directory))
+    except Error as refused:
+        note(f"a kept build of {source.name} in {directory} did not load ({refused}); building it again")
+        return module_from_buffer(cubins.cubin(source, options, arch, _include_dirs(source), directory, fresh=True))
 
 
 def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = (), workers: int | None = None

@@ -9,7 +9,8 @@ what a build reads that can change: the source and the headers of the directorie
 modification time; CUDA's own headers come with it).
 
 Entries are written atomically (a temporary file, then `os.replace`): concurrent builders of one
-entry are harmless, and an entry that cannot be read is built again.
+entry are harmless, and an entry that cannot be read, or that the driver refuses to load
+(`gpu.compile`), is built again.
 """
 from __future__ import annotations
 
@@ -65,13 +66,14 @@ def key(source: Path, options: Sequence[str], arch: str, include_dirs: Sequence[
 
 
 def cubin(source: Path, options: Sequence[str], arch: str, include_dirs: Sequence[str],
-          directory: Path | None) -> bytes:
+          directory: Path | None, fresh: bool = False) -> bytes:
     """The build of `source` with `options` for `arch` (`sm_90`): read from `directory` when kept
-    there, else compiled by nvcc (through PyCUDA) and kept. None: nothing kept, compiled each time."""
+    there (unless `fresh`: the kept one would not load), else compiled by nvcc (through PyCUDA) and
+    kept. None: nothing kept, compiled each time."""
     from pycuda.compiler import compile as nvcc
 
     kept = None if directory is None else directory / (key(source, options, arch, include_dirs, nvcc_identity()) + ".cubin")
-    if kept is not None:
+    if kept is not None and not fresh:
         try:
             return kept.read_bytes()
         except OSError:
