@@ -62,7 +62,7 @@ namespace cg = cooperative_groups;
 
 // The source builds in parts that nvcc compiles side by side (-DSOURCE_PART=k, `Algorithm.source_parts`):
 // 1 the host loop's kernels (init, advance, finish), 2 solve_grid, 3 solve_block, 4 solve_shared.
-// Whole (4.7 s of nvcc on one core of a 2-core VM; 9-10 s on the H200 host, the longest step of a cold
+// Whole (4.7 s of nvcc on one core of a 2-core VM; 8-10.3 s on the H200 host, the longest step of a cold
 // sweep's start) the build took as long as its parts one after the other (1.9, 2.2, 2.2, 2.1 s).
 // SOURCE_PART 0 (or none) builds them all.
 #ifndef SOURCE_PART

@@ -105,7 +105,7 @@ def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = ()
     `arch` (`sm_90`) where builds are kept, one nvcc a core, and return what waits for them:
     a cold start compiles the sweep's kernels side by side (about 17 s one after the other on a
     2-core VM) while the references are computed, instead of one by one at each first trial; the
-    longest build bounds the wait (Δ-stepping's, 9-10 s whole on the H200 host, hence its parts).
+    longest build bounds the wait (Δ-stepping's, 8-10.3 s whole on the H200 host, hence its parts).
     A build kept from an earlier start costs no nvcc (`cubins`). Call the returned function before
     any kernel is loaded, so that no build is compiled twice. A build that fails here fails again,
     with its message, where it is loaded."""

@@ -40,25 +40,25 @@ def nvcc_identity(nvcc: str = "nvcc") -> str:
     return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def key(source: Path, options: Sequence[str], arch: str, include_dirs: Sequence[str], nvcc: str = "") -> str:
-    """The entry's name: a digest of everything the build reads that can change.
+def key(text: str, options: Sequence[str], arch: str, include_dirs: Sequence[str], nvcc: str = "") -> str:
+    """The entry's name: a digest of everything the build reads that can change (`text`: the
+    source's).
 
     Example::
 
         >>> import tempfile
-        >>> d = Path(tempfile.mkdtemp()); (d / "k.cu").write_text("__global__ void k() {}")
-        22
-        >>> a = key(d / "k.cu", ["-DX=1"], "sm_90", [str(d)], "nvcc:1:2")
-        >>> a == key(d / "k.cu", ["-DX=2"], "sm_90", [str(d)], "nvcc:1:2"), len(a)
+        >>> d, k = Path(tempfile.mkdtemp()), "__global__ void k() {}"
+        >>> a = key(k, ["-DX=1"], "sm_90", [str(d)], "nvcc:1:2")
+        >>> a == key(k, ["-DX=2"], "sm_90", [str(d)], "nvcc:1:2"), len(a)
         (False, 64)
         >>> (d / "h.cuh").write_text("#define Y 1")  # a header beside it changes the key too
         11
-        >>> a == key(d / "k.cu", ["-DX=1"], "sm_90", [str(d)], "nvcc:1:2")
+        >>> a == key(k, ["-DX=1"], "sm_90", [str(d)], "nvcc:1:2")
         False
     """
     digest = hashlib.sha256(f"autotune.cubin/{VERSION}\0{arch}\0{nvcc}\0".encode())
     digest.update("\0".join(options).encode() + b"\0\0")
-    digest.update(source.read_bytes())
+    digest.update(text.encode())
     for directory in dict.fromkeys(include_dirs):
         for header in sorted(Path(directory).glob("*.cuh")):
             digest.update(f"\0{header.name}\0".encode() + header.read_bytes())
@@ -72,13 +72,14 @@ def cubin(source: Path, options: Sequence[str], arch: str, include_dirs: Sequenc
     kept. None: nothing kept, compiled each time."""
     from pycuda.compiler import compile as nvcc
 
-    kept = None if directory is None else directory / (key(source, options, arch, include_dirs, nvcc_identity()) + ".cubin")
+    text = source.read_text()
+    kept = None if directory is None else directory / (key(text, options, arch, include_dirs, nvcc_identity()) + ".cubin")
     if kept is not None and not fresh:
         try:
             return kept.read_bytes()
         except OSError:
             pass
-    built = nvcc(source.read_text(), options=list(options), no_extern_c=True, arch=arch,
+    built = nvcc(text, options=list(options), no_extern_c=True, arch=arch,
                  include_dirs=list(include_dirs), cache_dir=False)
     if kept is not None:
         _keep(kept, built)
