@@ -95,13 +95,10 @@ def sweep(spec: str, objective: str, budget: int | None, options: Sequence[str],
 
 def record_lines(records: Path) -> Iterator[dict[str, Any]]:
     """A sweep's records as JSON objects (its header comments, if any, left out)."""
-    if not records.is_file():
-        return
-    opener = gzip.open if records.suffix == ".gz" else open
-    with opener(records, "rt") as lines:
-        for line in lines:
-            if line.startswith("{"):
-                yield json.loads(line)
+    from autotune.files import note_torn_tail, read_json_lines
+
+    if records.is_file():  # a sweep killed while appending leaves a last line cut short: skipped, said
+        yield from (data for _, data in read_json_lines(records, torn_tail=note_torn_tail))
 
 
 def first_measured_s(records: Path, started: float) -> float | None:
