@@ -26,7 +26,7 @@ from autotune import algorithms
 from autotune.arguments import byte_size
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
-from autotune.search.run.jobs import Job, order_for_auto
+from autotune.search.run.jobs import Job, OpenedOnUse, order_for_auto
 from autotune.search.run.plan import DEFAULT_PATIENCE, default_budget_s
 from autotune.search.results.outputs import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
@@ -35,11 +35,11 @@ from autotune.measure import DEFAULT_NOISE, DEFAULT_REPETITIONS, DEFAULT_SAMPLE
 from autotune.search.run.interrupts import stop_on_sigterm
 
 from autotune.search.results import GraphResult
-from autotune.search.run.resume import cut_short, reopen
+from autotune.search.run.resume import cut_short, is_held, reopen
 from autotune.search.run.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
 from autotune.search.run.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
-from autotune.search.run.transfer import complete_trials, fastest_per_ck
+from autotune.search.run.transfer import complete_trials, fastest_ms_per_ck, fastest_per_ck
 from autotune.search.run.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
@@ -191,37 +191,46 @@ def run(args: argparse.Namespace) -> int:
         weights = [2.0 if rank[job.algorithm] == 0 else 1.0 for job in ordered]  # the work-efficient get more
         handles: list[Any] = []
 
-        def tune(index: int, weights_left: float) -> GraphResult:
+        def tune(index: int, weights_left: float, hold: bool) -> GraphResult:
             job = ordered[index]
             plan = GraphPlan(job.graph, job.space, request.strategy, job.specials,
                              dataclasses.replace(request.settings, **job.settings))
             key = (job.graph.key, job.objective)
             budget.share(weights[index], weights_left)
-            siblings = [storage.get_study_id_from_name(h.study.study_name) for i, h in enumerate(handles)
-                        if i != index and ordered[i].graph.key == job.graph.key
-                        and ordered[i].algorithm == job.algorithm]  # the other ends of its curve
-            with job.timer as timer:
+            others = [i for i in range(len(handles)) if i != index and ordered[i].graph.key == job.graph.key]
+            study_ids = {i: storage.get_study_id_from_name(handles[i].study.study_name) for i in others}
+            siblings = [study_ids[i] for i in others if ordered[i].algorithm == job.algorithm]  # its curve's other ends
+            with (job.timer if request.replay else OpenedOnUse(job.timer)) as timer:
                 result = sweep_graph(timer, plan, handles[index], device, progress,
                                      best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget,
-                                     siblings=lambda: fastest_per_ck(complete_trials(storage, siblings)))
+                                     siblings=lambda: fastest_per_ck(complete_trials(storage, siblings)),
+                                     rivals=lambda: fastest_ms_per_ck(complete_trials(storage, study_ids.values())),
+                                     hold=hold)
             if result.best is not None:
                 best_by_graph[key] = min(best_by_graph.get(key, result.best.ms_per_sssp), result.best.ms_per_sssp)
             return result
 
-        def turns() -> Iterator[tuple[int, float]]:
-            """Each study in turn (its index and the weights of the turns left), then, with the time
-            they left unused, those whose slice cut their search short (`search.resume`)."""
+        def turns() -> Iterator[tuple[int, float, bool]]:
+            """Each study's ends in turn (its index, the weights of the turns left, and whether it is
+            held after them); with the time they left unused, those whose slice cut their search
+            short (`search.resume`); then each study's curve and rounds, the fastest study of a graph
+            first, so that a slower one's bridges and rounds outpaced at their CK are not measured."""
             for index, job in enumerate(ordered):
                 handles.append(request.open_study(storage, storage_url, job, device))
-                yield index, sum(weights[index:])
+                yield index, sum(weights[index:]), True
             again = [i for i, handle in enumerate(handles) if cut_short(handle)]
             for turn, index in enumerate(again):
                 if not budget.run_over() and reopen(handles[index]):
-                    yield index, sum(weights[i] for i in again[turn:])
+                    yield index, sum(weights[i] for i in again[turn:]), True
+            first = {job.graph.key: i for i, job in reversed(list(enumerate(ordered)))}
+            held = sorted((i for i, handle in enumerate(handles) if is_held(handle)), key=lambda i: (
+                first[ordered[i].graph.key], results[i].best.ms_per_sssp if results[i].best else float("inf"), i))
+            for turn, index in enumerate(held):
+                yield index, sum(weights[i] for i in held[turn:]), False
 
         try:
-            for index, weights_left in turns():
-                result = tune(index, weights_left)
+            for index, weights_left, hold in turns():
+                result = tune(index, weights_left, hold)
                 if index < len(results):
                     results[index] = result
                 else:

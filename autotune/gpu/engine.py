@@ -224,6 +224,20 @@ class Solver:
             self._workspace.free()
             self._workspace = None
         self.device_graph.free()
+        self._release_handles()
+
+    def _release_handles(self) -> None:
+        """Let go of the engine's streams and events here, in the thread whose context made them: an
+        engine kept alive by a reference cycle is collected later in whichever thread the collector
+        runs (a progress bar's), where PyCUDA cannot release them ("stream in out-of-thread context
+        could not be cleaned up", and the handle leaks)."""
+        handles = (self.cuda.Stream, self.cuda.Event)
+        self._events.clear()
+        for name, value in list(vars(self).items()):
+            if isinstance(value, handles):
+                setattr(self, name, None)
+            elif isinstance(value, list) and value and all(isinstance(item, handles) for item in value):
+                value.clear()
 
     def workspace(self, fits: Callable[[Any], bool], build: Callable[[], Any]) -> Any:
         """The engine's workspace if `fits` it, else a new one from `build` (the old one freed

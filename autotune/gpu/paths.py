@@ -167,6 +167,7 @@ class PathTrees:
             allocation.free()
         self._graph_arrays.clear()
         self._arcs = self._chunks = self._in_arcs = self._small = None
+        self._stream = None  # released in this thread (`Solver._release_handles`)
 
     def _upload(self, array: np.ndarray):
         allocation = self.cuda.mem_alloc(max(array.nbytes, 4))  # a graph without arcs has empty ones

@@ -148,7 +148,9 @@ def test_the_gpu_path_sweeps_each_graph_and_writes_table_and_records(tmp_path, f
     table = _valid_table(table_path)
     assert [e["graph"]["name"] for e in table["entries"]] == ["rmat8", "random200-d4"]
     assert table["device"]["name"] == "Fake H100 (test)" and table["device"]["cuda_version"] == "12.4"
-    assert len(fake_gpu) == 6 and all(len(t.calls) > 0 for t in fake_gpu)  # per graph: the curve's three ends
+    # per graph the curve's three ends, each timer opened again for the end's curve and rounds, and only when
+    # it measures (`jobs.OpenedOnUse`)
+    assert 6 <= len(fake_gpu) <= 12 and all(len(t.calls) > 0 for t in fake_gpu)
     records = read_records(table_path.with_name("table.records.jsonl"))
     assert len(records) == sum(len(t.calls) for t in fake_gpu)
     assert {r.graph.name for r in records} == {"rmat8", "random200-d4"}
@@ -328,6 +330,45 @@ def test_time_the_studies_leave_over_goes_back_to_a_search_its_slice_cut_short(t
     assert resumed["partial"] is True and alone["partial"] is True
     assert slices == slices_alone + 1  # the three studies, then the batch end again
     assert resumed["evaluations"] > alone["evaluations"]
+
+
+def test_every_algorithm_s_ends_are_measured_before_any_curve_or_round(fake_gpu, tmp_path, monkeypatch):
+    """Issue 68: an auto sweep holds each study after its ends (`search.sweep`'s `held` stage) until
+    every algorithm's ends are measured; the curves' bridges and the finalists' rounds come after, and
+    a finalist that another algorithm's point at its CK beats by more than 1.1x is not measured again.
+    Here Δ-stepping of 32 lanes takes half Δ-stepping's time at every CK both have."""
+    import time
+    import zlib
+
+    import autotune.gpu
+    from autotune.measure import Measurement, Status, asked_along
+
+    class Landscape:
+        def __init__(self, *args, **kwargs):
+            self.calls = []
+
+        def measure(self, config, stop=None, **options):
+            self.calls.append(config)
+            time.sleep(0.002)  # the records' timestamps (to the millisecond) then give the order of measurement
+            ck = config.concurrent_kernels
+            scale = {"delta": 1.0, "delta_lanes": 0.5}.get(config.algorithm, 8.0)
+            ms = scale * (1 + 4 / ck) * (1 + zlib.crc32(config.key().encode()) % 50 / 1000)
+            return asked_along(Measurement(config, Status.OK, times_ms=(ms, ms, ms), warm_up_ms=ms), stop)
+
+    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", Landscape, raising=False)
+    out, records = tmp_path / "t.json", tmp_path / "r.jsonl"
+    assert main(["sweep", "--graph", "rmat8", "--trials", "8", "--storage", "memory", "-o", str(out), "--records",
+                 str(records), "-q"]) == 0
+    lines = sorted(read_records(records), key=lambda r: r.timestamp)  # written study by study
+    later = [i for i, r in enumerate(lines) if r.phase in ("curve", "compose", "remeasure")]
+    ends = [i for i, r in enumerate(lines) if r.phase in ("search", "refine", "probe")]
+    assert {"delta", "delta_lanes"} <= {r.algorithm for r in lines}
+    assert later and ends and max(ends) < min(later)
+    lanes = {r.measurement.config.concurrent_kernels for r in lines if r.algorithm == "delta_lanes" and r.measurement.ok}
+    again = {(r.algorithm, r.measurement.config.concurrent_kernels) for r in lines if r.phase == "remeasure"}
+    assert ("delta_lanes", 1024) in again and ("delta", 1) in again  # where nothing else beats them
+    assert not any(algorithm == "delta" and ck in lanes for algorithm, ck in again)
+    assert _valid_table(out)["entries"][0]["curve"][0]["config"]["concurrent_kernels"] == 1
 
 
 def test_a_reference_outside_the_space_is_measured_after_the_search(fake_gpu, tmp_path):

@@ -40,11 +40,11 @@ def graph(device):
 @pytest.fixture
 def run_sweep(device, graph) -> Callable[..., tuple[GraphResult, Any]]:
     """run_sweep(timer, space, strategy, storage="memory", resume=False, specials=None, settings=None,
-    siblings=None, budget=None) -> (result, handle)."""
+    siblings=None, budget=None, rivals=None, hold=False) -> (result, handle)."""
 
     def run(timer, space, strategy, storage: str = "memory", resume: bool = False,
             specials: Specials | None = None, settings: SweepSettings | None = None, storage_obj=None, siblings=None,
-            budget=None):
+            budget=None, rivals=None, hold=False):
         if storage_obj is None:
             storage_obj, url = open_storage(storage)
         else:
@@ -52,6 +52,7 @@ def run_sweep(device, graph) -> Callable[..., tuple[GraphResult, Any]]:
         key = StudyKey(graph.sha256, "crauser", device["name"], strategy.label, space.digest(), {"repetitions": 3})
         handle = open_study(storage_obj, url, key, strategy.sampler(space), resume=resume)
         plan = GraphPlan(graph, space, strategy, specials or default_specials(), settings or SweepSettings())
-        return sweep_graph(timer, plan, handle, device, siblings=siblings, budget=budget), handle
+        return sweep_graph(timer, plan, handle, device, siblings=siblings, budget=budget, rivals=rivals,
+                           hold=hold), handle
 
     return run

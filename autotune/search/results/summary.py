@@ -1,15 +1,16 @@
-"""The terminal summary of a sweep: one rich table row per graph (rendering only)."""
+"""The terminal summary of a sweep: one rich table row per study, then each graph's queries curve (rendering only)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Any, Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from autotune.search.results import GraphResult
 from autotune.launch import LaunchConfig
+from autotune.measure import Status
+from autotune.search.results import GraphResult
 
 
 def _times(value: float | None) -> str:
@@ -38,11 +39,54 @@ def config_text(config: LaunchConfig) -> str:
     return "\n".join(lines)
 
 
+def study_text(result: GraphResult) -> str:
+    """A study's name in the summary: its graph and, on a second line, its algorithm and CK values."""
+    cks = list(result.space.get("concurrent_kernels") or ())
+    span = "" if not cks else f" CK {min(cks)}" + (f"-{max(cks)}" if max(cks) != min(cks) else "")
+    return f"{escape(result.graph.name)}\n[dim]{escape(result.algorithm)}{span}[/]"
+
+
+def unverified_text(result: GraphResult) -> str:
+    """Why a study has no best: every measurement pruned (an auto sweep's algorithm slower than
+    another's best, then abandoned) is said so, plainly; anything else is a failure, in red."""
+    log = result.log
+    if log and all(e.measurement.status is Status.PRUNED for e in log):
+        return "[dim]pruned: slower than the best elsewhere[/]"
+    return "[red]none verified[/]"
+
+
+def curve_text(results: Sequence[GraphResult]) -> list[str]:
+    """Per graph, the queries curve the table holds (the fastest verified point at each CK over its
+    studies): one line, CK then ms per SSSP and the algorithm."""
+    lines = []
+    graphs: dict[str, list[GraphResult]] = {}
+    for result in results:
+        graphs.setdefault(result.graph.key, []).append(result)
+    for studies in graphs.values():
+        fastest: dict[int, Any] = {}
+        for point in sorted((p for r in studies for p in r.curve), key=lambda p: (p.ms_per_sssp, p.config.key())):
+            fastest.setdefault(point.config.concurrent_kernels, point)
+        if len(fastest) > 1:
+            points = " · ".join(f"{ck}: {fastest[ck].ms_per_sssp:.3g} {fastest[ck].config.algorithm}"
+                                for ck in sorted(fastest))
+            lines.append(f"{escape(studies[0].graph.name)}: ms per SSSP by SSSPs at once: {escape(points)}")
+    return lines
+
+
+def measured_text(result: GraphResult) -> str:
+    """How many measurements a study took, and how many of its configurations failed (refused by
+    the GPU or wrong; pruned ones are not failures)."""
+    failed = {e.measurement.config.key() for e in result.log
+              if e.measurement.status in (Status.INVALID, Status.WRONG)}
+    return f"{result.evaluations}" + (f"\n[red]{len(failed)} failed[/]" if failed else "")
+
+
 def render_summary(results: Sequence[GraphResult], console: Console, written: Sequence[str] = ()) -> None:
-    """Print one row per graph: the winner, its time, the speedups, the model's gap, the cost.
+    """Print one row per study (a graph, an algorithm, an end of its queries curve): the winner, its
+    time, the speedups, the model's gap, the cost; then each graph's queries curve.
 
     Args:
-        results: the graphs' results.
+        results: the studies' results.
         console: where to print.
         written: files written (shown below the table).
     """
@@ -50,37 +94,47 @@ def render_summary(results: Sequence[GraphResult], console: Console, written: Se
         console.print("no graph was swept")
         return
     device = results[0].device.get("name", "?")
-    table = Table(title=f"autotune sweep on {escape(str(device))} ({escape(results[0].algorithm)}, "
+    algorithms = list(dict.fromkeys(r.algorithm for r in results))
+    table = Table(title=f"autotune sweep on {escape(str(device))} ({escape(', '.join(algorithms))}, "
                         f"{escape(results[0].strategy)})")
-    for column, justify in (("graph", "left"), ("best", "left"), ("ms/SSSP", "right"), ("GTEPS", "right"),
-                            ("vs default", "right"), ("vs baseline", "right"), ("model gap", "right"),
+    for column, justify in (("study", "left"), ("best", "left"), ("ms/SSSP", "right"), ("GTEPS", "right"),
+                            ("×default", "right"), ("×baseline", "right"), ("model gap", "right"),
                             ("measured", "right"), ("time", "right")):
-        table.add_column(column, justify=justify, no_wrap=column != "graph")
+        table.add_column(column, justify=justify, no_wrap=column not in ("study", "best"),
+                         min_width={"study": 12, "best": 24}.get(column), overflow="fold")
     for result in results:
         best = result.best
-        name = escape(result.graph.name) + (" [yellow](partial)[/]" if result.partial else "")
+        name = study_text(result) + (" [yellow](partial)[/]" if result.partial else "")
         table.add_row(
             name,
-            escape(config_text(best.config)) if best else "[red]none verified[/]",
+            escape(config_text(best.config)) if best else unverified_text(result),
             f"{best.ms_per_sssp:.3f}" if best else "-",
             f"{best.gteps:.2f}" if best and best.gteps is not None else "-",
             _times(result.speedup_over_default),
             _times(result.speedup_over_baseline),
             _gap(result.model_gap),
-            f"{result.evaluations}\n{result.failed} failed",
+            measured_text(result),
             _duration(result.tuning_seconds),
         )
     console.print(table)
+    for line in curve_text(results):
+        console.print(line, highlight=False)
+    notes: dict[str, list[str]] = {}
     for result in results:
-        notes = []
-        if result.host_share is not None:
-            notes.append(f"host share {100 * result.host_share:.0f}% of the wall time")
+        said = notes.setdefault(result.graph.name, [])
+        if not said:
+            studies = [r for r in results if r.graph.key == result.graph.key]
+            tuning = sum(r.tuning_seconds for r in studies)
+            if tuning > 0:  # outside the timer's measure calls, over the graph's studies (`GraphResult.host_share`)
+                share = max(0.0, 1.0 - sum(r.measure_seconds for r in studies) / tuning)
+                said.append(f"host share {100 * share:.0f}% of the wall time")
         if result.replay:
-            notes.append("replay: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in result.replay.items()))
+            said.append("replay: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in result.replay.items()))
         if result.study.get("resumed"):
-            notes.append("resumed")
-        if notes:
-            console.print(f"{escape(result.graph.name)}: " + "; ".join(notes), highlight=False)
+            said.append("resumed")
+    for graph, said in notes.items():
+        if said:
+            console.print(f"{escape(graph)}: " + "; ".join(dict.fromkeys(said)), highlight=False)
     for path in written:
         console.print(f"wrote {escape(str(path))}", highlight=False)
 

@@ -171,9 +171,9 @@ def end_spaces(options: SpaceOptions, objective: str, algorithm: str, graph: Gra
 
 def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, SearchSpace]],
                       specials_of: Callable[[SearchSpace], sp.Specials], timer: Callable[[], ContextManager[Timer]],
-                      source: str) -> list[Job]:
+                      source: str, keep_timer: bool = False) -> list[Job]:
     """The jobs of one algorithm on one graph: one per end, the batch end bridging every CK below
-    its best but those the other ends search."""
+    its best but those the other ends search; `keep_timer` as `Reentrant`'s `keep`."""
     searched = tuple(sorted({ck for end, space in spaces if end.curve and end.objective != "throughput"
                              for ck in space.concurrent_kernels}))
 
@@ -184,20 +184,59 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
             return {"bridge": True, "searched_elsewhere": searched}
         return {"prune_references": True, "bridge": end.objective == "few"}
 
-    return [Job(graph, algorithm, space, specials_of(space), Reentrant(timer), source, end.objective, settings(end))
-            for end, space in spaces]
+    return [Job(graph, algorithm, space, specials_of(space), Reentrant(timer, keep_timer), source, end.objective,
+                settings(end)) for end, space in spaces]
+
+
+class OpenedOnUse:
+    """A timer whose context (`Job.timer`: on a GPU, the solver with the graph in its memory) is
+    entered at its first use, not before: a study taken up again after it was held may find nothing
+    left to measure. `ready()` enters it (`trials.Trials` asks before it starts a measurement's
+    clock); the context is left on exit. Use as a context manager."""
+
+    def __init__(self, context: ContextManager[Timer]) -> None:
+        self.context = context
+        self._timer: Timer | None = None
+
+    def ready(self) -> Timer:
+        if self._timer is None:
+            self._timer = self.context.__enter__()
+        return self._timer
+
+    def measure(self, config: Any, stop: Any = None, **options: Any) -> Any:
+        return self.ready().measure(config, stop, **options)
+
+    def __getattr__(self, name: str) -> Any:  # what the opened timer has besides `measure` (a replay's stats)
+        if name.startswith("_") or self._timer is None:
+            raise AttributeError(name)
+        return getattr(self._timer, name)
+
+    def __enter__(self) -> OpenedOnUse:
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        if self._timer is not None:
+            self._timer = None
+            return self.context.__exit__(*exc)
+        return None
 
 
 class Reentrant:
-    """A context manager that opens a fresh one of `factory`'s each time it is entered (a study the
-    budget cut short is tuned again once the others are done, `search.resume`)."""
+    """A context manager that opens a fresh one of `factory`'s each time it is entered (a study is
+    measured in several turns: its ends, its curve and rounds once every study's ends are measured,
+    and again where the budget cut its search short, `search.resume`); with `keep`, the first one
+    at every entry (a replay's: its timer serves the records in order over the study's turns)."""
 
-    def __init__(self, factory: Callable[[], ContextManager[Timer]]) -> None:
+    def __init__(self, factory: Callable[[], ContextManager[Timer]], keep: bool = False) -> None:
         self.factory = factory
+        self.keep = keep
+        self._kept: ContextManager[Timer] | None = None
         self._open: list[ContextManager[Timer]] = []
 
     def __enter__(self) -> Timer:
-        self._open.append(self.factory())
+        if self.keep and self._kept is None:
+            self._kept = self.factory()
+        self._open.append(self._kept if self.keep and self._kept is not None else self.factory())
         return self._open[-1].__enter__()
 
     def __exit__(self, *exc: Any) -> Any:
@@ -331,7 +370,7 @@ def replay_jobs(path: str, records: list[Record], graphs: Sequence[str], algorit
                 graph, entry.name, spaces,
                 lambda space, e=entry.name, m=mine, f=fitted: sp.recorded_specials(
                     m, graph, profile, e, f, use_model=model != "auto", space=space),
-                lambda m=mine: contextlib.nullcontext(replay_timer(m, delay_s, pace)), key)
+                lambda m=mine: contextlib.nullcontext(replay_timer(m, delay_s, pace)), key, keep_timer=True)
     return device, jobs, [by_graph[k][0].graph.name for k in keys]
 
 

@@ -126,6 +126,18 @@ def converged_after(values: Sequence[float | None], patience: int, improvement: 
     return None
 
 
+def outpaced(ms_per_sssp: float | None, rival_ms: float | None, factor: float) -> bool:
+    """Whether a point of `ms_per_sssp` (a finalist's median, or for a bridge the fastest its study
+    measured at any CK: a lower bound) cannot be its CK's point of the curve because another
+    study's verified point at the same CK took `rival_ms`, more than `factor` times faster.
+
+    Example:
+        >>> outpaced(3.6, 1.0, 1.5), outpaced(1.2, 1.0, 1.5), outpaced(3.6, None, 1.5)
+        (True, False, False)
+    """
+    return ms_per_sssp is not None and rival_ms is not None and ms_per_sssp > factor * rival_ms
+
+
 BUDGET_TIERS = ((4_300_000, 55.0), (34_000_000, 110.0), (300_000_000, 165.0))  # (vertices + arcs, seconds)
 LARGEST_BUDGET_S = 285.0
 

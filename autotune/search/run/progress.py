@@ -1,4 +1,4 @@
-"""The terminal's view of a running sweep: a rich progress bar per graph.
+"""The terminal's view of a running sweep: a rich progress bar per study (graph, algorithm, CK values).
 
 Each bar shows the trials done of those planned, the best verified ms per SSSP so far and the time
 left (rich's estimate from the pace so far). `NullProgress` (`--quiet`, `--json`) shows nothing.
@@ -23,7 +23,7 @@ NullProgress = SweepProgress  # the base class shows nothing
 
 
 class RichProgress(SweepProgress):
-    """A rich progress bar per graph; use as a context manager around the sweeps.
+    """A rich progress bar per study; use as a context manager around the sweeps.
 
     Args:
         console: where to draw (stderr by default, so `--json` output on stdout stays clean).
@@ -48,6 +48,8 @@ class RichProgress(SweepProgress):
             transient=False,
         )
         self._task: TaskID | None = None
+        self._tasks: dict[str, TaskID] = {}
+        self._best: dict[TaskID, float] = {}
 
     def __enter__(self) -> RichProgress:
         self._progress.start()
@@ -56,15 +58,25 @@ class RichProgress(SweepProgress):
     def __exit__(self, *exc_info: object) -> None:
         self._progress.stop()
 
-    def start(self, graph: str, total: int, done: int) -> None:
-        self._task = self._progress.add_task(escape(graph), total=total, completed=done, best="-")
+    def start(self, label: str, total: int, done: int) -> None:
+        """A bar for the study `label` names; a study seen before (held after its ends, then taken
+        up again) goes on in its own bar, its best kept."""
+        known = self._tasks.get(label)
+        if known is None:
+            self._task = self._tasks[label] = self._progress.add_task(escape(label), total=total, completed=done,
+                                                                      best="-")
+        else:
+            self._task = known
+            self._progress.update(known, total=max(total, done), completed=done)
 
     def advance(self, done: int, best_ms: float | None) -> None:
         if self._task is None:
             return
         task = self._progress.tasks[self._task]
         total = max(task.total or 0, done)
-        best = f"{best_ms:.3f} ms" if best_ms is not None else "-"
+        if best_ms is not None and best_ms < self._best.get(self._task, float("inf")):
+            self._best[self._task] = best_ms
+        best = f"{self._best[self._task]:.3f} ms" if self._task in self._best else "-"
         self._progress.update(self._task, completed=done, total=total, best=best)
 
     def grow(self, total: int) -> None:

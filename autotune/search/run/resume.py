@@ -13,7 +13,8 @@ from typing import Any
 from optuna.trial import TrialState
 
 from autotune.launch import LaunchConfig
-from autotune.search.run.stages import ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, SEARCH, sampled_trials
+from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, HELD, SEARCH,
+                                        sampled_trials)
 from autotune.search.run.storage import trial_measurement
 from autotune.search.run.trials import ATTR_TASK, task_of
 
@@ -22,11 +23,16 @@ REQUEUED_PHASES = ("search", "transfer", "refine")  # what the curve and the rou
 
 def cut_short(handle: Any) -> bool:
     """Whether the study's search ended at its slice's end with sampled trials still to take (and
-    it was not abandoned)."""
+    it was not abandoned); the study is done, or held after its ends (`sweep_graph`'s `hold`)."""
     attrs = handle.study.user_attrs
-    if attrs.get(ATTR_STAGE) != DONE or SEARCH not in (attrs.get(ATTR_CUT) or []) or attrs.get(ATTR_ABANDONED):
+    if attrs.get(ATTR_STAGE) not in (HELD, DONE) or SEARCH not in (attrs.get(ATTR_CUT) or []) or attrs.get(ATTR_ABANDONED):
         return False
     return sampled_trials(handle.study, finished_only=True) < int(attrs.get(ATTR_SAMPLED, 0))
+
+
+def is_held(handle: Any) -> bool:
+    """Whether the study waits after its ends for its curve and rounds (`sweep_graph`'s `hold`)."""
+    return handle.study.user_attrs.get(ATTR_STAGE) == HELD
 
 
 def reopen(handle: Any) -> bool:
@@ -63,4 +69,4 @@ def requeue_dropped(study: Any) -> int:
     return queued
 
 
-__all__ = ["cut_short", "reopen", "requeue_dropped"]
+__all__ = ["cut_short", "is_held", "reopen", "requeue_dropped"]

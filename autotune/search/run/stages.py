@@ -10,7 +10,8 @@ from optuna.trial import TrialState
 from autotune.search.run.storage import ATTR_INTERRUPTED
 from autotune.search.run.trials import ATTR_UNUSED, phase_of, task_of
 
-SEARCH, REFINE, CURVE, COMPOSE, REMEASURE, DONE = "search", "refine", "curve", "compose", "remeasure", "done"
+SEARCH, REFINE, HELD, CURVE, COMPOSE, REMEASURE, DONE = (
+    "search", "refine", "held", "curve", "compose", "remeasure", "done")
 ATTR_STAGE = "stage"
 ATTR_ELAPSED = "elapsed_s"
 ATTR_FINALISTS = "finalists"
@@ -20,6 +21,7 @@ ATTR_BASELINE = "baseline"  # the probed candidate measured whole (None: none wa
 ATTR_CUT = "cut_by_budget"  # the stages the wall-time budget cut short
 ATTR_CENTRES = "climbed_from"  # the keys of the configurations the refine stage climbed from
 ATTR_CONVERGED = "converged_after"  # the finished trials after which the search converged (`SweepSettings.patience`)
+ATTR_OUTPACED = "outpaced"  # the bridges and rounds left unmeasured: another study's point was faster at their CK
 
 
 def sampled_trials(study: Any, finished_only: bool = False) -> int:

@@ -14,14 +14,21 @@ Stages of a graph's study (its `stage` attribute):
    `transfer`, `transfer.transfers`; those its slice left out are measured in `curve`).
 2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until
    none is faster (`climb`).
-3. `curve`: the transfers not measured yet; for the queries curve (`plan.SweepSettings.bridge`),
+3. `held`: the study's ends are measured. A run of several studies holds each here until every
+   study of the run has measured its ends (`sweep_graph`'s `hold`), so that no algorithm's curve
+   or rounds take the time another algorithm's ends need, and the rest is judged against them all.
+4. `curve`: the transfers not measured yet; for the queries curve (`plan.SweepSettings.bridge`),
    every CK up to the best's that the search left without a verified point is bridged from its
-   neighbours (`plan.bridges`), measured as a warm-up and one repetition, never pruned.
-4. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
+   neighbours (`plan.bridges`), measured as a warm-up and one repetition, never pruned. A bridge is
+   left out where another study's verified point at its CK is `prune_factor` times faster than the
+   fastest this study measured at any CK (`plan.outpaced`; the study's `outpaced` attribute counts them).
+5. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
    compositions are enqueued.
-5. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
-   in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner.
-6. `done`: the winner is the finalist with the lowest median over all its measurements. A
+6. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
+   in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner; a
+   finalist another study's point at its CK beats by more than `contender_factor` is not (it
+   cannot be that CK's point of the curve whatever the noise).
+7. `done`: the winner is the finalist with the lowest median over all its measurements. A
    configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
    space the user gave, nor a reference (the default and baseline, `plan.references`): a special
    is measured and reported, not chosen, unless it is the model's prediction.
@@ -54,11 +61,11 @@ from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
 from autotune.search.run.interrupts import quiet_optuna, stop_on_sigterm
 from autotune.search.strategies.climb import climb_neighbours, next_centre
-from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, converged_after, tuned
+from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, converged_after, outpaced, tuned
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT, ATTR_ELAPSED,
-                                    ATTR_FINALISTS, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, REFINE, REMEASURE,
-                                    SEARCH, sampled_trials)
+                                    ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
+                                    REFINE, REMEASURE, SEARCH, sampled_trials)
 from autotune.search.run.storage import StudyHandle
 from autotune.search.run.transfer import transfers
 from autotune.search.run.trials import CATCH, PROBE, RelativePruner, Trials
@@ -70,7 +77,7 @@ __all__ = ["Budget", "GraphPlan", "GraphSweep", "SweepProgress", "SweepSettings"
 class SweepProgress:
     """What a sweep tells a progress display; this base class shows nothing."""
 
-    def start(self, graph: str, total: int, done: int) -> None: ...
+    def start(self, label: str, total: int, done: int) -> None: ...
 
     def advance(self, done: int, best_ms: float | None) -> None: ...
 
@@ -93,15 +100,20 @@ class GraphSweep:
         budget: the wall time it may take (the module's doc says what it cuts).
         siblings: the fastest configuration per CK of the graph's studies of the other ends of
             its queries curve, read when the search ends (`transfer.fastest_per_ck`).
+        rivals: the fastest verified ms per SSSP at each CK of the graph's other studies (every
+            algorithm, every end; `transfer.fastest_ms_per_ck`), read when the curve is queued and
+            the finalists' rounds: what is outpaced at its CK is not measured (the module's doc).
     """
 
     def __init__(self, plan: GraphPlan, handle: StudyHandle, timer: Timer | None,
                  on_trial: Callable[[Measurement, bool], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter,
                  best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None,
-                 siblings: Callable[[], list[LaunchConfig]] | None = None) -> None:
+                 siblings: Callable[[], list[LaunchConfig]] | None = None,
+                 rivals: Callable[[], Mapping[int, float]] | None = None) -> None:
         self.plan = plan
         self.siblings = siblings
+        self.rivals = rivals
         self.budget = budget or Budget()
         self.handle = handle
         self.study = handle.study
@@ -167,6 +179,31 @@ class GraphSweep:
         """The sibling studies' points moved to this study's CK values (`transfer`), not yet measured."""
         if self.plan.strategy.samples and self.siblings is not None:
             self._enqueue_new(transfers(self.siblings(), self.plan.space), "transfer")
+
+    def _enqueue_curve(self) -> None:
+        """The curve stage's trials: the transfers not measured yet and, for the queries curve, the
+        bridges, but those another study outpaced at their CK (`plan.outpaced`)."""
+        settings = self.plan.settings
+        points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
+        fastest = points[0].ms_per_sssp if points else None
+        rivals = self.rivals() if self.rivals is not None else {}
+
+        def contending(configs: Iterable[LaunchConfig]) -> list[LaunchConfig]:
+            configs = list(configs)
+            kept = [c for c in configs if not outpaced(fastest, rivals.get(c.concurrent_kernels), settings.prune_factor)]
+            if len(kept) < len(configs):
+                self._count_outpaced("bridges", len(configs) - len(kept))
+            return kept
+
+        if self.plan.strategy.samples and self.siblings is not None:
+            self._enqueue_new(contending(transfers(self.siblings(), self.plan.space)), "transfer")
+        if settings.bridge:
+            self._enqueue_new(contending(bridges(points, self.plan.space, settings.searched_elsewhere)), "curve")
+
+    def _count_outpaced(self, what: str, count: int) -> None:
+        counts = dict(self._attr(ATTR_OUTPACED) or {})
+        counts[what] = counts.get(what, 0) + count
+        self.study.set_user_attr(ATTR_OUTPACED, counts)
 
     def _enqueue_new(self, configs: Iterable[LaunchConfig], phase: str) -> None:
         for config in configs:
@@ -278,10 +315,11 @@ class GraphSweep:
                 self.study.set_user_attr(ATTR_CENTRES, centres + [centre.key()])
                 self._enqueue_new(climb_neighbours(centre, self.plan.space), "refine")
                 return True
+            self.study.set_user_attr(ATTR_STAGE, HELD)
+            return True
+        if stage == HELD:
             if not self.budget.run_over():  # what the slice left out, the run's time may measure
-                self._enqueue_transfers()
-                if settings.bridge:
-                    self._enqueue_new(bridges(points, self.plan.space, settings.searched_elsewhere), "curve")
+                self._enqueue_curve()
             self.study.set_user_attr(ATTR_STAGE, CURVE)
             return True
         if stage == CURVE:
@@ -290,12 +328,17 @@ class GraphSweep:
             self.study.set_user_attr(ATTR_STAGE, COMPOSE)
             return True
         if stage == COMPOSE:
-            finalists = [r.config for r in tuned(pooled(self.trials.measurements()), self.plan.space,
-                                                 self.plan.specials)][: settings.finalists]
-            self.study.set_user_attr(ATTR_FINALISTS, [c.to_json() for c in finalists])
+            finalists = tuned(pooled(self.trials.measurements()), self.plan.space,
+                              self.plan.specials)[: settings.finalists]
+            self.study.set_user_attr(ATTR_FINALISTS, [r.config.to_json() for r in finalists])
+            rivals = self.rivals() if self.rivals is not None else {}
+            contending = [r.config for r in finalists if not outpaced(
+                r.ms_per_sssp, rivals.get(r.config.concurrent_kernels), settings.contender_factor)]
             rounds = 0 if self.budget.run_over() else 1 if self.budget.slice_over() else settings.rounds
+            if rounds and len(contending) < len(finalists):
+                self._count_outpaced("rounds", rounds * (len(finalists) - len(contending)))
             for round_ in range(rounds):
-                for config in finalists:
+                for config in contending:
                     self.trials.enqueue(config, "remeasure", round_)
             self.study.set_user_attr(ATTR_STAGE, REMEASURE)
             return True
@@ -364,15 +407,23 @@ class GraphSweep:
             top=tuple(fastest_configurations(inside)),
             protocol={**dict(self._attr("protocol") or {}),
                       **({"cut_by_budget": self._attr(ATTR_CUT)} if self._attr(ATTR_CUT) else {}),
-                      **({"converged_after": self._attr(ATTR_CONVERGED)} if self._attr(ATTR_CONVERGED) else {})},
+                      **({"converged_after": self._attr(ATTR_CONVERGED)} if self._attr(ATTR_CONVERGED) else {}),
+                      **({"outpaced": self._attr(ATTR_OUTPACED)} if self._attr(ATTR_OUTPACED) else {})},
             log=tuple(evaluations),
         )
+
+
+def study_label(plan: GraphPlan) -> str:
+    """What a progress bar calls a study: its graph, algorithm and CK values ("rmat17 delta CK 1-1024")."""
+    low, high = min(plan.space.concurrent_kernels), max(plan.space.concurrent_kernels)
+    return f"{plan.graph.name} {plan.algorithm} CK {low}" + (f"-{high}" if high != low else "")
 
 
 def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapping[str, Any],
                 progress: SweepProgress | None = None, clock: Callable[[], float] = time.perf_counter,
                 best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None,
-                siblings: Callable[[], list[LaunchConfig]] | None = None) -> GraphResult:
+                siblings: Callable[[], list[LaunchConfig]] | None = None,
+                rivals: Callable[[], Mapping[int, float]] | None = None, hold: bool = False) -> GraphResult:
     """Tune one graph in this process: the study's stages, measured and advanced in turn.
 
     Args:
@@ -382,10 +433,12 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
             measurements are re-used, not measured again.
         device: what the result names as the GPU.
         progress: a progress display.
-        clock, best_elsewhere, budget (None: unbounded), siblings: as `GraphSweep`'s.
+        clock, best_elsewhere, budget (None: unbounded), siblings, rivals: as `GraphSweep`'s.
+        hold: return once the study is `held` (its ends measured; a later call goes on from there).
 
     Returns:
-        The result; `partial` when Ctrl-C or SIGTERM stopped it.
+        The result (a held study's: its measurements so far, not partial); `partial` when Ctrl-C or
+        SIGTERM stopped it.
     """
     started = clock()
     progress = progress or SweepProgress()
@@ -398,14 +451,18 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
         done[0] += 1
         progress.advance(done[0], best_ms[0] if best_ms else None)
 
-    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere, budget, siblings)
+    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere, budget, siblings, rivals)
+
+    def finished() -> bool:
+        return sweep.done or (hold and sweep.stage == HELD)
+
     partial = False
     with quiet_optuna(), stop_on_sigterm():
         done[0] = sweep.trials.counts()["trials"]
-        progress.start(plan.graph.name, max(sweep.planned(), done[0]), done[0])
+        progress.start(study_label(plan), max(sweep.planned(), done[0]), done[0])
         try:
             sweep.prepare()
-            while not sweep.done:
+            while not finished():
                 if not sweep.work() and not sweep.advance():
                     break  # nothing to measure, nothing to advance: a stage another process holds
                 progress.grow(max(sweep.planned(), done[0]))
@@ -415,5 +472,6 @@ def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapp
             elapsed = float(handle.study.user_attrs.get(ATTR_ELAPSED, 0.0)) + clock() - started
             with contextlib.suppress(Exception):
                 handle.study.set_user_attr(ATTR_ELAPSED, elapsed)
+    partial = partial or not finished()
     progress.finish(partial)
-    return sweep.result(elapsed, partial or not sweep.done, device)
+    return sweep.result(elapsed, partial, device)

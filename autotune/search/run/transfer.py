@@ -68,10 +68,21 @@ def fastest_per_ck(trials: Iterable[FrozenTrial]) -> list[LaunchConfig]:
     return [best[ck][2] for ck in sorted(best)]
 
 
+def fastest_ms_per_ck(trials: Iterable[FrozenTrial]) -> dict[int, float]:
+    """The fastest verified ms per SSSP at each CK among `trials` (as `fastest_per_ck`'s)."""
+    best: dict[int, float] = {}
+    for trial in trials:
+        measurement = trial_measurement(trial)
+        if measurement is not None and measurement.ok:
+            ck = measurement.config.concurrent_kernels
+            best[ck] = min(best.get(ck, measurement.ms_per_sssp), measurement.ms_per_sssp)
+    return best
+
+
 def complete_trials(storage: Any, study_ids: Iterable[int]) -> Iterator[FrozenTrial]:
     """The finished, measured trials of the studies `study_ids` of an Optuna `storage`."""
     for study_id in study_ids:
         yield from storage.get_all_trials(study_id, deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-__all__ = ["complete_trials", "fastest_per_ck", "nearest_ck", "transfers"]
+__all__ = ["complete_trials", "fastest_ms_per_ck", "fastest_per_ck", "nearest_ck", "transfers"]

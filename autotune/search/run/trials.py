@@ -389,6 +389,9 @@ class Trials:
             measurement = self._first[config.key()]
         else:
             trial.set_user_attr(ATTR_WORKER, this_worker())
+            ready = getattr(self.timer, "ready", None)
+            if ready is not None:  # a timer opened at its first use (`jobs.OpenedOnUse`): not in the wall time
+                ready()
             start = self.clock()
             try:
                 measurement = self._measure(trial, config, phase)

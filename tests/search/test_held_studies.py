@@ -1,0 +1,83 @@
+"""A study held after its ends (`sweep_graph`'s `hold`), and the bridges and rounds another study
+outpaced at their CK, left unmeasured (`plan.outpaced`): issue 68, a budget spent where it can win."""
+from __future__ import annotations
+
+from autotune.search import Bayes, SweepSettings, sweep_graph
+from autotune.search.run.stages import ATTR_STAGE, CURVE, DONE, HELD
+from autotune.search.strategies import ModelOnly
+from autotune.search.run.trials import phase_of
+from autotune.search.timers.synthetic import SyntheticTimer
+
+LATER = {"curve", "compose", "remeasure"}
+
+
+def _phases(handle):
+    return [phase_of(t) for t in handle.study.get_trials(deepcopy=False)]
+
+
+def test_a_held_study_stops_after_its_ends_and_goes_on_from_there(small_space, run_sweep, device):
+    timer = SyntheticTimer()
+    held, handle = run_sweep(timer, small_space, Bayes(trials=12, seed=1), hold=True)
+    assert handle.study.user_attrs[ATTR_STAGE] == HELD and not held.partial and held.best is not None
+    assert held.finalists == () and not LATER & set(_phases(handle))
+    measured, trials = len(timer.calls), len(_phases(handle))
+    done = sweep_graph(timer, held_plan(small_space, handle), handle, device)
+    assert handle.study.user_attrs[ATTR_STAGE] == DONE and not done.partial
+    phases = _phases(handle)
+    assert len(timer.calls) > measured and "remeasure" in phases[trials:] and "search" not in phases[trials:]
+    assert len(done.finalists) == 3 and all(f.measurements >= 2 for f in done.finalists)
+
+
+def held_plan(space, handle):
+    from autotune.search import GraphPlan
+    from autotune.search.run import specials as sp
+    from autotune.search.timers.synthetic import synthetic_device, synthetic_graph
+    from search_shared import default_specials
+
+    graph = sp.classify_graph(synthetic_graph(), sp.profile_from_json(synthetic_device()))
+    return GraphPlan(graph, space, Bayes(trials=12, seed=1), default_specials(), SweepSettings())
+
+
+def test_rounds_another_study_outpaced_at_their_ck_are_not_measured(small_space, run_sweep):
+    settings = SweepSettings(finalists=3, rounds=2)
+    free, _ = run_sweep(SyntheticTimer(), small_space, ModelOnly(), settings=settings)
+    assert all(f.measurements == 3 for f in free.finalists) and "outpaced" not in free.protocol
+
+    timer = SyntheticTimer()
+    faster = {ck: 1e-6 for ck in small_space.concurrent_kernels}  # every CK has a far faster point elsewhere
+    beaten, _ = run_sweep(timer, small_space, ModelOnly(), settings=settings, rivals=lambda: faster)
+    assert all(f.measurements == 1 for f in beaten.finalists)
+    assert beaten.protocol["outpaced"] == {"rounds": 3 * 2}
+    assert beaten.best == min(beaten.finalists, key=lambda f: (f.ms_per_sssp, f.config.key()))
+
+    close = {ck: 0.95 * min(f.ms_per_sssp for f in free.finalists) for ck in small_space.concurrent_kernels}
+    contended, _ = run_sweep(SyntheticTimer(), small_space, ModelOnly(), settings=settings, rivals=lambda: close)
+    assert any(f.measurements == 3 for f in contended.finalists)  # within contender_factor: measured again
+
+
+def test_bridges_another_study_outpaced_at_their_ck_are_not_measured(small_space, run_sweep):
+    from autotune.algorithms.thesis import CRAUSER
+    from autotune.search import Specials
+
+    settings = SweepSettings(finalists=1, rounds=1, bridge=True)
+    at_four = Specials(CRAUSER.uniform(64, concurrent_kernels=4), prediction=CRAUSER.uniform(128, concurrent_kernels=4))
+    plain, handle = run_sweep(SyntheticTimer(), small_space, ModelOnly(), settings=settings, specials=at_four)
+    bridged = [p for p in _phases(handle) if p == "curve"]
+    assert bridged, "the space's CK values below the best are bridged"
+
+    beaten, handle = run_sweep(SyntheticTimer(), small_space, ModelOnly(), settings=settings, specials=at_four,
+                               rivals=lambda: {ck: 1e-6 for ck in small_space.concurrent_kernels})
+    assert "curve" not in _phases(handle) and beaten.protocol["outpaced"]["bridges"] == len(bridged)
+    assert [p.config.concurrent_kernels for p in beaten.curve] != [p.config.concurrent_kernels for p in plain.curve]
+
+
+def test_a_study_past_the_run_s_end_goes_on_from_held_without_measuring(small_space, run_sweep):
+    from autotune.search.run.plan import Budget
+
+    held, handle = run_sweep(SyntheticTimer(), small_space, ModelOnly(), hold=True)
+    assert handle.study.user_attrs[ATTR_STAGE] == HELD
+    over = Budget(run_end=0.0, clock=lambda: 1.0)
+    timer = SyntheticTimer()
+    done = sweep_graph(timer, held_plan(small_space, handle), handle, {"name": "Synthetic GPU"}, budget=over)
+    assert handle.study.user_attrs[ATTR_STAGE] == DONE and timer.calls == [] and done.best is not None
+    assert done.protocol["cut_by_budget"] == [CURVE, "remeasure"]  # said in the table, as any stage the budget cut
