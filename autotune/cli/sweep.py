@@ -26,7 +26,10 @@ from autotune import algorithms
 from autotune.arguments import byte_size
 from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
-from autotune.search.run.jobs import Job, OpenedOnUse, order_for_auto
+from autotune.search.run.jobs import Job
+from autotune.search.run.opening import OpenedOnUse
+from autotune.search.run.order import batch_winner_guess, order_for_auto
+from autotune.search.run.specials import profile_from_json
 from autotune.search.run.plan import DEFAULT_PATIENCE, default_budget_s
 from autotune.search.results.outputs import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
@@ -38,7 +41,8 @@ from autotune.search.results import GraphResult
 from autotune.search.run.resume import cut_short, is_held, reopen
 from autotune.search.run.storage import MEMORY, open_storage
 from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
-from autotune.search.run.sweep import Budget, GraphPlan, SweepProgress, sweep_graph
+from autotune.search.run.local import SweepProgress, sweep_graph
+from autotune.search.run.sweep import Budget, GraphPlan
 from autotune.search.run.transfer import complete_trials, fastest_ms_per_ck, fastest_per_ck
 from autotune.search.run.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
@@ -185,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
 
             progress = stack.enter_context(RichProgress())
         best_by_graph: dict[tuple[str, str], float] = {}  # per graph and end: the best so far, to prune against
-        ordered = order_for_auto(jobs)
+        ordered = order_for_auto(jobs, batch_winner_guess(profile_from_json(device)))
         budget = Budget(None if (seconds := budget_s(request, jobs)) is None else started + seconds)
         rank = {a.name: a.auto_rank for a in algorithms.all_algorithms()}
         weights = [2.0 if rank[job.algorithm] == 0 else 1.0 for job in ordered]  # the work-efficient get more

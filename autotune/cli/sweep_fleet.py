@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterator
 
 from autotune.cli.options import load_spec, reference_cache
-from autotune.search.run.jobs import cuda_timer, order_for_auto, replay_records, replay_timer
+from autotune.search.run.jobs import cuda_timer, replay_records
+from autotune.search.timers.replay import replay_timer
+from autotune.search.run.order import order_for_auto
 from autotune.search.results.outputs import INTERRUPTED, checked_outputs, default_output, report_outcome, write_outputs
 from autotune.cli.sweep_request import Request, check_jobs
 from autotune.arguments import device_indices

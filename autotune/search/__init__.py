@@ -49,7 +49,8 @@ from autotune.search.strategies import (
     make_strategy,
 )
 from autotune.search.run.interrupts import stop_on_sigterm
-from autotune.search.run.sweep import GraphPlan, GraphSweep, SweepProgress, SweepSettings, sweep_graph
+from autotune.search.run.local import SweepProgress, sweep_graph
+from autotune.search.run.sweep import GraphPlan, GraphSweep, SweepSettings
 from autotune.search.results.t4 import t4_results, write_t4
 from autotune.search.run.trials import Evaluation, Trials
 

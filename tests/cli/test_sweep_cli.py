@@ -100,7 +100,7 @@ def test_interrupting_writes_the_partial_table_and_exits_130(tmp_path, monkeypat
                 raise KeyboardInterrupt
             return super().measure(config, stop)
 
-    monkeypatch.setattr("autotune.search.run.jobs.ReplayTimer", Interrupting)
+    monkeypatch.setattr("autotune.search.timers.replay.ReplayTimer", Interrupting)
     status = main(["sweep", "--replay", str(RECORDS), "--strategy", "exhaustive", "-o", str(tmp_path / "t.json"), "-q"])
     assert status == 130
     assert "interrupted; wrote the partial table" in capsys.readouterr().err
@@ -125,7 +125,7 @@ def test_resume_continues_the_study_in_the_storage(tmp_path, monkeypatch):
             return super().measure(config, stop)
 
     with monkeypatch.context() as patch:
-        patch.setattr("autotune.search.run.jobs.ReplayTimer", Interrupting)
+        patch.setattr("autotune.search.timers.replay.ReplayTimer", Interrupting)
         assert main(argv) == 130
     assert main([*argv, "--resume"]) == 0
     entry = _valid_table(tmp_path / "t.json")["entries"][0]

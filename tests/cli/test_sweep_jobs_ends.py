@@ -1,6 +1,8 @@
 """The queries curve's studies per algorithm: the batch end, the latency end and the middle."""
 from __future__ import annotations
 
+import dataclasses
+
 from autotune.search.run.jobs import SpaceOptions, end_spaces, jobs_of_algorithm
 from autotune.graphs import load_graph
 from autotune.search.run import specials as sp
@@ -55,7 +57,7 @@ def test_a_replay_of_records_without_the_degree_skew_gets_it_from_the_graph_itse
 def test_a_sweep_tunes_every_algorithms_ends_before_any_middle_the_latency_end_first():
     """Issue 68: the one query and the batch end take their turns (and their shares of the budget)
     before the middles; per rank, the latency end, whose trials cost one query each, comes first."""
-    from autotune.search.run.jobs import order_for_auto
+    from autotune.search.run.order import order_for_auto
 
     graph = _graph()
     jobs = []
@@ -66,6 +68,34 @@ def test_a_sweep_tunes_every_algorithms_ends_before_any_middle_the_latency_end_f
     assert order == [("delta", "latency"), ("delta", "throughput"), ("delta_lanes", "throughput"),
                      ("crauser", "latency"), ("crauser", "throughput"), ("adds", "latency"), ("adds", "throughput"),
                      ("delta", "few"), ("crauser", "few"), ("adds", "few")]  # delta_lanes: no CK below 32
+
+
+def test_the_batch_end_expected_to_win_goes_before_the_other_batch_ends():
+    """The choice model's algorithm for the batch moves its batch end to the front of the batch ends
+    (not before the first latency end): the others' slower trials are then pruned after a warm-up."""
+    from autotune.model import load_device
+    from autotune.search.run.order import batch_winner_guess, order_for_auto
+
+    graph = _graph()
+    jobs = []
+    for name in ("crauser", "delta_lanes", "delta"):
+        jobs += jobs_of_algorithm(graph, name, end_spaces(SpaceOptions(), "curve", name, graph), lambda space: None,
+                                  lambda: None, "g")
+    asked = []
+
+    def guess(graph_info, queries, admitted):
+        asked.append((graph_info.name, queries, sorted(admitted)))
+        return "delta_lanes"
+
+    order = [(job.algorithm, job.objective) for job in order_for_auto(jobs, guess)]
+    assert order[:4] == [("delta", "latency"), ("delta_lanes", "throughput"), ("delta", "throughput"),
+                         ("crauser", "latency")]
+    assert asked == [(graph.name, 1024, ["crauser", "delta", "delta_lanes"])]
+    assert [(j.algorithm, j.objective) for j in order_for_auto(jobs, lambda *args: "delta")] == [
+        (j.algorithm, j.objective) for j in order_for_auto(jobs)]
+    h200 = batch_winner_guess(load_device("hopper-h200"))  # the shipped model's answer for an R-MAT graph's batch
+    rmat = dataclasses.replace(graph, n_vertices=4_194_304, n_edges=128_311_109, degree_cv=4.0)
+    assert h200(rmat, 1024, {"delta", "delta_lanes"}) == "delta_lanes" and h200(rmat, 1, {"delta"}) == "delta"
 
 
 def test_the_default_budget_grows_with_the_graphs_vertices_plus_arcs():

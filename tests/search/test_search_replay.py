@@ -223,7 +223,7 @@ def test_a_replay_prunes_at_a_recorded_warm_up_and_shortened_answers_take_the_re
 
 
 def test_a_replay_knows_the_wall_time_of_each_answer_and_a_paced_one_takes_it(monkeypatch):
-    from autotune.search.run import jobs as sweep_jobs
+    from autotune.search.timers import replay as sweep_jobs
 
     config, other = CRAUSER.uniform(64), CRAUSER.uniform(128)
     records = [dataclasses.replace(_record(Measurement(config, Status.OK, times_ms=(5.0, 4.0, 6.0, 5.0))), wall_s=2.0)]

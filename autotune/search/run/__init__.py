@@ -4,7 +4,9 @@
   from recorded measurements (`--replay`) or the GPU; the curve's ends (`End`).
 * `specials`: the default, the baseline candidates and the model's prediction of a job.
 * `plan`: `GraphPlan`, the stages a job's sweep goes through; `stages`: their names.
-* `sweep`: `GraphSweep` and `sweep_graph`, the one procedure; `trials`: the objective and pruning;
+* `order`: the order of a sweep's studies; `opening`: when a study's timer is opened.
+* `sweep`: `GraphSweep`, the one procedure, and `local`: `sweep_graph`, a study measured in this
+  process; `trials`: the objective and pruning;
   `baseline`: the thesis's baseline; `transfer`: points carried between a curve's studies.
 * `storage`: Optuna storages and studies; `resume`: a study taken up again; `interrupts`: SIGTERM
   as Ctrl-C; `progress`: the terminal's bars.

@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import functools
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
@@ -16,8 +15,9 @@ from autotune.errors import InputError
 from autotune.measure import Protocol, Timer, choose_sources
 from autotune.model.shape import level_width
 from autotune.search.run import specials as sp
+from autotune.search.run.opening import Reentrant
 from autotune.search.results.records import Record, read_records
-from autotune.search.timers.replay import ReplayTimer, recorded_space
+from autotune.search.timers.replay import recorded_space, replay_timer
 from autotune.search.results import GraphInfo
 from autotune.search.space import FEW_QUERIES, SearchSpace
 
@@ -221,28 +221,6 @@ class OpenedOnUse:
         return None
 
 
-class Reentrant:
-    """A context manager that opens a fresh one of `factory`'s each time it is entered (a study is
-    measured in several turns: its ends, its curve and rounds once every study's ends are measured,
-    and again where the budget cut its search short, `search.resume`); with `keep`, the first one
-    at every entry (a replay's: its timer serves the records in order over the study's turns)."""
-
-    def __init__(self, factory: Callable[[], ContextManager[Timer]], keep: bool = False) -> None:
-        self.factory = factory
-        self.keep = keep
-        self._kept: ContextManager[Timer] | None = None
-        self._open: list[ContextManager[Timer]] = []
-
-    def __enter__(self) -> Timer:
-        if self.keep and self._kept is None:
-            self._kept = self.factory()
-        self._open.append(self._kept if self.keep and self._kept is not None else self.factory())
-        return self._open[-1].__enter__()
-
-    def __exit__(self, *exc: Any) -> Any:
-        return self._open.pop().__exit__(*exc)
-
-
 def replay_records(path: str, algorithm: str) -> list[Record]:
     """The records of the algorithm(s) `--algorithm` names.
 
@@ -254,33 +232,6 @@ def replay_records(path: str, algorithm: str) -> list[Record]:
     if not records:
         raise InputError(f"{path}: holds no records of algorithm {algorithm}")
     return records
-
-
-class DelayedReplay:
-    """A replay timer that takes `delay_s` per measurement, plus `pace` times the wall time the
-    answering record took (a fleet's workers then really overlap, and `pace` keeps the recorded
-    proportions between measurements: an estimate of a fleet's scaling on a CPU)."""
-
-    def __init__(self, timer: ReplayTimer, delay_s: float, pace: float = 0.0) -> None:
-        self.timer = timer
-        self.delay_s = delay_s
-        self.pace = pace
-
-    @property
-    def stats(self) -> Any:
-        return self.timer.stats
-
-    def measure(self, config: Any, stop: Any = None, **options: Any) -> Any:
-        measurement = self.timer.measure(config, stop, **options)
-        time.sleep(self.delay_s + self.pace * self.timer.last_wall_s)
-        return measurement
-
-
-def replay_timer(records: Sequence[Record], delay_s: float = 0.0, pace: float = 0.0) -> Timer:
-    """A `ReplayTimer` of one graph's and algorithm's records, `delay_s` plus `pace` x the
-    recorded wall time per measurement (`DelayedReplay`)."""
-    timer = ReplayTimer(list(records))
-    return DelayedReplay(timer, delay_s, pace) if delay_s or pace else timer
 
 
 def replay_device(path: str, records: Sequence[Record], device_spec: str | None) -> tuple[dict[str, Any], Any]:
@@ -431,19 +382,3 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
 def protocol_json(protocol: Protocol, replay: bool, settings: Mapping[str, Any]) -> dict[str, Any]:
     """How each configuration is measured (part of a study's name: only the same protocol resumes)."""
     return {"timer": "replay" if replay else "cuda-events", **protocol.to_json(), **settings}
-
-
-def order_for_auto(jobs: list[Job]) -> list[Job]:
-    """Each graph's studies in the order a sweep tunes them: first both ends of every algorithm's
-    curve, by the registry's `auto_rank` (the work-efficient algorithms first, so that their bests
-    prune the others' hopeless trials and a budget reaches them first), each rank's latency end (CK 1,
-    whose trials cost one query each) before its batch end (whose first whole measurement of a large
-    graph can take half a minute); then the curve's middles, bridged between the ends, in the same
-    rank order (issue 68: a budget that always tunes both ends)."""
-    rank = {a.name: (a.auto_rank, i) for i, a in enumerate(algorithms.all_algorithms())}
-    graphs: dict[str, int] = {}
-    for job in jobs:
-        graphs.setdefault(job.graph.key, len(graphs))
-    ends = {"latency": 0, "throughput": 1}
-    return sorted(jobs, key=lambda j: (graphs[j.graph.key], j.objective == "few", rank[j.algorithm][0],
-                                       ends.get(j.objective, 1), rank[j.algorithm][1]))

@@ -17,7 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from autotune.search.run.sweep import SweepProgress
+from autotune.search.run.local import SweepProgress
 
 NullProgress = SweepProgress  # the base class shows nothing
 

@@ -44,13 +44,12 @@ GPU Crauser's costs a warm-up solve of about a second, hundreds of times Δ-step
 
 `GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still
 propose); `GraphSweep.advance` moves a study whose stage has nothing left in flight to the next
-stage. In one process (`sweep_graph`) the two alternate; in a fleet (`search.fleet`) the workers
+stage. In one process (`local.sweep_graph`) the two alternate; in a fleet (`search.fleet`) the workers
 call `work` and the run's coordinator calls `advance`. Ctrl-C or SIGTERM stops at once: what was
 measured is kept in the study, and the result comes back `partial` with the best measured so far.
 """
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Any, Callable, Iterable, Mapping
 
@@ -59,11 +58,10 @@ from optuna.trial import TrialState
 from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
-from autotune.search.run.interrupts import quiet_optuna, stop_on_sigterm
 from autotune.search.strategies.climb import climb_neighbours, next_centre
 from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, converged_after, outpaced, tuned
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
-from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT, ATTR_ELAPSED,
+from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT,
                                     ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
                                     REFINE, REMEASURE, SEARCH, sampled_trials)
 from autotune.search.run.storage import StudyHandle
@@ -71,19 +69,7 @@ from autotune.search.run.transfer import transfers
 from autotune.search.run.trials import CATCH, PROBE, RelativePruner, Trials
 
 ABANDON_AFTER = 8
-__all__ = ["Budget", "GraphPlan", "GraphSweep", "SweepProgress", "SweepSettings", "sweep_graph"]
-
-
-class SweepProgress:
-    """What a sweep tells a progress display; this base class shows nothing."""
-
-    def start(self, label: str, total: int, done: int) -> None: ...
-
-    def advance(self, done: int, best_ms: float | None) -> None: ...
-
-    def grow(self, total: int) -> None: ...
-
-    def finish(self, partial: bool) -> None: ...
+__all__ = ["Budget", "GraphPlan", "GraphSweep", "SweepSettings"]
 
 
 class GraphSweep:
@@ -411,67 +397,3 @@ class GraphSweep:
                       **({"outpaced": self._attr(ATTR_OUTPACED)} if self._attr(ATTR_OUTPACED) else {})},
             log=tuple(evaluations),
         )
-
-
-def study_label(plan: GraphPlan) -> str:
-    """What a progress bar calls a study: its graph, algorithm and CK values ("rmat17 delta CK 1-1024")."""
-    low, high = min(plan.space.concurrent_kernels), max(plan.space.concurrent_kernels)
-    return f"{plan.graph.name} {plan.algorithm} CK {low}" + (f"-{high}" if high != low else "")
-
-
-def sweep_graph(timer: Timer, plan: GraphPlan, handle: StudyHandle, device: Mapping[str, Any],
-                progress: SweepProgress | None = None, clock: Callable[[], float] = time.perf_counter,
-                best_elsewhere: Callable[[], float | None] | None = None, budget: Budget | None = None,
-                siblings: Callable[[], list[LaunchConfig]] | None = None,
-                rivals: Callable[[], Mapping[int, float]] | None = None, hold: bool = False) -> GraphResult:
-    """Tune one graph in this process: the study's stages, measured and advanced in turn.
-
-    Args:
-        timer: measures configurations (`CudaEventTimer` on a GPU, `ReplayTimer` from records).
-        plan: the graph, its space, the strategy, the specials and the settings.
-        handle: the study to keep the trials in (`storage.open_study`); a resumed study's
-            measurements are re-used, not measured again.
-        device: what the result names as the GPU.
-        progress: a progress display.
-        clock, best_elsewhere, budget (None: unbounded), siblings, rivals: as `GraphSweep`'s.
-        hold: return once the study is `held` (its ends measured; a later call goes on from there).
-
-    Returns:
-        The result (a held study's: its measurements so far, not partial); `partial` when Ctrl-C or
-        SIGTERM stopped it.
-    """
-    started = clock()
-    progress = progress or SweepProgress()
-    best_ms: list[float] = []
-    done = [0]
-
-    def on_trial(measurement: Measurement, cached: bool) -> None:
-        if measurement.ok and (not best_ms or measurement.ms_per_sssp < best_ms[0]):
-            best_ms[:] = [measurement.ms_per_sssp]
-        done[0] += 1
-        progress.advance(done[0], best_ms[0] if best_ms else None)
-
-    sweep = GraphSweep(plan, handle, timer, on_trial, clock, best_elsewhere, budget, siblings, rivals)
-
-    def finished() -> bool:
-        return sweep.done or (hold and sweep.stage == HELD)
-
-    partial = False
-    with quiet_optuna(), stop_on_sigterm():
-        done[0] = sweep.trials.counts()["trials"]
-        progress.start(study_label(plan), max(sweep.planned(), done[0]), done[0])
-        try:
-            sweep.prepare()
-            while not finished():
-                if not sweep.work() and not sweep.advance():
-                    break  # nothing to measure, nothing to advance: a stage another process holds
-                progress.grow(max(sweep.planned(), done[0]))
-        except KeyboardInterrupt:
-            partial = True
-        finally:
-            elapsed = float(handle.study.user_attrs.get(ATTR_ELAPSED, 0.0)) + clock() - started
-            with contextlib.suppress(Exception):
-                handle.study.set_user_attr(ATTR_ELAPSED, elapsed)
-    partial = partial or not finished()
-    progress.finish(partial)
-    return sweep.result(elapsed, partial, device)

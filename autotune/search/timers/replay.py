@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -47,7 +48,7 @@ from typing import Any, Iterable, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import LaunchConfig
-from autotune.measure import Measurement, Status, StopAsk, asked_along
+from autotune.measure import Measurement, Status, StopAsk, Timer, asked_along
 from autotune.search.results.records import NOT_RECORDED, Record
 
 
@@ -243,3 +244,30 @@ class ReplayTimer:
             edges=first.edges,
             launch_share=first.launch_share,
         ), ""
+
+
+class DelayedReplay:
+    """A replay timer that takes `delay_s` per measurement, plus `pace` times the wall time the
+    answering record took (a fleet's workers then really overlap, and `pace` keeps the recorded
+    proportions between measurements: an estimate of a fleet's scaling on a CPU)."""
+
+    def __init__(self, timer: ReplayTimer, delay_s: float, pace: float = 0.0) -> None:
+        self.timer = timer
+        self.delay_s = delay_s
+        self.pace = pace
+
+    @property
+    def stats(self) -> Any:
+        return self.timer.stats
+
+    def measure(self, config: Any, stop: Any = None, **options: Any) -> Any:
+        measurement = self.timer.measure(config, stop, **options)
+        time.sleep(self.delay_s + self.pace * self.timer.last_wall_s)
+        return measurement
+
+
+def replay_timer(records: Sequence[Record], delay_s: float = 0.0, pace: float = 0.0) -> Timer:
+    """A `ReplayTimer` of one graph's and algorithm's records, `delay_s` plus `pace` x the
+    recorded wall time per measurement (`DelayedReplay`)."""
+    timer = ReplayTimer(list(records))
+    return DelayedReplay(timer, delay_s, pace) if delay_s or pace else timer
