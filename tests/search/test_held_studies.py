@@ -81,3 +81,21 @@ def test_a_study_past_the_run_s_end_goes_on_from_held_without_measuring(small_sp
     done = sweep_graph(timer, held_plan(small_space, handle), handle, {"name": "Synthetic GPU"}, budget=over)
     assert handle.study.user_attrs[ATTR_STAGE] == DONE and timer.calls == [] and done.best is not None
     assert done.protocol["cut_by_budget"] == [CURVE, "remeasure"]  # said in the table, as any stage the budget cut
+
+
+def test_the_rivals_are_the_fastest_verified_points_per_ck_but_references():
+    import optuna
+
+    from autotune.algorithms.thesis import CRAUSER
+    from autotune.measure import Measurement, Status
+    from autotune.search.run.storage import ATTR_BOOKKEEPING
+    from autotune.search.run.transfer import fastest_ms_per_ck
+
+    def trial(ck: int, ms: float, roles=(), status=Status.OK):
+        measurement = Measurement(CRAUSER.uniform(64, concurrent_kernels=ck), status, times_ms=(ms,) * 3)
+        attrs = {"measurement": measurement.to_json(), **({"roles": list(roles)} if roles else {})}
+        return optuna.trial.create_trial(value=ms, user_attrs={ATTR_BOOKKEEPING: attrs})
+
+    trials = [trial(1, 5.0), trial(1, 4.0), trial(2, 1.0, roles=("default",)), trial(2, 3.0),
+              trial(4, 0.5, roles=("default", "prediction")), trial(8, 0.1, status=Status.WRONG)]
+    assert fastest_ms_per_ck(trials) == {1: 4.0, 2: 3.0, 4: 0.5}

@@ -188,39 +188,6 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
                 settings(end)) for end, space in spaces]
 
 
-class OpenedOnUse:
-    """A timer whose context (`Job.timer`: on a GPU, the solver with the graph in its memory) is
-    entered at its first use, not before: a study taken up again after it was held may find nothing
-    left to measure. `ready()` enters it (`trials.Trials` asks before it starts a measurement's
-    clock); the context is left on exit. Use as a context manager."""
-
-    def __init__(self, context: ContextManager[Timer]) -> None:
-        self.context = context
-        self._timer: Timer | None = None
-
-    def ready(self) -> Timer:
-        if self._timer is None:
-            self._timer = self.context.__enter__()
-        return self._timer
-
-    def measure(self, config: Any, stop: Any = None, **options: Any) -> Any:
-        return self.ready().measure(config, stop, **options)
-
-    def __getattr__(self, name: str) -> Any:  # what the opened timer has besides `measure` (a replay's stats)
-        if name.startswith("_") or self._timer is None:
-            raise AttributeError(name)
-        return getattr(self._timer, name)
-
-    def __enter__(self) -> OpenedOnUse:
-        return self
-
-    def __exit__(self, *exc: Any) -> Any:
-        if self._timer is not None:
-            self._timer = None
-            return self.context.__exit__(*exc)
-        return None
-
-
 def replay_records(path: str, algorithm: str) -> list[Record]:
     """The records of the algorithm(s) `--algorithm` names.
 

@@ -17,7 +17,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.launch import LaunchConfig
 from autotune.search.run.plan import moved
 from autotune.search.space import SearchSpace
-from autotune.search.run.storage import trial_measurement
+from autotune.search.run.storage import ATTR_BOOKKEEPING, trial_measurement
 
 
 def nearest_ck(concurrent_kernels: int, values: Sequence[int]) -> int | None:
@@ -68,12 +68,17 @@ def fastest_per_ck(trials: Iterable[FrozenTrial]) -> list[LaunchConfig]:
     return [best[ck][2] for ck in sorted(best)]
 
 
+REFERENCE_ROLES = {"default", "baseline_candidate"}  # measured to compare with: never a curve point where untuned
+
+
 def fastest_ms_per_ck(trials: Iterable[FrozenTrial]) -> dict[int, float]:
-    """The fastest verified ms per SSSP at each CK among `trials` (as `fastest_per_ck`'s)."""
+    """The fastest verified ms per SSSP at each CK among `trials` (as `fastest_per_ck`'s), leaving
+    out the references measured only to compare with (which need not be a CK's point of the curve)."""
     best: dict[int, float] = {}
     for trial in trials:
         measurement = trial_measurement(trial)
-        if measurement is not None and measurement.ok:
+        roles = set(trial.user_attrs.get(ATTR_BOOKKEEPING, {}).get("roles") or ())
+        if measurement is not None and measurement.ok and not (roles and roles <= REFERENCE_ROLES):
             ck = measurement.config.concurrent_kernels
             best[ck] = min(best.get(ck, measurement.ms_per_sssp), measurement.ms_per_sssp)
     return best
