@@ -35,10 +35,13 @@ def test_the_compiled_hierarchy_gives_dijkstra_s_distances(graph, tmp_path):
 
 
 def test_compiled_and_python_contractions_agree_on_rome99(tmp_path):
+    """The same procedure, the same order: every vertex's rank and level, though the compiled one
+    renumbers the uncontracted part as it shrinks (3,353 vertices: at 1,676, 838 and 419 left)."""
     graph = load_graph("tests/data/rome99.gr.gz")
-    ours = Hierarchy.from_contraction(*contract(graph, directory=tmp_path, locality=False))
-    python = Hierarchy.from_contraction(*contract_python(graph))
-    assert ours.levels == python.levels and ours.n_arcs == python.n_arcs  # the same procedure, the same order
+    built, by_python = contract(graph, directory=tmp_path, locality=False), contract_python(graph)
+    assert np.array_equal(built[0], by_python[0]) and np.array_equal(built[1], by_python[1])
+    ours, python = Hierarchy.from_contraction(*built), Hierarchy.from_contraction(*by_python)
+    assert ours.levels == python.levels and ours.n_arcs == python.n_arcs
 
 
 def test_compiled_and_python_contractions_refuse_a_densifying_core_alike(tmp_path):

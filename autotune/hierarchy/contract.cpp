@@ -26,6 +26,8 @@ constexpr int CH_STOPPED = 4;
 constexpr int CH_CORE = 5;
 constexpr int CH_WORK = 6;
 constexpr long long INF = 1LL << 62;
+constexpr long long COMPACT_MIN = 256;   // the uncontracted part is renumbered once it is at most
+constexpr long long COMPACT_SHARE = 2;   // half of the arrays (and at least this many vertices)
 
 struct Arc {
     int to;
@@ -69,11 +71,49 @@ struct Witness {
     std::vector<int> touched;
     std::vector<int> target_stamp;
     std::vector<int> target_index;
-    std::vector<Item> heap;  // a binary min-heap (std::push_heap with greater), kept between calls
+    std::vector<Item> heap;  // a 4-ary min-heap (`push`, `pop`), kept between calls
     int stamp = 0;
     long long work = 0;  // arcs scanned by all searches so far (the contraction's cost)
 
     explicit Witness(int n) : dist(n, INF), target_stamp(n, 0), target_index(n, 0) {}
+
+    // A 4-ary min-heap in (distance, vertex) order: the same order std::push_heap/pop_heap gave,
+    // so the same vertices are settled; fewer levels than a binary heap's, and its children share
+    // a cache line.
+    void push(Item item) {
+        size_t i = heap.size();
+        heap.push_back(item);
+        while (i > 0) {
+            size_t parent = (i - 1) / 4;
+            if (!(item < heap[parent])) break;
+            heap[i] = heap[parent];
+            i = parent;
+        }
+        heap[i] = item;
+    }
+
+    Item pop() {
+        Item top = heap[0];
+        Item last = heap.back();
+        heap.pop_back();
+        size_t n = heap.size();
+        if (n == 0) return top;
+        size_t i = 0;
+        while (true) {
+            size_t first = 4 * i + 1;
+            if (first >= n) break;
+            size_t least = first;
+            size_t end = std::min(first + 4, n);
+            for (size_t c = first + 1; c < end; ++c) {
+                if (heap[c] < heap[least]) least = c;
+            }
+            if (!(heap[least] < last)) break;
+            heap[i] = heap[least];
+            i = least;
+        }
+        heap[i] = last;
+        return top;
+    }
 
     // Whether a path from `source` avoiding `skip` reaches each target at most as long as its
     // `via` (a witness: no shortcut needed), written into `witnessed` by target index. A target is
@@ -103,16 +143,13 @@ struct Witness {
                 if (!witnessed[j]) bound = std::max(bound, via[j]);
             }
         };
-        const std::greater<Item> later;
         heap.clear();
         dist[source] = 0;
         touched.push_back(source);
         heap.push_back({0, source});
         int settled = 0;
         while (!heap.empty() && settled < settle && got < wanted) {
-            std::pop_heap(heap.begin(), heap.end(), later);
-            auto [d, u] = heap.back();
-            heap.pop_back();
+            auto [d, u] = pop();
             if (d > dist[u]) continue;
             if (d > bound) break;
             ++settled;
@@ -126,8 +163,7 @@ struct Witness {
                         witness(a.to, dw);
                         if (got == wanted) return;
                     }
-                    heap.push_back({dw, a.to});
-                    std::push_heap(heap.begin(), heap.end(), later);
+                    push({dw, a.to});
                 }
             }
         }
@@ -189,6 +225,8 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     const double limit = max_growth * static_cast<double>(std::max<long long>(m, 1));
     const double core_limit = max_core * static_cast<double>(std::max<long long>(live, 1));
     std::vector<long long> deleted(n, 0), lvl(n, 0), rnk(n, -1);
+    std::vector<int> old_of(n);  // a vertex's id in the graph given (the ids are compacted as it contracts)
+    for (int v = 0; v < n; ++v) old_of[v] = v;
     Witness witness(n);
     std::vector<int> targets;
     std::vector<long long> via;
@@ -273,16 +311,18 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             info[1] = n - order;
             return CH_GREW;
         }
-        rnk[v] = order++;
+        rnk[v] = order;
+        rank[old_of[v]] = order++;
+        level[old_of[v]] = lvl[v];  // final: its neighbours' contractions raised it, and none is left
         if (progress != nullptr && every > 0 && order % every == 0 && progress(order, n) != 0) return CH_STOPPED;
         for (const Arc& in : into[v]) {
-            ended.push_back({in.to, v, in.w});
+            ended.push_back({old_of[in.to], old_of[v], in.w});
             erase_arc(out[in.to], v);
             deleted[in.to] += 1;
             lvl[in.to] = std::max(lvl[in.to], lvl[v] + 1);
         }
         for (const Arc& o : out[v]) {
-            ended.push_back({v, o.to, o.w});
+            ended.push_back({old_of[v], old_of[o.to], o.w});
             erase_arc(into[o.to], v);
             deleted[o.to] += 1;
             lvl[o.to] = std::max(lvl[o.to], lvl[v] + 1);
@@ -298,6 +338,51 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         out[v].shrink_to_fit();
         into[v].clear();
         into[v].shrink_to_fit();
+        long long left = static_cast<long long>(n) - order;
+        if (left >= COMPACT_MIN && left * COMPACT_SHARE <= static_cast<long long>(out.size())) {
+            // The uncontracted part renumbered 0..left-1 in the order of its ids, its arcs copied in
+            // their order: every search and every tie goes as before (the same hierarchy), on arrays
+            // that fit the caches (the dense core, where most of the time goes, is a few thousand
+            // vertices scattered over all the ids).
+            int size = static_cast<int>(out.size());
+            std::vector<int> new_of(size, -1), kept;
+            kept.reserve(static_cast<size_t>(left));
+            for (int u = 0; u < size; ++u) {
+                if (rnk[u] < 0) {
+                    new_of[u] = static_cast<int>(kept.size());
+                    kept.push_back(u);
+                }
+            }
+            int k_n = static_cast<int>(kept.size());
+            Adjacency out2(k_n), into2(k_n);
+            std::vector<long long> deleted2(k_n), lvl2(k_n), rnk2(k_n, -1);
+            std::vector<int> old2(k_n);
+            for (int k = 0; k < k_n; ++k) {
+                int u = kept[k];
+                out2[k].reserve(out[u].size());
+                for (const Arc& a : out[u]) out2[k].push_back({new_of[a.to], a.w});
+                into2[k].reserve(into[u].size());
+                for (const Arc& a : into[u]) into2[k].push_back({new_of[a.to], a.w});
+                deleted2[k] = deleted[u];
+                lvl2[k] = lvl[u];
+                old2[k] = old_of[u];
+            }
+            std::vector<Item> waiting;
+            while (!heap.empty()) {
+                if (rnk[heap.top().second] < 0) waiting.push_back({heap.top().first, new_of[heap.top().second]});
+                heap.pop();
+            }
+            heap = decltype(heap)(std::greater<Item>(), std::move(waiting));
+            out.swap(out2);
+            into.swap(into2);
+            deleted.swap(deleted2);
+            lvl.swap(lvl2);
+            rnk.swap(rnk2);
+            old_of.swap(old2);
+            long long work = witness.work;
+            witness = Witness(k_n);
+            witness.work = work;
+        }
     }
     if (static_cast<long long>(ended.size()) > capacity) return CH_CAPACITY;
     std::sort(ended.begin(), ended.end(),
@@ -310,10 +395,6 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         ++k;
     }
     *out_count = k;
-    for (int v = 0; v < n; ++v) {
-        rank[v] = rnk[v];
-        level[v] = lvl[v];
-    }
     return 0;
 }
 
