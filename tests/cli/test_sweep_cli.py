@@ -332,30 +332,34 @@ def test_time_the_studies_leave_over_goes_back_to_a_search_its_slice_cut_short(t
     assert resumed["evaluations"] > alone["evaluations"]
 
 
+class _Landscape:
+    """A fake GPU timer for every algorithm: Δ-stepping of 32 lanes takes half Δ-stepping's time at
+    every CK both have, the thesis's algorithms 8 times it."""
+
+    def __init__(self, *args, **kwargs):
+        self.calls = []
+
+    def measure(self, config, stop=None, **options):
+        import time
+        import zlib
+
+        from autotune.measure import Measurement, Status, asked_along
+
+        self.calls.append(config)
+        time.sleep(0.002)  # the records' timestamps (to the millisecond) then give the order of measurement
+        ck = config.concurrent_kernels
+        scale = {"delta": 1.0, "delta_lanes": 0.5}.get(config.algorithm, 8.0)
+        ms = scale * (1 + 4 / ck) * (1 + zlib.crc32(config.key().encode()) % 50 / 1000)
+        return asked_along(Measurement(config, Status.OK, times_ms=(ms, ms, ms), warm_up_ms=ms), stop)
+
+
 def test_every_algorithm_s_ends_are_measured_before_any_curve_or_round(fake_gpu, tmp_path, monkeypatch):
     """Issue 68: an auto sweep holds each study after its ends (`search.sweep`'s `held` stage) until
     every algorithm's ends are measured; the curves' bridges and the finalists' rounds come after, and
-    a finalist that another algorithm's point at its CK beats by more than 1.1x is not measured again.
-    Here Δ-stepping of 32 lanes takes half Δ-stepping's time at every CK both have."""
-    import time
-    import zlib
-
+    a finalist that another algorithm's point at its CK beats by more than 1.1x is not measured again."""
     import autotune.gpu
-    from autotune.measure import Measurement, Status, asked_along
 
-    class Landscape:
-        def __init__(self, *args, **kwargs):
-            self.calls = []
-
-        def measure(self, config, stop=None, **options):
-            self.calls.append(config)
-            time.sleep(0.002)  # the records' timestamps (to the millisecond) then give the order of measurement
-            ck = config.concurrent_kernels
-            scale = {"delta": 1.0, "delta_lanes": 0.5}.get(config.algorithm, 8.0)
-            ms = scale * (1 + 4 / ck) * (1 + zlib.crc32(config.key().encode()) % 50 / 1000)
-            return asked_along(Measurement(config, Status.OK, times_ms=(ms, ms, ms), warm_up_ms=ms), stop)
-
-    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", Landscape, raising=False)
+    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", _Landscape, raising=False)
     out, records = tmp_path / "t.json", tmp_path / "r.jsonl"
     assert main(["sweep", "--graph", "rmat8", "--trials", "8", "--storage", "memory", "-o", str(out), "--records",
                  str(records), "-q"]) == 0
@@ -369,6 +373,20 @@ def test_every_algorithm_s_ends_are_measured_before_any_curve_or_round(fake_gpu,
     assert ("delta_lanes", 1024) in again and ("delta", 1) in again  # where nothing else beats them
     assert not any(algorithm == "delta" and ck in lanes for algorithm, ck in again)
     assert _valid_table(out)["entries"][0]["curve"][0]["config"]["concurrent_kernels"] == 1
+
+
+def test_the_summary_names_each_study_and_prints_the_graph_s_curve(fake_gpu, tmp_path, monkeypatch, capsys):
+    import autotune.gpu
+
+    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", _Landscape, raising=False)
+    monkeypatch.setenv("COLUMNS", "120")
+    assert main(["sweep", "--graph", "rmat8", "--trials", "8", "--storage", "memory", "-o", str(tmp_path / "t.json")]) == 0
+    shown = capsys.readouterr()
+    assert "rmat8 delta_lanes CK 32-1024" in shown.err and "rmat8 delta CK 1 " in shown.err  # a bar per study
+    assert "delta_lanes" in shown.out and "crauser" in shown.out  # a row per study
+    assert "pruned: slower than the" in shown.out and "none verified" not in shown.out  # the thesis's: 8x slower
+    curve = [line for line in shown.out.splitlines() if line.startswith("rmat8: ms per SSSP by SSSPs at once: 1: ")]
+    assert len(curve) == 1 and "out-of-thread" not in shown.err
 
 
 def test_a_reference_outside_the_space_is_measured_after_the_search(fake_gpu, tmp_path):
