@@ -25,7 +25,8 @@ def cut_short(handle: Any) -> bool:
     """Whether the study's search ended at its slice's end with sampled trials still to take (and
     it was not abandoned); the study is done, or held after its ends (`sweep_graph`'s `hold`)."""
     attrs = handle.study.user_attrs
-    if attrs.get(ATTR_STAGE) not in (HELD, DONE) or SEARCH not in (attrs.get(ATTR_CUT) or []) or attrs.get(ATTR_ABANDONED):
+    if attrs.get(ATTR_STAGE) not in (HELD, DONE) or SEARCH not in (attrs.get(ATTR_CUT) or []) \
+            or attrs.get(ATTR_ABANDONED):
         return False
     return sampled_trials(handle.study, finished_only=True) < int(attrs.get(ATTR_SAMPLED, 0))
 

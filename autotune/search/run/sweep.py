@@ -176,7 +176,8 @@ class GraphSweep:
 
         def contending(configs: Iterable[LaunchConfig]) -> list[LaunchConfig]:
             configs = [c for c in configs if not self.trials.measured(c)]  # those measured are no bridges to count
-            kept = [c for c in configs if not outpaced(fastest, rivals.get(c.concurrent_kernels), settings.prune_factor)]
+            kept = [c for c in configs
+                    if not outpaced(fastest, rivals.get(c.concurrent_kernels), settings.prune_factor)]
             if len(kept) < len(configs):
                 self._count_outpaced("bridges", len(configs) - len(kept))
             return kept

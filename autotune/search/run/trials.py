@@ -390,7 +390,7 @@ class Trials:
         else:
             trial.set_user_attr(ATTR_WORKER, this_worker())
             ready = getattr(self.timer, "ready", None)
-            if ready is not None:  # a timer opened at its first use (`jobs.OpenedOnUse`): not in the wall time
+            if ready is not None:  # a timer opened at its first use (`opening.OpenedOnUse`): not in the wall time
                 ready()
             start = self.clock()
             try:
