@@ -153,6 +153,7 @@ struct Witness {
             if (d > dist[u]) continue;
             if (d > bound) break;
             ++settled;
+            if (!heap.empty()) __builtin_prefetch(out[heap[0].second].data());  // the likely next one's arcs
             work += static_cast<long long>(out[u].size());
             for (const Arc& a : out[u]) {
                 long long dw = d + a.w;
@@ -163,6 +164,7 @@ struct Witness {
                         witness(a.to, dw);
                         if (got == wanted) return;
                     }
+                    __builtin_prefetch(&out[a.to]);  // its arcs' place, read when it is settled
                     push({dw, a.to});
                 }
             }
