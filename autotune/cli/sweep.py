@@ -204,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
             others = [i for i in range(len(handles)) if i != index and ordered[i].graph.key == job.graph.key]
             study_ids = {i: storage.get_study_id_from_name(handles[i].study.study_name) for i in others}
             siblings = [study_ids[i] for i in others if ordered[i].algorithm == job.algorithm]  # its curve's other ends
+            # a replay's timer is kept over the study's turns and costs nothing to open; its stats, read
+            # from it for the result, would be missing from a turn that never opened it
             with (job.timer if request.replay else OpenedOnUse(job.timer)) as timer:
                 result = sweep_graph(timer, plan, handles[index], device, progress,
                                      best_elsewhere=lambda k=key: best_by_graph.get(k), budget=budget,

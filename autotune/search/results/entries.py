@@ -78,6 +78,14 @@ def stopped_early(result: GraphResult) -> bool:
     return result.partial or bool(result.protocol.get("cut_by_budget"))
 
 
+def merged_curve(results: Sequence[GraphResult]) -> dict[int, ConfigResult]:
+    """The queries curve of a graph's studies together: at each CK, the fastest of their points."""
+    curve: dict[int, ConfigResult] = {}
+    for part in sorted((p for r in results for p in r.curve), key=lambda p: (p.ms_per_sssp, p.config.key())):
+        curve.setdefault(part.config.concurrent_kernels, part)
+    return curve
+
+
 def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict[str, Any]:
     """One graph's entry of the table; with `others` (the same graph's sweeps of the other
     algorithms of an auto sweep), the entry of the fastest, with each algorithm's best and the
@@ -98,9 +106,7 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
     model = measured_part(result.predicted)
     if model is not None:
         extra["model"] = model
-    curve: dict[int, ConfigResult] = {}
-    for part in sorted((p for r in (result, *others) for p in r.curve), key=lambda p: (p.ms_per_sssp, p.config.key())):
-        curve.setdefault(part.config.concurrent_kernels, part)
+    curve = merged_curve(group)
     if curve:
         extra["curve"] = [measured_part(curve[ck]) for ck in sorted(curve)]
         extra["x-memory"] = {str(ck): memory_of(curve[ck], result.graph) for ck in sorted(curve)}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from typing import Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -11,6 +11,7 @@ from rich.table import Table
 from autotune.launch import LaunchConfig
 from autotune.measure import Status
 from autotune.search.results import GraphResult
+from autotune.search.results.entries import merged_curve
 
 
 def _times(value: float | None) -> str:
@@ -63,9 +64,7 @@ def curve_text(results: Sequence[GraphResult]) -> list[str]:
     for result in results:
         graphs.setdefault(result.graph.key, []).append(result)
     for studies in graphs.values():
-        fastest: dict[int, Any] = {}
-        for point in sorted((p for r in studies for p in r.curve), key=lambda p: (p.ms_per_sssp, p.config.key())):
-            fastest.setdefault(point.config.concurrent_kernels, point)
+        fastest = merged_curve(studies)
         if len(fastest) > 1:
             points = " · ".join(f"{ck}: {fastest[ck].ms_per_sssp:.3g} {fastest[ck].config.algorithm}"
                                 for ck in sorted(fastest))

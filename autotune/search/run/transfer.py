@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.launch import LaunchConfig
+from autotune.measure import Measurement
 from autotune.search.run.plan import moved
 from autotune.search.space import SearchSpace
 from autotune.search.run.storage import ATTR_BOOKKEEPING, trial_measurement
@@ -53,35 +54,38 @@ def transfers(points: Iterable[LaunchConfig], space: SearchSpace) -> list[Launch
     return list(dict.fromkeys(out))
 
 
-def fastest_per_ck(trials: Iterable[FrozenTrial]) -> list[LaunchConfig]:
-    """The fastest verified configuration at each CK among `trials` (finished trials of studies,
-    `storage.trial_measurement`), by CK."""
-    best: dict[int, tuple[float, str, LaunchConfig]] = {}
+REFERENCE_ROLES = {"default", "baseline_candidate"}  # measured to compare with: never a curve point where untuned
+
+
+def _fastest(trials: Iterable[FrozenTrial], references: bool = True) -> dict[int, Measurement]:
+    """The fastest verified measurement at each CK among `trials` (finished trials of studies,
+    `storage.trial_measurement`), ties to the smaller configuration key; without the references
+    measured only to compare with unless `references`."""
+    best: dict[int, Measurement] = {}
     for trial in trials:
         measurement = trial_measurement(trial)
         if measurement is None or not measurement.ok:
             continue
-        config = measurement.config
-        here = (measurement.ms_per_sssp, config.key(), config)
-        if config.concurrent_kernels not in best or here[:2] < best[config.concurrent_kernels][:2]:
-            best[config.concurrent_kernels] = here
-    return [best[ck][2] for ck in sorted(best)]
+        roles = set(trial.user_attrs.get(ATTR_BOOKKEEPING, {}).get("roles") or ())
+        if not references and roles and roles <= REFERENCE_ROLES:
+            continue
+        ck = measurement.config.concurrent_kernels
+        held = best.get(ck)
+        if held is None or (measurement.ms_per_sssp, measurement.config.key()) < (held.ms_per_sssp, held.config.key()):
+            best[ck] = measurement
+    return best
 
 
-REFERENCE_ROLES = {"default", "baseline_candidate"}  # measured to compare with: never a curve point where untuned
+def fastest_per_ck(trials: Iterable[FrozenTrial]) -> list[LaunchConfig]:
+    """The fastest verified configuration at each CK among `trials`, by CK."""
+    best = _fastest(trials)
+    return [best[ck].config for ck in sorted(best)]
 
 
 def fastest_ms_per_ck(trials: Iterable[FrozenTrial]) -> dict[int, float]:
-    """The fastest verified ms per SSSP at each CK among `trials` (as `fastest_per_ck`'s), leaving
-    out the references measured only to compare with (which need not be a CK's point of the curve)."""
-    best: dict[int, float] = {}
-    for trial in trials:
-        measurement = trial_measurement(trial)
-        roles = set(trial.user_attrs.get(ATTR_BOOKKEEPING, {}).get("roles") or ())
-        if measurement is not None and measurement.ok and not (roles and roles <= REFERENCE_ROLES):
-            ck = measurement.config.concurrent_kernels
-            best[ck] = min(best.get(ck, measurement.ms_per_sssp), measurement.ms_per_sssp)
-    return best
+    """The fastest verified ms per SSSP at each CK among `trials`, leaving out the references
+    measured only to compare with (which need not be a CK's point of the curve)."""
+    return {ck: m.ms_per_sssp for ck, m in _fastest(trials, references=False).items()}
 
 
 def complete_trials(storage: Any, study_ids: Iterable[int]) -> Iterator[FrozenTrial]:
