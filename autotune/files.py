@@ -100,6 +100,20 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, what: str = "t
     return path
 
 
+def unfinished_writes(directory: str | os.PathLike[str]) -> list[Path]:
+    """The temporary files `atomic_write` left in `directory` where its process was killed before
+    renaming them into place (never whole: safe to remove).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = atomic_write(d / "a.json", "{}"); _ = (d / ".a.json.x1y2.tmp").write_text("{")
+        >>> [p.name for p in unfinished_writes(d)]
+        ['.a.json.x1y2.tmp']
+    """
+    return sorted(Path(directory).glob(".*.tmp"))
+
+
 def read_data(path: str | os.PathLike[str], what: str = "file") -> bytes:
     """A file's bytes, decompressed first when it is gzip (its magic bytes, whatever its name).
 

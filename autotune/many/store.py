@@ -90,7 +90,9 @@ class ShardStore:
             except OSError as error:
                 raise OutputError(f"--save-dir {directory}: {error.strerror or error}") from None
             write_array(directory / "sources.npy", np.asarray(self.plan.order, dtype=np.int64))
-        for stale in directory.glob(".*-*.npy.*.tmp"):  # a killed writer's temporary file (never renamed: not whole)
+        from autotune.files import unfinished_writes
+
+        for stale in unfinished_writes(directory):  # a killed writer's shard or manifest, never renamed: not whole
             stale.unlink(missing_ok=True)
         self._adopt_whole_files()
         self._write_manifest()

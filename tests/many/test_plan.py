@@ -55,3 +55,19 @@ def test_reductions_come_in_a_fixed_order_from_the_rows_summaries():
     assert summaries.tolist() == [[3, 5, 8], [1, 0, 0]]
     assert reduce_summaries(summaries, ("reached", "eccentricity", "closeness")).tolist() == \
         [[3.0, 5.0, 2 / 8], [1.0, 0.0, 0.0]]
+
+
+def test_a_run_started_again_removes_what_a_killed_writer_left_unfinished(tmp_path):
+    """A process killed while writing the manifest or a shard leaves a temporary file beside it
+    (`files.atomic_write`): never whole, removed when the run goes on."""
+    from autotune.many.store import MANIFEST, ShardStore
+
+    plan = ShardPlan(tuple(range(8)), 4)
+    graph = {"name": "g", "vertices": 8, "edges": 0, "sha256": "0"}
+    ShardStore(tmp_path, plan, graph, True, ())
+    left = [tmp_path / f".{MANIFEST}.k1ll3d.tmp", tmp_path / ".distances-00001.npy.k1ll3d.tmp"]
+    for path in left:
+        path.write_text("cut short")
+    store = ShardStore(tmp_path, plan, graph, True, ())
+    assert not any(path.exists() for path in left) and store.pending() == [0, 1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST, "sources.npy"]
