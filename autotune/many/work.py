@@ -241,7 +241,8 @@ def solve_shard(token: str, k: int, sources: Sequence[int], directory: str | Non
     worker = _WORKERS.get(token)
     if worker is None:
         raise AutotuneError(f"worker process {os.getpid()} was not prepared for this run")
-    return worker.solve_shard(k, sources, None if directory is None else Path(directory), keep_rows, summarize)
+    return worker.solve_shard(k, np.asarray(sources, dtype=np.int64).tolist(),
+                              None if directory is None else Path(directory), keep_rows, summarize)
 
 
 def release(token: str) -> None:
