@@ -28,7 +28,7 @@ from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.search.run.jobs import Job
 from autotune.search.run.opening import OpenedOnUse
-from autotune.search.run.order import batch_winner_guess, order_for_auto
+from autotune.search.run.order import batch_winner_guess, first_turns, order_for_auto
 from autotune.search.run.specials import profile_from_json
 from autotune.search.run.plan import DEFAULT_PATIENCE, default_budget_s
 from autotune.search.results.outputs import INTERRUPTED, report_outcome, write_outputs
@@ -217,17 +217,16 @@ def run(args: argparse.Namespace) -> int:
             return result
 
         def turns() -> Iterator[tuple[int, float, bool]]:
-            """Each study's ends in turn (its index, the weights of the turns left, and whether it is
-            held after them); with the time they left unused, those whose slice cut their search
-            short (`search.resume`); then each study's curve and rounds, the fastest study of a graph
-            first, so that a slower one's bridges and rounds outpaced at their CK are not measured."""
-            for index, job in enumerate(ordered):
-                handles.append(request.open_study(storage, storage_url, job, device))
-                yield index, sum(weights[index:]), True
-            again = [i for i, handle in enumerate(handles) if cut_short(handle)]
-            for turn, index in enumerate(again):
-                if not budget.run_over() and reopen(handles[index]):
-                    yield index, sum(weights[i] for i in again[turn:]), True
+            """Each study's first turns (its index, the weights of the turns left, and whether it is
+            held after them: `order.first_turns`); then each study's curve and rounds, the fastest
+            study of a graph first, so that a slower one's bridges and rounds outpaced at their CK
+            are not measured."""
+            for index, weights_left in first_turns(
+                    [job.objective for job in ordered], weights,
+                    opened=lambda i: handles.append(request.open_study(storage, storage_url, ordered[i], device)),
+                    cut_short=lambda i: cut_short(handles[i]), reopened=lambda i: reopen(handles[i]),
+                    run_over=budget.run_over):
+                yield index, weights_left, True
             first = {job.graph.key: i for i, job in reversed(list(enumerate(ordered)))}
             held = sorted((i for i, handle in enumerate(handles) if is_held(handle)), key=lambda i: (
                 first[ordered[i].graph.key], results[i].best.ms_per_sssp if results[i].best else float("inf"), i))

@@ -106,3 +106,35 @@ def test_the_default_budget_grows_with_the_graphs_vertices_plus_arcs():
     assert default_budget_s(1_048_576, 31_402_110) == 110.0  # rmat20
     assert default_budget_s(4_194_304, 128_311_109) == 165.0  # rmat22: issue 68's 180 s, less a margin
     assert default_budget_s(16_777_216, 510_000_000) == 285.0  # rmat24: 300 s
+
+
+def test_every_graph_s_ends_go_before_any_graph_s_middles():
+    from autotune.search.run.order import order_for_auto
+
+    jobs = []
+    for graph in (_graph(), dataclasses.replace(_graph(), name="other", sha256="1" * 64)):
+        jobs += jobs_of_algorithm(graph, "delta", end_spaces(SpaceOptions(), "curve", "delta", graph),
+                                  lambda space: None, lambda: None, "g")
+    order = [(job.graph.name, job.objective) for job in order_for_auto(jobs)]
+    assert [objective for _, objective in order] == ["latency", "throughput"] * 2 + ["few"] * 2
+    assert [name for name, _ in order] == [jobs[0].graph.name] * 2 + ["other"] * 2 + [jobs[0].graph.name, "other"]
+
+
+def test_ends_cut_short_go_on_before_the_middles_with_the_middles_shares_counted():
+    """The ends' first turns, then those cut short (with what is left shared with the middles to
+    come), then the middles' first turns and their own cut short: rmat23's batch end had no time
+    left once the middles had run."""
+    from autotune.search.run.order import first_turns
+
+    objectives = ["latency", "throughput", "latency", "throughput", "few", "few"]
+    weights = [2.0, 2.0, 1.0, 1.0, 2.0, 1.0]
+    opened, short, over = [], {1, 3, 5}, []
+    turns = list(first_turns(objectives, weights, opened.append, short.__contains__,
+                             reopened=lambda i: i != 3, run_over=lambda: bool(over)))
+    assert opened == [0, 1, 2, 3, 4, 5]
+    assert turns == [(0, 9.0), (1, 7.0), (2, 5.0), (3, 4.0),
+                     (1, 2.0 + 1.0 + 3.0),  # 1 and 3 were cut short; 3 cannot go on; the middles' 3 to come
+                     (4, 3.0), (5, 1.0), (5, 1.0)]
+    over.append(True)  # past the run's end nothing is sent back
+    assert [t for t in first_turns(objectives, weights, lambda i: None, short.__contains__, lambda i: True,
+                                   lambda: bool(over))] == [(0, 9.0), (1, 7.0), (2, 5.0), (3, 4.0), (4, 3.0), (5, 1.0)]

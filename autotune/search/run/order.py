@@ -2,7 +2,7 @@
 algorithm wins a graph's batch end that moves its study to the front (`batch_winner_guess`)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 from autotune import algorithms
 from autotune.search.results import GraphInfo
@@ -12,12 +12,13 @@ Guess = Callable[[GraphInfo, int, Collection[str]], "str | None"]
 
 
 def order_for_auto(jobs: list[Job], batch_first: Guess | None = None) -> list[Job]:
-    """Each graph's studies in the order a sweep tunes them: first both ends of every algorithm's
-    curve, by the registry's `auto_rank` (the work-efficient algorithms first, so that their bests
+    """The studies in the order a sweep tunes them: first both ends of every algorithm's curve, graph
+    by graph, by the registry's `auto_rank` (the work-efficient algorithms first, so that their bests
     prune the others' hopeless trials and a budget reaches them first), each rank's latency end (CK 1,
     whose trials cost one query each) before its batch end (whose first whole measurement of a large
-    graph can take half a minute); then the curve's middles, bridged between the ends, in the same
-    rank order (issue 68: a budget that always tunes both ends).
+    graph can take half a minute); then every graph's curve middles, bridged between the ends, in the
+    same order (issue 68: a budget that always tunes both ends; the sweep resumes the ends cut short
+    before any middle).
 
     `batch_first(graph, CK, algorithms)` names the algorithm expected to win a graph's batch end
     (`batch_winner_guess`): its batch end then goes before the other batch ends, so that their
@@ -28,7 +29,7 @@ def order_for_auto(jobs: list[Job], batch_first: Guess | None = None) -> list[Jo
     for job in jobs:
         graphs.setdefault(job.graph.key, len(graphs))
     ends = {"latency": 0, "throughput": 1}
-    ordered = sorted(jobs, key=lambda j: (graphs[j.graph.key], j.objective == "few", rank[j.algorithm][0],
+    ordered = sorted(jobs, key=lambda j: (j.objective == "few", graphs[j.graph.key], rank[j.algorithm][0],
                                           ends.get(j.objective, 1), rank[j.algorithm][1]))
     if batch_first is None:
         return ordered
@@ -43,6 +44,28 @@ def order_for_auto(jobs: list[Job], batch_first: Guess | None = None) -> list[Jo
             ordered.remove(first)
             ordered.insert(ordered.index(batch[0]), first)
     return ordered
+
+
+def first_turns(objectives: Sequence[str], weights: Sequence[float], opened: Callable[[int], None],
+                cut_short: Callable[[int], bool], reopened: Callable[[int], bool],
+                run_over: Callable[[], bool]) -> Iterator[tuple[int, float]]:
+    """The studies' turns before their curves (each its index in `order_for_auto`'s order and the
+    weights of the turns left, its own included, to share the time left by): every curve end's
+    first turn (`opened` just before), then, with the time they left unused, the ends whose share
+    cut their search short (`cut_short`; `reopened` sends one back, False if it cannot go on),
+    the middles' shares still to come counted against theirs; then the middles the same way. On
+    rmat23 (4c6e6e7) the middles took 48 s while delta_lanes' batch end, stopped after one trial by
+    its share, had no time left to go on."""
+    middles = next((i for i, objective in enumerate(objectives) if objective == "few"), len(objectives))
+    for group in (range(middles), range(middles, len(objectives))):
+        later = sum(weights[group.stop:])
+        for index in group:
+            opened(index)
+            yield index, sum(weights[index:])
+        again = [i for i in group if cut_short(i)]
+        for turn, index in enumerate(again):
+            if not run_over() and reopened(index):
+                yield index, sum(weights[i] for i in again[turn:]) + later
 
 
 def batch_winner_guess(profile: Any) -> Guess | None:
@@ -63,4 +86,4 @@ def batch_winner_guess(profile: Any) -> Guess | None:
     return guess
 
 
-__all__ = ["batch_winner_guess", "order_for_auto"]
+__all__ = ["batch_winner_guess", "first_turns", "order_for_auto"]
