@@ -99,3 +99,33 @@ def test_the_rivals_are_the_fastest_verified_points_per_ck_but_references():
     trials = [trial(1, 5.0), trial(1, 4.0), trial(2, 1.0, roles=("default",)), trial(2, 3.0),
               trial(4, 0.5, roles=("default", "prediction")), trial(8, 0.1, status=Status.WRONG)]
     assert fastest_ms_per_ck(trials) == {1: 4.0, 2: 3.0, 4: 0.5}
+
+
+class _SlowTimer(SyntheticTimer):
+    """Each measurement takes `seconds` of wall time, as a large graph's batch does."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+    def measure(self, config, stop=None, **options):
+        import time
+
+        time.sleep(self.seconds)
+        return super().measure(config, stop, **options)
+
+
+def test_no_trial_begins_that_even_the_study_s_quickest_would_end_past_the_run(small_space, run_sweep):
+    """rmat23 at 735bb51: a batch end whose trials took 7 to 9 s began one 4.4 s before the run's
+    end, and the sweep ended 15 s past it."""
+    import time
+
+    from autotune.search.run.plan import Budget
+
+    end = time.time() + 0.7  # the study's share ends with the run, as the last study's does
+    result, handle = run_sweep(_SlowTimer(0.2), small_space, Bayes(trials=20, seed=1),
+                               budget=Budget(run_end=end, slice_end=end, clock=time.time))
+    ends = [t.datetime_complete.timestamp() for t in handle.study.get_trials(deepcopy=False) if t.datetime_complete
+            and t.datetime_start and (t.datetime_complete - t.datetime_start).total_seconds() > 0.1]
+    assert 2 <= len(ends) <= 3 and max(ends) <= end + 0.05  # a fourth would begin by 0.6 s and end by 0.8
+    assert "search" in result.protocol["cut_by_budget"] and result.best is not None

@@ -180,6 +180,10 @@ class Budget:
     def run_over(self) -> bool:
         return self.run_end is not None and self.clock() >= self.run_end
 
+    def fits(self, seconds: float) -> bool:
+        """Whether `seconds` from now end before the run does."""
+        return self.run_end is None or self.clock() + seconds <= self.run_end
+
 
 def references(specials: Specials) -> set[str]:
     """The keys of the configurations measured to compare with: the default and the baseline

@@ -257,12 +257,25 @@ class GraphSweep:
             done += 1
         return done
 
+    def _quickest_trial_s(self) -> float:
+        """The wall time of this study's quickest trial that measured (0 before one did)."""
+        finished = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+        spans = [(t.datetime_complete - t.datetime_start).total_seconds() for t in finished
+                 if t.datetime_start and t.datetime_complete
+                 and (t.state is TrialState.COMPLETE or t.intermediate_values)]
+        return min(spans, default=0.0)
+
     def _time_is_up(self) -> bool:
         """Whether the budget ends the stage in hand (the search at the slice's end, bridging and the
-        rounds at the run's): its waiting trials are then dropped (FAIL, never measured)."""
+        rounds at the run's, and any of them when even the study's quickest trial so far would end
+        past the run: on rmat23 at 735bb51 a batch end whose trials took 7 to 9 s each began one 4.4 s
+        before the run's end, and the sweep ended 15 s past it): its waiting trials are then dropped
+        (FAIL, never measured)."""
         stage = self.stage
         sliced = stage in (SEARCH, REFINE)
         up = self.budget.run_over() if stage in (CURVE, REMEASURE) else sliced and self.budget.slice_over()
+        up = up or (stage in (SEARCH, REFINE, CURVE, REMEASURE) and self.budget.run_end is not None
+                    and not self.budget.fits(self._quickest_trial_s()))
         if up:
             for trial in self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
                 self.handle.storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
