@@ -1,6 +1,7 @@
 """The names a study keeps its progress under (its stage, and the user attributes the stages
 write), shared by the sweep that advances the stages (`search.sweep`) and what reads them back
-(`search.resume`); and how many of a study's search trials its sampler proposed."""
+(`search.resume`); how many of a study's search trials its sampler proposed, and how long its
+quickest took."""
 from __future__ import annotations
 
 from typing import Any
@@ -31,3 +32,13 @@ def sampled_trials(study: Any, finished_only: bool = False) -> int:
     return sum(1 for t in study.get_trials(deepcopy=False, states=states)
                if phase_of(t) == "search" and task_of(t) is None and "failed_trial" not in t.system_attrs
                and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))
+
+
+def quickest_trial_s(study: Any) -> float:
+    """The wall time of the study's quickest trial that measured (0 before one did): no trial begins
+    that it says would end past the run (on rmat23 at 735bb51 a batch-end trial begun 4.4 s before
+    the run's end, the study's others 7 to 9 s, ran 18.8 s: the sweep ended 15 s past its budget)."""
+    finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+    spans = [(t.datetime_complete - t.datetime_start).total_seconds() for t in finished
+             if t.datetime_start and t.datetime_complete and (t.state is TrialState.COMPLETE or t.intermediate_values)]
+    return min(spans, default=0.0)

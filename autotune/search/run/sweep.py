@@ -63,7 +63,7 @@ from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, 
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT,
                                     ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
-                                    REFINE, REMEASURE, SEARCH, sampled_trials)
+                                    REFINE, REMEASURE, SEARCH, quickest_trial_s, sampled_trials)
 from autotune.search.run.storage import StudyHandle
 from autotune.search.run.transfer import transfers
 from autotune.search.run.trials import CATCH, PROBE, RelativePruner, Trials
@@ -257,31 +257,18 @@ class GraphSweep:
             done += 1
         return done
 
-    def _quickest_trial_s(self) -> float:
-        """The wall time of this study's quickest trial that measured (0 before one did)."""
-        finished = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
-        spans = [(t.datetime_complete - t.datetime_start).total_seconds() for t in finished
-                 if t.datetime_start and t.datetime_complete
-                 and (t.state is TrialState.COMPLETE or t.intermediate_values)]
-        return min(spans, default=0.0)
-
     def _time_is_up(self) -> bool:
         """Whether the budget ends the stage in hand (the search at the slice's end, bridging and the
-        rounds at the run's, and any of them when even the study's quickest trial so far would end
-        past the run: on rmat23 at 735bb51 a batch end whose trials took 7 to 9 s each began one 4.4 s
-        before the run's end, and the sweep ended 15 s past it): its waiting trials are then dropped
-        (FAIL, never measured)."""
-        stage = self.stage
-        sliced = stage in (SEARCH, REFINE)
-        up = self.budget.run_over() if stage in (CURVE, REMEASURE) else sliced and self.budget.slice_over()
-        up = up or (stage in (SEARCH, REFINE, CURVE, REMEASURE) and self.budget.run_end is not None
-                    and not self.budget.fits(self._quickest_trial_s()))
+        rounds at the run's, any when its quickest trial would end past the run: `quickest_trial_s`):
+        its waiting trials are then dropped (FAIL, never measured)."""
+        stage, budget = self.stage, self.budget
+        up = budget.run_over() if stage in (CURVE, REMEASURE) else stage in (SEARCH, REFINE) and budget.slice_over()
+        if not up and stage in (SEARCH, REFINE, CURVE, REMEASURE) and budget.run_end is not None:
+            up = not budget.fits(quickest_trial_s(self.study))
         if up:
             for trial in self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
                 self.handle.storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
-            cut = list(self._attr(ATTR_CUT) or [])
-            if stage not in cut:
-                self.study.set_user_attr(ATTR_CUT, cut + [stage])
+            self.study.set_user_attr(ATTR_CUT, list(dict.fromkeys([*(self._attr(ATTR_CUT) or []), stage])))
         return up
 
     def advance(self) -> bool:
