@@ -51,6 +51,20 @@ def test_a_study_cut_short_is_reopened_and_searches_on(small_space, device, grap
     assert again.best.ms_per_sssp <= first.best.ms_per_sssp
 
 
+def test_a_study_whose_every_measured_trial_was_pruned_is_not_sent_back(small_space, device, graph):
+    """Outrun by another study's best (rmat22's Δ-stepping batch end, its three trials more pruned too)."""
+    import dataclasses
+
+    handle, plan = study_of(small_space, device, graph)
+    plan = dataclasses.replace(plan, settings=SweepSettings(prune=True))
+    budget = Budget(run_end=10_000.0, clock=Ticks())
+    budget.slice_end = 12.0
+    first = sweep_graph(SyntheticTimer(), plan, handle, device, budget=budget, best_elsewhere=lambda: 1e-9)
+    states = {t.state for t in handle.study.get_trials(deepcopy=False) if t.intermediate_values}
+    assert "search" in first.protocol["cut_by_budget"] and states == {TrialState.PRUNED}
+    assert "abandoned" not in handle.study.user_attrs and not cut_short(handle) and not reopen(handle)
+
+
 def test_a_study_that_took_its_trials_is_not_cut_short(small_space, run_sweep):
     _, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=8, seed=0))
     assert not cut_short(handle) and not reopen(handle)

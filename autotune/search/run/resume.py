@@ -23,10 +23,16 @@ REQUEUED_PHASES = ("search", "transfer", "refine")  # what the curve and the rou
 
 def cut_short(handle: Any) -> bool:
     """Whether the study's search ended at its slice's end with sampled trials still to take (and
-    it was not abandoned); the study is done, or held after its ends (`sweep_graph`'s `hold`)."""
+    it was not abandoned, nor outrun: every trial it measured pruned as far behind another's best,
+    as Δ-stepping's batch end on rmat22 at 8cc3615, whose three trials more, sent back, were pruned
+    too, 21 s); the study is done, or held after its ends (`sweep_graph`'s `hold`)."""
     attrs = handle.study.user_attrs
     if attrs.get(ATTR_STAGE) not in (HELD, DONE) or SEARCH not in (attrs.get(ATTR_CUT) or []) \
             or attrs.get(ATTR_ABANDONED):
+        return False
+    measured = [t for t in handle.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+                if t.state is TrialState.COMPLETE or t.intermediate_values]
+    if measured and all(t.state is TrialState.PRUNED for t in measured):
         return False
     return sampled_trials(handle.study, finished_only=True) < int(attrs.get(ATTR_SAMPLED, 0))
 
