@@ -129,9 +129,11 @@ class DaskExecutor:
             for future in self._futures:
                 future.cancel()
             if self.addresses:
-                self.client.gather([self.client.submit(work.release, self.token, workers=[address],
-                                                       allow_other_workers=False, pure=False)
-                                    for address in self.addresses])
+                from distributed import wait
+
+                # bounded: the release pinned to a worker lost meanwhile would wait for ever
+                wait([self.client.submit(work.release, self.token, workers=[address], allow_other_workers=False,
+                                         pure=False) for address in self.addresses], timeout=30)
         except Exception:  # the cluster is going away anyway; nothing to report
             pass
         finally:

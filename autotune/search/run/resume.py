@@ -14,7 +14,7 @@ from optuna.trial import TrialState
 
 from autotune.launch import LaunchConfig
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_CUT, ATTR_SAMPLED, ATTR_STAGE, DONE, HELD, SEARCH,
-                                        sampled_trials)
+                                        measured_trials, sampled_trials)
 from autotune.search.run.storage import trial_measurement
 from autotune.search.run.trials import ATTR_TASK, task_of
 
@@ -30,8 +30,7 @@ def cut_short(handle: Any) -> bool:
     if attrs.get(ATTR_STAGE) not in (HELD, DONE) or SEARCH not in (attrs.get(ATTR_CUT) or []) \
             or attrs.get(ATTR_ABANDONED):
         return False
-    measured = [t for t in handle.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
-                if t.state is TrialState.COMPLETE or t.intermediate_values]
+    measured = measured_trials(handle.study)
     if measured and all(t.state is TrialState.PRUNED for t in measured):
         return False
     return sampled_trials(handle.study, finished_only=True) < int(attrs.get(ATTR_SAMPLED, 0))

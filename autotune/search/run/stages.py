@@ -34,11 +34,16 @@ def sampled_trials(study: Any, finished_only: bool = False) -> int:
                and not t.user_attrs.get(ATTR_INTERRUPTED) and not t.user_attrs.get(ATTR_UNUSED))
 
 
+def measured_trials(study: Any) -> list[Any]:
+    """The study's finished trials that measured: complete, or pruned after a warm-up (not those
+    ended before their first measurement)."""
+    return [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+            if t.state is TrialState.COMPLETE or t.intermediate_values]
+
+
 def quickest_trial_s(study: Any) -> float:
     """The wall time of the study's quickest trial that measured (0 before one did): no trial begins
     that it says would end past the run (on rmat23 at 735bb51 a batch-end trial begun 4.4 s before
     the run's end, the study's others 7 to 9 s, ran 18.8 s: the sweep ended 15 s past its budget)."""
-    finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
-    spans = [(t.datetime_complete - t.datetime_start).total_seconds() for t in finished
-             if t.datetime_start and t.datetime_complete and (t.state is TrialState.COMPLETE or t.intermediate_values)]
-    return min(spans, default=0.0)
+    return min(((t.datetime_complete - t.datetime_start).total_seconds() for t in measured_trials(study)
+                if t.datetime_start and t.datetime_complete), default=0.0)
