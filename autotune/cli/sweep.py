@@ -44,7 +44,7 @@ from autotune.search.strategies import DEFAULT_TRIALS, SAMPLERS, STRATEGIES
 from autotune.search.run.local import SweepProgress, sweep_graph
 from autotune.search.run.sweep import Budget, GraphPlan
 from autotune.search.run.transfer import complete_trials, fastest_ms_per_ck, fastest_per_ck
-from autotune.search.run.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
+from autotune.search.run.pruning import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -143,7 +143,7 @@ def test_a_measurement_in_flight_when_the_budget_ends_stops_at_its_next_step(sma
     """The budget's end reaches into the measurement in hand: one whole repetition ends it (a
     measurement still), and a warm-up is pruned; nothing more is measured after it."""
     from autotune.search.run.plan import Budget
-    from autotune.search.run.trials import BudgetStop
+    from autotune.search.run.pruning import BudgetStop
 
     over = [False]
     assert BudgetStop(None, lambda: over[0])((1.0,), True) is Ask.GO_ON

@@ -24,7 +24,7 @@ from autotune.search.results import ConfigResult, GraphInfo, ranked
 from autotune.search.space import SearchSpace
 from autotune.search.run.specials import Specials
 from autotune.search.strategies import Strategy
-from autotune.search.run.trials import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
+from autotune.search.run.pruning import DEFAULT_CONTENDER_FACTOR, DEFAULT_PRUNE_FACTOR
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class SweepSettings:
         rounds: interleaved rounds of re-measurement.
         prune: stop timing a configuration already `prune_factor` times slower than the best,
             and the other savings of `trials`' docstring.
-        prune_factor: the bound (`trials.RelativePruner`).
+        prune_factor: the bound (`pruning.RelativePruner`).
         contender_factor: a measurement more than this times the best after a whole repetition
             takes no more repetitions (with `prune`).
         bridge: after the search, measure a point for every CK up to the best's that has none

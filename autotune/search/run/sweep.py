@@ -9,9 +9,8 @@ Stages of a graph's study (its `stage` attribute):
    trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the rest of its
    budget. With pruning on, the baseline candidates are probes (`trials`' docstring), and once the
    rest is done the slowest of them is enqueued to be measured whole, with the references outside
-   the space (a prediction outside it is measured first). A search that samples then
-   measures the points its sibling studies found at the CK values next to its own (phase
-   `transfer`, `transfer.transfers`; those its slice left out are measured in `curve`).
+   the space (a prediction outside it first). A search that samples then measures its sibling
+   studies' points at the CK values next to its own (phase `transfer`; left out by its slice: `curve`).
 2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until
    none is faster (`climb`).
 3. `held`: the study's ends are measured. A run of several studies holds each here until every
@@ -66,7 +65,8 @@ from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENT
                                     REFINE, REMEASURE, SEARCH, quickest_trial_s, sampled_trials)
 from autotune.search.run.storage import StudyHandle
 from autotune.search.run.transfer import transfers
-from autotune.search.run.trials import CATCH, PROBE, RelativePruner, Trials
+from autotune.search.run.pruning import RelativePruner
+from autotune.search.run.trials import CATCH, PROBE, Trials
 
 ABANDON_AFTER = 8
 __all__ = ["Budget", "GraphPlan", "GraphSweep", "SweepSettings"]

@@ -13,12 +13,8 @@ trial (`study.optimize(catch=CATCH)`); either way `fail_reason` says why.
 A configuration measured before in the study (by any process) is answered from that measurement
 (`cached`), so samplers that propose a point twice cost no GPU time; re-measurements always measure.
 
-Pruning (`RelativePruner`, an Optuna pruner): the timer reports the time per SSSP after its warm-up
-and after every batch (`trial.report`), and stops the measurement once it is more than `factor`
-times the best time of the study so far (twice that for a warm-up on part of the sample, which runs
-cold); the bound also stops a warm-up batch on the host clock (`limit_ms`). A measurement that
-passes the pruner but is more than `contender` times the best after its first whole repetition
-stops there (ENOUGH): more repetitions of a configuration that cannot win change no conclusion.
+Pruning (`search.run.pruning`): the timer reports the time per SSSP after its warm-up and after
+every batch (`trial.report`), and the study's pruner stops a measurement far behind the best.
 The specials (default, baseline candidates, prediction) are not pruned, the table reports them
 (one out of contention stops after a repetition too); except in an auto sweep, for the algorithms
 tuned after the first (GPU Crauser's default on a road network takes 20,000 times the Δ-stepping
@@ -31,7 +27,6 @@ best). With pruning on, two more savings apply:
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import datetime
@@ -43,7 +38,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
-from optuna.pruners import BasePruner
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.algorithms import config_from_json
@@ -51,6 +45,7 @@ from autotune.errors import LaunchRejected, WrongResult
 from autotune.launch import LaunchConfig
 from autotune.measure import Ask, Measurement, Status, StopAsk, Timer
 from autotune.search.run import storage as st
+from autotune.search.run.pruning import BudgetStop, RelativePruner
 from autotune.search.space import SearchSpace
 
 CATCH = (LaunchRejected, WrongResult)
@@ -60,8 +55,6 @@ ATTR_WORKER = "autotune:worker"  # {"host", "pid"} of the process that measures 
 ATTR_UNUSED = "autotune:unused"  # a trial the sampler opened after the budget was spent: not measured
 PHASES = ("fixed", "probe", "search", "transfer", "refine", "curve", "compose", "remeasure")
 PROBE = "probe"
-DEFAULT_PRUNE_FACTOR = 1.5
-DEFAULT_CONTENDER_FACTOR = 1.1
 
 
 @dataclass(frozen=True)
@@ -117,77 +110,12 @@ def this_worker() -> dict[str, Any]:
     return {"host": socket.gethostname(), "pid": os.getpid()}
 
 
-class RelativePruner(BasePruner):
-    """Prune a trial whose last reported time per SSSP is more than `factor` times the best so far
-    (twice that at step 0, a warm-up on part of the sample): the study's, or `elsewhere()`'s (the
-    same graph's other algorithms in an auto sweep) when that is lower. Never prunes before there
-    is a best. `contender`: a time more than this times the best cannot win (`contends`)."""
-
-    def __init__(self, factor: float = DEFAULT_PRUNE_FACTOR, elsewhere: Callable[[], float | None] | None = None,
-                 contender: float = DEFAULT_CONTENDER_FACTOR) -> None:
-        self.factor = factor
-        self.elsewhere = elsewhere
-        self.contender = contender
-
-    def prune(self, study: optuna.Study, trial: FrozenTrial) -> bool:
-        if not trial.intermediate_values:
-            return False
-        step = trial.last_step
-        return self.far_behind(study, trial.intermediate_values[step], 2.0 if step == 0 else 1.0)
-
-    def best(self, study: optuna.Study) -> float | None:
-        """The best time so far (None while there is none)."""
-        candidates = []
-        with contextlib.suppress(ValueError):  # no completed trial yet
-            candidates.append(study.best_value)
-        other = self.elsewhere() if self.elsewhere is not None else None
-        if other is not None:
-            candidates.append(other)
-        return min(candidates) if candidates else None
-
-    def bound(self, study: optuna.Study) -> float | None:
-        """The time per SSSP above which a whole repetition is pruned now (None: no best yet)."""
-        best = self.best(study)
-        return None if best is None else self.factor * best
-
-    def far_behind(self, study: optuna.Study, ms_per_sssp: float, slack: float = 1.0) -> bool:
-        """Whether `ms_per_sssp` is more than `slack` x `factor` times the best so far (False
-        while there is none)."""
-        bound = self.bound(study)
-        return bound is not None and ms_per_sssp > slack * bound
-
-    def contends(self, study: optuna.Study, ms_per_sssp: float) -> bool:
-        """Whether `ms_per_sssp` is within `contender` times the best so far (True while there is none)."""
-        best = self.best(study)
-        return best is None or ms_per_sssp <= self.contender * best
-
-
 def suggest(trial: optuna.Trial, name: str, distribution: BaseDistribution) -> Any:
     if isinstance(distribution, IntDistribution):
         return trial.suggest_int(name, distribution.low, distribution.high, step=distribution.step)
     if isinstance(distribution, CategoricalDistribution):
         return trial.suggest_categorical(name, distribution.choices)
     raise TypeError(f"unexpected distribution {distribution!r} for {name}")
-
-
-class BudgetStop:
-    """`stop`, unless the sweep's budget has ended: then a measurement still in its warm-up is
-    pruned, and one past it ends with its repetition in hand (the timer finishes a repetition it
-    has begun; a measurement of one whole repetition is still a measurement); `ended` says whether
-    it did. Without this, one special of a large batch took the budget 28 s past its end: the
-    prediction's warm-up, three repetitions and a profiled batch of 1,024 rmat22 sources, 35.8 s
-    begun 8 s before it."""
-
-    def __init__(self, stop: StopAsk | None, run_over: Callable[[], bool]) -> None:
-        self.stop = stop
-        self.run_over = run_over
-        self.ended = False
-
-    def __call__(self, times_ms: Sequence[float], warm_up: bool) -> Ask:
-        if self.run_over():
-            self.ended = True
-            return Ask.PRUNE if warm_up else Ask.ENOUGH
-        return Ask.GO_ON if self.stop is None else self.stop(times_ms, warm_up)
 
 
 class Trials:
