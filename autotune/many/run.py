@@ -18,6 +18,33 @@ from autotune.many.store import ShardStore
 from autotune.many.work import SolverSpec
 
 PROGRESS_EVERY_S = 5.0
+# What a local cluster's start costs over one process's: `setup_s` 3.9 s against 0.4 s for usa-roads
+# (suite `many` on two H200s of one host at a5691ca, `docs/many-sources.md`).
+CLUSTER_START_S = 3.5
+
+
+def estimate_line(sources: int, shards: int, workers: int | None, ms_per_sssp: float) -> str:
+    """What a run will take at a table's `ms_per_sssp`, said before it starts (`workers` None: an
+    existing cluster's, of a number not known here); for a local cluster of several workers, whether
+    one device would finish it sooner (its start costs `CLUSTER_START_S` more than one process's,
+    which the workers must win back).
+
+    Example:
+        >>> estimate_line(87_575, 18, 2, 0.0035).split(": ")[-1]
+        'one device (no --devices) finishes a run this short sooner'
+        >>> estimate_line(87_575, 18, None, 0.0035).split(": ")[0]
+        "87,575 sources in 18 shards on the cluster's workers"
+    """
+    one = sources * ms_per_sssp / 1000
+    if workers is None:
+        return (f"{sources:,} sources in {shards:,} shards on the cluster's workers: about {one:,.1f} s of solving on "
+                f"one device at the table's {ms_per_sssp:.4f} ms per SSSP")
+    line = (f"{sources:,} sources in {shards:,} shards on {workers} worker(s): about {one / workers:,.1f} s of solving "
+            f"at the table's {ms_per_sssp:.4f} ms per SSSP")
+    if workers > 1 and one / workers + CLUSTER_START_S >= one:
+        line += (f"; starting the local cluster costs about {CLUSTER_START_S:g} s more than one process: one device "
+                 "(no --devices) finishes a run this short sooner")
+    return line
 
 
 @dataclass
@@ -104,9 +131,8 @@ def run_many(request: ManyRequest) -> dict[str, Any]:
     todo = sum(len(plan.shard(k)) for k in pending)
     progress = Progress(request.progress, todo, len(pending))
     if request.estimate_ms is not None and todo:
-        progress.say(f"{todo:,} sources in {len(pending):,} shards on {len(request.specs) if request.address is None else 'the cluster'} "
-                     f"worker(s): about {todo * request.estimate_ms / 1000 / max(1, len(request.specs)):,.1f} s of solving "
-                     f"at the table's {request.estimate_ms:.4f} ms per SSSP")
+        workers = max(1, len(request.specs)) if request.address is None else None
+        progress.say(estimate_line(todo, len(pending), workers, request.estimate_ms))
     summarize = bool(request.reductions)
     reports: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
@@ -157,4 +183,4 @@ def run_many(request: ManyRequest) -> dict[str, Any]:
     }
 
 
-__all__ = ["ManyRequest", "Progress", "run_many"]
+__all__ = ["CLUSTER_START_S", "ManyRequest", "Progress", "estimate_line", "run_many"]

@@ -192,3 +192,15 @@ def test_an_existing_dask_cluster_runs_the_same_shards(graph, tmp_path):
     assert summary["workers"] == 2
     assert json.loads((tmp_path / "there" / MANIFEST).read_text())["done"] == \
         json.loads((tmp_path / "here" / MANIFEST).read_text())["done"]
+
+
+def test_the_estimate_says_when_one_device_would_finish_sooner_than_a_local_cluster():
+    from autotune.many.run import CLUSTER_START_S, estimate_line
+
+    short = estimate_line(87_575, 18, 2, 0.0037)  # usa-roads, every source: 0.32 s on one H200
+    long = estimate_line(65_536, 16, 2, 0.50)  # rmat20: 33 s on one H200, 2.00x on two
+    assert "one device (no --devices) finishes" in short and "about 0.2 s of solving" in short
+    assert "finishes" not in long and "about 16.4 s of solving" in long
+    assert "finishes" not in estimate_line(1_000, 1, 1, 1.0)  # one worker: nothing to compare
+    edge = 2 * CLUSTER_START_S * 1000  # ms of solving on one device where two break even
+    assert "finishes" in estimate_line(1, 1, 2, edge) and "finishes" not in estimate_line(1, 1, 2, edge * 1.01)
