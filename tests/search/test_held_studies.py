@@ -129,3 +129,31 @@ def test_no_trial_begins_that_even_the_study_s_quickest_would_end_past_the_run(s
             and t.datetime_start and (t.datetime_complete - t.datetime_start).total_seconds() > 0.1]
     assert 2 <= len(ends) <= 3 and max(ends) <= end + 0.05  # a fourth would begin by 0.6 s and end by 0.8
     assert "search" in result.protocol["cut_by_budget"] and result.best is not None
+
+
+def test_the_quickest_trial_is_one_that_measured():
+    """Answered from an earlier measurement (cached) or refused before any: no time a trial takes."""
+    import datetime
+
+    import optuna
+    from optuna.distributions import IntDistribution
+    from optuna.trial import TrialState, create_trial
+
+    from autotune.search.run.stages import quickest_trial_s
+
+    start = datetime.datetime(2026, 11, 29, 12, 0, 0)
+
+    def trial(seconds, state=TrialState.COMPLETE, cached=False, warm_up=True):
+        made = create_trial(state=state, value=1.0 if state is TrialState.COMPLETE else None,
+                            params={"x": 1}, distributions={"x": IntDistribution(0, 2)},
+                            user_attrs={"autotune": {"cached": cached}},
+                            intermediate_values={0: 1.0} if warm_up else {})
+        made.datetime_start, made.datetime_complete = start, start + datetime.timedelta(seconds=seconds)
+        return made
+
+    study = optuna.create_study()
+    assert quickest_trial_s(study) == 0.0
+    for made in (trial(7.5), trial(0.01, cached=True), trial(0.0, TrialState.PRUNED, warm_up=False),
+                 trial(6.9, TrialState.PRUNED)):
+        study.add_trial(made)
+    assert quickest_trial_s(study) == 6.9

@@ -8,7 +8,7 @@ from typing import Any
 
 from optuna.trial import TrialState
 
-from autotune.search.run.storage import ATTR_INTERRUPTED
+from autotune.search.run.storage import ATTR_BOOKKEEPING, ATTR_INTERRUPTED
 from autotune.search.run.trials import ATTR_UNUSED, phase_of, task_of
 
 SEARCH, REFINE, HELD, CURVE, COMPOSE, REMEASURE, DONE = (
@@ -36,9 +36,10 @@ def sampled_trials(study: Any, finished_only: bool = False) -> int:
 
 def measured_trials(study: Any) -> list[Any]:
     """The study's finished trials that measured: complete, or pruned after a warm-up (not those
-    ended before their first measurement)."""
+    ended before their first measurement, nor those answered from an earlier one: `cached`)."""
     return [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
-            if t.state is TrialState.COMPLETE or t.intermediate_values]
+            if (t.state is TrialState.COMPLETE or t.intermediate_values)
+            and not (t.user_attrs.get(ATTR_BOOKKEEPING) or {}).get("cached")]
 
 
 def quickest_trial_s(study: Any) -> float:
