@@ -100,8 +100,8 @@ class DaskExecutor:
                    for i, address in enumerate(self.addresses)]
         self._futures = futures
         reports = self.client.gather(futures)
-        # A shard of no sources on each worker: Dask's first use of a function costs ~16 ms on a worker
-        # (its first shards started that late on the H200 host); paid here, with the workers' start.
+        # A shard of no sources on each worker, paid here with the workers' start: on this project's VM a
+        # cluster's first map of a function started its tasks ~16 ms later than the next map did.
         self.client.gather([self.client.submit(work.solve_shard, self.token, -1, np.zeros(0, dtype=np.int64), None,
                                                False, False, workers=[address], allow_other_workers=False,
                                                pure=False) for address in self.addresses])

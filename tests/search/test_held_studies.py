@@ -116,7 +116,7 @@ class _SlowTimer(SyntheticTimer):
 
 
 def test_no_trial_begins_that_even_the_study_s_quickest_would_end_past_the_run(small_space, run_sweep):
-    """rmat23 at 735bb51: a batch end whose trials took 7 to 9 s began one 4.4 s before the run's
+    """rmat23 at 735bb51: a batch end whose trials took 6.9 to 9.4 s began one 4.4 s before the run's
     end, and the sweep ended 15 s past it."""
     import time
 
