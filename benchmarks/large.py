@@ -7,20 +7,20 @@ square family's road-like grids (grid22, grid24). Generated graphs are cached
 (`AUTOTUNE_CACHE_DIR`), the road networks converted once (`python3 -m benchmarks graphs --only
 road-NE,road-NW`).
 
-Per graph, first the graph generated or read and cached (`autotune graph info G`, timed on its
-own: a user's sweeps after the first start from the cache, and the issue's targets are for those);
-then, each in a process of its own and timed whole (start-up, loading the cached graph, the
-references and the hierarchy included): the default sweep (`autotune sweep --graph G`, the queries
-curve), with its records (`--records`) counted for the verified configurations it measured at
-CK 1 and at the batch end's CK (the curve's best per SSSP) and read for when its first measurement
-ended (the issue's 15 s from the start) and its stderr for the time of its CPU references
-(`reference.cache.Computation`), its GPU memory per CK (`x-memory`) and
-the one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated
-to each end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's
-10 minutes is 600, one call of a lent machine each), against which the default sweep's ends are
-compared; `--large-sweeps latency` (or throughput) runs that one alone, a call of a lent machine,
-the rows of the others kept from earlier runs. `--large-keep DIR` keeps each sweep's table and
-records, to read where its time went.
+Per graph, first the graph generated or read and cached (`autotune graph info G`, timed on its own:
+a user's sweeps after the first start from the cache, and the issue's targets are for those); then,
+each in a process of its own and timed whole (start-up, loading the cached graph, the references and
+the hierarchy included): the default sweep (`autotune sweep --graph G`, the queries curve), with its
+records (`--records`) counted for the verified configurations it measured at CK 1 and at the batch
+end's CK (the curve's best per SSSP) and read for when its first measurement ended (the issue's 15 s
+from the start) and its stderr for the time of its CPU references (`reference.cache.Computation`)
+and of the GPU's share of them (`ReferenceCache.ensure`), its GPU memory per CK (`x-memory`) and the
+one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated to each
+end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's 10 minutes is
+600, one call of a lent machine each), against which the default sweep's ends are compared;
+`--large-sweeps latency` (or throughput) runs that one alone, a call of a lent machine, the rows of
+the others kept from earlier runs. `--large-keep DIR` keeps each sweep's table and records, to read
+where its time went.
 
 Targets (issue 68): the default sweep within 180 s for a graph of up to 300M arcs (300 s above),
 at least 30 verified configurations at CK 1 and 30 at the batch end, and each end within 15% of
@@ -51,6 +51,7 @@ ENOUGH = 30  # the issue's verified configurations at each end of a default swee
 WITHIN = 0.15
 LARGE_ARCS = 300_000_000
 REFERENCES_SAID = re.compile(r"the CPU references of \d+ sources: ([0-9.]+) s")
+GPU_REFERENCES_SAID = re.compile(r"the references of (\d+) more sources solved on the GPU in ([0-9.]+) s")
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -129,6 +130,8 @@ def swept_row(name: str, objective: str, status: int, wall: float, err: str, tab
         row["first_measured_s"] = first_measured_s(records, started)
     if (said := REFERENCES_SAID.search(err)) is not None:  # `reference.cache.Computation`'s note
         row["references_s"] = float(said.group(1))
+    if (said := GPU_REFERENCES_SAID.search(err)) is not None:  # `ReferenceCache.ensure`'s, of the GPU's share
+        row["gpu_references"] = {"sources": int(said.group(1)), "s": float(said.group(2))}
     counts = verified_by_ck(records)
     row["verified_by_ck"] = {str(ck): n for ck, n in counts.items()}
     if not table.is_file():

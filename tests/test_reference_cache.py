@@ -126,3 +126,79 @@ def test_references_started_and_abandoned_stop_their_workers_at_once(tmp_path):
     assert time.perf_counter() - started < 5.0 and not multiprocessing.active_children()
     assert cache.computed == 0 and not list(tmp_path.rglob("*.npy"))
     assert cache.ensure(graph, [0]) == 1  # started afresh where asked again
+
+
+def _kept_rows(graph, sources):
+    from autotune.reference.cache import INF
+    from autotune.reference.oracle import reference_distances
+
+    return {s: np.where(row < 0, INF, row).astype(np.int32) for s, row in zip(sources, reference_distances(graph, sources))}
+
+
+def test_a_large_graphs_sample_past_one_round_of_the_cores_is_finished_by_a_gpu_solve_checked_on_the_cpus(
+        tmp_path, monkeypatch, capsys):
+    """The CPU computes one round (a source a core) and the GPU the rest, kept only because its rows
+    of the CPU's sources equal scipy's; below `GPU_SHARE_EDGES` arcs the CPU computes every one."""
+    from autotune.graphs import load_graph
+    from autotune.reference import cache
+
+    graph = load_graph("rmat10", use_cache=False)
+    sample = [3, 7, 11, 40, 99]
+    right = _kept_rows(graph, sample)
+    asked: list[list[int]] = []
+
+    def gpu_rows(sources):
+        asked.append(list(sources))
+        return np.stack([right[s] for s in sources])
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    small = ReferenceCache(tmp_path / "small")
+    small.start(graph, sample, gpu_share=True)
+    assert small.ensure(graph, sample, gpu_rows) == 5 and asked == []  # below GPU_SHARE_EDGES: every row the CPU's
+
+    monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
+    references = ReferenceCache(tmp_path / "large")
+    references.start(graph, sample, gpu_share=True)
+    assert references.ensure(graph, sample, gpu_rows) == 5
+    assert asked == [[3, 7, 11, 40, 99]]  # the CPU's two, checked, and the three it left
+    assert capsys.readouterr().err.splitlines()[-1].startswith(
+        "autotune: rmat10: the references of 3 more sources solved on the GPU in ")
+    kept = ReferenceCache(tmp_path / "large").distances(graph, sample)
+    assert all(np.array_equal(kept[s], right[s]) for s in sample)
+
+
+def test_a_gpu_solve_that_differs_from_scipys_on_one_checked_source_keeps_nothing_and_the_cpu_computes_the_rest(
+        tmp_path, monkeypatch, capsys):
+    from autotune.graphs import load_graph
+    from autotune.reference import cache
+
+    graph = load_graph("rmat10", use_cache=False)
+    sample = [3, 7, 11, 40]
+    right = _kept_rows(graph, sample)
+
+    def wrong_on_7(sources):
+        rows = np.stack([right[s] for s in sources])
+        rows[sources.index(7), int(np.argmax(right[7] > 0))] += 1  # one reached vertex one too far
+        rows[sources.index(40)] += 1  # and every distance of a row the CPU did not compute
+        return rows
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
+    references = ReferenceCache(tmp_path)
+    references.start(graph, sample, gpu_share=True)
+    assert references.ensure(graph, sample, wrong_on_7) == 4
+    assert "the GPU's reference solve differs from scipy's from source 7: the CPU computes the 2 sources left" in \
+        capsys.readouterr().err
+    kept = ReferenceCache(tmp_path).distances(graph, sample)
+    assert all(np.array_equal(kept[s], right[s]) for s in sample)
+
+
+def test_a_graph_whose_distances_may_pass_32_bits_keeps_every_reference_on_the_cpu(monkeypatch):
+    from autotune.graphs import build_csr
+    from autotune.reference import cache
+
+    fits = build_csr("fits", 3, np.array([0, 1]), np.array([1, 2]), np.array([2**29, 2**29]))
+    heavy = build_csr("heavy", 3, np.array([0, 1]), np.array([1, 2]), np.array([2**30, 2**30]))
+    monkeypatch.setattr(cache, "GPU_SHARE_EDGES", 0)
+    assert cache.cpu_share(fits, [2, 0, 1, 0], workers=2) == [2, 0]
+    assert cache.cpu_share(heavy, [2, 0, 1], workers=2) == [2, 0, 1]  # 2 x 2^30 + 2^30 passes 2^31 - 1

@@ -217,7 +217,8 @@ class CheckedJobs:
         references = reference_cache()
         try:
             for graph in self.graphs:  # their workers forked now: before the GPU's context and the builds' threads
-                references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed))
+                references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed),
+                                 gpu_share=stack is not None)
             return self._gpu_jobs(stack, device, profile, references)
         except BaseException:
             references.abandon()  # not waited for: an exit would wait for the workers' Dijkstras
@@ -244,7 +245,7 @@ class CheckedJobs:
         space = dataclasses.replace(request.space, memory_bytes=memory)
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
                         request.seed, request.weights, references, request.model, request.objective,
-                        request.hierarchy, ShapeCache.from_env())
+                        request.hierarchy, ShapeCache.from_env(), compiled)
         if compiled is not None:
             compiled()
         return device, jobs, [g.name for g in self.graphs]

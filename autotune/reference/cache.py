@@ -5,6 +5,11 @@ running scipy's Dijkstra again. Missing ones are computed on every CPU core.
 Layout: `<directory>/<graph sha256>/<source>.npy` (int32, `INF` = 2**31 - 1 for unreachable, as the
 GPU writes them), each written atomically, so concurrent writers of one entry are harmless.
 
+On a large graph a sweep need not wait for every core to go round twice: the CPU computes one
+round of the sample (`cpu_share`: a scipy Dijkstra of rmat22 takes some 7 s a core, whatever the
+source) and the GPU solves the rest, its rows kept only where it also solved the CPU's sources and
+agreed with scipy's on every one (`ReferenceCache.ensure` with `gpu_rows`).
+
 Example:
     >>> import tempfile
     >>> from autotune.graphs import build_csr
@@ -25,18 +30,19 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from autotune.files import atomic_write
 from autotune.graphs.csr import CSRGraph
-from autotune.reference.distance_range import check_reference
+from autotune.reference.distance_range import check_reference, surely_fits
 from autotune.reference.oracle import load_for, reference_distances
 
 INF = 0x7FFFFFFF
 PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker processes
 NOTED_EDGES = 10_000_000  # from this, computing them is said on stderr, with its time
+GPU_SHARE_EDGES = 50_000_000  # from this, a sample past one round of the cores is finished on the GPU
 
 _graph_for_workers: CSRGraph | None = None
 
@@ -183,6 +189,21 @@ def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
     return Computation(graph, sources).result()
 
 
+def gpu_may_share(graph: CSRGraph) -> bool:
+    """Whether a GPU solve may give some of the graph's reference rows (see the module's doc): at
+    least `GPU_SHARE_EDGES` arcs, and distances that surely fit the kernels' 32 bits (a wrapped GPU
+    row could pass for a right one where only a source the CPU did not solve passes them)."""
+    return graph.n_edges >= GPU_SHARE_EDGES and surely_fits(graph)
+
+
+def cpu_share(graph: CSRGraph, sources: Sequence[int], workers: int | None = None) -> list[int]:
+    """The sources whose rows the CPU computes where a GPU solve may take the rest: one round of the
+    `workers` (every core) where `gpu_may_share`, else every source."""
+    sources = list(dict.fromkeys(int(s) for s in sources))
+    workers = workers or os.cpu_count() or 1
+    return sources[:workers] if gpu_may_share(graph) else sources
+
+
 class ReferenceCache:
     """Reference distances on disk (see the module docstring); `directory` None keeps nothing."""
 
@@ -191,10 +212,14 @@ class ReferenceCache:
         self.computed = 0  # sources solved by this object (the rest were read)
         self._started: dict[str, Computation] = {}  # by graph sha256: computations `start` began
 
-    def start(self, graph: CSRGraph, sources: Sequence[int]) -> None:
+    def start(self, graph: CSRGraph, sources: Sequence[int], gpu_share: bool = False) -> None:
         """Begin computing the distances of the sources not kept yet (their workers forked now),
-        for a later `ensure` or `distances` of the graph to wait for. Without a directory, nothing."""
+        for a later `ensure` or `distances` of the graph to wait for; with `gpu_share`, only the
+        CPU's share of them (`cpu_share`), for an `ensure` with `gpu_rows` to finish. Without a
+        directory, nothing."""
         missing = self._missing(graph, sources)
+        if gpu_share:
+            missing = cpu_share(graph, missing)
         if self.directory is not None and missing and graph.sha256 not in self._started:
             self._started[graph.sha256] = Computation(graph, missing)
 
@@ -221,15 +246,42 @@ class ReferenceCache:
             return None
         return row if row.shape == (graph.n_vertices,) and row.dtype == np.int32 else None
 
-    def ensure(self, graph: CSRGraph, sources: Sequence[int]) -> int:
+    def ensure(self, graph: CSRGraph, sources: Sequence[int],
+               gpu_rows: Callable[[list[int]], np.ndarray] | None = None) -> int:
         """Compute and keep the distances of the sources not kept yet, without reading the kept
         ones (what a process that only prepares them needs); returns how many were computed.
-        Without a directory nothing is kept, and nothing computed."""
+        `gpu_rows` (sources -> their int32 rows, solved on the GPU) may take those the CPU's share
+        left (`start`, `_solved_on_gpu`). Without a directory nothing is kept, and nothing computed."""
         if self.directory is None:
             return 0
         computed = self._finish_started(graph)
         missing = self._missing(graph, sources)
+        if missing and gpu_rows is not None:
+            computed += self._solved_on_gpu(graph, sources, missing, gpu_rows)
+            missing = self._missing(graph, missing)
         return computed + (len(self.distances(graph, missing)) if missing else 0)
+
+    def _solved_on_gpu(self, graph: CSRGraph, sources: Sequence[int], missing: Sequence[int],
+                       gpu_rows: Callable[[list[int]], np.ndarray]) -> int:
+        """Keep `gpu_rows`' rows of the missing sources where it solved the kept ones too and every
+        one equals scipy's (where one differs, nothing of it is kept and it is said); how many were
+        kept. Only where `gpu_may_share`, and with a kept row to check."""
+        from autotune.files import note
+
+        checks = [s for s in dict.fromkeys(int(s) for s in sources) if s not in set(missing)]
+        if not checks or not gpu_may_share(graph):
+            return 0
+        started = time.perf_counter()
+        rows = gpu_rows([*checks, *missing])
+        for row, source in zip(rows, checks):
+            if not np.array_equal(row, self._read(graph, source)):
+                note(f"{graph.name}: the GPU's reference solve differs from scipy's from source {source}: the CPU "
+                     f"computes the {len(missing)} sources left")
+                return 0
+        self._keep(graph, {s: np.asarray(row, dtype=np.int32) for s, row in zip(missing, rows[len(checks):])})
+        note(f"{graph.name}: the references of {len(missing)} more sources solved on the GPU in "
+             f"{time.perf_counter() - started:.1f} s, equal to scipy's from the {len(checks)} others")
+        return len(missing)
 
     def _finish_started(self, graph: CSRGraph) -> int:
         """Wait for what `start` began for the graph, and keep it; how many rows it computed."""

@@ -54,15 +54,21 @@ def check_reference(graph: CSRGraph, source: int, distances: np.ndarray) -> None
             f"of the largest weight, {weight}); scale the weights down")
 
 
+def surely_fits(graph: CSRGraph) -> bool:
+    """Whether (n - 1) x the largest weight, and one more arc, fit what the kernels hold: then no
+    source's distances can pass it (the cheap half of `may_pass`)."""
+    weight = max_weight(graph)
+    return max(graph.n_vertices - 1, 0) * weight + weight <= INT32_MAX
+
+
 def may_pass(graph: CSRGraph) -> int | None:
     """A bound on the graph's shortest distances where it passes what the kernels hold (then a
     source whose distances were not computed on the CPU could overflow); None where every source is
     safe. The bound is (n - 1) x the largest weight where that fits, else `longest_path_bound`'s."""
-    weight = max_weight(graph)
-    bound = max(graph.n_vertices - 1, 0) * weight
-    if bound + weight <= INT32_MAX:
+    if surely_fits(graph):
         return None
-    bound = min(bound, longest_path_bound(graph))
+    weight = max_weight(graph)
+    bound = min(max(graph.n_vertices - 1, 0) * weight, longest_path_bound(graph))
     return bound if bound + weight > INT32_MAX else None
 
 

@@ -64,3 +64,26 @@ def test_the_timer_checks_large_batches_on_the_gpu_and_names_a_difference(sessio
     assert measured.status is Status.WRONG
     assert measured.reason == (f"source {sample[5]}: 1 distances differ from the CPU reference "
                                f"(vertex {sample[5]}: GPU 0, CPU 1)")
+
+
+def test_the_gpu_reference_rows_equal_scipys_and_a_sweep_keeps_them_past_one_round_of_the_cores(
+        session, graph, tmp_path, monkeypatch):
+    """`search.run.jobs.gpu_reference_rows` (Delta-stepping's default configuration) gives scipy's
+    rows, unreachable as INF; through `ReferenceCache.ensure` they finish a sample the CPU's share left."""
+    import os
+
+    from autotune.reference import cache
+    from autotune.search.run.jobs import gpu_reference_rows
+
+    sample = list(choose_sources(graph, 6, seed=2))
+    expected = ReferenceCache(None).distances(graph, sample)
+    rows = gpu_reference_rows(graph)(sample)
+    assert rows.dtype == np.int32 and all(np.array_equal(rows[k], expected[s]) for k, s in enumerate(sample))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
+    references, asked = ReferenceCache(tmp_path), []
+    references.start(graph, sample, gpu_share=True)
+    assert references.ensure(graph, sample, lambda sources: asked.append(sources) or rows) == 6
+    assert asked == [sample]  # the CPU's two to check, and the four it left
+    kept = ReferenceCache(tmp_path).distances(graph, sample)
+    assert all(np.array_equal(kept[s], expected[s]) for s in sample)

@@ -317,11 +317,41 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
                              references=references)
 
 
+REFERENCE_ALGORITHM = "delta"  # its default configuration solves the reference rows the CPU's share leaves
+
+
+def gpu_reference_rows(graph: Any, ready: Callable[[], None] | None = None) -> Callable[[list[int]], Any]:
+    """What solves sources' rows on the GPU for `ReferenceCache.ensure` (checked there against the
+    CPU's before any is kept): `REFERENCE_ALGORITHM`'s default configuration, which runs on every
+    graph, the kernels' builds waited for first (`ready`, `gpu.compile.precompile`'s). Requires the
+    GPU's context to be current."""
+    def solve(sources: list[int]) -> Any:
+        import numpy as np
+
+        from autotune.measure import batches
+
+        if ready is not None:
+            ready()
+        entry = algorithms.get(REFERENCE_ALGORITHM)
+        config = entry.default_config()
+        rows: dict[int, Any] = {}
+        with algorithms.open_solver(graph, entry.name) as solver:
+            for batch in batches(sources, config.concurrent_kernels):
+                found = solver.solve(config, batch).distances
+                rows.update((source, np.array(found[k], dtype=np.int32)) for k, source in enumerate(batch))
+        return np.stack([rows[source] for source in sources])
+
+    return solve
+
+
 def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, options: SpaceOptions,
              profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any,
-             model: str = "auto", objective: str = "throughput", prepare: bool = True, shapes: Any = None) -> list[Job]:
+             model: str = "auto", objective: str = "throughput", prepare: bool = True, shapes: Any = None,
+             ready: Callable[[], None] | None = None) -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
-    graph's sample are computed and kept before any timer opens, which reads them); the prediction
+    graph's sample are computed and kept before any timer opens, which reads them; on a large graph
+    some solved on the GPU, `gpu_reference_rows`, where the GPU is current: once `ready`, given, says
+    the kernels are built); the prediction
     is `model`'s (`--model`: auto, thesis, fitted or a file). With `prepare`, `auto` first builds
     what a conditional algorithm needs per graph (PHAST's hierarchy, `Algorithm.admits`), within the
     sweep's wall time. `shapes` (a `model.shape.ShapeCache`) gives the level width the rules read where
@@ -329,7 +359,8 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
     jobs = []
     for graph, spec in zip(loaded, specs):
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
-        references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed))
+        gpu_rows = gpu_reference_rows(graph, ready) if ready is not None else None
+        references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed), gpu_rows)
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         width = functools.cache(  # searched once, if the rules ask
             lambda g=graph: shapes.level_width(g) if shapes is not None else level_width(g))
