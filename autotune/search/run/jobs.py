@@ -317,14 +317,30 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
                              references=references)
 
 
-REFERENCE_ALGORITHM = "delta"  # its default configuration solves the reference rows the CPU's share leaves
+REFERENCE_ALGORITHM = "delta"  # its one-query configuration solves the reference rows the CPU's share leaves
 
 
-def gpu_reference_rows(graph: Any, ready: Callable[[], None] | None = None) -> Callable[[list[int]], Any]:
+def reference_config(graph: GraphInfo, profile: Any, level_width: Callable[[], float] | None) -> Any:
+    """`REFERENCE_ALGORITHM`'s configuration for one query on the graph by the model (what
+    `autotune predict --algorithm delta --queries 1` gives; its default, a single block that took
+    0.97 s a source on rmat22, where the model cannot answer)."""
+    from autotune.predict.auto import predicted
+    from autotune.predict.choice import shipped_choice
+
+    chooser = shipped_choice(profile)
+    try:
+        return predicted(REFERENCE_ALGORITHM, sp.features(graph), profile, "auto", 1,
+                         chooser.latency if chooser is not None else None, level_width)[0]
+    except InputError:
+        return algorithms.get(REFERENCE_ALGORITHM).default_config()
+
+
+def gpu_reference_rows(graph: Any, config: Callable[[], Any], ready: Callable[[], None] | None = None
+                       ) -> Callable[[list[int]], Any]:
     """What solves sources' rows on the GPU for `ReferenceCache.ensure` (checked there against the
-    CPU's before any is kept): `REFERENCE_ALGORITHM`'s default configuration, which runs on every
-    graph, the kernels' builds waited for first (`ready`, `gpu.compile.precompile`'s). Requires the
-    GPU's context to be current."""
+    CPU's before any is kept), with `config()` (`reference_config`: made only when asked), the
+    kernels' builds waited for first (`ready`, `gpu.compile.precompile`'s). Requires the GPU's
+    context to be current."""
     def solve(sources: list[int]) -> Any:
         import numpy as np
 
@@ -332,12 +348,11 @@ def gpu_reference_rows(graph: Any, ready: Callable[[], None] | None = None) -> C
 
         if ready is not None:
             ready()
-        entry = algorithms.get(REFERENCE_ALGORITHM)
-        config = entry.default_config()
+        chosen = config()
         rows: dict[int, Any] = {}
-        with algorithms.open_solver(graph, entry.name) as solver:
-            for batch in batches(sources, config.concurrent_kernels):
-                found = solver.solve(config, batch).distances
+        with algorithms.open_solver(graph, chosen.algorithm) as solver:
+            for batch in batches(sources, chosen.concurrent_kernels):
+                found = solver.solve(chosen, batch).distances
                 rows.update((source, np.array(found[k], dtype=np.int32)) for k, source in enumerate(batch))
         return np.stack([rows[source] for source in sources])
 
@@ -359,11 +374,12 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
     jobs = []
     for graph, spec in zip(loaded, specs):
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
-        gpu_rows = gpu_reference_rows(graph, ready) if ready is not None else None
-        references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed), gpu_rows)
-        source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         width = functools.cache(  # searched once, if the rules ask
             lambda g=graph: shapes.level_width(g) if shapes is not None else level_width(g))
+        gpu_rows = None if ready is None else \
+            gpu_reference_rows(graph, lambda i=info, w=width: reference_config(i, profile, w), ready)
+        references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed), gpu_rows)
+        source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         for entry in algorithms.resolve(algorithm):
             if algorithm == algorithms.AUTO and (why := entry.admits(graph, prepare)) is not None:
                 print(f"autotune: {graph.name}: auto leaves {entry.name} out: {why}", file=sys.stderr)
