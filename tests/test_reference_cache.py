@@ -135,10 +135,10 @@ def _kept_rows(graph, sources):
     return {s: np.where(row < 0, INF, row).astype(np.int32) for s, row in zip(sources, reference_distances(graph, sources))}
 
 
-def test_a_large_graphs_sample_past_one_round_of_the_cores_is_finished_by_a_gpu_solve_checked_on_the_cpus(
+def test_a_large_graphs_sample_past_a_few_sources_is_finished_by_a_gpu_solve_checked_on_the_cpus(
         tmp_path, monkeypatch, capsys):
-    """The CPU computes one round (a source a core) and the GPU the rest, kept only because its rows
-    of the CPU's sources equal scipy's; below `GPU_SHARE_EDGES` arcs the CPU computes every one."""
+    """The CPU computes `CPU_CHECKED` sources and the GPU the rest, kept only because its rows of the
+    CPU's sources equal scipy's; below `GPU_SHARE_EDGES` arcs the CPU computes every one."""
     from autotune.graphs import load_graph
     from autotune.reference import cache
 
@@ -151,7 +151,7 @@ def test_a_large_graphs_sample_past_one_round_of_the_cores_is_finished_by_a_gpu_
         asked.append(list(sources))
         return np.stack([right[s] for s in sources])
 
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(cache, "CPU_CHECKED", 2)
     small = ReferenceCache(tmp_path / "small")
     small.start(graph, sample, gpu_share=True)
     assert small.ensure(graph, sample, gpu_rows) == 5 and asked == []  # below GPU_SHARE_EDGES: every row the CPU's
@@ -182,7 +182,7 @@ def test_a_gpu_solve_that_differs_from_scipys_on_one_checked_source_keeps_nothin
         rows[sources.index(40)] += 1  # and every distance of a row the CPU did not compute
         return rows
 
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(cache, "CPU_CHECKED", 2)
     monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
     references = ReferenceCache(tmp_path)
     references.start(graph, sample, gpu_share=True)
@@ -200,5 +200,5 @@ def test_a_graph_whose_distances_may_pass_32_bits_keeps_every_reference_on_the_c
     fits = build_csr("fits", 3, np.array([0, 1]), np.array([1, 2]), np.array([2**29, 2**29]))
     heavy = build_csr("heavy", 3, np.array([0, 1]), np.array([1, 2]), np.array([2**30, 2**30]))
     monkeypatch.setattr(cache, "GPU_SHARE_EDGES", 0)
-    assert cache.cpu_share(fits, [2, 0, 1, 0], workers=2) == [2, 0]
-    assert cache.cpu_share(heavy, [2, 0, 1], workers=2) == [2, 0, 1]  # 2 x 2^30 + 2^30 passes 2^31 - 1
+    assert cache.cpu_share(fits, [2, 0, 1, 0], checked=2) == [2, 0]
+    assert cache.cpu_share(heavy, [2, 0, 1], checked=2) == [2, 0, 1]  # 2 x 2^30 + 2^30 passes 2^31 - 1

@@ -213,12 +213,12 @@ class CheckedJobs:
         if self.replayed is not None:
             return self.replayed
         request = self.request
-        device, profile = gpu_device(request.device_index)
         references = reference_cache()
         try:
-            for graph in self.graphs:  # their workers forked now: before the GPU's context and the builds' threads
+            for graph in self.graphs:  # their workers forked now: before the GPU is asked anything, and the builds
                 references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed),
                                  gpu_share=stack is not None)
+            device, profile = gpu_device(request.device_index)
             return self._gpu_jobs(stack, device, profile, references)
         except BaseException:
             references.abandon()  # not waited for: an exit would wait for the workers' Dijkstras

@@ -5,10 +5,11 @@ running scipy's Dijkstra again. Missing ones are computed on every CPU core.
 Layout: `<directory>/<graph sha256>/<source>.npy` (int32, `INF` = 2**31 - 1 for unreachable, as the
 GPU writes them), each written atomically, so concurrent writers of one entry are harmless.
 
-On a large graph a sweep need not wait for every core to go round twice: the CPU computes one
-round of the sample (`cpu_share`: a scipy Dijkstra of rmat22 takes some 7 s a core, whatever the
-source) and the GPU solves the rest, its rows kept only where it also solved the CPU's sources and
-agreed with scipy's on every one (`ReferenceCache.ensure` with `gpu_rows`).
+On a large graph a sweep need not wait for the cores to go round twice: the CPU computes a few
+sources of the sample (`cpu_share`, `CPU_CHECKED`: 16 of rmat22's took 11.3 s on the H200 host's 16
+cores, its kernels building beside them) and the GPU solves the rest, its rows kept only where it
+also solved the CPU's sources and agreed with scipy's on every one (`ReferenceCache.ensure` with
+`gpu_rows`).
 
 Example:
     >>> import tempfile
@@ -42,7 +43,8 @@ from autotune.reference.oracle import load_for, reference_distances
 INF = 0x7FFFFFFF
 PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker processes
 NOTED_EDGES = 10_000_000  # from this, computing them is said on stderr, with its time
-GPU_SHARE_EDGES = 50_000_000  # from this, a sample past one round of the cores is finished on the GPU
+GPU_SHARE_EDGES = 50_000_000  # from this, the sample's references past `CPU_CHECKED` are solved on the GPU
+CPU_CHECKED = 8  # the sources whose references the CPU computes there, to check the GPU's on
 
 _graph_for_workers: CSRGraph | None = None
 
@@ -196,12 +198,11 @@ def gpu_may_share(graph: CSRGraph) -> bool:
     return graph.n_edges >= GPU_SHARE_EDGES and surely_fits(graph)
 
 
-def cpu_share(graph: CSRGraph, sources: Sequence[int], workers: int | None = None) -> list[int]:
-    """The sources whose rows the CPU computes where a GPU solve may take the rest: one round of the
-    `workers` (every core) where `gpu_may_share`, else every source."""
+def cpu_share(graph: CSRGraph, sources: Sequence[int], checked: int | None = None) -> list[int]:
+    """The sources whose rows the CPU computes where a GPU solve may take the rest: the first
+    `checked` (`CPU_CHECKED`) where `gpu_may_share`, else every source."""
     sources = list(dict.fromkeys(int(s) for s in sources))
-    workers = workers or os.cpu_count() or 1
-    return sources[:workers] if gpu_may_share(graph) else sources
+    return sources[:CPU_CHECKED if checked is None else checked] if gpu_may_share(graph) else sources
 
 
 class ReferenceCache:

@@ -66,12 +66,10 @@ def test_the_timer_checks_large_batches_on_the_gpu_and_names_a_difference(sessio
                                f"(vertex {sample[5]}: GPU 0, CPU 1)")
 
 
-def test_the_gpu_reference_rows_equal_scipys_and_a_sweep_keeps_them_past_one_round_of_the_cores(
+def test_the_gpu_reference_rows_equal_scipys_and_a_sweep_keeps_them_past_the_cpus_few_sources(
         session, graph, tmp_path, monkeypatch):
     """`search.run.jobs.gpu_reference_rows` (here Delta-stepping's default configuration) gives scipy's
     rows, unreachable as INF; through `ReferenceCache.ensure` they finish a sample the CPU's share left."""
-    import os
-
     from autotune.reference import cache
     from autotune.search.run.jobs import gpu_reference_rows
 
@@ -79,7 +77,7 @@ def test_the_gpu_reference_rows_equal_scipys_and_a_sweep_keeps_them_past_one_rou
     expected = ReferenceCache(None).distances(graph, sample)
     rows = gpu_reference_rows(graph, algorithms.get("delta").default_config)(sample)
     assert rows.dtype == np.int32 and all(np.array_equal(rows[k], expected[s]) for k, s in enumerate(sample))
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(cache, "CPU_CHECKED", 2)
     monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
     references, asked = ReferenceCache(tmp_path), []
     references.start(graph, sample, gpu_share=True)
