@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -270,12 +271,29 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         return true;
     };
 
-    using Item = std::pair<double, int>;
+    // The queue holds (key, vertex, version); only the entry of a vertex's current version counts.
+    // A vertex's key is its importance when last computed, raised by level_weight x each rise of its
+    // level since (known without a search: a neighbour contracted), so that it is not taken for
+    // less important than it is, computed again and put back (usa-roads: 31% less time, 79 levels
+    // against 82, 0.2% more arcs: docs/notes/phast.md).
+    using Item = std::tuple<double, int, int>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+    std::vector<double> key(n);
+    std::vector<int> version(n, 0);
+    auto current = [&](const Item& item) {
+        return rnk[std::get<1>(item)] < 0 && std::get<2>(item) == version[std::get<1>(item)];
+    };
+    auto raise_level = [&](int x, long long to) {
+        if (to <= lvl[x]) return;
+        key[x] += level_weight * static_cast<double>(to - lvl[x]);
+        lvl[x] = to;
+        heap.push({key[x], x, ++version[x]});
+    };
     for (int v = 0; v < n; ++v) {
         double value;
         if (!priority(v, needed, value)) return CH_DENSIFIED;
-        heap.push({value, v});
+        key[v] = value;
+        heap.push({value, v, 0});
     }
     const long long first_work = witness.work;  // the first estimates' cost
     auto overworked = [&]() {
@@ -288,13 +306,16 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     };
     if (overworked()) return CH_WORK;
     while (!heap.empty()) {
-        int v = heap.top().second;
+        Item top = heap.top();
         heap.pop();
-        if (rnk[v] >= 0) continue;
+        if (!current(top)) continue;
+        int v = std::get<1>(top);
         double now;
         if (!priority(v, needed, now)) return CH_DENSIFIED;
-        if (!heap.empty() && now > heap.top().first) {  // lazy update
-            heap.push({now, v});
+        key[v] = now;
+        while (!heap.empty() && !current(heap.top())) heap.pop();
+        if (!heap.empty() && now > std::get<0>(heap.top())) {  // lazy update
+            heap.push({now, v, ++version[v]});
             continue;
         }
         for (const Shortcut& s : needed) {
@@ -321,13 +342,13 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             ended.push_back({old_of[in.to], old_of[v], in.w});
             erase_arc(out[in.to], v);
             deleted[in.to] += 1;
-            lvl[in.to] = std::max(lvl[in.to], lvl[v] + 1);
+            raise_level(in.to, lvl[v] + 1);
         }
         for (const Arc& o : out[v]) {
             ended.push_back({old_of[v], old_of[o.to], o.w});
             erase_arc(into[o.to], v);
             deleted[o.to] += 1;
-            lvl[o.to] = std::max(lvl[o.to], lvl[v] + 1);
+            raise_level(o.to, lvl[v] + 1);
         }
         live -= static_cast<long long>(out[v].size() + into[v].size());
         if (static_cast<double>(live) > core_limit) {
@@ -358,7 +379,8 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             int k_n = static_cast<int>(kept.size());
             Adjacency out2(k_n), into2(k_n);
             std::vector<long long> deleted2(k_n), lvl2(k_n), rnk2(k_n, -1);
-            std::vector<int> old2(k_n);
+            std::vector<int> old2(k_n), version2(k_n);
+            std::vector<double> key2(k_n);
             for (int k = 0; k < k_n; ++k) {
                 int u = kept[k];
                 out2[k].reserve(out[u].size());
@@ -368,10 +390,13 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
                 deleted2[k] = deleted[u];
                 lvl2[k] = lvl[u];
                 old2[k] = old_of[u];
+                key2[k] = key[u];
+                version2[k] = version[u];
             }
             std::vector<Item> waiting;
             while (!heap.empty()) {
-                if (rnk[heap.top().second] < 0) waiting.push_back({heap.top().first, new_of[heap.top().second]});
+                const Item& item = heap.top();
+                if (current(item)) waiting.push_back({std::get<0>(item), new_of[std::get<1>(item)], std::get<2>(item)});
                 heap.pop();
             }
             heap = decltype(heap)(std::greater<Item>(), std::move(waiting));
@@ -381,6 +406,8 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             lvl.swap(lvl2);
             rnk.swap(rnk2);
             old_of.swap(old2);
+            key.swap(key2);
+            version.swap(version2);
             long long work = witness.work;
             witness = Witness(k_n);
             witness.work = work;

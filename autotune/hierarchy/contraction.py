@@ -7,7 +7,7 @@ joins two vertices of one level.
 
 A vertex's importance: its edge difference (shortcuts its contraction needs minus its arcs), plus
 its contracted neighbours, plus `level_weight` x its level (PHAST's term for fewer levels),
-updated lazily. Witness searches settle at most `settle` vertices: a search cut short adds a
+updated lazily (computed again when it comes first; its level's term raised as its level rises). Witness searches settle at most `settle` vertices: a search cut short adds a
 shortcut that may not be needed, never misses one, so the distances stay exact. A target is
 witnessed as soon as a tentative distance to it is within its via, and on a symmetric graph one
 search decides a pair of neighbours both ways (`witness`, `is_symmetric`).
@@ -293,8 +293,23 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
         shortcuts = shortcuts_of(out, into, v, settle, symmetric, work)
         return len(shortcuts) - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v], shortcuts
 
-    heap = [(priority(v)[0], v) for v in range(n)]
+    # (key, vertex, version): a key is the importance when last computed, raised with the level
+    # (`raise_level`); only a vertex's current version counts (contract.cpp says why)
+    key = [priority(v)[0] for v in range(n)]
+    version = [0] * n
+    heap = [(key[v], v, 0) for v in range(n)]
     heapq.heapify(heap)
+
+    def current(item: tuple[float, int, int]) -> bool:
+        return rank[item[1]] < 0 and item[2] == version[item[1]]
+
+    def raise_level(x: int, to: int) -> None:
+        if to > level[x]:
+            key[x] += level_weight * (to - level[x])
+            level[x] = to
+            version[x] += 1
+            heapq.heappush(heap, (key[x], x, version[x]))
+
     first = work[0]  # the first estimates' cost
     if overworked(work[0], 0, n, n, limits):
         raise Unsuited(work_refusal(graph, work[0], 0, n))
@@ -302,12 +317,17 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
     live = len(arcs)  # the uncontracted part's arcs
     core_limit = MAX_CORE * max(live, 1)
     while heap:
-        _, v = heapq.heappop(heap)
-        if rank[v] >= 0:
+        top = heapq.heappop(heap)
+        if not current(top):
             continue
+        v = top[1]
         now, needed = priority(v)
+        key[v] = now
+        while heap and not current(heap[0]):
+            heapq.heappop(heap)
         if heap and now > heap[0][0]:  # lazy update
-            heapq.heappush(heap, (now, v))
+            version[v] += 1
+            heapq.heappush(heap, (now, v, version[v]))
             continue
         for u, w, weight in needed:
             if weight < out[u].get(w, float("inf")):
@@ -326,11 +346,11 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
         for u in list(into[v]):
             del out[u][v]
             deleted[u] += 1
-            level[u] = max(level[u], level[v] + 1)
+            raise_level(u, level[v] + 1)
         for w in list(out[v]):
             del into[w][v]
             deleted[w] += 1
-            level[w] = max(level[w], level[v] + 1)
+            raise_level(w, level[v] + 1)
         live -= len(out[v]) + len(into[v])
         if live > core_limit:
             raise Unsuited(core_refusal(live, n - order, n))

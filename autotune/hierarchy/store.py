@@ -29,8 +29,9 @@ _log = logging.getLogger(__name__)
 
 # The kept hierarchies' version: the layout's format and the contraction's bounds (a new procedure
 # bumps the leading number; v2: witnesses by tentative distances, one search per pair of a symmetric graph;
-# a bound's change is a new version too, so that a graph's verdict is the same for every run).
-VERSION = f"v2-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}"
+# v3: a vertex's key raised with its level; a bound's change is a new version too, so that a graph's verdict
+# is the same for every run).
+VERSION = f"v3-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}"
 
 
 def default_directory() -> Path:
