@@ -6,16 +6,18 @@ level (one more than the highest level of the neighbours contracted before it), 
 joins two vertices of one level.
 
 A vertex's importance: its edge difference (shortcuts its contraction needs minus its arcs), plus
-its contracted neighbours, plus `level_weight` x its level (PHAST's term for fewer levels),
-updated lazily (computed again when it comes first; its level's term raised as its level rises). Witness searches settle at most `settle` vertices: a search cut short adds a
-shortcut that may not be needed, never misses one, so the distances stay exact. A target is
-witnessed as soon as a tentative distance to it is within its via, and on a symmetric graph one
-search decides a pair of neighbours both ways (`witness`, `is_symmetric`).
+its contracted neighbours, plus `level_weight` x its level (PHAST's term for fewer levels), updated
+lazily (computed again when it comes first; its level's term raised as its level rises). Witness
+searches settle at most `settle` vertices: a search cut short adds a shortcut that may not be
+needed, never misses one, so the distances stay exact. A target is witnessed as soon as a tentative
+distance to it is within its via, and on a symmetric graph one search decides a pair of neighbours
+both ways (`witness`, `is_symmetric`).
 
 `contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`), and
 where no C++ compiler is found, with a warning, `contract_python`, the same procedure in plain
-Python (37.8 s for usa-roads' 87,575 vertices on this project's VM, `contract_python(load_graph(...))`,
-against 3.3 s compiled by `graph hierarchy`: docs/notes/phast.md); the tests hold the two to the same hierarchy on rome99.
+Python (27.3 s for usa-roads' 87,575 vertices on this project's VM at f9ac53c,
+`contract_python(load_graph(...))`, against 1.8 s compiled by `graph hierarchy`: docs/notes/phast.md;
+the same 79 levels and 629,756 arcs); the tests hold the two to the same hierarchy on rome99.
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
 it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, its
 uncontracted part past `MAX_CORE` x them, its witness searches scan more arcs than `work_limits`
