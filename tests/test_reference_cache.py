@@ -202,3 +202,25 @@ def test_a_graph_whose_distances_may_pass_32_bits_keeps_every_reference_on_the_c
     monkeypatch.setattr(cache, "GPU_SHARE_EDGES", 0)
     assert cache.cpu_share(fits, [2, 0, 1, 0], checked=2) == [2, 0]
     assert cache.cpu_share(heavy, [2, 0, 1], checked=2) == [2, 0, 1]  # 2 x 2^30 + 2^30 passes 2^31 - 1
+
+
+def test_a_gpu_solve_that_fails_leaves_the_rest_to_the_cpu(tmp_path, monkeypatch, capsys):
+    from autotune.graphs import load_graph
+    from autotune.reference import cache
+
+    graph = load_graph("rmat10", use_cache=False)
+    sample = [3, 7, 11]
+
+    def out_of_memory(sources):
+        raise MemoryError("cuMemAlloc failed: out of memory")
+
+    monkeypatch.setattr(cache, "CPU_CHECKED", 1)
+    monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
+    references = ReferenceCache(tmp_path)
+    references.start(graph, sample, gpu_share=True)
+    assert references.ensure(graph, sample, out_of_memory) == 3
+    assert "the GPU's reference solve failed (cuMemAlloc failed: out of memory): the CPU computes the 2 sources left" \
+        in capsys.readouterr().err
+    kept = ReferenceCache(tmp_path).distances(graph, sample)
+    right = _kept_rows(graph, sample)
+    assert all(np.array_equal(kept[s], right[s]) for s in sample)

@@ -265,15 +265,20 @@ class ReferenceCache:
     def _solved_on_gpu(self, graph: CSRGraph, sources: Sequence[int], missing: Sequence[int],
                        gpu_rows: Callable[[list[int]], np.ndarray]) -> int:
         """Keep `gpu_rows`' rows of the missing sources where it solved the kept ones too and every
-        one equals scipy's (where one differs, nothing of it is kept and it is said); how many were
-        kept. Only where `gpu_may_share`, and with a kept row to check."""
+        one equals scipy's (where one differs or the solve fails, nothing of it is kept and it is said);
+        how many were kept. Only where `gpu_may_share`, and with a kept row to check."""
         from autotune.files import note
 
         checks = [s for s in dict.fromkeys(int(s) for s in sources) if s not in set(missing)]
         if not checks or not gpu_may_share(graph):
             return 0
         started = time.perf_counter()
-        rows = gpu_rows([*checks, *missing])
+        try:
+            rows = gpu_rows([*checks, *missing])
+        except Exception as failed:  # noqa: BLE001 - a speed-up that failed: the CPU computes them, as without it
+            note(f"{graph.name}: the GPU's reference solve failed ({failed}): the CPU computes the {len(missing)} "
+                 "sources left")
+            return 0
         for row, source in zip(rows, checks):
             if not np.array_equal(row, self._read(graph, source)):
                 note(f"{graph.name}: the GPU's reference solve differs from scipy's from source {source}: the CPU "
