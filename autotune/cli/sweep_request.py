@@ -17,8 +17,8 @@ from optuna.storages import BaseStorage
 from autotune import algorithms
 from autotune.cli.options import load_spec, reference_cache
 from autotune.model.shape import ShapeCache
-from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, protocol_json, replay_jobs,
-                                     replay_records)
+from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, gpu_shares_references,
+                                      protocol_json, replay_jobs, replay_records)
 from autotune.search.results.outputs import Outputs, checked_outputs, default_output
 from autotune.errors import InputError
 from autotune.measure import Protocol, choose_sources
@@ -217,7 +217,7 @@ class CheckedJobs:
         try:
             for graph in self.graphs:  # their workers forked now: before the GPU is asked anything, and the builds
                 references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed),
-                                 gpu_share=stack is not None)
+                                 gpu_share=stack is not None and gpu_shares_references(request.algorithm))
             device, profile = gpu_device(request.device_index)
             return self._gpu_jobs(stack, device, profile, references)
         except BaseException:

@@ -109,3 +109,10 @@ def test_the_reference_solve_on_the_gpu_takes_the_models_one_query_configuration
                          lambda: level_width(graph))[0]
     assert config == expected and config.concurrent_kernels == 1
     assert config != algorithms.get("delta").default_config()
+
+
+def test_only_a_sweep_that_builds_delta_stepping_anyway_solves_references_on_the_gpu():
+    from autotune.search.run.jobs import gpu_shares_references
+
+    assert gpu_shares_references("auto") and gpu_shares_references("delta")
+    assert not gpu_shares_references("crauser") and not gpu_shares_references("phast")

@@ -320,6 +320,13 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
 REFERENCE_ALGORITHM = "delta"  # its one-query configuration solves the reference rows the CPU's share leaves
 
 
+def gpu_shares_references(algorithm: str) -> bool:
+    """Whether a sweep of `algorithm` (a name or `auto`) solves some references on the GPU: where it
+    builds `REFERENCE_ALGORITHM`'s kernels anyway (a cold build of Δ-stepping's alone takes about
+    as long as the CPU's second round it would save)."""
+    return REFERENCE_ALGORITHM in {entry.name for entry in algorithms.resolve(algorithm)}
+
+
 def reference_config(graph: GraphInfo, profile: Any, level_width: Callable[[], float] | None) -> Any:
     """`REFERENCE_ALGORITHM`'s configuration for one query on the graph by the model (what
     `autotune predict --algorithm delta --queries 1` gives; its default, a single block that took
@@ -376,7 +383,7 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
         width = functools.cache(  # searched once, if the rules ask
             lambda g=graph: shapes.level_width(g) if shapes is not None else level_width(g))
-        gpu_rows = None if ready is None else \
+        gpu_rows = None if ready is None or not gpu_shares_references(algorithm) else \
             gpu_reference_rows(graph, lambda i=info, w=width: reference_config(i, profile, w), ready)
         references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed), gpu_rows)
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
