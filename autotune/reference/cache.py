@@ -281,12 +281,12 @@ class ReferenceCache:
             return 0
         for row, source in zip(rows, checks):
             if not np.array_equal(row, self._read(graph, source)):
-                note(f"{graph.name}: the GPU's reference solve differs from scipy's from source {source}: the CPU "
-                     f"computes the {len(missing)} sources left")
+                note(f"{graph.name}: the GPU's reference solve differs from the kept (scipy's) row of source {source}: "
+                     f"the CPU computes the {len(missing)} sources left")
                 return 0
         self._keep(graph, {s: np.asarray(row, dtype=np.int32) for s, row in zip(missing, rows[len(checks):])})
         note(f"{graph.name}: the references of {len(missing)} more sources solved on the GPU in "
-             f"{time.perf_counter() - started:.1f} s, equal to scipy's from the {len(checks)} others")
+             f"{time.perf_counter() - started:.1f} s, its rows of the {len(checks)} kept ones equal to theirs")
         return len(missing)
 
     def _finish_started(self, graph: CSRGraph) -> int:

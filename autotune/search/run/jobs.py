@@ -372,9 +372,9 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
              ready: Callable[[], None] | None = None) -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
     graph's sample are computed and kept before any timer opens, which reads them; on a large graph
-    some solved on the GPU, `gpu_reference_rows`, where the GPU is current: once `ready`, given, says
-    the kernels are built); the prediction
-    is `model`'s (`--model`: auto, thesis, fitted or a file). With `prepare`, `auto` first builds
+    some solved on the GPU, `gpu_reference_rows`, where `ready` is given: the GPU is current, and
+    `ready()` waits for the kernels' builds); the prediction is `model`'s (`--model`: auto, thesis,
+    fitted or a file). With `prepare`, `auto` first builds
     what a conditional algorithm needs per graph (PHAST's hierarchy, `Algorithm.admits`), within the
     sweep's wall time. `shapes` (a `model.shape.ShapeCache`) gives the level width the rules read where
     an earlier run kept it (a breadth-first search of seconds on a large graph), else it is searched."""
