@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 
 from autotune.graphs import build_csr
 from autotune.reference.cache import ReferenceCache
@@ -167,8 +168,14 @@ def test_a_large_graphs_sample_past_a_few_sources_is_finished_by_a_gpu_solve_che
     assert all(np.array_equal(kept[s], right[s]) for s in sample)
 
 
-def test_a_gpu_solve_that_differs_from_scipys_on_one_checked_source_keeps_nothing_and_the_cpu_computes_the_rest(
-        tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("failure, said", [
+    ("wrong", "the GPU's reference solve differs from the kept (scipy's) row of source 7: the CPU computes the 2 "
+              "sources left"),
+    ("fails", "the GPU's reference solve failed (cuMemAlloc failed: out of memory): the CPU computes the 2 sources "
+              "left"),
+])
+def test_a_gpu_solve_that_differs_from_scipys_on_a_checked_source_or_fails_leaves_the_rest_to_the_cpu(
+        tmp_path, monkeypatch, capsys, failure, said):
     from autotune.graphs import load_graph
     from autotune.reference import cache
 
@@ -176,7 +183,9 @@ def test_a_gpu_solve_that_differs_from_scipys_on_one_checked_source_keeps_nothin
     sample = [3, 7, 11, 40]
     right = _kept_rows(graph, sample)
 
-    def wrong_on_7(sources):
+    def gpu_rows(sources):
+        if failure == "fails":
+            raise MemoryError("cuMemAlloc failed: out of memory")
         rows = np.stack([right[s] for s in sources])
         rows[sources.index(7), int(np.argmax(right[7] > 0))] += 1  # one reached vertex one too far
         rows[sources.index(40)] += 1  # and every distance of a row the CPU did not compute
@@ -186,9 +195,8 @@ def test_a_gpu_solve_that_differs_from_scipys_on_one_checked_source_keeps_nothin
     monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
     references = ReferenceCache(tmp_path)
     references.start(graph, sample, gpu_share=True)
-    assert references.ensure(graph, sample, wrong_on_7) == 4
-    assert "the GPU's reference solve differs from the kept (scipy's) row of source 7: the CPU computes the 2 " \
-        "sources left" in capsys.readouterr().err
+    assert references.ensure(graph, sample, gpu_rows) == 4
+    assert said in capsys.readouterr().err
     kept = ReferenceCache(tmp_path).distances(graph, sample)
     assert all(np.array_equal(kept[s], right[s]) for s in sample)
 
@@ -202,25 +210,3 @@ def test_a_graph_whose_distances_may_pass_32_bits_keeps_every_reference_on_the_c
     monkeypatch.setattr(cache, "GPU_SHARE_EDGES", 0)
     assert cache.cpu_share(fits, [2, 0, 1, 0], checked=2) == [2, 0]
     assert cache.cpu_share(heavy, [2, 0, 1], checked=2) == [2, 0, 1]  # 2 x 2^30 + 2^30 passes 2^31 - 1
-
-
-def test_a_gpu_solve_that_fails_leaves_the_rest_to_the_cpu(tmp_path, monkeypatch, capsys):
-    from autotune.graphs import load_graph
-    from autotune.reference import cache
-
-    graph = load_graph("rmat10", use_cache=False)
-    sample = [3, 7, 11]
-
-    def out_of_memory(sources):
-        raise MemoryError("cuMemAlloc failed: out of memory")
-
-    monkeypatch.setattr(cache, "CPU_CHECKED", 1)
-    monkeypatch.setattr(cache, "GPU_SHARE_EDGES", graph.n_edges)
-    references = ReferenceCache(tmp_path)
-    references.start(graph, sample, gpu_share=True)
-    assert references.ensure(graph, sample, out_of_memory) == 3
-    assert "the GPU's reference solve failed (cuMemAlloc failed: out of memory): the CPU computes the 2 sources left" \
-        in capsys.readouterr().err
-    kept = ReferenceCache(tmp_path).distances(graph, sample)
-    right = _kept_rows(graph, sample)
-    assert all(np.array_equal(kept[s], right[s]) for s in sample)
