@@ -20,9 +20,28 @@ def test_ensure_computes_the_missing_sources_only_and_reads_none(tmp_path):
     kept = tmp_path / _graph().sha256 / "0.npy"
     kept.write_bytes(b"not read by ensure")
     assert cache.ensure(_graph(), [0, 1, 2]) == 1 and cache.computed == 3
-    # distances reads what is kept: the damaged row is computed again (and kept)
-    assert cache.distances(_graph(), [0])[0].tolist() == [0, 4, 4, 11] and cache.computed == 4
+    # distances reads what is kept (another process's cache): the damaged row is computed again (and kept)
+    reader = ReferenceCache(tmp_path)
+    assert reader.distances(_graph(), [0])[0].tolist() == [0, 4, 4, 11] and reader.computed == 1
     assert np.load(kept).tolist() == [0, 4, 4, 11]
+
+
+def test_the_rows_kept_or_read_last_are_held_in_memory_read_only_for_one_graph(tmp_path):
+    """A sweep's timers of one graph, one per algorithm, read its sample's rows one after the other."""
+    import pytest
+
+    from autotune.graphs import load_graph
+
+    cache, other = ReferenceCache(tmp_path), load_graph("rmat8", use_cache=False)
+    assert cache.ensure(_graph(), [0, 1]) == 2
+    for kept in (tmp_path / _graph().sha256).glob("*.npy"):
+        kept.unlink()  # held: not read again
+    rows = cache.distances(_graph(), [0, 1])
+    assert cache.computed == 2 and rows[0].tolist() == [0, 4, 4, 11] and rows[1].tolist()[:2] == [2**31 - 1, 0]
+    with pytest.raises(ValueError):
+        rows[0][1] = 0
+    cache.distances(other, [0])  # another graph's rows replace them
+    assert cache.distances(_graph(), [0])[0].tolist() == [0, 4, 4, 11] and cache.computed == 4
 
 
 def test_ensure_without_a_directory_computes_nothing(tmp_path):
