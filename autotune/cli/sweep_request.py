@@ -17,8 +17,9 @@ from optuna.storages import BaseStorage
 from autotune import algorithms
 from autotune.cli.options import load_spec, reference_cache
 from autotune.model.shape import ShapeCache
-from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, gpu_shares_references,
-                                      protocol_json, replay_jobs, replay_records)
+from autotune.search.run.jobs import (Job, SpaceOptions, end_spaces, gpu_device, gpu_jobs, protocol_json, replay_jobs,
+                                     replay_records)
+from autotune.search.run.references import gpu_shares_references
 from autotune.search.results.outputs import Outputs, checked_outputs, default_output
 from autotune.errors import InputError
 from autotune.measure import Protocol, choose_sources

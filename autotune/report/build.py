@@ -155,13 +155,14 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, cpu_paths: Se
     from autotune.errors import AutotuneError
     from autotune.report import figures as figure_module
     from autotune.report.markdown import render
+    from autotune.report.plotting import unavailable
 
     out_dir = Path(out_dir)
     report = build_report(load_inputs(paths, cpu_paths), command)
     skipped: str | None = "not asked for (--no-figures)"
     drawn: dict[str, Path] = {}
     if figures:
-        skipped = figure_module.unavailable()
+        skipped = unavailable()
         if skipped is None:
             drawn = figure_module.draw_all(report, out_dir / FIGURES_DIR)
     findings = _read_findings(out_dir / FINDINGS)

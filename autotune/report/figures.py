@@ -1,7 +1,7 @@
 """The report's PNG figures (matplotlib, the optional extra `plot`; imported only when drawing).
 
-Without matplotlib `unavailable()` says so and the README says how to get the figures. Figures
-are drawn on `matplotlib.figure.Figure` objects (no pyplot, no global state, any backend).
+Without matplotlib `plotting.unavailable()` says so and the README says how to get the figures.
+Figures are drawn as `plotting` makes them (`matplotlib.figure.Figure`, no pyplot, no global state).
 
 - `solve-times.png`: per graph, ms per SSSP of the baseline, default, model and best (log scale).
 - `kernel-gains.png`: per graph and kernel, the gain of the kernel's best over the baseline.
@@ -15,7 +15,6 @@ are drawn on `matplotlib.figure.Figure` objects (no pyplot, no global state, any
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -23,60 +22,15 @@ from autotune.report.cpu import CPU_SOLVERS, SOLVER_TITLES
 from autotune.report.efficiency import TOLERANCES
 from autotune.report.load import strategy_order
 from autotune.report.model_check import PARAMETER_TITLES, parameters_of
+from autotune.report.plotting import log_axis, new_figure, save, slug
 from autotune.report.thesis import THESIS_KERNELS
 
 if TYPE_CHECKING:
     from autotune.report.data import GraphReport, Report
 
-DPI = 100
 CACHE_ORDER = ("default", "prefer_l1", "prefer_shared", "no_l1")
 GAP_FLOOR = 0.001  # gaps at or below the optimum are drawn at 0.1 % (a log scale has no 0)
 KERNEL_COLORS = {"relax": "#1f77b4", "minimum": "#ff7f0e", "update": "#2ca02c"}
-
-
-def unavailable() -> str | None:
-    """Why figures cannot be drawn here (None when matplotlib imports)."""
-    try:
-        import matplotlib  # noqa: F401
-        from matplotlib.figure import Figure  # noqa: F401
-    except ImportError:
-        return "matplotlib is not installed"
-    return None
-
-
-def slug(name: str) -> str:
-    """A file-name-safe form of a graph name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "graph"
-
-
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
-
-
-def _log_axis(ax: Any, axis: str = "y", values: Sequence[float] = (), percent: bool = False,
-              max_labels: int = 10) -> None:
-    """A log scale labelled in plain numbers (2, 5, 10, not 2x10^0): as many labels per decade as
-    fit `max_labels` over the decades `values` span; `percent` labels 0.05 as 5%."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    positive = [v for v in values if v > 0]
-    decades = max(math.log10(max(positive) / min(positive)), 0.3) if positive else 3.0
-    candidates = ((1.0, 1.5, 2.0, 3.0, 5.0, 7.0), (1.0, 2.0, 3.0, 5.0), (1.0, 2.0, 5.0), (1.0, 3.0), (1.0,))
-    subs = next((c for c in candidates if decades * len(c) <= max_labels), (1.0,))
-    getattr(ax, f"set_{axis}scale")("log")
-    target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_locator(LogLocator(base=10, subs=subs))
-    target.set_major_formatter(FuncFormatter(
-        (lambda value, _pos: f"{100 * value:g}%") if percent else (lambda value, _pos: f"{value:g}")))
-    target.set_minor_formatter(NullFormatter())
-
-
-def _save(fig: Any, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI, metadata={"Software": None})
-    return path
 
 
 def draw_all(report: Report, directory: Path) -> dict[str, Path]:
@@ -88,20 +42,20 @@ def draw_all(report: Report, directory: Path) -> dict[str, Path]:
     drawn: dict[str, Path] = {}
     graphs = [g for g in report.graphs]
     if any(g.solve for g in graphs):
-        drawn["solve-times"] = _save(solve_times(graphs), directory / "solve-times.png")
+        drawn["solve-times"] = save(solve_times(graphs), directory / "solve-times.png")
     if any(g.kernels and any(k.gain_over_baseline is not None for k in g.kernels) for g in graphs):
-        drawn["kernel-gains"] = _save(kernel_gains(graphs), directory / "kernel-gains.png")
+        drawn["kernel-gains"] = save(kernel_gains(graphs), directory / "kernel-gains.png")
     if any(g.model for g in graphs):
-        drawn["model-hits"] = _save(model_hits(graphs), directory / "model-hits.png")
+        drawn["model-hits"] = save(model_hits(graphs), directory / "model-hits.png")
     if any(g.values for g in graphs):
-        drawn["model-values"] = _save(model_values(graphs), directory / "model-values.png")
+        drawn["model-values"] = save(model_values(graphs), directory / "model-values.png")
     for g in graphs:
         if g.grid:
-            drawn[f"exhaustive-{g.graph.name}"] = _save(exhaustive(g), directory / f"exhaustive-{slug(g.graph.name)}.png")
+            drawn[f"exhaustive-{g.graph.name}"] = save(exhaustive(g), directory / f"exhaustive-{slug(g.graph.name)}.png")
     if any(g.curves for g in graphs):
-        drawn["search-efficiency"] = _save(search_efficiency(graphs), directory / "search-efficiency.png")
+        drawn["search-efficiency"] = save(search_efficiency(graphs), directory / "search-efficiency.png")
     if any(g.cpu and g.solve for g in graphs):
-        drawn["gpu-cpu"] = _save(gpu_cpu(graphs, str(report.inputs.device.get("name", "unknown GPU"))),
+        drawn["gpu-cpu"] = save(gpu_cpu(graphs, str(report.inputs.device.get("name", "unknown GPU"))),
                                  directory / "gpu-cpu.png")
     if directory.is_dir():
         for stale in sorted(directory.glob("*.png")):
@@ -117,8 +71,8 @@ def _bar_figure(count: int) -> tuple[Any, bool]:
     """A figure for grouped bars of `count` graphs, and whether they run down the page (horizontal
     bars: a figure of fixed width that grows 0.42 in a graph, readable at 36 graphs and more)."""
     if count > MANY_GRAPHS:
-        return _figure(9.0, 0.42 * count + 1.6), True
-    return _figure(max(7.0, 1.1 * count + 3.5), 4.2), False
+        return new_figure(9.0, 0.42 * count + 1.6), True
+    return new_figure(max(7.0, 1.1 * count + 3.5), 4.2), False
 
 
 def _bars(ax: Any, labels: Sequence[str], series: Sequence[tuple[str, str, Sequence[float | None]]],
@@ -143,7 +97,7 @@ def _bars(ax: Any, labels: Sequence[str], series: Sequence[tuple[str, str, Seque
                       ha="right" if len(labels) > 4 else "center")
     if log:
         present = [v for _n, _c, values in series for v in values if v is not None]
-        _log_axis(ax, "x" if horizontal else "y", values=present)
+        log_axis(ax, "x" if horizontal else "y", values=present)
         (ax.set_xlim if horizontal else ax.set_ylim)(min(present) / 2, max(present) * 1.6)  # room for the labels
     ax.grid(axis="x" if horizontal else "y", which="major", alpha=0.3)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -211,7 +165,7 @@ def model_hits(graphs: Sequence[GraphReport]) -> Any:
     rows = [g for g in graphs if g.model]
     columns = [(k, p) for k in THESIS_KERNELS for p in parameters_of(k)]
     colors = {"hit": "#66bb6a", "held": "#d4e157", "missed": "#ef5350", "not searched": "#bdbdbd"}
-    fig = _figure(1.05 * len(columns) + 2.5, 0.45 * len(rows) + 2.0)
+    fig = new_figure(1.05 * len(columns) + 2.5, 0.45 * len(rows) + 2.0)
     ax = fig.add_subplot()
     for y, g in enumerate(rows):
         checks = {(c.kernel, c.parameter): c for c in g.model.checks}
@@ -246,7 +200,7 @@ def model_values(graphs: Sequence[GraphReport]) -> Any:
     panels = sorted(by_algorithm.items())
     columns = {name: list(dict.fromkeys(c.value for g in rows for c in g.values)) for name, rows in panels}
     width = 1.05 * max(len(c) for c in columns.values()) + 3.0
-    fig = _figure(width, sum(0.42 * len(rows) + 1.2 for _, rows in panels) + 0.6)
+    fig = new_figure(width, sum(0.42 * len(rows) + 1.2 for _, rows in panels) + 0.6)
     axes = fig.subplots(len(panels), 1, squeeze=False,
                         gridspec_kw={"height_ratios": [len(rows) + 2 for _, rows in panels]})[:, 0]
     for ax, (name, rows) in zip(axes, panels):
@@ -289,7 +243,7 @@ def exhaustive(graph: GraphReport) -> Any:
     def color(block: int) -> Any:
         return cmap(0.9 * (math.log2(block) - math.log2(blocks[0])) / span)
 
-    fig = _figure(max(6.5, 2.9 * len(caches) + (1.6 if len(blocks) > 8 else 2.2)), 2.5 * len(kernels) + 0.8)
+    fig = new_figure(max(6.5, 2.9 * len(caches) + (1.6 if len(blocks) > 8 else 2.2)), 2.5 * len(kernels) + 0.8)
     axes = fig.subplots(len(kernels), len(caches), sharex=True, sharey="row", squeeze=False)
     for row, kernel in enumerate(kernels):
         series = graph.grid[kernel]
@@ -312,7 +266,7 @@ def exhaustive(graph: GraphReport) -> Any:
                             bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
             ax.set_xscale("log", base=2)
             if log:
-                _log_axis(ax, values=values)
+                log_axis(ax, values=values)
             ax.grid(which="major", alpha=0.3)
             if row == 0:
                 ax.set_title(f"L1: {cache}", fontsize=10)
@@ -340,7 +294,7 @@ def search_efficiency(graphs: Sequence[GraphReport]) -> Any:
     rows = [g for g in graphs if g.curves]
     columns = min(4, len(rows))
     lines = math.ceil(len(rows) / columns)
-    fig = _figure(max(6.5, 3.3 * columns + 1.0), 2.8 * lines + 1.0)
+    fig = new_figure(max(6.5, 3.3 * columns + 1.0), 2.8 * lines + 1.0)
     axes = fig.subplots(lines, columns, squeeze=False)
     strategies = sorted({c.strategy for g in rows for c in g.curves}, key=strategy_order)
     palette = dict(zip(strategies, ("#1565c0", "#c62828", "#6a1b9a", "#ef6c00", "#00838f")))
@@ -361,8 +315,8 @@ def search_efficiency(graphs: Sequence[GraphReport]) -> Any:
                         color=palette.get(curve.strategy), markersize=4)
         for tolerance, style in zip(TOLERANCES, (":", "-.")):
             ax.axhline(tolerance, color="gray", linestyle=style, linewidth=0.8)
-        _log_axis(ax, "x", values=[1, max(c.evaluations for c in g.curves)], max_labels=6)
-        _log_axis(ax, "y", values=gaps + [GAP_FLOOR], percent=True)
+        log_axis(ax, "x", values=[1, max(c.evaluations for c in g.curves)], max_labels=6)
+        log_axis(ax, "y", values=gaps + [GAP_FLOOR], percent=True)
         ax.set_title(g.graph.name, fontsize=10)
         ax.grid(which="major", alpha=0.3)
         ax.set_xlabel("evaluations (log)")

@@ -68,10 +68,10 @@ def test_the_timer_checks_large_batches_on_the_gpu_and_names_a_difference(sessio
 
 def test_the_gpu_reference_rows_equal_scipys_and_a_sweep_keeps_them_past_the_cpus_few_sources(
         session, graph, tmp_path, monkeypatch):
-    """`search.run.jobs.gpu_reference_rows` (here Delta-stepping's default configuration) gives scipy's
+    """`search.run.references.gpu_reference_rows` (here Delta-stepping's default configuration) gives scipy's
     rows, unreachable as INF; through `ReferenceCache.ensure` they finish a sample the CPU's share left."""
     from autotune.reference import cache
-    from autotune.search.run.jobs import gpu_reference_rows
+    from autotune.search.run.references import gpu_reference_rows
 
     sample = list(choose_sources(graph, 6, seed=2))
     expected = ReferenceCache(None).distances(graph, sample)

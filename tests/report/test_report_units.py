@@ -127,17 +127,18 @@ def test_bar_figures_of_many_graphs_run_down_the_page_at_a_readable_size(tmp_pat
 
     pytest.importorskip("matplotlib")
     from autotune.report import figures
+    from autotune.report.plotting import DPI, save
 
     graphs = [SimpleNamespace(graph=SimpleNamespace(name=f"graph-{i:02d}"),
                               solve=SimpleNamespace(baseline_ms=2.0 + i, default_ms=1.5 + i, model_ms=None,
                                                     best_ms=0.5 + i / 10, speedup_over_baseline=4.0))
               for i in range(36)]
     fig = figures.solve_times(graphs)
-    width, height = fig.get_size_inches() * figures.DPI
+    width, height = fig.get_size_inches() * DPI
     assert width == 900 and 1200 < height < 1800
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels[0] == "graph-00" and labels[-1] == "graph-35"  # the first graph on top
-    figures._save(fig, tmp_path / "solve.png")
+    save(fig, tmp_path / "solve.png")
     few = figures.solve_times(graphs[:4])
-    assert few.get_size_inches()[0] * figures.DPI < 1000
+    assert few.get_size_inches()[0] * DPI < 1000
     assert [t.get_text() for t in few.axes[0].get_xticklabels()] == [f"graph-0{i}" for i in range(4)]  # across

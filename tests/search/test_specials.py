@@ -99,7 +99,7 @@ def test_the_reference_solve_on_the_gpu_takes_the_models_one_query_configuration
     from autotune.model.shape import level_width
     from autotune.predict.auto import predicted
     from autotune.predict.choice import shipped_choice
-    from autotune.search.run.jobs import reference_config
+    from autotune.search.run.references import reference_config
 
     profile = load_device("hopper-h100")
     graph = load_graph("rmat10")
@@ -112,7 +112,7 @@ def test_the_reference_solve_on_the_gpu_takes_the_models_one_query_configuration
 
 
 def test_only_a_sweep_that_builds_delta_stepping_anyway_solves_references_on_the_gpu():
-    from autotune.search.run.jobs import gpu_shares_references
+    from autotune.search.run.references import gpu_shares_references
 
     assert gpu_shares_references("auto") and gpu_shares_references("delta")
     assert not gpu_shares_references("crauser") and not gpu_shares_references("phast")
