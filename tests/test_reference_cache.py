@@ -28,8 +28,6 @@ def test_ensure_computes_the_missing_sources_only_and_reads_none(tmp_path):
 
 def test_the_rows_kept_or_read_last_are_held_in_memory_read_only_for_one_graph(tmp_path):
     """A sweep's timers of one graph, one per algorithm, read its sample's rows one after the other."""
-    import pytest
-
     from autotune.graphs import load_graph
 
     cache, other = ReferenceCache(tmp_path), load_graph("rmat8", use_cache=False)
@@ -152,7 +150,8 @@ def _kept_rows(graph, sources):
     from autotune.reference.cache import INF
     from autotune.reference.oracle import reference_distances
 
-    return {s: np.where(row < 0, INF, row).astype(np.int32) for s, row in zip(sources, reference_distances(graph, sources))}
+    rows = reference_distances(graph, sources)
+    return {s: np.where(row < 0, INF, row).astype(np.int32) for s, row in zip(sources, rows)}
 
 
 def test_a_large_graphs_sample_past_a_few_sources_is_finished_by_a_gpu_solve_checked_on_the_cpus(

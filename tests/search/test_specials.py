@@ -92,7 +92,7 @@ def test_a_one_query_grid_outside_the_space_leads_from_the_space_s_nearest_block
 
 
 def test_the_reference_solve_on_the_gpu_takes_the_models_one_query_configuration_not_the_default():
-    """A large graph's reference rows past the CPU's round are solved with Delta-stepping's one-query
+    """A large graph's reference rows past the CPU's few are solved with Delta-stepping's one-query
     prediction (`predict --algorithm delta --queries 1`): its default, one block, took 0.97 s a
     source on rmat22, the prediction 3.9 ms."""
     from autotune import algorithms
