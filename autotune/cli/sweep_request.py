@@ -215,18 +215,19 @@ class CheckedJobs:
             return self.replayed
         request = self.request
         references = reference_cache()
+        gpu_share = stack is not None and gpu_shares_references(request.algorithm)  # the GPU solves some of them
         try:
             for graph in self.graphs:  # their workers forked now: before the GPU is asked anything, and the builds
                 references.start(graph, choose_sources(graph, request.protocol.sample, request.protocol.seed),
-                                 gpu_share=stack is not None and gpu_shares_references(request.algorithm))
+                                 gpu_share=gpu_share)
             device, profile = gpu_device(request.device_index)
-            return self._gpu_jobs(stack, device, profile, references)
+            return self._gpu_jobs(stack, device, profile, references, gpu_share)
         except BaseException:
             references.abandon()  # not waited for: an exit would wait for the workers' Dijkstras
             raise
 
-    def _gpu_jobs(self, stack: ExitStack | None, device: dict[str, Any], profile: Any, references: Any
-                  ) -> tuple[dict[str, Any], list[Job], list[str]]:
+    def _gpu_jobs(self, stack: ExitStack | None, device: dict[str, Any], profile: Any, references: Any,
+                  gpu_share: bool = False) -> tuple[dict[str, Any], list[Job], list[str]]:
         request = self.request
         compiled = None
         if stack is not None:
@@ -246,7 +247,7 @@ class CheckedJobs:
         space = dataclasses.replace(request.space, memory_bytes=memory)
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
                         request.seed, request.weights, references, request.model, request.objective,
-                        request.hierarchy, ShapeCache.from_env(), compiled)
+                        request.hierarchy, ShapeCache.from_env(), compiled if gpu_share else None)
         if compiled is not None:
             compiled()
         return device, jobs, [g.name for g in self.graphs]

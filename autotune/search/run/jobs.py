@@ -16,7 +16,7 @@ from autotune.measure import Protocol, Timer, choose_sources
 from autotune.model.shape import level_width
 from autotune.search.run import specials as sp
 from autotune.search.run.opening import Reentrant
-from autotune.search.run.references import gpu_reference_rows, gpu_shares_references, reference_config
+from autotune.search.run.references import gpu_reference_rows, reference_config
 from autotune.search.results.records import Record, read_records
 from autotune.search.timers.replay import recorded_space, replay_timer
 from autotune.search.results import GraphInfo
@@ -324,18 +324,19 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
              ready: Callable[[], None] | None = None) -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
     graph's sample are computed and kept before any timer opens, which reads them; on a large graph
-    some solved on the GPU, `gpu_reference_rows`, where `ready` is given: the GPU is current, and
-    `ready()` waits for the kernels' builds); the prediction is `model`'s (`--model`: auto, thesis,
-    fitted or a file). With `prepare`, `auto` first builds
-    what a conditional algorithm needs per graph (PHAST's hierarchy, `Algorithm.admits`), within the
-    sweep's wall time. `shapes` (a `model.shape.ShapeCache`) gives the level width the rules read where
-    an earlier run kept it (a breadth-first search of seconds on a large graph), else it is searched."""
+    some solved on the GPU, `gpu_reference_rows`, where `ready` is given: the GPU is current, the
+    sweep's algorithms include Δ-stepping (`gpu_shares_references`), and `ready()` waits for the
+    kernels' builds); the prediction is `model`'s (`--model`: auto, thesis, fitted or a file). With
+    `prepare`, `auto` first builds what a conditional algorithm needs per graph (PHAST's hierarchy,
+    `Algorithm.admits`), within the sweep's wall time. `shapes` (a `model.shape.ShapeCache`) gives
+    the level width the rules read where an earlier run kept it (a breadth-first search of seconds
+    on a large graph), else it is searched."""
     jobs = []
     for graph, spec in zip(loaded, specs):
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
         width = functools.cache(  # searched once, if the rules ask
             lambda g=graph: shapes.level_width(g) if shapes is not None else level_width(g))
-        gpu_rows = None if ready is None or not gpu_shares_references(algorithm) else \
+        gpu_rows = None if ready is None else \
             gpu_reference_rows(graph, lambda i=info, w=width: reference_config(i, profile, w), ready)
         references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed), gpu_rows)
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
