@@ -25,7 +25,8 @@
 // A vertex whose shortest paths all end in zero-weight arcs gets its parent in step 2: the last
 // positive arc of such a path is tight and enters a vertex step 1 anchors (or the path starts at
 // the source), and step 2 follows the zero-weight arcs from there.
-#include "frontier.cuh"
+// Distances are 64-bit in a build with -DWIDE_DISTANCES=1 (distance.cuh).
+#include "distance.cuh"
 
 #define NO_PARENT (-1)
 
@@ -37,9 +38,9 @@ extern "C" __global__ void clear_parents(int n, int *parents) {
 
 // Arcs begin, begin + step, ... below end of u (at distance du) that are tight and of positive
 // weight make u their head's parent.
-__device__ __forceinline__ void tight_arcs(int u, int du, int begin, int end, int step,
+__device__ __forceinline__ void tight_arcs(int u, dist_t du, int begin, int end, int step,
                                            const int *__restrict__ columns, const int *__restrict__ weights,
-                                           const int *__restrict__ dist, int *parents) {
+                                           const dist_t *__restrict__ dist, int *parents) {
   for (int e = begin; e < end; e += step) {
     const int w = weights[e];
     const int v = columns[e];
@@ -49,13 +50,13 @@ __device__ __forceinline__ void tight_arcs(int u, int du, int begin, int end, in
 
 extern "C" __global__ void tight_parents(int n, int hub_degree, const int *__restrict__ row_offsets,
                                          const int *__restrict__ columns, const int *__restrict__ weights,
-                                         const int *__restrict__ dist_rows, int *parents_rows) {
-  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+                                         const dist_t *__restrict__ dist_rows, int *parents_rows) {
+  const dist_t *dist = dist_rows + (size_t)blockIdx.y * n;
   int *parents = parents_rows + (size_t)blockIdx.y * n;
   const int lane = threadIdx.x & 31;
   const int warps = gridDim.x * (blockDim.x >> 5);
   for (int u = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); u < n; u += warps) {
-    const int du = dist[u];
+    const dist_t du = dist[u];
     const int begin = row_offsets[u], end = row_offsets[u + 1];
     if (du == INF || end - begin >= hub_degree) continue;
     tight_arcs(u, du, begin + lane, end, 32, columns, weights, dist, parents);
@@ -64,14 +65,14 @@ extern "C" __global__ void tight_parents(int n, int hub_degree, const int *__res
 
 // A warp per vertex v: the tail of the first tight in-arc of positive weight found, or NO_PARENT.
 extern "C" __global__ void pull_parents(int n, const int *__restrict__ in_offsets, const int *__restrict__ in_tails,
-                                        const int *__restrict__ in_weights, const int *__restrict__ dist_rows,
+                                        const int *__restrict__ in_weights, const dist_t *__restrict__ dist_rows,
                                         int *parents_rows) {
-  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+  const dist_t *dist = dist_rows + (size_t)blockIdx.y * n;
   int *parents = parents_rows + (size_t)blockIdx.y * n;
   const int lane = threadIdx.x & 31;
   const int warps = gridDim.x * (blockDim.x >> 5);
   for (int v = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); v < n; v += warps) {
-    const int dv = dist[v];
+    const dist_t dv = dist[v];
     int parent = NO_PARENT;
     if (dv != INF)
       for (int first = in_offsets[v], end = in_offsets[v + 1]; first < end && parent == NO_PARENT; first += 32) {
@@ -80,7 +81,7 @@ extern "C" __global__ void pull_parents(int n, const int *__restrict__ in_offset
         if (e < end) {
           const int w = in_weights[e];
           u = in_tails[e];
-          const int du = dist[u];
+          const dist_t du = dist[u];
           if (!(w > 0 && du != INF && (long long)du + w == (long long)dv)) u = NO_PARENT;
         }
         const unsigned tight = __ballot_sync(0xffffffffu, u != NO_PARENT);
@@ -95,9 +96,9 @@ extern "C" __global__ void pull_parents(int n, const int *__restrict__ in_offset
 // `in_masks`, the members (by their index in the component) with a zero-weight arc into it.
 extern "C" __global__ void zero_components(int n, int n_components, const int *__restrict__ component_start,
                                            const int *__restrict__ members, const unsigned *__restrict__ in_masks,
-                                           const int *__restrict__ sources, const int *__restrict__ dist_rows,
+                                           const int *__restrict__ sources, const dist_t *__restrict__ dist_rows,
                                            int *parents_rows) {
-  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+  const dist_t *dist = dist_rows + (size_t)blockIdx.y * n;
   int *parents = parents_rows + (size_t)blockIdx.y * n;
   const int source = sources[blockIdx.y], lane = threadIdx.x & 31;
   const int warps = gridDim.x * (blockDim.x >> 5);
@@ -105,7 +106,7 @@ extern "C" __global__ void zero_components(int n, int n_components, const int *_
     const int first = component_start[c], size = component_start[c + 1] - first;
     const bool member = lane < size;
     const int v = member ? members[first + lane] : -1;
-    const int dv = member ? dist[v] : INF;
+    const dist_t dv = member ? dist[v] : INF;
     const unsigned in_mask = member ? in_masks[first + lane] : 0u;
     unsigned level = 0;  // the members at this lane's distance
     for (int j = 0; j < size; ++j) level |= (unsigned)(__shfl_sync(0xffffffffu, dv, j) == dv) << j;
@@ -131,13 +132,13 @@ extern "C" __global__ void zero_components(int n, int n_components, const int *_
 // `hub_degree` arcs; a block takes a chunk at a time.
 extern "C" __global__ void tight_chunks(int n, int n_chunks, int chunk_arcs, const int2 *__restrict__ chunks,
                                         const int *__restrict__ row_offsets, const int *__restrict__ columns,
-                                        const int *__restrict__ weights, const int *__restrict__ dist_rows,
+                                        const int *__restrict__ weights, const dist_t *__restrict__ dist_rows,
                                         int *parents_rows) {
-  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+  const dist_t *dist = dist_rows + (size_t)blockIdx.y * n;
   int *parents = parents_rows + (size_t)blockIdx.y * n;
   for (int c = blockIdx.x; c < n_chunks; c += gridDim.x) {
     const int2 chunk = chunks[c];
-    const int du = dist[chunk.x];
+    const dist_t du = dist[chunk.x];
     if (du == INF) continue;
     const int end = min(row_offsets[chunk.x + 1], chunk.y + chunk_arcs);
     tight_arcs(chunk.x, du, chunk.y + threadIdx.x, end, blockDim.x, columns, weights, dist, parents);
@@ -146,9 +147,9 @@ extern "C" __global__ void tight_chunks(int n, int n_chunks, int chunk_arcs, con
 
 // `arcs` holds the graph's zero-weight arcs as (u, v) pairs; `sources` the instances' sources.
 extern "C" __global__ void zero_closure(int n, int n_arcs, const int2 *__restrict__ arcs,
-                                        const int *__restrict__ sources, const int *__restrict__ dist_rows,
+                                        const int *__restrict__ sources, const dist_t *__restrict__ dist_rows,
                                         int *parents_rows) {
-  const int *dist = dist_rows + (size_t)blockIdx.y * n;
+  const dist_t *dist = dist_rows + (size_t)blockIdx.y * n;
   int *parents = parents_rows + (size_t)blockIdx.y * n;
   const int source = sources[blockIdx.y];
   bool changed = true;

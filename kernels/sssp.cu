@@ -1,6 +1,7 @@
 // GPU Crauser and GPU Martín SSSP, successors variant (thesis chapter 3, Alg. 5-10).
 //
-// Compile-time switch: -DCRAUSER=1 (GPU Crauser, the default) or -DCRAUSER=0 (GPU Martín).
+// Compile-time switch: -DCRAUSER=1 (GPU Crauser, the default) or -DCRAUSER=0 (GPU Martín);
+// -DWIDE_DISTANCES=1 holds distances and thresholds in 64 bits (distance.cuh).
 // The L1 state "no_l1" is the same source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT).
 //
 // Batched instances: CK independent SSSP instances run at once, each with its own workspace
@@ -18,7 +19,9 @@
 #define CRAUSER 1
 #endif
 
-#define INF 0x7fffffff
+#include "distance.cuh"
+
+#define WEIGHT_INF 0x7fffffff  // omega of a vertex without out-arcs
 
 // Read-only inputs are `const T *RESTRICT`. With __restrict__ the compiler may load them through
 // the read-only data path (LDG.E.CONSTANT), which caches in L1 whatever -dlcm says; the "no_l1"
@@ -37,7 +40,7 @@ __device__ __forceinline__ int threshold_slot(int inst, int parity) { return 2 *
 // dist = INF, all unsettled, no frontier; then the source: dist 0, settled, in the frontier.
 // Slot 1 starts non-INF so that iteration 0 (parity 0) is not taken for finished.
 extern "C" __global__ void init(int n, int first_instance, const int *RESTRICT sources,
-                                int *dist, flag_t *unsettled, flag_t *frontier, int *delta,
+                                dist_t *dist, flag_t *unsettled, flag_t *frontier, dist_t *delta,
                                 int *iterations) {
   const int inst = first_instance + blockIdx.y;
   const size_t off = (size_t)inst * n;
@@ -56,12 +59,12 @@ extern "C" __global__ void init(int n, int first_instance, const int *RESTRICT s
   }
 }
 
-// Crauser's out-value omega(v) = min weight of v's out-edges (INF for a vertex without any).
+// Crauser's out-value omega(v) = min weight of v's out-edges (WEIGHT_INF for a vertex without any).
 extern "C" __global__ void out_weight(int n, const int *RESTRICT row_offsets,
                                       const int *RESTRICT weights, int *omega) {
   const int v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= n) return;
-  int best = INF;
+  int best = WEIGHT_INF;
   for (int e = row_offsets[v]; e < row_offsets[v + 1]; ++e) best = min(best, weights[e]);
   omega[v] = best;
 }
@@ -73,8 +76,8 @@ extern "C" __global__ void out_weight(int n, const int *RESTRICT row_offsets,
 // the check saves one scattered load per edge.
 extern "C" __global__ void relax(int n, int first_instance, const int *RESTRICT row_offsets,
                                  const int *RESTRICT columns, const int *RESTRICT weights,
-                                 int *dist, const flag_t *RESTRICT frontier,
-                                 const int *RESTRICT delta, int parity, int lanes_log2) {
+                                 dist_t *dist, const flag_t *RESTRICT frontier,
+                                 const dist_t *RESTRICT delta, int parity, int lanes_log2) {
   const int inst = first_instance + blockIdx.y;
   if (delta[threshold_slot(inst, parity ^ 1)] == INF) return;  // finished
   const size_t off = (size_t)inst * n;
@@ -82,19 +85,24 @@ extern "C" __global__ void relax(int n, int first_instance, const int *RESTRICT 
   const int v = (int)(t >> lanes_log2);
   if (v >= n || !frontier[off + v]) return;
   const int lane = (int)(t & ((1 << lanes_log2) - 1));
-  const int dv = dist[off + v];
+  const dist_t dv = dist[off + v];
   const int end = row_offsets[v + 1];
   for (int e = row_offsets[v] + lane; e < end; e += 1 << lanes_log2) {
     const int j = columns[e];
-    const int candidate = dv + weights[e];
+    const dist_t candidate = dv + weights[e];
     if (candidate < dist[off + j]) atomicMin(&dist[off + j], candidate);
   }
 }
 
-__device__ __forceinline__ int min_key(const int *RESTRICT dist, const flag_t *RESTRICT unsettled,
-                                       const int *RESTRICT omega, size_t off, int v) {
+__device__ __forceinline__ dist_t min_key(const dist_t *RESTRICT dist, const flag_t *RESTRICT unsettled,
+                                          const int *RESTRICT omega, size_t off, int v) {
   if (!unsettled[off + v]) return INF;
-#if CRAUSER
+#if CRAUSER && WIDE_DISTANCES
+  // dist + omega, INF where either is infinite (a finite sum is far below INF in 64 bits)
+  const dist_t d = dist[off + v];
+  const int w = omega[v];
+  return d == INF || w == WEIGHT_INF ? INF : d + w;
+#elif CRAUSER
   // dist + omega saturating at INF (both are at most INF, so the unsigned sum cannot wrap).
   const unsigned sum = (unsigned)dist[off + v] + (unsigned)omega[v];
   return sum > (unsigned)INF ? INF : (int)sum;
@@ -107,16 +115,16 @@ __device__ __forceinline__ int min_key(const int *RESTRICT dist, const flag_t *R
 // multiple of 32 up to 1024: a warp-shuffle reduction inside each warp, then the first warp
 // reduces the warps' results. The block's result goes into the threshold with one atomicMin, so
 // the threshold never leaves the device.
-extern "C" __global__ void minimum(int n, int first_instance, const int *RESTRICT dist,
+extern "C" __global__ void minimum(int n, int first_instance, const dist_t *RESTRICT dist,
                                    const flag_t *RESTRICT unsettled,
-                                   const int *RESTRICT omega, int *delta, int parity) {
-  __shared__ int warp_min[32];
+                                   const int *RESTRICT omega, dist_t *delta, int parity) {
+  __shared__ dist_t warp_min[32];
   const int inst = first_instance + blockIdx.y;
   if (delta[threshold_slot(inst, parity ^ 1)] == INF) return;  // finished
   const size_t off = (size_t)inst * n;
   const int v1 = blockIdx.x * 2 * blockDim.x + threadIdx.x;
   const int v2 = v1 + blockDim.x;
-  int value = INF;
+  dist_t value = INF;
   if (v1 < n) value = min_key(dist, unsettled, omega, off, v1);
   if (v2 < n) value = min(value, min_key(dist, unsettled, omega, off, v2));
   for (int stride = 16; stride > 0; stride >>= 1)
@@ -135,11 +143,11 @@ extern "C" __global__ void minimum(int n, int first_instance, const int *RESTRIC
 
 // Alg. 7 (Martín: dist == delta) and Alg. 10 (Crauser: dist <= delta): the unsettled vertices
 // within the threshold are settled and form the next frontier.
-extern "C" __global__ void update(int n, int first_instance, const int *RESTRICT dist,
-                                  flag_t *unsettled, flag_t *frontier, int *delta, int parity,
+extern "C" __global__ void update(int n, int first_instance, const dist_t *RESTRICT dist,
+                                  flag_t *unsettled, flag_t *frontier, dist_t *delta, int parity,
                                   int *iterations) {
   const int inst = first_instance + blockIdx.y;
-  const int threshold = delta[threshold_slot(inst, parity)];
+  const dist_t threshold = delta[threshold_slot(inst, parity)];
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     // Count the iterations that ran (those whose previous threshold was finite), the last one,
     // which found no threshold, included: the CPU solvers in reference.py count the same way.
@@ -150,7 +158,7 @@ extern "C" __global__ void update(int n, int first_instance, const int *RESTRICT
   const size_t off = (size_t)inst * n;
   const int v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= n) return;
-  const int d = dist[off + v];
+  const dist_t d = dist[off + v];
 #if CRAUSER
   const bool settle = unsettled[off + v] && d <= threshold;
 #else

@@ -5,19 +5,20 @@
 //
 // rows: (count, n) distances, row k for instance first + k; reached, farthest and total are indexed
 // by instance and start at 0. blockIdx.y is the row; each block strides over the row, reduces in
-// registers, then across its warps, and adds its part with one atomic per quantity.
+// registers, then across its warps, and adds its part with one atomic per quantity. Distances (and
+// `farthest`) are 64-bit in a build with -DWIDE_DISTANCES=1 (distance.cuh).
 
-#define INF 0x7FFFFFFF
+#include "distance.cuh"
 
-extern "C" __global__ void row_summary(int n, int first, const int *__restrict__ rows, unsigned int *reached,
-                                       int *farthest, unsigned long long *total) {
+extern "C" __global__ void row_summary(int n, int first, const dist_t *__restrict__ rows, unsigned int *reached,
+                                       dist_t *farthest, unsigned long long *total) {
   const int k = first + blockIdx.y;
-  const int *mine = rows + (size_t)blockIdx.y * n;
+  const dist_t *mine = rows + (size_t)blockIdx.y * n;
   unsigned int count = 0;
-  int largest = 0;
+  dist_t largest = 0;
   unsigned long long sum = 0;
   for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
-    const int d = mine[v];
+    const dist_t d = mine[v];
     if (d != INF) {
       count += 1;
       largest = max(largest, d);
@@ -30,7 +31,7 @@ extern "C" __global__ void row_summary(int n, int first, const int *__restrict__
     sum += __shfl_down_sync(0xffffffffu, sum, offset);
   }
   __shared__ unsigned int warp_count[32];
-  __shared__ int warp_largest[32];
+  __shared__ dist_t warp_largest[32];
   __shared__ unsigned long long warp_sum[32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0) {

@@ -6,14 +6,17 @@
 //
 // got: (count, n) rows, row k for instance first + k; expected: the sample's reference rows;
 // row_of[first + k]: the reference row of instance first + k; differs[first + k] starts at n and
-// ends at the smallest vertex whose distances differ. blockIdx.y is the row.
+// ends at the smallest vertex whose distances differ. blockIdx.y is the row. Distances are 64-bit
+// in a build with -DWIDE_DISTANCES=1 (distance.cuh).
 
-extern "C" __global__ void first_difference(int n, int first, const int *__restrict__ got,
-                                            const int *__restrict__ expected, const int *__restrict__ row_of,
+#include "distance.cuh"
+
+extern "C" __global__ void first_difference(int n, int first, const dist_t *__restrict__ got,
+                                            const dist_t *__restrict__ expected, const int *__restrict__ row_of,
                                             int *__restrict__ differs) {
   const int k = first + blockIdx.y;
-  const int *mine = got + (size_t)blockIdx.y * n;
-  const int *want = expected + (size_t)row_of[k] * n;
+  const dist_t *mine = got + (size_t)blockIdx.y * n;
+  const dist_t *want = expected + (size_t)row_of[k] * n;
   int found = n;
   for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
     if (mine[v] != want[v]) {

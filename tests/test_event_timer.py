@@ -12,6 +12,7 @@ from autotune.algorithms.thesis import CRAUSER
 from autotune.gpu.engine import Overtime, SolveResult
 from autotune.gpu.timer import CudaEventTimer
 from autotune.measure import Ask, Protocol, Status
+from autotune.reference.distance_range import NARROW
 
 N = 5
 SAMPLE = (0, 1, 2, 3)
@@ -22,6 +23,7 @@ class TimedSolver:
 
     def __init__(self, ms_per_solve):
         self.graph = SimpleNamespace(n_vertices=N, n_edges=2 * N)
+        self.width = NARROW  # the distances' width, as an engine's
         self.ms = list(ms_per_solve)
         self.solves = 0
 

@@ -62,6 +62,9 @@ class Algorithm:
             engine allocates CK x (bytes_per_vertex x n + bytes_per_instance)); see `instances_that_fit`.
         reads_level_width: whether its model's rules read the graph's level width
             (`GraphFeatures.level_width`): callers measure it (breadth-first searches) only then.
+        wide_distances: whether its kernels have 64-bit builds (`-DWIDE_DISTANCES=1`), with which
+            it solves a graph whose distances may pass 32 bits (`distance_range.width_for`); one
+            without refuses such a graph (`admits`, `refuses_width`).
     """
 
     name: str = ""
@@ -83,6 +86,7 @@ class Algorithm:
     bytes_per_vertex: int = 0
     bytes_per_instance: int = 0
     reads_level_width: bool = False
+    wide_distances: bool = False
 
     # --- kernels and compilation ------------------------------------------------------------------
 
@@ -256,9 +260,20 @@ class Algorithm:
 
     def admits(self, graph: CSRGraph, prepare: bool = False) -> str | None:
         """Why `--algorithm auto` leaves this algorithm out on `graph`, or None where it tunes it
-        (every graph by default). With `prepare`, what the algorithm needs kept per graph (PHAST's
-        hierarchy) is built first where the graph qualifies, with progress on stderr."""
-        return None
+        (every graph whose distances its kernels hold, by default: `refuses_width`). With `prepare`,
+        what the algorithm needs kept per graph (PHAST's hierarchy) is built first where the graph
+        qualifies, with progress on stderr."""
+        return self.refuses_width(graph)
+
+    def refuses_width(self, graph: CSRGraph) -> str | None:
+        """Why this algorithm cannot solve `graph`'s distances: they may pass 32 bits and its kernels
+        have no 64-bit build (`wide_distances`); None where it can."""
+        from autotune.reference.distance_range import width_for
+
+        if self.wide_distances or not width_for(graph).wide:
+            return None
+        return ("its kernels hold distances in 32 bits and a shortest path of the graph may pass that "
+                "(`--algorithm auto` picks one with 64-bit builds)")
 
     def with_level_width(self, features: GraphFeatures, level_width: Callable[[], float] | None) -> GraphFeatures:
         """`features` with the graph's level width where this algorithm's rules read it

@@ -150,18 +150,10 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
     """--sources all|N or --save-dir: every source solved once, sharded over the devices asked for
     (`autotune.cli.sssp_many`), each with the configuration --table gives on its GPU."""
     from autotune.arguments import device_indices
-    from autotune.cli.sssp_many import DEFAULT_VERIFY, run_many_sources
+    from autotune.cli.sssp_many import run_many_sources
     from autotune.gpu import device_count, device_description, device_handle
     from autotune.many.work import SolverSpec
-    from autotune.reference.distance_range import may_pass
 
-    bound = may_pass(graph)
-    count = graph.n_vertices if args.sources in (None, "all") else min(args.sources, graph.n_vertices)
-    if bound is not None and (args.verify or DEFAULT_VERIFY) < count:
-        raise InputError(f"{graph.name}: a shortest path may be as long as {bound:,} (the lesser of (n - 1) x "
-                         "its largest weight and a Dijkstra search each way per strongly connected component), "
-                         "past the GPU kernels' 32-bit distances; only sources checked on the CPU can be trusted here: "
-                         f"give --verify {count} (every source), or scale the weights down")
     if args.devices is not None:
         indices = device_indices(args.devices, device_count)
     else:
@@ -191,20 +183,17 @@ def _run_many(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig | 
 
 def _save_distances(solver, timer, config: LaunchConfig, source: int, path) -> None:
     """Solve once more from `source` and save the GPU's distances (verified) as int64, -1 unreachable."""
-    from autotune.gpu.device import INF
-
     result = solver.solve(config.replace(concurrent_kernels=1), [source])
     distances = result.distances[0]
     if not np.array_equal(distances, timer.expected[source]):
         raise AutotuneError(f"the GPU's distances from source {source} differ from the CPU reference; not saved")
-    save_distances(unreachable_as_minus_one(distances, INF), path)
+    save_distances(unreachable_as_minus_one(distances, solver.width.inf), path)
 
 
 def reached_counts(expected: Mapping[int, np.ndarray], sources: Sequence[int]) -> list[int]:
-    """How many vertices each source reaches, from its reference row (`INF` where it does not)."""
-    from autotune.reference.cache import INF
-
-    return [int(np.count_nonzero(expected[s] != INF)) for s in sources]
+    """How many vertices each source reaches, from its reference row (its type's largest value, the
+    kernels' `inf`, where it does not)."""
+    return [int(np.count_nonzero(expected[s] != np.iinfo(expected[s].dtype).max)) for s in sources]
 
 
 def reached_text(counts: Sequence[int], n_vertices: int) -> str:

@@ -21,7 +21,7 @@ from rich.table import Table as RichTable
 from autotune.errors import AutotuneError, InputError, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.launch import LaunchConfig
-from autotune.reference.cache import INF, ReferenceCache
+from autotune.reference.cache import ReferenceCache
 
 
 def check_query_options(args: argparse.Namespace, graph: CSRGraph) -> None:
@@ -68,11 +68,11 @@ def run_queries(args: argparse.Namespace, graph: CSRGraph, config: LaunchConfig,
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        render(summary, len(sources))
+        render(summary, len(sources), solver.width.inf)
     return 0
 
 
-def render(summary: dict[str, Any], count: int) -> None:
+def render(summary: dict[str, Any], count: int, inf: int) -> None:
     graph, device = summary["graph"], summary["device"]
     table = RichTable(title=escape(f"{summary['algorithm']} on {device['name']}: {graph['name']}"), show_header=False)
     table.add_row("configuration", escape(json.dumps(summary["config"]["params"])))
@@ -88,7 +88,7 @@ def render(summary: dict[str, Any], count: int) -> None:
         table.add_row("full solve (ms)", f"{target['full_ms']:.3f} ({where})")
         table.add_row(f"to target {target['target']} (ms)",
                       f"{target['target_ms']:.3f} ({target['speedup']:.2f}x faster), its distance checked on the CPU")
-        shown = ["unreachable" if d == INF else str(d) for d in distances[:8]]
+        shown = ["unreachable" if d == inf else str(d) for d in distances[:8]]
         table.add_row("distance to the target", ", ".join(shown) + (" ..." if len(distances) > 8 else ""))
     Console().print(table)
 

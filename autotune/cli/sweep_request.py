@@ -235,12 +235,16 @@ class CheckedJobs:
             from autotune.gpu import verify
             from autotune.gpu.compile import precompile
             from autotune.gpu.memory import set_memory_cap
+            from autotune.reference.distance_range import width_for
 
             stack.enter_context(gpu.gpu_session(request.device_index))
             set_memory_cap(request.max_memory)
-            # the kernels build side by side while the references are computed (a cold start)
-            compiled = precompile(algorithms.resolve(request.algorithm), "sm_" + profile.compute_capability.replace(".", ""),
-                                  (verify.SOURCE,))
+            # the kernels build side by side while the references are computed (a cold start); for
+            # graphs whose distances need 64 bits, the 64-bit builds of the algorithms that have them
+            wide = all(width_for(g).wide for g in self.graphs)
+            builds = [a for a in algorithms.resolve(request.algorithm) if a.wide_distances or not wide]
+            compiled = precompile(builds, "sm_" + profile.compute_capability.replace(".", ""), (verify.SOURCE,),
+                                  wide=wide)
         memory = min((m for m in (profile.global_memory_bytes, request.max_memory) if m), default=None)
         if request.max_memory is not None:
             device["x-max-memory"] = request.max_memory

@@ -16,6 +16,7 @@ from autotune.errors import LaunchRejected
 from autotune.gpu import cubins
 from autotune.gpu.device import driver
 from autotune.launch import CacheState, KernelLaunch
+from autotune.reference.distance_range import WIDE
 
 # Driver values of the shared-memory carveout attribute (CU_SHAREDMEM_CARVEOUT_*): the percentage of
 # the unified L1/shared storage given to shared memory. -1 leaves the choice to the driver.
@@ -28,19 +29,21 @@ CARVEOUT_PERCENT = {
 
 
 @cache
-def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0):
+def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0, wide: bool = False):
     """Compile (or read where builds are kept, `cubins`) one build of a registered algorithm (its
     `source_path`, see `build_options`), loaded once per process. Returns a pycuda.driver.Module.
 
     Requires a current CUDA context (`device.gpu_session`).
     """
-    return _build(algorithm.source_path, build_options(algorithm, no_l1, targeted, part))
+    return _build(algorithm.source_path, build_options(algorithm, no_l1, targeted, part, wide))
 
 
-def build_options(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0) -> list[str]:
+def build_options(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0, wide: bool = False
+                  ) -> list[str]:
     """nvcc's options for one build: the algorithm's `compile_options`; `targeted`: the build of
     source-target queries (-DTARGETED=1; kernels/delta.cu); `part`: the group of its kernels that
-    the build holds (`Algorithm.source_parts`; 0: all of them).
+    the build holds (`Algorithm.source_parts`; 0: all of them); `wide`: 64-bit distances
+    (`distance_range.WIDE`).
 
     Example::
 
@@ -49,15 +52,16 @@ def build_options(algorithm: Any, no_l1: bool, targeted: bool = False, part: int
         ['-DNO_L1=1', '-Xptxas=-dlcm=cg', '-DSOURCE_PART=2']
     """
     return [*algorithm.compile_options(no_l1), *(["-DTARGETED=1"] if targeted else []),
-            *([f"-DSOURCE_PART={part}"] if part else [])]
+            *([f"-DSOURCE_PART={part}"] if part else []), *(WIDE.options if wide else ())]
 
 
 @cache
-def compiled_source(filename: str):  # -> pycuda.driver.Module
-    """Compile a shipped kernel file that belongs to no algorithm (`paths.cu`), once per process."""
+def compiled_source(filename: str, wide: bool = False):  # -> pycuda.driver.Module
+    """Compile a shipped kernel file that belongs to no algorithm (`paths.cu`), once per process;
+    `wide`: its build for 64-bit distances."""
     from autotune.resources import kernels_dir
 
-    return _build(kernels_dir() / filename, [])
+    return _build(kernels_dir() / filename, list(WIDE.options) if wide else [])
 
 
 def _include_dirs(source: Path) -> list[str]:
@@ -98,8 +102,8 @@ def _build(source: Path, options: list[str]):  # -> pycuda.driver.Module
         return module_from_buffer(cubins.cubin(source, options, arch, _include_dirs(source), directory, fresh=True))
 
 
-def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = (), workers: int | None = None
-               ) -> Callable[[], None]:
+def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = (), workers: int | None = None,
+               wide: bool = False) -> Callable[[], None]:
     """Start building every build (both L1 states, each part of a source in parts) of `algorithms`
     and the shipped `sources` of no algorithm (`compiled_source`: the timer's `verify.cu`) for
     `arch` (`sm_90`) where builds are kept, one nvcc a core, and return what waits for them:
@@ -108,7 +112,7 @@ def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = ()
     longest build bounds the wait (Δ-stepping's, 8-10.3 s whole on the H200 host, hence its parts).
     A build kept from an earlier start costs no nvcc (`cubins`). Call the returned function before
     any kernel is loaded, so that no build is compiled twice. A build that fails here fails again,
-    with its message, where it is loaded."""
+    with its message, where it is loaded. `wide`: the builds for 64-bit distances instead."""
     from concurrent.futures import ThreadPoolExecutor
 
     from autotune.resources import kernels_dir
@@ -122,9 +126,9 @@ def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = ()
     def build(source: Path, options: list[str]) -> None:
         cubins.cubin(source, options, arch, _include_dirs(source), directory)
 
-    builds = [(a.source_path, build_options(a, no_l1, part=part))
+    builds = [(a.source_path, build_options(a, no_l1, part=part, wide=wide))
               for a in algorithms for part in a.builds() for no_l1 in (False, True)]
-    builds += [(kernels_dir() / source, []) for source in sources]
+    builds += [(kernels_dir() / source, list(WIDE.options) if wide else []) for source in sources]
     pool = ThreadPoolExecutor(max_workers=workers or max(1, min(len(builds), os.cpu_count() or 1)))
     futures = [pool.submit(build, source, options) for source, options in builds]
 
@@ -140,21 +144,22 @@ def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = ()
 
 
 def kernel_function(algorithm: Any, function: str, cache_state: CacheState = CacheState.DEFAULT,
-                    targeted: bool = False):
-    """The compiled `function` of the build that `cache_state`, `algorithm` and `targeted` select."""
+                    targeted: bool = False, wide: bool = False):
+    """The compiled `function` of the build that `cache_state`, `algorithm`, `targeted` and `wide`
+    (64-bit distances) select."""
     return compiled_module(algorithm, cache_state is CacheState.NO_L1, targeted,
-                           algorithm.source_part(function)).get_function(function)
+                           algorithm.source_part(function), wide).get_function(function)
 
 
 def launchable(algorithm: Any, function: str, launch: KernelLaunch, kernel: str | None = None,
-               targeted: bool = False):
+               targeted: bool = False, wide: bool = False):
     """The compiled function for a kernel launch, its cache preference applied.
 
     Raises:
         LaunchRejected: the block is larger than the compiled function allows.
     """
     cuda = driver()
-    compiled = kernel_function(algorithm, function, launch.cache, targeted)
+    compiled = kernel_function(algorithm, function, launch.cache, targeted, wide)
     limit = compiled.get_attribute(cuda.function_attribute.MAX_THREADS_PER_BLOCK)
     if launch.block_size > limit:
         raise LaunchRejected(

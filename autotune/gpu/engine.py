@@ -16,11 +16,12 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from autotune.errors import LaunchRejected, WrongResult
+from autotune.errors import InputError, LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.device import driver
 from autotune.gpu.memory import GraphOnDevice
 from autotune.launch import LaunchConfig
+from autotune.reference.distance_range import width_for
 
 POLL_DEPTH = 8  # iterations the host may run ahead of the status it has read
 INIT_BLOCK = 256
@@ -57,7 +58,8 @@ class SolveResult:
 
     @cached_property
     def distances(self) -> np.ndarray:
-        """int32, (CK, n), INF for unreachable; valid until the solver's next solve.
+        """(CK, n) in the solver's width (`Solver.width`: int32, or int64 where the graph needs it),
+        its `inf` for unreachable; valid until the solver's next solve.
 
         Raises:
             RuntimeError: first read after the solver's next solve, which overwrote them.
@@ -205,8 +207,14 @@ class Solver:
     """
 
     def __init__(self, graph: CSRGraph, algorithm: Any) -> None:
+        """Raises:
+            InputError: the graph's distances may pass 32 bits and the algorithm has no 64-bit build.
+        """
+        if (why := algorithm.refuses_width(graph)) is not None:
+            raise InputError(f"{graph.name}: {algorithm.name} cannot solve it: {why}")
         self.graph = graph
         self.algorithm = algorithm  # the registered `autotune.algorithms.Algorithm` this engine runs
+        self.width = width_for(graph)  # the distances' (and its kernels' builds')
         self.cuda = driver()
         self.device_graph = GraphOnDevice(graph)
         self._events: deque = deque()
@@ -307,7 +315,7 @@ class Solver:
         return self.solve(config, sources)
 
     def device_distances(self):  # -> a device pointer, or None
-        """Where the last solve's distances are in GPU memory as (CK, n) int32 rows, or None when
+        """Where the last solve's distances are in GPU memory as (CK, n) rows (`width`), or None when
         the engine keeps them otherwise (the shortest-path pass, `autotune.gpu.paths`, then copies
         the returned distances up)."""
         return None

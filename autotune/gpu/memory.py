@@ -30,8 +30,9 @@ class GraphOnDevice:
         self._allocations.append(allocation)
         return allocation
 
-    def upload(self, cuda, array: np.ndarray):
-        array = np.ascontiguousarray(array, dtype=np.int32)
+    def upload(self, cuda, array: np.ndarray, dtype: np.dtype = np.dtype(np.int32)):
+        """`array` copied to the GPU as `dtype` (int32: the graph's arrays; int64: wide distances)."""
+        array = np.ascontiguousarray(array, dtype=dtype)
         allocation = self.alloc(cuda, array.nbytes)
         cuda.memcpy_htod(allocation, array)
         return allocation
@@ -71,16 +72,18 @@ PINNED_ROWS_BYTES = 512 * 2**20  # distances copied back through page-locked mem
 
 class DeviceArrays:
     """A solve's workspace: named GPU allocations (attributes of those names), `ring`, a pinned
-    int32 array the host reads the instances' progress into, and `rows`, where the distances come
-    back.
+    array (`ring_dtype`) the host reads the instances' progress into, and `rows`, where the
+    distances (`dtype`: the solver's width) come back.
 
     Raises:
         LaunchRejected: the GPU lacks the memory (`check_memory`, or an allocation that fails
             because another process took it since); nothing stays allocated.
     """
 
-    def __init__(self, sizes: Mapping[str, int], ring_shape: tuple[int, int], what: str) -> None:
+    def __init__(self, sizes: Mapping[str, int], ring_shape: tuple[int, int], what: str,
+                 dtype: np.dtype = np.dtype(np.int32), ring_dtype: np.dtype = np.dtype(np.int32)) -> None:
         cuda = driver()
+        self.dtype = np.dtype(dtype)
         check_memory(sum(sizes.values()), what)
         self._allocated: list = []
         try:
@@ -88,24 +91,24 @@ class DeviceArrays:
                 allocation = cuda.mem_alloc(max(nbytes, 8))
                 self._allocated.append(allocation)
                 setattr(self, name, allocation)
-            self.ring = cuda.pagelocked_empty(ring_shape, np.int32)
+            self.ring = cuda.pagelocked_empty(ring_shape, ring_dtype)
             self._rows: np.ndarray | None = None
         except cuda.MemoryError as error:
             self.free()
             raise LaunchRejected(None, f"{what}: out of GPU memory ({error})") from None
 
     def rows(self, ck: int, n: int) -> np.ndarray:
-        """An int32 (ck, n) host array to copy distances into: page-locked and reused (a copy at
-        the bus's full speed, which matters when every distance is kept: `sssp --sources all`)
+        """A (ck, n) host array of `dtype` to copy distances into: page-locked and reused (a copy
+        at the bus's full speed, which matters when every distance is kept: `sssp --sources all`)
         up to `PINNED_ROWS_BYTES`, a fresh array above. The caller reads it before the next solve."""
-        if ck * n * 4 > PINNED_ROWS_BYTES:
-            return np.empty((ck, n), dtype=np.int32)
+        if ck * n * self.dtype.itemsize > PINNED_ROWS_BYTES:
+            return np.empty((ck, n), dtype=self.dtype)
         if self._rows is None or self._rows.shape[0] < ck or self._rows.shape[1] != n:
             try:
-                self._rows = driver().pagelocked_empty((ck, n), np.int32)
+                self._rows = driver().pagelocked_empty((ck, n), self.dtype)
             except Exception:  # the host cannot lock that much memory: a plain array copies slower
                 self._rows = None
-                return np.empty((ck, n), dtype=np.int32)
+                return np.empty((ck, n), dtype=self.dtype)
         return self._rows[:ck]
 
     def free(self) -> None:

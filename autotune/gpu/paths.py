@@ -130,7 +130,8 @@ class PathTrees:
         self.cuda = solver.cuda
         graph = solver.graph
         self.n = graph.n_vertices
-        module = compiled_source(SOURCE)
+        self.width = solver.width
+        module = compiled_source(SOURCE, self.width.wide)
         self._clear = module.get_function("clear_parents")
         self._scan = module.get_function("tight_parents")
         self._pull = module.get_function("pull_parents")
@@ -188,19 +189,20 @@ class PathTrees:
             return
         self._free_rows()
         rows = 4 * self.n * ck
-        check_memory(rows * (2 if copies_distances else 1), f"shortest-path trees of {ck} instances")
+        distance_rows = self.width.itemsize * self.n * ck
+        check_memory(rows + (distance_rows if copies_distances else 0), f"shortest-path trees of {ck} instances")
         self._parents = self.cuda.mem_alloc(max(rows, 4))
         self._rows.append(self._parents)
         self._sources = self.cuda.mem_alloc(4 * ck)
         self._rows.append(self._sources)
         if copies_distances:
-            self._distances = self.cuda.mem_alloc(max(rows, 4))
+            self._distances = self.cuda.mem_alloc(max(distance_rows, 8))
             self._rows.append(self._distances)
         self._capacity = ck
 
     def build(self, sources: Sequence[int], distances: np.ndarray) -> TreeResult:
-        """The trees of the solve from `sources` just run, whose `distances` ((CK, n) int32) the
-        solve returned: used on the GPU only when the engine keeps no copy there."""
+        """The trees of the solve from `sources` just run, whose `distances` ((CK, n), the solver's
+        width) the solve returned: used on the GPU only when the engine keeps no copy there."""
         ck, n = len(sources), self.n
         on_device = self.solver.device_distances()
         self._reserve(ck, on_device is None)
@@ -209,7 +211,8 @@ class PathTrees:
         stream = self._stream
         with timed_span(self.solver, stream) as span:
             if on_device is None:
-                self.cuda.memcpy_htod_async(self._distances, np.ascontiguousarray(distances, dtype=np.int32), stream)
+                self.cuda.memcpy_htod_async(self._distances, np.ascontiguousarray(distances, dtype=self.width.dtype),
+                                             stream)
             for launch in launches:
                 launch(stream)
         parents = np.empty((ck, n), dtype=np.int32)

@@ -21,11 +21,11 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from autotune.errors import WrongResult
-from autotune.gpu.device import INF
 from autotune.gpu.engine import Solver
 from autotune.gpu.paths import PathTrees
 from autotune.gpu.timer import distance_error
 from autotune.launch import LaunchConfig
+from autotune.reference.distance_range import NARROW
 from autotune.reference.paths import tree_error
 
 DEFAULT_REPETITIONS = 5
@@ -96,7 +96,7 @@ def tree_costs(solver: Solver, config: LaunchConfig, sources: Sequence[int], exp
                 distances = _checked_distances(result, source, expected[source])
                 tree = paths.build([source], result.distances)
                 if repetition == 0:
-                    error = tree_error(solver.graph, distances, tree.parents[0], source, INF)
+                    error = tree_error(solver.graph, distances, tree.parents[0], source, solver.width.inf)
                     if error:
                         raise WrongResult(f"source {source}: not a shortest-path tree: {error}")
                     trees[source] = tree.parents[0].copy()
@@ -104,7 +104,7 @@ def tree_costs(solver: Solver, config: LaunchConfig, sources: Sequence[int], exp
                 solve_ms.append(result.elapsed_ms)
                 tree_ms.append(tree.elapsed_ms)
                 if not np.array_equal(tree.parents[0], trees[source]) and \
-                        tree_error(solver.graph, distances, tree.parents[0], source, INF):
+                        tree_error(solver.graph, distances, tree.parents[0], source, solver.width.inf):
                     raise WrongResult(f"source {source}: a repeated tree is not a shortest-path tree")
             costs.append(TreeCost(source, statistics.median(solve_ms), statistics.median(tree_ms)))
     return costs, trees
@@ -138,13 +138,13 @@ def target_costs(solver: Solver, config: LaunchConfig, pairs: Sequence[tuple[int
     return costs
 
 
-def random_pairs(expected: Mapping[int, np.ndarray], seed: int = 0) -> list[tuple[int, int]]:
-    """A target for each source of `expected`, drawn uniformly among the vertices it reaches
-    (other than itself; the source itself when it reaches none)."""
+def random_pairs(expected: Mapping[int, np.ndarray], seed: int = 0, inf: int = NARROW.inf) -> list[tuple[int, int]]:
+    """A target for each source of `expected` (rows with `inf` unreachable), drawn uniformly among
+    the vertices it reaches (other than itself; the source itself when it reaches none)."""
     rng = np.random.default_rng(seed)
     pairs = []
     for source, distances in expected.items():
-        reached = np.flatnonzero(distances != INF)
+        reached = np.flatnonzero(distances != inf)
         reached = reached[reached != source]
         pairs.append((int(source), int(rng.choice(reached)) if len(reached) else int(source)))
     return pairs

@@ -18,7 +18,7 @@ class RowSummaries:
 
     def __init__(self, solver: Solver) -> None:
         self.solver = solver
-        self.function = compiled_source(SOURCE).get_function("row_summary")
+        self.function = compiled_source(SOURCE, solver.width.wide).get_function("row_summary")
 
     def summarize(self, ck: int) -> tuple[np.ndarray, float] | None:
         """The last solve's (ck, 3) int64 summaries (reached, farthest, total; one row per instance)
@@ -28,7 +28,7 @@ class RowSummaries:
             return None
         cuda, n = self.solver.cuda, self.solver.graph.n_vertices
         reached = cuda.to_device(np.zeros(ck, dtype=np.uint32))
-        farthest = cuda.to_device(np.zeros(ck, dtype=np.int32))
+        farthest = cuda.to_device(np.zeros(ck, dtype=self.solver.width.dtype))
         total = cuda.to_device(np.zeros(ck, dtype=np.uint64))
         start, end = self.solver.event(), self.solver.event()
         start.record()
@@ -41,7 +41,7 @@ class RowSummaries:
         self.solver.recycle(start, end)
         out = np.empty((ck, 3), dtype=np.int64)
         out[:, 0] = cuda.from_device(reached, (ck,), np.uint32)
-        out[:, 1] = cuda.from_device(farthest, (ck,), np.int32)
+        out[:, 1] = cuda.from_device(farthest, (ck,), self.solver.width.dtype)
         out[:, 2] = cuda.from_device(total, (ck,), np.uint64).astype(np.int64)
         for array in (reached, farthest, total):
             array.free()

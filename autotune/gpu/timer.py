@@ -58,7 +58,7 @@ class CudaEventTimer:
     def _device_check(self, ck: int) -> DeviceCheck | None:
         """The check on the GPU for a batch of `ck` rows too large to copy cheaply, made once; None
         for a smaller batch, or where the GPU has no room for the sample's reference rows."""
-        if ck * self.graph.n_vertices * 4 <= DEVICE_CHECK_BYTES:
+        if ck * self.graph.n_vertices * self.solver.width.itemsize <= DEVICE_CHECK_BYTES:
             return None
         if self._on_device is None:
             try:

@@ -29,9 +29,10 @@ class DeviceCheck:
     def __init__(self, solver: Solver, expected: Mapping[int, np.ndarray], sample: Sequence[int]) -> None:
         self.solver = solver
         self.row = {source: index for index, source in enumerate(dict.fromkeys(sample))}
-        rows = np.stack([expected[source] for source in self.row]).astype(np.int32, copy=False)
-        self.expected = solver.device_graph.upload(solver.cuda, rows)
-        self.function = compiled_source(SOURCE).get_function("first_difference")
+        width = solver.width
+        rows = np.stack([expected[source] for source in self.row]).astype(width.dtype, copy=False)
+        self.expected = solver.device_graph.upload(solver.cuda, rows, width.dtype)
+        self.function = compiled_source(SOURCE, width.wide).get_function("first_difference")
 
     def first_differences(self, sources: Sequence[int]) -> np.ndarray | None:
         """Per instance of the solver's last solve (one per source), the first vertex whose

@@ -11,7 +11,7 @@ from autotune.files import atomic_write
 
 
 def unreachable_as_minus_one(distances: np.ndarray, inf: int) -> np.ndarray:
-    """The GPU's int32 distances as saved: int64, -1 where they hold `inf` (unreachable)."""
+    """The GPU's distances (int32 or int64) as saved: int64, -1 where they hold `inf` (unreachable)."""
     return np.where(distances == inf, -1, distances).astype(np.int64)
 
 

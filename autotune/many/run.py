@@ -54,7 +54,7 @@ class ManyRequest:
     Args:
         graph: the graph (a `CSRGraph`).
         sources: every source, in the order the results list them.
-        expected: the sample's CPU reference rows, by source (int32, INF for unreachable).
+        expected: the sample's CPU reference rows, by source (`ReferenceCache`'s: the graph's width).
         specs: one solver spec per local worker (a GPU or a CPU process).
         visible: per local worker, its CUDA_VISIBLE_DEVICES (see `DaskExecutor`).
         address: a Dask cluster's scheduler, or None.

@@ -23,7 +23,8 @@ from autotune.errors import AutotuneError, WrongResult
 from autotune.files import atomic_write, file_sha256
 from autotune.many.plan import batches
 from autotune.many.reductions import summarize_rows
-from autotune.reference.cache import INF  # the kernels' infinite distance, the oracle rows' too
+from autotune.reference.cache import INF  # the kernels' infinite distance at 32 bits
+from autotune.reference.distance_range import width_for
 
 
 
@@ -56,11 +57,13 @@ class OracleResult:
 
 
 class OracleSolver:
-    """The CPU oracle with a GPU solver's face: `solve(config, sources)` gives int32 rows, `INF`
-    for unreachable, and the milliseconds they took (host clock)."""
+    """The CPU oracle with a GPU solver's face: `solve(config, sources)` gives rows in the graph's
+    `width` (int32, `INF` for unreachable, or int64 where its distances need it), and the
+    milliseconds they took (host clock)."""
 
     def __init__(self, graph: Any) -> None:
         self.graph = graph
+        self.width = width_for(graph)
 
     def solve(self, config: Any, sources: Sequence[int]) -> OracleResult:
         from autotune.reference import reference_distances
@@ -69,7 +72,7 @@ class OracleSolver:
         distinct = list(dict.fromkeys(int(s) for s in sources))  # a padded batch repeats its first source
         solved = reference_distances(self.graph, distinct)
         rows = solved[[distinct.index(int(s)) for s in sources]]
-        rows = np.where(rows < 0, INF, rows).astype(np.int32)
+        rows = np.where(rows < 0, self.width.inf, rows).astype(self.width.dtype)
         return OracleResult(rows, (time.perf_counter() - start) * 1e3)
 
     def __enter__(self) -> OracleSolver:
@@ -152,7 +155,7 @@ class Worker:
                                           f"from the CPU reference (first at vertex {differ[0]}); nothing saved")
                 got_summaries = self._device_summaries(len(batch)) if summarize else None
                 if got_summaries is not None:
-                    want = summarize_rows(np.stack([expected[s] for s in batch[:real]]), INF)
+                    want = summarize_rows(np.stack([expected[s] for s in batch[:real]]), self.solver.width.inf)
                     if not np.array_equal(got_summaries[0][:real], want):
                         raise WrongResult(f"{self.device}: the GPU's per-source summaries (reached, farthest, total) "
                                           "differ from the CPU's on the sample; nothing saved")
@@ -192,9 +195,9 @@ class Worker:
                 if keep_rows or (summarize and summary is None):
                     rows = np.asarray(result.distances[:real])
                     if summarize:
-                        summary = summarize_rows(rows, INF)
+                        summary = summarize_rows(rows, self.solver.width.inf)
                     if keep_rows:
-                        rows_out.append(unreachable_as_minus_one(rows, INF))
+                        rows_out.append(unreachable_as_minus_one(rows, self.solver.width.inf))
                 if summary is not None:
                     summaries_out.append(summary)
         solve_s = time.perf_counter() - start

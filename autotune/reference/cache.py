@@ -3,7 +3,8 @@ resumed sweep, every worker of a run and later sweeps of the same graph read the
 running scipy's Dijkstra again. Missing ones are computed on every CPU core.
 
 Layout: `<directory>/<graph sha256>/<source>.npy` (int32, `INF` = 2**31 - 1 for unreachable, as the
-GPU writes them), each written atomically, so concurrent writers of one entry are harmless.
+GPU writes them; int64 and 2**63 - 1 on a graph whose distances need 64 bits, `distance_range.width_for`),
+each written atomically, so concurrent writers of one entry are harmless.
 
 On a large graph a sweep need not wait for the cores to go round twice: the CPU computes a few
 sources of the sample (`cpu_share`, `CPU_CHECKED`: 16 of rmat22's took 11.3 s on the H200 host's 16
@@ -37,7 +38,7 @@ import numpy as np
 
 from autotune.files import atomic_write
 from autotune.graphs.csr import CSRGraph
-from autotune.reference.distance_range import check_reference, surely_fits
+from autotune.reference.distance_range import check_reference, surely_fits, width_for
 from autotune.reference.oracle import load_for, reference_distances
 
 INF = 0x7FFFFFFF
@@ -91,9 +92,12 @@ def _solve_into(task: tuple[int, int]) -> None:
 
 
 def as_kept_row(graph: CSRGraph, source: int, row: np.ndarray) -> np.ndarray:
-    """A reference row as kept: int32, `INF` unreachable, checked to fit before the cast."""
-    check_reference(graph, source, row)  # before the int32 cast below could wrap a distance
-    return np.where(row < 0, INF, row).astype(np.int32)
+    """A reference row as kept: in the graph's width (`width_for`), its `inf` unreachable; a 32-bit
+    row checked to fit before the cast."""
+    width = width_for(graph)
+    if not width.wide:
+        check_reference(graph, source, row)  # before the int32 cast below could wrap a distance
+    return np.where(row < 0, width.inf, row).astype(width.dtype)
 
 
 class Computation:
@@ -122,8 +126,9 @@ class Computation:
                  "cores ...")
         if graph.n_edges < PARALLEL_EDGES or workers < 2:
             return  # computed in `result`, in this process
-        shared = mmap.mmap(-1, len(self.sources) * graph.n_vertices * 4)  # anonymous, shared with the children
-        rows = np.frombuffer(shared, dtype=np.int32).reshape(len(self.sources), graph.n_vertices)
+        width = width_for(graph)  # found here, before the fork: the workers inherit it
+        shared = mmap.mmap(-1, len(self.sources) * graph.n_vertices * width.itemsize)  # shared with the children
+        rows = np.frombuffer(shared, dtype=width.dtype).reshape(len(self.sources), graph.n_vertices)
         _rows_for_workers = rows  # the workers, forked at the first submit, keep it
         stack = contextlib.ExitStack()
         pool = stack.enter_context(forked_workers(graph, workers))
@@ -182,8 +187,8 @@ class Computation:
 
 
 def compute(graph: CSRGraph, sources: Sequence[int]) -> dict[int, np.ndarray]:
-    """scipy Dijkstra's distances from each source as int32 rows (`INF` unreachable), on every
-    core for a large graph (`Computation`).
+    """scipy Dijkstra's distances from each source as kept rows (`as_kept_row`), on every core for
+    a large graph (`Computation`).
 
     Raises:
         InputError: a distance does not fit the kernels' 32 bits (`distance_range.check_reference`).
@@ -258,7 +263,7 @@ class ReferenceCache:
             row = np.load(self._path(graph, source), allow_pickle=False)
         except (OSError, ValueError):
             return None
-        if row.shape != (graph.n_vertices,) or row.dtype != np.int32:
+        if row.shape != (graph.n_vertices,) or row.dtype != width_for(graph).dtype:
             return None
         self._hold(graph, {source: row})
         return row
@@ -300,7 +305,7 @@ class ReferenceCache:
                 note(f"{graph.name}: the GPU's reference solve differs from the kept (scipy's) row of source {source}: "
                      f"the CPU computes the {len(missing)} sources left")
                 return 0
-        self._keep(graph, {s: np.asarray(row, dtype=np.int32) for s, row in zip(missing, rows[len(checks):])})
+        self._keep(graph, {s: np.asarray(row, dtype=width_for(graph).dtype) for s, row in zip(missing, rows[len(checks):])})
         note(f"{graph.name}: the references of {len(missing)} more sources solved on the GPU in "
              f"{time.perf_counter() - started:.1f} s, its rows of the {len(checks)} kept ones equal to theirs")
         return len(missing)

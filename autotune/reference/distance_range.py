@@ -1,13 +1,14 @@
-"""Whether a graph's distances fit the GPU kernels' 32-bit integers: decided before the first solve.
+"""Whether a graph's distances fit the GPU kernels' 32-bit integers, and the width they run with.
 
 The kernels keep distances as int32, with 2**31 - 1 (`INF`) for unreachable, and relax an arc as
 `dist[u] + w` in 32 bits. A distance of `INF` or more, or a relaxation from a reached vertex past
-it, would wrap and every configuration would be recorded wrong with nothing said why; the CPU
-solvers compute in int64 and are right. So the reference distances of the sources a command
-verifies are checked as they are computed (`check_reference`), and a command that solves sources
-it does not verify asks `may_pass` first: the longest a shortest path can be is (n - 1) x the
-largest weight, and where that passes, the tighter `longest_path_bound` (a Dijkstra each way per
-strongly connected component) decides.
+it, would wrap and every configuration would be recorded wrong with nothing said why. So a graph
+is given its `DistanceWidth` before its first solve (`width_for`): where no shortest path can pass
+32 bits (`may_pass`: (n - 1) x the largest weight, and where that passes, the tighter
+`longest_path_bound`, a Dijkstra each way per strongly connected component), 32; else 64, with which
+the algorithms that have such builds (`Algorithm.wide_distances`) run, their kernels built with
+`-DWIDE_DISTANCES=1`, and the references are kept as int64. `check_reference` still refuses a 32-bit
+row that would not fit (a caller that asked for 32 bits where the graph needs more).
 
 Example:
     >>> import numpy as np
@@ -19,13 +20,66 @@ Example:
 """
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
+
 import numpy as np
 
 from autotune.errors import InputError
 from autotune.graphs.csr import CSRGraph
 
 INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
 GPU_DISTANCE_MAX = INT32_MAX - 1  # INT32_MAX itself is INF, unreachable
+
+
+@dataclass(frozen=True)
+class DistanceWidth:
+    """How wide the GPU's distances are on a graph: 32 or 64 bits, each with its `inf` (the type's
+    largest value: unreachable), its numpy `dtype` and its kernels' build option.
+
+    Example:
+        >>> WIDE.inf == 2**63 - 1, WIDE.dtype, NARROW.options
+        (True, dtype('int64'), ())
+    """
+
+    bits: int
+
+    @property
+    def wide(self) -> bool:
+        return self.bits == 64
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.int64 if self.wide else np.int32)
+
+    @property
+    def itemsize(self) -> int:
+        return self.bits // 8
+
+    @property
+    def inf(self) -> int:
+        return INT64_MAX if self.wide else INT32_MAX
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """nvcc's options that build a kernel source for this width (its `dist_t` and `INF`)."""
+        return ("-DWIDE_DISTANCES=1",) if self.wide else ()
+
+
+NARROW = DistanceWidth(32)
+WIDE = DistanceWidth(64)
+_widths: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a graph's width, found once
+
+
+def width_for(graph: CSRGraph) -> DistanceWidth:
+    """`WIDE` where a shortest path of `graph` may pass what 32 bits hold (`may_pass`), else
+    `NARROW`; found once per graph object (a graph past (n - 1) x its largest weight costs two
+    Dijkstras per strongly connected component the first time)."""
+    width = _widths.get(graph)
+    if width is None:
+        width = _widths[graph] = NARROW if may_pass(graph) is None else WIDE
+    return width
 
 
 def max_weight(graph: CSRGraph) -> int:

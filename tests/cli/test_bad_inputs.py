@@ -1,7 +1,7 @@
 """The defects issue 30 found by hand, each with its test, and the rules behind them: an output
 that is an input is refused, an existing records file is never overwritten (a resumed sweep
-appends), every reader turns a decoding error into the one-line error naming the file (exit 2),
-and distances past the kernels' 32 bits are refused before the first solve."""
+appends), and every reader turns a decoding error into the one-line error naming the file (exit 2)
+(distances past 32 bits: tests/test_distance_width.py)."""
 from __future__ import annotations
 
 import gzip
@@ -79,27 +79,6 @@ def test_every_reader_names_a_file_it_cannot_decode(argv, content, tmp_path, cap
     err = capsys.readouterr().err
     assert status == 2, err
     assert err.count("\n") == 1 and str(bad) in err and "UTF-8" in err
-
-
-def test_reference_distances_past_32_bits_are_refused_not_wrapped(tmp_path):
-    from autotune.graphs import load_graph
-    from autotune.reference.cache import ReferenceCache
-
-    chain = tmp_path / "chain.gr"
-    chain.write_text("p sp 3 2\na 1 2 2147483647\na 2 3 2147483647\n")
-    graph = load_graph(str(chain))
-    with pytest.raises(InputError, match="32 bits"):
-        ReferenceCache(None).distances(graph, [0])
-    fits = tmp_path / "fits.gr"
-    fits.write_text("p sp 3 2\na 1 2 1000\na 2 3 1000\n")
-    assert ReferenceCache(None).distances(load_graph(str(fits)), [0])[0].tolist() == [0, 1000, 2000]
-
-
-def test_many_unverified_sources_are_refused_where_distances_may_pass_32_bits(tmp_path, capsys):
-    wide = tmp_path / "wide.gr"  # 1 -> 4 is 2,500,000,002 long
-    wide.write_text("p sp 4 3\na 1 2 1500000000\na 2 3 1000000000\na 3 4 2\n")
-    assert main(["sssp", "--graph", str(wide), "--sources", "all", "--verify", "2"]) == 2
-    assert "--verify 4" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("bad", [dict(vertices=math.nan, mean_degree=2.0), dict(vertices=10, mean_degree=math.inf),

@@ -44,7 +44,9 @@ def test_what_the_sources_reach_is_counted_from_their_reference_rows():
     from autotune.cli.sssp_gpu import reached_counts, reached_text
     from autotune.reference.cache import INF
 
-    rows = {0: np.array([0, INF, INF, INF]), 3: np.array([5, 2, INF, 0])}
+    rows = {0: np.array([0, INF, INF, INF], np.int32), 3: np.array([5, 2, INF, 0], np.int32)}
     assert reached_counts(rows, [0, 3]) == [1, 3]
+    wide = np.array([0, INF, 2**40, 2**63 - 1], np.int64)  # a 64-bit row's unreachable is 2^63 - 1
+    assert reached_counts({0: wide}, [0]) == [3]
     assert reached_text([1], 4) == "1 of 4 vertices"
     assert reached_text([1, 3], 4) == "2 of 4 vertices (median of 2 sources; 1 to 3)"

@@ -107,6 +107,8 @@ class Phast(Algorithm):
         where the graph qualifies (kept for later runs; `hierarchy.build.build_kept` reports it)."""
         from autotune.hierarchy import HierarchyStore, default_directory
 
+        if (why := self.refuses_width(graph)) is not None:
+            return why
         if (why := self.unsuited(graph.max_degree)) is not None:
             return f"no contraction hierarchy: {why}"
         store = HierarchyStore(default_directory())

@@ -28,6 +28,7 @@ class ThesisAlgorithm(Algorithm):
     thesis = True
     bytes_per_vertex = 6  # dist (4), unsettled and frontier flags (1 each): thesis_engine.Workspace
     bytes_per_instance = 16  # two thresholds, an iteration count, a source
+    wide_distances = True  # kernels/sssp.cu's dist and thresholds are dist_t
 
     def __init__(self, name: str, crauser: bool, summary: str, auto_rank: int, header_id: int) -> None:
         self.name = name

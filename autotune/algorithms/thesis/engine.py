@@ -22,7 +22,6 @@ from autotune.algorithms.thesis import CRAUSER
 from autotune.errors import WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
-from autotune.gpu.device import INF
 from autotune.gpu.engine import (
     INIT_BLOCK,
     POLL_DEPTH,
@@ -37,22 +36,26 @@ from autotune.gpu.engine import (
 )
 from autotune.gpu.memory import DeviceArrays
 from autotune.launch import LaunchConfig
+from autotune.reference.distance_range import NARROW, DistanceWidth
 
 LAUNCH_MODES = ("batched", "streams")
 
 
 class Workspace(DeviceArrays):
-    """Per-instance state for up to `capacity` instances: dist, unsettled, frontier, thresholds."""
+    """Per-instance state for up to `capacity` instances: dist, unsettled, frontier, thresholds
+    (distances and thresholds in the solver's `width`)."""
 
-    def __init__(self, n: int, capacity: int) -> None:
+    def __init__(self, n: int, capacity: int, width: DistanceWidth = NARROW) -> None:
         self.n, self.capacity = n, capacity
-        super().__init__(self.sizes(n, capacity), (POLL_DEPTH, 2 * capacity), f"{capacity} concurrent instances")
+        super().__init__(self.sizes(n, capacity, width.itemsize), (POLL_DEPTH, 2 * capacity),
+                         f"{capacity} concurrent instances", width.dtype, width.dtype)
 
     @staticmethod
-    def sizes(n: int, capacity: int) -> dict[str, int]:
-        """Bytes of each allocation (`Algorithm.bytes_per_vertex` and `bytes_per_instance` sum them)."""
-        return {"dist": 4 * n * capacity, "unsettled": n * capacity, "frontier": n * capacity,
-                "delta": 2 * 4 * capacity, "iterations": 4 * capacity, "sources": 4 * capacity}
+    def sizes(n: int, capacity: int, distance_bytes: int = 4) -> dict[str, int]:
+        """Bytes of each allocation (`Algorithm.bytes_per_vertex` and `bytes_per_instance` sum them,
+        at 32 bits)."""
+        return {"dist": distance_bytes * n * capacity, "unsettled": n * capacity, "frontier": n * capacity,
+                "delta": 2 * distance_bytes * capacity, "iterations": 4 * capacity, "sources": 4 * capacity}
 
 
 class ThesisSolver(Solver):
@@ -67,7 +70,7 @@ class ThesisSolver(Solver):
         super().__init__(graph, algorithm)
         self.launch_mode = launch_mode
         self.omega = self.device_graph.alloc(self.cuda, max(graph.n_vertices, 1) * 4)
-        out_weight = kernel_function(self.algorithm, "out_weight")
+        out_weight = kernel_function(self.algorithm, "out_weight", wide=self.width.wide)
         grid = (max(1, -(-graph.n_vertices // INIT_BLOCK)), 1)
         out_weight(np.int32(graph.n_vertices), self.device_graph.row_offsets, self.device_graph.weights,
                    self.omega, block=(INIT_BLOCK, 1, 1), grid=grid)
@@ -88,8 +91,9 @@ class ThesisSolver(Solver):
             layout = [(stream, k, 1) for k, stream in enumerate(self._streams_for(ck))]
         n = np.int32(self.graph.n_vertices)
         g, w = self.device_graph, workspace
-        functions = {name: launchable(self.algorithm, name, launch) for name, launch in config.kernels.items()}
-        init_function = kernel_function(self.algorithm, "init")
+        wide = self.width.wide
+        functions = {name: launchable(self.algorithm, name, launch, wide=wide) for name, launch in config.kernels.items()}
+        init_function = kernel_function(self.algorithm, "init", wide=wide)
         lanes_log2 = config.lanes.bit_length() - 1
         groups = []
         for stream, first, count in layout:
@@ -135,7 +139,8 @@ class ThesisSolver(Solver):
         if len(sources) != ck:
             raise ValueError(f"{ck} concurrent instances need {ck} sources, got {len(sources)}")
         with self.launch_errors(config):
-            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(self.graph.n_vertices, ck))
+            workspace = self.workspace(lambda w: w.capacity >= ck,
+                                       lambda: Workspace(self.graph.n_vertices, ck, self.width))
             groups = self._groups(config, workspace)
         driver.memcpy_htod(workspace.sources, np.asarray(sources, dtype=np.int32))
         main_stream = groups[0][0]
@@ -169,7 +174,7 @@ class ThesisSolver(Solver):
                     launch("update", launches["update"], stream, parity)
                     ring = workspace.ring[slot, 2 * first: 2 * (first + count)]
                     t0 = time.perf_counter()
-                    driver.memcpy_dtoh_async(ring, int(workspace.delta) + 8 * first, stream)
+                    driver.memcpy_dtoh_async(ring, int(workspace.delta) + 2 * self.width.itemsize * first, stream)
                     done_event = self.event()
                     done_event.record(stream)
                     launch.host_s += time.perf_counter() - t0
@@ -182,7 +187,7 @@ class ThesisSolver(Solver):
                         ring, done_event = queue.popleft()
                         done_event.synchronize()
                         self.recycle(done_event)
-                        if np.all(ring == INF):
+                        if np.all(ring == self.width.inf):
                             active.discard(index)
                             for _ring, event in queue:
                                 self.recycle(event)

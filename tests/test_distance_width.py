@@ -1,0 +1,77 @@
+"""A graph whose shortest paths may pass 32 bits is solved with 64-bit distances: its width is
+found once, its references are kept as int64, the algorithms with 64-bit builds take it and the
+others refuse it with one line (the GPU half: tests/gpu/test_wide_distances.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from autotune import algorithms
+from autotune.cli import main
+from autotune.graphs import build_csr, load_graph
+from autotune.gpu.compile import build_options
+from autotune.reference.cache import ReferenceCache
+from autotune.reference.distance_range import NARROW, WIDE, width_for
+
+
+def _chain(weight: int):
+    return build_csr("chain", 4, np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([weight] * 3))
+
+
+def test_a_graph_is_wide_exactly_where_a_shortest_path_may_pass_32_bits():
+    assert width_for(_chain(1000)) is NARROW
+    assert width_for(_chain(2**30)) is WIDE  # 3 x 2^30 passes 2^31 - 1
+    street = load_graph("grid10-w1000000-2000000", use_cache=False)  # (n - 1) x 2e6 passes, its diameter not
+    assert width_for(street) is NARROW
+    heavy = load_graph("grid10-w100000000-200000000", use_cache=False)
+    assert width_for(heavy) is WIDE and width_for(heavy) is WIDE  # the second from memory
+
+
+def test_a_wide_graphs_references_are_kept_exact_in_64_bits_and_read_back(tmp_path):
+    graph = _chain(2**31 - 1)
+    cache = ReferenceCache(tmp_path)
+    row = cache.distances(graph, [1])[1]
+    assert row.dtype == np.int64 and row.tolist() == [WIDE.inf, 0, 2**31 - 1, 2**32 - 2]
+    again = ReferenceCache(tmp_path).distances(graph, [1])[1]  # read from disk, not computed
+    assert again.dtype == np.int64 and np.array_equal(again, row)
+
+
+def test_parallel_references_of_a_wide_graph_equal_scipys(tmp_path):
+    from autotune.reference.oracle import reference_distances
+
+    heavy = load_graph("grid15-w100000000-200000000", use_cache=False)  # past PARALLEL_EDGES: forked workers
+    rows = ReferenceCache(tmp_path).distances(heavy, [0, 7])
+    want = reference_distances(heavy, [0, 7])
+    assert int(want.max()) > 2**31  # the test would not tell a wrapped row otherwise
+    for k, source in enumerate((0, 7)):
+        assert rows[source].dtype == np.int64
+        assert np.array_equal(rows[source], np.where(want[k] < 0, WIDE.inf, want[k]))
+
+
+def test_the_thesis_algorithms_have_64_bit_builds_and_the_others_refuse_a_wide_graph():
+    wide, narrow = _chain(2**30), _chain(10)
+    for algorithm in algorithms.all_algorithms():
+        assert algorithm.refuses_width(narrow) is None
+        why = algorithm.refuses_width(wide)
+        if algorithm.name in ("crauser", "martin"):
+            assert algorithm.wide_distances and why is None and algorithm.admits(wide) is None
+        else:
+            assert "32 bits" in why and algorithm.admits(wide) == why
+    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("crauser"), False, wide=True)
+    assert "-DWIDE_DISTANCES=1" not in build_options(algorithms.get("crauser"), False)
+
+
+def test_the_cpu_oracles_rows_take_the_graphs_width():
+    from autotune.many.work import OracleSolver
+
+    rows = OracleSolver(_chain(2**31 - 1)).solve(None, [0, 3]).distances
+    assert rows.dtype == np.int64 and rows.tolist() == [[0, 2**31 - 1, 2**32 - 2, 3 * (2**31 - 1)],
+                                                        [WIDE.inf] * 3 + [0]]
+    assert OracleSolver(_chain(5)).solve(None, [0]).distances.dtype == np.int32
+
+
+def test_many_sources_with_an_algorithm_without_64_bit_builds_are_refused_in_one_line(tmp_path, capsys):
+    wide = tmp_path / "wide.gr"  # 1 -> 4 is 2,500,000,002 long
+    wide.write_text("p sp 4 3\na 1 2 1500000000\na 2 3 1000000000\na 3 4 2\n")
+    assert main(["sssp", "--graph", str(wide), "--sources", "all", "--algorithm", "delta"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "delta cannot solve it" in err and "32 bits" in err
