@@ -75,3 +75,28 @@ def test_many_sources_with_an_algorithm_without_64_bit_builds_are_refused_in_one
     assert main(["sssp", "--graph", str(wide), "--sources", "all", "--algorithm", "delta"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "delta cannot solve it" in err and "32 bits" in err
+
+
+def test_a_table_answers_a_wide_graph_it_never_saw_with_an_algorithm_of_64_bit_builds():
+    from autotune.table.lookup import Table
+
+    table = Table.load("tables/h200.json")
+    heavy = load_graph("grid12-w100000000-200000000", use_cache=False)
+    light = load_graph("grid12", use_cache=False)
+    for queries in (1, 1024):
+        narrow = table.lookup(light, device=None, queries=queries)
+        found = table.lookup(heavy, device=None, queries=queries)
+        assert found.source == "model" and algorithms.get(found.config.algorithm).wide_distances
+        if not algorithms.get(narrow.config.algorithm).wide_distances:  # the tree's pick, passed over
+            assert f"{narrow.config.algorithm} holds distances in 32 bits" in found.reason
+
+
+def test_a_wide_graphs_entry_says_its_width_and_its_memory_counts_the_wider_rows():
+    from autotune.search.run.specials import graph_info
+
+    crauser = algorithms.get("crauser")
+    assert crauser.memory_bytes(1000, 4000, 8, wide=True) - crauser.memory_bytes(1000, 4000, 8) == 8 * (4 * 1000 + 8)
+    assert crauser.instances_that_fit(10**6, 4 * 10**6, 2**30, wide=True) < crauser.instances_that_fit(
+        10**6, 4 * 10**6, 2**30)
+    assert graph_info(_chain(2**30)).distance_bits == 64 and graph_info(_chain(10)).distance_bits == 32
+    assert "distance_bits" not in graph_info(_chain(2**30)).to_json()  # the entry's, as x-distance_bits

@@ -64,7 +64,8 @@ class Algorithm:
             (`GraphFeatures.level_width`): callers measure it (breadth-first searches) only then.
         wide_distances: whether its kernels have 64-bit builds (`-DWIDE_DISTANCES=1`), with which
             it solves a graph whose distances may pass 32 bits (`distance_range.width_for`); one
-            without refuses such a graph (`admits`, `refuses_width`).
+            without refuses such a graph (`admits`, `refuses_width`). `wide_bytes_per_vertex` and
+            `wide_bytes_per_instance`: what those builds add to a workspace.
     """
 
     name: str = ""
@@ -87,6 +88,8 @@ class Algorithm:
     bytes_per_instance: int = 0
     reads_level_width: bool = False
     wide_distances: bool = False
+    wide_bytes_per_vertex: int = 0
+    wide_bytes_per_instance: int = 0
 
     # --- kernels and compilation ------------------------------------------------------------------
 
@@ -117,9 +120,10 @@ class Algorithm:
 
     # --- memory -----------------------------------------------------------------------------------
 
-    def instances_that_fit(self, n_vertices: int, n_edges: int, memory_bytes: int) -> int:
+    def instances_that_fit(self, n_vertices: int, n_edges: int, memory_bytes: int, wide: bool = False) -> int:
         """How many concurrent instances' workspaces fit in `MEMORY_SHARE` of a GPU's memory beside
-        the graph's CSR arrays (row offsets, columns and weights, 4 bytes each): what bounds CK.
+        the graph's CSR arrays (row offsets, columns and weights, 4 bytes each): what bounds CK
+        (`wide`: of the 64-bit builds).
 
         Example::
 
@@ -128,13 +132,16 @@ class Algorithm:
             114
         """
         graph_bytes = self.memory_bytes(n_vertices, n_edges, 0)
-        per_instance = self.bytes_per_vertex * n_vertices + self.bytes_per_instance
+        per_instance = self.memory_bytes(n_vertices, n_edges, 1, wide) - graph_bytes
         return max(0, int((MEMORY_SHARE * memory_bytes - graph_bytes) // max(per_instance, 1)))
 
-    def memory_bytes(self, n_vertices: int, n_edges: int, ck: int) -> int:
+    def memory_bytes(self, n_vertices: int, n_edges: int, ck: int, wide: bool = False) -> int:
         """The GPU memory a batch of `ck` instances takes: the graph's CSR arrays (row offsets,
-        columns and weights, 4 bytes each) and `ck` workspaces (what a table records per CK point)."""
-        return 4 * (n_vertices + 1) + 8 * n_edges + ck * (self.bytes_per_vertex * n_vertices + self.bytes_per_instance)
+        columns and weights, 4 bytes each) and `ck` workspaces (what a table records per CK point;
+        `wide`: of the 64-bit builds)."""
+        per_vertex = self.bytes_per_vertex + (self.wide_bytes_per_vertex if wide else 0)
+        per_instance = self.bytes_per_instance + (self.wide_bytes_per_instance if wide else 0)
+        return 4 * (n_vertices + 1) + 8 * n_edges + ck * (per_vertex * n_vertices + per_instance)
 
     # --- parameters and configurations ------------------------------------------------------------
 

@@ -35,11 +35,13 @@ from autotune.predict.choice import graph_features
 @dataclass(frozen=True)
 class UnseenGraph:
     """What the model reads of a graph: its features for the rules, the tree's features (depth
-    included), and its level width (a callable: searched only where a rule reads it)."""
+    included), its level width (a callable: searched only where a rule reads it), and whether its
+    distances need 64 bits (`distance_range.width_for`; then only algorithms with such builds serve it)."""
 
     features: GraphFeatures
     tree_features: Mapping[str, float]
     level_width: Callable[[], float] | None = None
+    wide: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,13 @@ class ModelAnswer:
 
 
 def from_graph(graph: Any) -> UnseenGraph:
-    """A loaded graph (`CSRGraph`): its features, its depth and its level width measured."""
+    """A loaded graph (`CSRGraph`): its features, its depth and its level width measured, and its
+    distances' width."""
     from autotune.predict.choice import measured_features
+    from autotune.reference.distance_range import width_for
 
     features, width = measured_features(graph)
-    return UnseenGraph(GraphFeatures.from_graph(graph), features, width)
+    return UnseenGraph(GraphFeatures.from_graph(graph), features, width, width_for(graph).wide)
 
 
 def from_figures(figures: Mapping[str, Any], name: str = "graph") -> UnseenGraph:
@@ -103,13 +107,15 @@ def model_answer(chooser: Any, graph: UnseenGraph, device: DeviceProfile, querie
     k = queries if queries is not None else BATCH
     chosen, path = chooser.predict(graph.tree_features, k, admits)
     features = graph.features
-    name = servable(chosen, k, features.max_degree)
+    name = servable(chosen, k, features.max_degree, graph.wide)
     config, decisions = predicted(name, features, device, model_option, queries, chooser.latency, graph.level_width,
                                   (characterizations or {}).get(name))
     reason = " and ".join(path) or "the tree's one leaf"
     if name != chosen:
         entry = algorithms.get(chosen)
         reason += f"; {chosen} " + ((entry.unsuited(features.max_degree) if features.max_degree is not None else None)
+                                    or ("holds distances in 32 bits, and the graph's may pass them"
+                                        if graph.wide and not entry.wide_distances else None)
                                     or f"solves at least {min(entry.concurrent_kernels)} at once")
     return ModelAnswer(name, chosen, config, tuple(decisions), reason, origin_of(chooser))
 

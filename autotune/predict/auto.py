@@ -16,13 +16,13 @@ from autotune.model.queries import capped, queries_ck, rules_for_queries, spread
 BATCH = 1024  # K when --queries is not given: the batch end of the queries curve
 
 
-def servable(name: str, queries: int, max_degree: int | None = None) -> str:
-    """`name`, or where it cannot solve `queries` sources at once (delta_lanes under 32) or cannot
-    run on a graph of `max_degree` (PHAST on hubs: `Algorithm.unsuited`) the first algorithm of
-    `auto`'s order that can."""
+def servable(name: str, queries: int, max_degree: int | None = None, wide: bool = False) -> str:
+    """`name`, or where it cannot solve `queries` sources at once (delta_lanes under 32), cannot
+    run on a graph of `max_degree` (PHAST on hubs: `Algorithm.unsuited`) or, for a graph whose
+    distances need 64 bits (`wide`), has no such builds, the first algorithm of `auto`'s order that can."""
     def serves(entry: algorithms.Algorithm) -> bool:
         return any(ck <= queries for ck in entry.concurrent_kernels) and \
-            (max_degree is None or entry.unsuited(max_degree) is None)
+            (max_degree is None or entry.unsuited(max_degree) is None) and (not wide or entry.wide_distances)
 
     if serves(algorithms.get(name)):
         return name

@@ -103,4 +103,5 @@ def test_a_sweep_of_a_wide_graph_tunes_the_algorithms_with_64_bit_builds(session
     assert "auto leaves delta out" in capsys.readouterr().err
     (entry,) = json.loads(out.read_text())["entries"]
     assert entry["best"]["verified"] and set(entry["by_algorithm"]) <= set(WIDE_ALGORITHMS)
+    assert entry["x-distance_bits"] == 64
     assert {point["config"]["algorithm"] for point in entry["curve"]} <= set(WIDE_ALGORITHMS)

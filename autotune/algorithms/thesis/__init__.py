@@ -29,6 +29,8 @@ class ThesisAlgorithm(Algorithm):
     bytes_per_vertex = 6  # dist (4), unsettled and frontier flags (1 each): thesis_engine.Workspace
     bytes_per_instance = 16  # two thresholds, an iteration count, a source
     wide_distances = True  # kernels/sssp.cu's dist and thresholds are dist_t
+    wide_bytes_per_vertex = 4  # dist of 8 bytes
+    wide_bytes_per_instance = 8  # thresholds of 8 bytes
 
     def __init__(self, name: str, crauser: bool, summary: str, auto_rank: int, header_id: int) -> None:
         self.name = name

@@ -110,6 +110,8 @@ class GraphInfo:
         lightest_weight: the mean of its vertices' lightest out-arc weights, when known (not
             written into tables: their format has no such key; the model reads it from the loaded
             graph).
+        distance_bits: the width of its distances on the GPU (`distance_range.width_for`: 64
+            where a shortest path may pass 32 bits); a table entry says 64 as `x-distance_bits`.
     """
 
     name: str
@@ -125,6 +127,7 @@ class GraphInfo:
     max_weight: int | None = None
     mean_weight: float | None = None
     lightest_weight: float | None = None
+    distance_bits: int = 32
 
     @property
     def key(self) -> str:

@@ -35,7 +35,8 @@ def memory_of(result: ConfigResult, graph: Any) -> int:
     from autotune.algorithms import get
 
     config = result.config
-    return get(config.algorithm).memory_bytes(graph.n_vertices, graph.n_edges, config.concurrent_kernels)
+    return get(config.algorithm).memory_bytes(graph.n_vertices, graph.n_edges, config.concurrent_kernels,
+                                              getattr(graph, "distance_bits", 32) == 64)
 
 
 def _failure(result: ConfigResult) -> dict[str, Any]:
@@ -99,6 +100,8 @@ def table_entry(result: GraphResult, others: Sequence[GraphResult] = ()) -> dict
         "partial": any(stopped_early(r) for r in group),
         "x-measured": measured_by(),  # when and by which code (a merged table keeps each entry's)
     }
+    if result.graph.distance_bits != 32:  # its configurations launch 64-bit builds (docs/tables.md)
+        extra["x-distance_bits"] = result.graph.distance_bits
     for key in ("speedup_over_default", "speedup_over_baseline", "model_gap"):
         value = getattr(result, key)
         if value is not None:

@@ -104,11 +104,14 @@ def profile_from_json(data: Mapping[str, Any], where: str = "records") -> Any | 
 
 
 def graph_info(graph: Any, seed: int | None = None, weights: str | None = None) -> GraphInfo:
-    """The `GraphInfo` of a loaded `CSRGraph` (its degree skew and weight figures included)."""
+    """The `GraphInfo` of a loaded `CSRGraph` (its degree skew, weight figures and distances' width
+    included)."""
     from autotune.model.features import graph_statistics
+    from autotune.reference.distance_range import width_for
 
     return GraphInfo(name=graph.name, sha256=graph.sha256, n_vertices=graph.n_vertices, n_edges=graph.n_edges,
-                     max_degree=graph.max_degree, seed=seed, weights=weights, **graph_statistics(graph))
+                     max_degree=graph.max_degree, seed=seed, weights=weights, **graph_statistics(graph),
+                     distance_bits=width_for(graph).bits)
 
 
 def features(graph: GraphInfo) -> Any:
