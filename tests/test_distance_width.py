@@ -100,3 +100,23 @@ def test_a_wide_graphs_entry_says_its_width_and_its_memory_counts_the_wider_rows
         10**6, 4 * 10**6, 2**30)
     assert graph_info(_chain(2**30)).distance_bits == 64 and graph_info(_chain(10)).distance_bits == 32
     assert "distance_bits" not in graph_info(_chain(2**30)).to_json()  # the entry's, as x-distance_bits
+
+
+def test_a_sweep_naming_an_algorithm_without_64_bit_builds_is_refused_before_the_gpu(capsys):
+    assert main(["sweep", "--graph", "grid10-w100000000-200000000", "--algorithm", "delta_lanes", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "delta_lanes cannot solve it" in err and "64-bit builds" in err
+
+
+def test_predict_answers_a_wide_graph_with_an_algorithm_of_64_bit_builds_and_refuses_one_without(capsys):
+    import json
+
+    spec = "grid10-w100000000-200000000"
+    for queries in ("1", "1024"):
+        assert main(["predict", "--graph", spec, "--algorithm", "auto", "--device", "hopper-h200", "--queries",
+                     queries, "--no-hierarchy", "--json"]) == 0
+        (entry,) = json.loads(capsys.readouterr().out)["entries"]
+        assert algorithms.get(entry["predicted"]["config"]["algorithm"]).wide_distances
+    assert main(["predict", "--graph", spec, "--algorithm", "delta", "--device", "hopper-h200"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--algorithm delta" in err and "32 bits" in err

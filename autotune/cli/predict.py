@@ -69,15 +69,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def load_features(args: argparse.Namespace, entry: Any = None) -> list[GraphFeatures]:
-    """The features of every graph the arguments name (loaded through the graph cache), with their
-    level width where `entry`'s rules read it (`Algorithm.with_level_width`; not with --model
-    thesis)."""
+def load_features(args: argparse.Namespace, entry: Any = None, graphs: Sequence[Any] | None = None
+                  ) -> list[GraphFeatures]:
+    """The features of every graph the arguments name (`graphs` where already loaded, else loaded
+    through the graph cache), with their level width where `entry`'s rules read it
+    (`Algorithm.with_level_width`; not with --model thesis)."""
     from autotune.model.shape import level_width
 
     return [GraphFeatures.from_graph(graph) if entry is None or args.model == "thesis"
             else entry.with_level_width(GraphFeatures.from_graph(graph), lambda g=graph: level_width(g))
-            for graph in load_graphs(args)]
+            for graph in (load_graphs(args) if graphs is None else graphs)]
 
 
 def prediction_table(
@@ -145,7 +146,11 @@ def run(args: argparse.Namespace) -> int:
     if args.queries is not None:
         queries_ck(entry, args.queries)  # a count the algorithm cannot serve fails before the graphs load
     characterization = load_characterization(args.characterization) if args.characterization else entry.characterization
-    features = load_features(args, entry)
+    graphs = load_graphs(args)
+    for loaded in graphs:  # nor where its kernels cannot hold the graph's distances
+        if (why := entry.refuses_width(loaded)) is not None:
+            raise InputError(f"--algorithm {entry.name}: {loaded.name}: {why}; predict another algorithm, or auto")
+    features = load_features(args, entry, graphs)
     for graph in features:  # a configuration is handed out only where the algorithm can run
         if graph.max_degree is not None and (why := entry.unsuited(graph.max_degree)) is not None:
             raise InputError(f"--algorithm {entry.name}: {graph.name}: {entry.name} {why}; "
