@@ -293,6 +293,9 @@ def render(found: Sequence[Results]) -> list[str]:
             if r["objective"] == "curve":
                 g = graphs.get(r["graph"], {})
                 against = f"one query {_gap(g.get('one_query_gap'))}, batch {_gap(g.get('batch_gap'))}"
+            if r["status"]:  # the sweep failed after it kept a table: what it measured, and why it stopped
+                why = (r.get("error") or "").strip().splitlines()[-1:] or [""]
+                against = f"exit {r['status']}: {why[0][-160:].replace('|', '/')}"
             lines.append(f"| {r['graph']} | {r['objective']} | {r['vertices']:,} | {r['arcs']:,} | "
                          f"{_s(r.get('prepared_s'))} | {r['wall_s']:.1f} | {_s(r.get('first_measured_s'))} | "
                          f"{r.get('target_s') or '-'} | {r['at_one']} | {r['at_batch_end']} | {_ms(one.get('ms'))} | "

@@ -568,3 +568,7 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     text = "\n".join(large.render([results.Results("large", {"name": "G"}, "cmd", "abc", "2026-01-01", {}, {},
                                                     tuple(rows), large.summary(rows))]))
     assert "| rmat20 | curve |" in text and "one query +11%, batch +0%" in text
+    failed = [{**rows[0], "status": 1, "error": "Traceback ...\n  raise\nOverflowError: out of bounds for int32"}]
+    text = "\n".join(large.render([results.Results("large", {"name": "G"}, "cmd", "abc", "2026-01-01", {}, {},
+                                                    tuple(failed), large.summary(failed))]))
+    assert "exit 1: OverflowError: out of bounds for int32 |" in text  # a table kept, the failure still said

@@ -69,3 +69,18 @@ def test_a_target_query_stops_early_unless_its_grid_defers():
     assert stops_early(config(blocks=64, defer_work="off"))
     assert stops_early(config(blocks=1, defer_work="off"))
     assert stops_early(config(blocks=4, defer_work="off", loop="host"))
+
+
+def test_the_iteration_cap_fits_the_kernels_int_on_the_largest_graphs():
+    """rmat24's 16.8M vertices x delta_lanes' 128 iterations a vertex passed 2^31 - 1: the sweep died
+    packing the cap as an int32 (suite `large` at 821c5b2)."""
+    from types import SimpleNamespace
+
+    from autotune.algorithms.delta_lanes.engine import LanesSolver
+    from autotune.gpu.engine import KERNEL_INT_MAX, Solver
+
+    for engine, n in ((LanesSolver, 2**24), (LanesSolver, 1000), (Solver, 2**30)):
+        fake = SimpleNamespace(graph=SimpleNamespace(n_vertices=n), iterations_per_vertex=engine.iterations_per_vertex)
+        cap = Solver.max_iterations(fake)
+        assert cap == min(engine.iterations_per_vertex * (n + 2), KERNEL_INT_MAX) and cap <= KERNEL_INT_MAX
+    assert LanesSolver.iterations_per_vertex == 32 * Solver.iterations_per_vertex

@@ -27,6 +27,7 @@ POLL_DEPTH = 8  # iterations the host may run ahead of the status it has read
 INIT_BLOCK = 256
 INIT_GRID_LIMIT = 1024  # blocks per instance of an initialization kernel (it strides over the vertices)
 MAX_ITERATIONS_FACTOR = 4  # a solve longer than factor x (n + 2) iterations is a bug, not a graph
+KERNEL_INT_MAX = 2**31 - 1  # the kernels take the iteration cap as an int
 
 
 class Overtime(Exception):
@@ -286,8 +287,12 @@ class Solver:
         except cuda.LogicError as error:
             raise LaunchRejected(config, f"launch refused: {error}") from None
 
+    iterations_per_vertex = MAX_ITERATIONS_FACTOR  # an engine whose solves take more says so
+
     def max_iterations(self) -> int:
-        return MAX_ITERATIONS_FACTOR * (self.graph.n_vertices + 2)
+        """The iterations past which a solve is a bug: `iterations_per_vertex` x (n + 2), at most what
+        the kernels' int holds (rmat24's 16.8M vertices x delta_lanes' 128 passed it)."""
+        return min(self.iterations_per_vertex * (self.graph.n_vertices + 2), KERNEL_INT_MAX)
 
     def checked(self, config: LaunchConfig, sources: Sequence[int]) -> LaunchConfig:
         """`config` in its algorithm's canonical form, with one source per concurrent instance.

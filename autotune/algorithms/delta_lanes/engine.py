@@ -22,6 +22,7 @@ from autotune.gpu.compile import kernel_function, launchable
 from autotune.algorithms.delta.engine import state_fields
 from autotune.gpu.engine import (
     INIT_BLOCK,
+    MAX_ITERATIONS_FACTOR,
     POLL_DEPTH,
     Launcher,
     Overtime,
@@ -58,10 +59,9 @@ class LanesSolver(Solver):
         self.fields = state_fields(self.algorithm.source_path.read_text())
         self._stream = self.cuda.Stream()
 
-    def max_iterations(self) -> int:
-        """A group's iterations are bounded by the distinct buckets of all its lanes, not one's:
-        32 times the cap of one instance (at Delta = 1 on rome99, 4 x (n + 2) was too few)."""
-        return LANES * super().max_iterations()
+    # A group's iterations are bounded by the distinct buckets of all its lanes, not one's: 32 times
+    # the cap of one instance (at Delta = 1 on rome99, 4 x (n + 2) was too few).
+    iterations_per_vertex = LANES * MAX_ITERATIONS_FACTOR
 
     def solve(self, config: LaunchConfig, sources: Sequence[int], profile: bool = False,
               deadline_ms: float | None = None) -> SolveResult:
