@@ -296,7 +296,8 @@ def render(found: Sequence[Results]) -> list[str]:
             if r["status"]:  # the sweep failed after it kept a table: what it measured, and why it stopped
                 why = (r.get("error") or "").strip().splitlines()[-1:] or [""]
                 against = f"exit {r['status']}: {why[0][-160:].replace('|', '/')}"
-            lines.append(f"| {r['graph']} | {r['objective']} | {r['vertices']:,} | {r['arcs']:,} | "
+            sweep = r["objective"] + (f" ({' '.join(r['options'])})" if r.get("options") else "")  # not the default
+            lines.append(f"| {r['graph']} | {sweep} | {r['vertices']:,} | {r['arcs']:,} | "
                          f"{_s(r.get('prepared_s'))} | {r['wall_s']:.1f} | {_s(r.get('first_measured_s'))} | "
                          f"{r.get('target_s') or '-'} | {r['at_one']} | {r['at_batch_end']} | {_ms(one.get('ms'))} | "
                          f"{_ms(batch.get('ms_per_sssp'))} ({batch.get('ck', '-')}) | "

@@ -572,3 +572,7 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     text = "\n".join(large.render([results.Results("large", {"name": "G"}, "cmd", "abc", "2026-01-01", {}, {},
                                                     tuple(failed), large.summary(failed))]))
     assert "exit 1: OverflowError: out of bounds for int32 |" in text  # a table kept, the failure still said
+    capped = [{**rows[0], "options": ["--max-memory=80G", "--budget=150"]}]
+    text = "\n".join(large.render([results.Results("large", {"name": "G"}, "cmd", "abc", "2026-01-01", {}, {},
+                                                    tuple(capped), large.summary(capped))]))
+    assert "| rmat20 | curve (--max-memory=80G --budget=150) |" in text  # a sweep other than the default says so
