@@ -120,3 +120,12 @@ def test_predict_answers_a_wide_graph_with_an_algorithm_of_64_bit_builds_and_ref
     assert main(["predict", "--graph", spec, "--algorithm", "delta", "--device", "hopper-h200"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--algorithm delta" in err and "32 bits" in err
+
+
+def test_graph_info_says_the_width_of_a_graphs_distances(capsys):
+    import json
+
+    assert main(["graph", "info", "grid10-w100000000-200000000"]) == 0
+    assert "distances         64-bit (a shortest path may pass 2^31 - 1" in capsys.readouterr().out
+    assert main(["graph", "info", "grid10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["distance_bits"] == 32

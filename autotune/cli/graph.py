@@ -64,15 +64,21 @@ def render_info(info: dict[str, Any]) -> str:
             lines.append(f"  depth             {shape['hop_depth']:,} levels (median from {len(shape['sources'])} "
                          f"sampled sources, which reach {100 * shape['reach']:.1f}% of the graph)")
             lines.append(f"  level width       {shape['level_width']:,.0f} vertices a level (the widest source's)")
+    if info.get("distance_bits") is not None:
+        wide = info["distance_bits"] == 64
+        lines.append(f"  distances         {info['distance_bits']}-bit" + (
+            " (a shortest path may pass 2^31 - 1: solved with the kernels' 64-bit builds)" if wide else ""))
     lines.append(f"  sha256            {info['sha256']}")
     return "\n".join(lines)
 
 
 def run_info(args: argparse.Namespace) -> int:
     from autotune.model.shape import ShapeCache
+    from autotune.reference.distance_range import width_for
 
     graph: CSRGraph = load_one_graph(args)
-    info: dict[str, Any] = {**graph.info(), "shape": ShapeCache.from_env().shape(graph)}
+    info: dict[str, Any] = {**graph.info(), "shape": ShapeCache.from_env().shape(graph),
+                            "distance_bits": width_for(graph).bits}
     print(json.dumps(info, indent=2) if args.json else render_info(info))
     return 0
 
