@@ -129,3 +129,16 @@ def test_graph_info_says_the_width_of_a_graphs_distances(capsys):
     assert "distances         64-bit (a shortest path may pass 2^31 - 1" in capsys.readouterr().out
     assert main(["graph", "info", "grid10", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["distance_bits"] == 32
+
+
+def test_sssp_says_where_it_solved_with_64_bit_distances(capsys):
+    from autotune.cli.sssp_gpu import _render
+    from autotune.measure import Measurement, Status
+
+    config = algorithms.get("crauser").default_config()
+    measured = Measurement(config, Status.OK, times_ms=(1.0,), edges=3, iterations=4.0, launch_share=0.1)
+    _render(_chain(2**30), {"name": "GPU"}, "crauser", measured, [4], 64)
+    out = capsys.readouterr().out  # a table rich wraps to the terminal's width
+    assert "distances" in out and "64-bit (a shortest path" in out
+    _render(_chain(10), {"name": "GPU"}, "crauser", measured, [4])
+    assert "64-bit" not in capsys.readouterr().out

@@ -134,13 +134,14 @@ def run_gpu(args: argparse.Namespace, graph: CSRGraph) -> int:
             reached = reached_counts(timer.expected, sources)
             if args.save and measurement.ok:
                 _save_distances(solver, timer, config, sources[0], args.save)
+            bits = solver.width.bits
         device_info = device_description(device)
     algorithm = config.algorithm
     if args.json:
         print(json.dumps({"graph": graph.info(), "device": device_info, "algorithm": algorithm,
-                          **measurement.to_json(), "reached": reached}, indent=2))
+                          **measurement.to_json(), "reached": reached, "distance_bits": bits}, indent=2))
     else:
-        _render(graph, device_info, algorithm, measurement, reached)
+        _render(graph, device_info, algorithm, measurement, reached, bits)
     if not measurement.ok:
         raise AutotuneError(f"{measurement.status}: {measurement.reason}")
     return 0
@@ -211,10 +212,13 @@ def reached_text(counts: Sequence[int], n_vertices: int) -> str:
             f"{min(counts):,} to {max(counts):,})")
 
 
-def _render(graph: CSRGraph, device_info: dict, algorithm: str, m: Measurement, reached: Sequence[int]) -> None:
+def _render(graph: CSRGraph, device_info: dict, algorithm: str, m: Measurement, reached: Sequence[int],
+            distance_bits: int = 32) -> None:
     console = Console()
     table = RichTable(title=escape(f"{algorithm} on {device_info['name']}: {graph.name}"), show_header=False)
     table.add_row("configuration", str(m.config))
+    if distance_bits != 32:
+        table.add_row("distances", f"{distance_bits}-bit (a shortest path of the graph may pass 2^31 - 1)")
     table.add_row("status", str(m.status))
     table.add_row("reached", reached_text(reached, graph.n_vertices))
     if m.ok:
