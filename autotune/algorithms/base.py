@@ -282,6 +282,15 @@ class Algorithm:
         return ("its kernels hold distances in 32 bits and a shortest path of the graph may pass that "
                 "(`--algorithm auto` picks one with 64-bit builds)")
 
+    def require_width(self, graph: CSRGraph) -> None:
+        """Refuse, naming both, a graph whose distances this algorithm's kernels cannot hold.
+
+        Raises:
+            InputError: `refuses_width` says why.
+        """
+        if (why := self.refuses_width(graph)) is not None:
+            raise InputError(f"{graph.name}: {self.name} cannot solve it: {why}")
+
     def with_level_width(self, features: GraphFeatures, level_width: Callable[[], float] | None) -> GraphFeatures:
         """`features` with the graph's level width where this algorithm's rules read it
         (`reads_level_width`) and `level_width` (a callable: the breadth-first searches) is given."""

@@ -267,10 +267,8 @@ def check_jobs(request: Request) -> CheckedJobs:
             request.replay_delay_s, request.model, request.replay_pace, request.objective))
     graphs = tuple(load(spec) for spec in request.graphs)
     if request.algorithm != algorithms.AUTO:  # auto leaves such an algorithm out (`Algorithm.admits`)
-        entry = algorithms.get(request.algorithm)
         for graph in graphs:
-            if (why := entry.refuses_width(graph)) is not None:
-                raise InputError(f"{graph.name}: {entry.name} cannot solve it: {why}")
+            algorithms.get(request.algorithm).require_width(graph)
     studies = [end for entry in algorithms.resolve(request.algorithm)  # every space checked before the GPU opens
                for end in end_spaces(request.space, request.objective, entry.name, None,
                                      required=request.algorithm != algorithms.AUTO)]

@@ -9,8 +9,6 @@ from typing import Iterator
 
 from autotune.errors import GpuUnavailable
 
-INF = 0x7FFFFFFF  # the kernels' infinite distance (INT32_MAX)
-
 
 def driver():  # -> the pycuda.driver module, initialized
     """PyCUDA's driver module, initialized, with at least one device.

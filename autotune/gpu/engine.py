@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from autotune.errors import InputError, LaunchRejected, WrongResult
+from autotune.errors import LaunchRejected, WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.device import driver
 from autotune.gpu.memory import GraphOnDevice
@@ -209,10 +209,10 @@ class Solver:
 
     def __init__(self, graph: CSRGraph, algorithm: Any) -> None:
         """Raises:
-            InputError: the graph's distances may pass 32 bits and the algorithm has no 64-bit build.
+            InputError: the graph's distances may pass 32 bits and the algorithm has no 64-bit build
+                (`Algorithm.require_width`).
         """
-        if (why := algorithm.refuses_width(graph)) is not None:
-            raise InputError(f"{graph.name}: {algorithm.name} cannot solve it: {why}")
+        algorithm.require_width(graph)
         self.graph = graph
         self.algorithm = algorithm  # the registered `autotune.algorithms.Algorithm` this engine runs
         self.width = width_for(graph)  # the distances' (and its kernels' builds')

@@ -23,7 +23,6 @@ from autotune.errors import AutotuneError, WrongResult
 from autotune.files import atomic_write, file_sha256
 from autotune.many.plan import batches
 from autotune.many.reductions import summarize_rows
-from autotune.reference.cache import INF  # the kernels' infinite distance at 32 bits
 from autotune.reference.distance_range import width_for
 
 
@@ -58,7 +57,7 @@ class OracleResult:
 
 class OracleSolver:
     """The CPU oracle with a GPU solver's face: `solve(config, sources)` gives rows in the graph's
-    `width` (int32, `INF` for unreachable, or int64 where its distances need it), and the
+    `width` (int32, or int64 where its distances need it; the width's `inf` for unreachable), and the
     milliseconds they took (host clock)."""
 
     def __init__(self, graph: Any) -> None:
@@ -255,5 +254,5 @@ def release(token: str) -> None:
         worker.close()
 
 
-__all__ = ["INF", "OracleSolver", "SolverSpec", "Worker", "file_sha256", "prepare", "release", "shard_path",
+__all__ = ["OracleSolver", "SolverSpec", "Worker", "file_sha256", "prepare", "release", "shard_path",
            "solve_shard", "write_array"]

@@ -7,8 +7,8 @@ GPU writes them; int64 and 2**63 - 1 on a graph whose distances need 64 bits, `d
 each written atomically, so concurrent writers of one entry are harmless.
 
 On a large graph a sweep need not wait for the cores to go round twice: the CPU computes a few
-sources of the sample (`cpu_share`, `CPU_CHECKED`: 16 of rmat22's took 11.3 s on the H200 host's 16
-cores, its kernels building beside them) and the GPU solves the rest, its rows kept only where it
+sources of the sample (`cpu_share`, `CPU_CHECKED`: rmat22's 8 took 8.4 s on the H200 host's 16 cores,
+its kernels building beside them: docs/notes/scale.md) and the GPU solves the rest, its rows kept only where it
 also solved the CPU's sources and agreed with scipy's on every one (`ReferenceCache.ensure` with
 `gpu_rows`).
 
@@ -38,10 +38,10 @@ import numpy as np
 
 from autotune.files import atomic_write
 from autotune.graphs.csr import CSRGraph
-from autotune.reference.distance_range import check_reference, surely_fits, width_for
+from autotune.reference.distance_range import NARROW, check_reference, surely_fits, width_for
 from autotune.reference.oracle import load_for, reference_distances
 
-INF = 0x7FFFFFFF
+INF = NARROW.inf  # unreachable in a 32-bit row (a 64-bit one's: `distance_range.WIDE.inf`)
 PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker processes
 NOTED_EDGES = 10_000_000  # from this, computing them is said on stderr, with its time
 GPU_SHARE_EDGES = 50_000_000  # from this, the sample's references past `CPU_CHECKED` are solved on the GPU
@@ -272,7 +272,7 @@ class ReferenceCache:
                gpu_rows: Callable[[list[int]], np.ndarray] | None = None) -> int:
         """Compute and keep the distances of the sources not kept yet, without reading the kept
         ones (what a process that only prepares them needs); returns how many were computed.
-        `gpu_rows` (sources -> their int32 rows, solved on the GPU) may take those the CPU's share
+        `gpu_rows` (sources -> their rows, solved on the GPU) may take those the CPU's share
         left (`start`, `_solved_on_gpu`). Without a directory nothing is kept, and nothing computed."""
         if self.directory is None:
             return 0

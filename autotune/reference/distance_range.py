@@ -7,8 +7,8 @@ is given its `DistanceWidth` before its first solve (`width_for`): where no shor
 32 bits (`may_pass`: (n - 1) x the largest weight, and where that passes, the tighter
 `longest_path_bound`, a Dijkstra each way per strongly connected component), 32; else 64, with which
 the algorithms that have such builds (`Algorithm.wide_distances`) run, their kernels built with
-`-DWIDE_DISTANCES=1`, and the references are kept as int64. `check_reference` still refuses a 32-bit
-row that would not fit (a caller that asked for 32 bits where the graph needs more).
+`-DWIDE_DISTANCES=1`, and the references are kept as int64. A 32-bit row is still checked as it is
+kept (`check_reference`): a guard against a bound that proved too low, never expected to refuse.
 
 Example:
     >>> import numpy as np

@@ -13,10 +13,9 @@ import pytest
 from autotune import algorithms
 from autotune.algorithms.delta import INFINITE
 from autotune.graphs import build_csr
-from autotune.gpu.device import INF
 from autotune.launch import CacheState, KernelLaunch, LaunchConfig
 from autotune.measure import choose_sources
-from autotune.reference.cache import ReferenceCache
+from autotune.reference.cache import INF, ReferenceCache
 from autotune.reference.paths import tree_error
 
 import solves

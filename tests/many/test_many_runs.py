@@ -22,7 +22,8 @@ from autotune.many import work
 from autotune.many.plan import ShardPlan, verification_sample
 from autotune.many.run import ManyRequest, run_many
 from autotune.many.store import MANIFEST, load_distances
-from autotune.many.work import INF, SolverSpec
+from autotune.many.work import SolverSpec
+from autotune.reference.cache import INF
 from autotune.reference import reference_distances
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from autotune.table import format as tables
-from autotune.search.results import ConfigResult, GraphResult, fastest_configurations
+from autotune.search.results import ConfigResult, GraphInfo, GraphResult, fastest_configurations
 
 
 def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
@@ -29,14 +29,14 @@ def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
     return tables.measured(result.config, result.ms_per_sssp, True, **extra)
 
 
-def memory_of(result: ConfigResult, graph: Any) -> int:
+def memory_of(result: ConfigResult, graph: GraphInfo) -> int:
     """The GPU memory, in bytes, that a point's batch takes (`Algorithm.memory_bytes`: the graph
     and CK workspaces), which a table records per CK (`x-memory`) for a program to check it has it."""
     from autotune.algorithms import get
 
     config = result.config
     return get(config.algorithm).memory_bytes(graph.n_vertices, graph.n_edges, config.concurrent_kernels,
-                                              getattr(graph, "distance_bits", 32) == 64)
+                                              graph.distance_bits == 64)
 
 
 def _failure(result: ConfigResult) -> dict[str, Any]:
