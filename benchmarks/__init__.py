@@ -57,6 +57,7 @@ SUITES = {suite.name: suite for suite in (
           "the graphs refused, and PHAST's times on them against an earlier contraction's"),
     Suite("large", "benchmarks.large", 1, "the default sweep of graphs 4-100x the suite's (R-MAT 22-24, urand, road "
           "NE and NW, grids of 2^22 and 2^24), timed whole, against sweeps dedicated to each end"),
+    Suite("width", "benchmarks.width", 1, "what the 64-bit distance builds cost, on graphs that do not need them"),
     Suite("queries", "benchmarks.queries", 1, "shortest-path trees and source-target stops: their cost against the "
           "distances alone"),
 )}

@@ -1,9 +1,12 @@
-// What kernels/delta.cu and kernels/lanes.cu share: INF, the L1 state's RESTRICT, a warp's prefix
+// What kernels/delta.cu and kernels/lanes.cu share: INF (kernels/distance.cuh: the distances'
+// infinity, of dist_t) and DELTA_INF (Delta's, an int), the L1 state's RESTRICT, a warp's prefix
 // sum, work handed out by a counter and the near-far threshold schedule; and lanes.cu's block-wide
 // prefix sum (delta.cu has its own, with one barrier).
 #pragma once
 
-#define INF 0x7fffffff
+#include "distance.cuh"
+
+#define DELTA_INF 0x7fffffff  // Delta = inf: one bucket (the host's delta_argument)
 
 // The L1 state "no_l1" is a source compiled with -DNO_L1=1 -Xptxas -dlcm=cg: plain loads only (the
 // read-only path, which __restrict__ const pointers allow, is cached in L1 whatever -dlcm says).
@@ -48,11 +51,16 @@ __device__ __forceinline__ int take(int *next, int step) {
   return taken;
 }
 
+// The first threshold: Delta, INF for Delta = inf (the same value in a 32-bit build).
+__device__ __forceinline__ dist_t first_threshold(int delta) {
+  return delta == DELTA_INF ? INF : (dist_t)delta;
+}
+
 // The threshold after a split: the bucket of width delta above the smallest distance pushed to
-// the far pile (INF for delta = INF or an empty pile), at least one bucket above the old threshold.
-__device__ __forceinline__ int next_threshold(int old_threshold, int far_min, int delta) {
-  if (delta == INF || far_min == INF) return INF;
+// the far pile (INF for delta = inf or an empty pile), at least one bucket above the old threshold.
+__device__ __forceinline__ dist_t next_threshold(dist_t old_threshold, dist_t far_min, int delta) {
+  if (delta == DELTA_INF || far_min == INF) return INF;
   long long t = ((long long)far_min / delta + 1) * delta;
   if (t <= old_threshold) t = (long long)old_threshold + delta;
-  return t >= INF ? INF : (int)t;
+  return t >= INF ? INF : (dist_t)t;
 }

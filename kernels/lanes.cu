@@ -20,7 +20,9 @@
 // reads the groups' done flags asynchronously, as for kernels/delta.cu's host loop.
 //
 // The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT in
-// frontier.cuh, which kernels/delta.cu shares).
+// frontier.cuh, which kernels/delta.cu shares). A build with -DWIDE_DISTANCES=1 holds distances in
+// 64 bits (kernels/distance.cuh): dist, and the threshold and far minima, which then live in a
+// 64-bit tail of the state allocation (`Group::distance_field`), so that the arguments stay the same.
 
 #include "frontier.cuh"
 
@@ -44,27 +46,58 @@ enum {
   N_FIELDS = F_TILE_NEXT0 + 3
 };
 
-// A group's arrays. dist: 32 ints per vertex; the masks and queues: n each, of the group.
+#if WIDE_DISTANCES
+// The 64-bit build's distance fields: after the N_FIELDS int rows (rounded up to 8 bytes), one
+// row each of T, far minimum 0 and far minimum 1.
+__device__ __forceinline__ int wide_slot(int f) { return f == F_THRESHOLD ? 0 : 1 + f - F_FAR_MIN0; }
+#endif
+
+// The smallest of the warp's values.
+__device__ __forceinline__ dist_t warp_min(dist_t value) {
+#if WIDE_DISTANCES
+  for (int offset = 16; offset > 0; offset >>= 1) value = min(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
+#else
+  return __reduce_min_sync(0xffffffffu, value);
+#endif
+}
+
+// A group's arrays. dist: 32 distances per vertex; the masks and queues: n each, of the group.
 struct Group {
   int *state;  // field f at state[f * groups]
+  dist_t *distances;  // distance field f (T, the far minima) at distances[f * groups]; see distance_field
   int groups, n;
-  int *dist;
+  dist_t *dist;
   unsigned *near_mask0, *near_mask1, *far_mask0, *far_mask1;
   int *near0, *near1, *far0, *far1;
   __device__ __forceinline__ int *field(int f) const { return &state[(size_t)f * groups]; }
   __device__ __forceinline__ int load(int f) const { return __ldcg(field(f)); }
+  __device__ __forceinline__ dist_t *distance_field(int f) const {
+#if WIDE_DISTANCES
+    return &distances[(size_t)wide_slot(f) * groups];
+#else
+    return &distances[(size_t)f * groups];
+#endif
+  }
+  __device__ __forceinline__ dist_t load_distance(int f) const { return __ldcg(distance_field(f)); }
   __device__ __forceinline__ unsigned *near_mask(int parity) const { return parity ? near_mask1 : near_mask0; }
   __device__ __forceinline__ unsigned *far_mask(int parity) const { return parity ? far_mask1 : far_mask0; }
   __device__ __forceinline__ int *near(int parity) const { return parity ? near1 : near0; }
   __device__ __forceinline__ int *far(int parity) const { return parity ? far1 : far0; }
 };
 
-// dist: groups x n x 32 ints; masks: 4 arrays (near by parity, far by buffer) of groups x n;
+// dist: groups x n x 32 distances; masks: 4 arrays (near by parity, far by buffer) of groups x n;
 // queues: 4 arrays (near by parity, far by buffer) of groups x n.
-__device__ __forceinline__ Group group_of(int n, int groups, int *state, int *dist, unsigned *masks, int *queues) {
+__device__ __forceinline__ Group group_of(int n, int groups, int *state, dist_t *dist, unsigned *masks,
+                                          int *queues) {
   const int g = blockIdx.y;
   Group in;
   in.state = state + g;
+#if WIDE_DISTANCES
+  in.distances = reinterpret_cast<dist_t *>(state + (((size_t)N_FIELDS * groups + 1) & ~(size_t)1)) + g;
+#else
+  in.distances = state + g;
+#endif
   in.groups = groups;
   in.n = n;
   in.dist = dist + (size_t)g * n * LANES;
@@ -88,7 +121,7 @@ struct Push {
   unsigned *far_mask;
   int *far_queue;
   int *far_count;
-  int *far_min;
+  dist_t *far_min;
   int *error;
   int capacity;
 };
@@ -96,10 +129,10 @@ struct Push {
 // Called by the whole warp with the same u: OR the lanes into u's masks, enqueue u where its mask
 // was empty, and lower far_min to the least distance the far lanes carry.
 __device__ __forceinline__ void push_lanes(const Push &p, int u, unsigned near_lanes, unsigned far_lanes,
-                                           int far_distance) {
+                                           dist_t far_distance) {
   const int lane = threadIdx.x & 31;
   if (far_lanes) {
-    const int least = __reduce_min_sync(0xffffffffu, (far_lanes >> lane) & 1 ? far_distance : INF);
+    const dist_t least = warp_min((far_lanes >> lane) & 1 ? far_distance : INF);
     if (lane == 0) {
       atomicMin(p.far_min, least);
       if (atomicOr(&p.far_mask[u], far_lanes) == 0) {
@@ -122,8 +155,8 @@ __device__ __forceinline__ void push_lanes(const Push &p, int u, unsigned near_l
 #endif
 
 // dist = INF, masks 0, counters; then `lanes_seed` puts the sources in the first near queue.
-extern "C" __global__ void lanes_init(int n, int groups, int *state, int *dist, unsigned *masks, int *queues,
-                                      int delta) {
+extern "C" __global__ void lanes_init(int n, int groups, int *state, dist_t *dist, unsigned *masks,
+                                      int *queues, int delta) {
   Group in = group_of(n, groups, state, dist, masks, queues);
   const size_t cells = (size_t)n * LANES;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < cells; i += (size_t)gridDim.x * blockDim.x)
@@ -137,16 +170,25 @@ extern "C" __global__ void lanes_init(int n, int groups, int *state, int *dist, 
   if (blockIdx.x == 0) {
     for (int f = threadIdx.x; f < N_FIELDS; f += blockDim.x) {
       int value = 0;
+#if !WIDE_DISTANCES  // the 64-bit build's distance fields: below
       if (f == F_THRESHOLD) value = delta;
       if (f == F_FAR_MIN0 || f == F_FAR_MIN1) value = INF;
+#endif
       *in.field(f) = value;
     }
+#if WIDE_DISTANCES
+    if (threadIdx.x == 0) {
+      *in.distance_field(F_THRESHOLD) = first_threshold(delta);
+      *in.distance_field(F_FAR_MIN0) = INF;
+      *in.distance_field(F_FAR_MIN1) = INF;
+    }
+#endif
   }
 }
 
 // One warp per group: lane k's source (negative: the lane is unused) at distance 0.
-extern "C" __global__ void lanes_seed(int n, int groups, const int *RESTRICT sources, int *state, int *dist,
-                                      unsigned *masks, int *queues) {
+extern "C" __global__ void lanes_seed(int n, int groups, const int *RESTRICT sources, int *state,
+                                      dist_t *dist, unsigned *masks, int *queues) {
   Group in = group_of(n, groups, state, dist, masks, queues);
   const int lane = threadIdx.x;
   const int source = sources[blockIdx.y * LANES + lane];
@@ -158,8 +200,8 @@ extern "C" __global__ void lanes_seed(int n, int groups, const int *RESTRICT sou
 
 // Group `group`'s distances, one row of n per lane: out[k * n + v] = dist[v * 32 + k] (after a
 // solve: the host copies them out group by group).
-extern "C" __global__ void lanes_unpack(int n, int group, const int *RESTRICT dist, int *out) {
-  const int *in = dist + (size_t)group * n * LANES;
+extern "C" __global__ void lanes_unpack(int n, int group, const dist_t *RESTRICT dist, dist_t *out) {
+  const dist_t *in = dist + (size_t)group * n * LANES;
   const size_t cells = (size_t)n * LANES;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < cells; i += (size_t)gridDim.x * blockDim.x)
     out[(i % LANES) * n + i / LANES] = in[i];
@@ -171,14 +213,14 @@ extern "C" __global__ void lanes_unpack(int n, int group, const int *RESTRICT di
 // 4 ints per thread.
 extern "C" __global__ void lanes_advance(int n, int groups, const int *RESTRICT row_offsets,
                                          const int *RESTRICT columns, const int *RESTRICT weights, int *state,
-                                         int *dist, unsigned *masks, int *queues) {
+                                         dist_t *dist, unsigned *masks, int *queues) {
   extern __shared__ int scratch[];
   __shared__ int warp_sums[32];
   __shared__ int total;
   Group in = group_of(n, groups, state, dist, masks, queues);
   if (in.load(F_DONE)) return;
   const int iteration = in.load(F_ITERATIONS), sel = in.load(F_FAR_SEL), splits = in.load(F_SPLITS);
-  const int threshold = in.load(F_THRESHOLD);
+  const dist_t threshold = in.load_distance(F_THRESHOLD);
   const int now = iteration % 3, next = (iteration + 1) % 3;
   const int count = in.load(F_NEAR_COUNT0 + now);
   const int *queue = in.near(iteration & 1);
@@ -190,7 +232,7 @@ extern "C" __global__ void lanes_advance(int n, int groups, const int *RESTRICT 
   p.far_mask = in.far_mask(sel);
   p.far_queue = in.far(sel);
   p.far_count = in.field(F_FAR_COUNT0 + sel);
-  p.far_min = in.field(F_FAR_MIN0 + (splits & 1));
+  p.far_min = in.distance_field(F_FAR_MIN0 + (splits & 1));
   p.error = in.field(F_ERROR);
   p.capacity = n;
 
@@ -198,7 +240,7 @@ extern "C" __global__ void lanes_advance(int n, int groups, const int *RESTRICT 
   unsigned *tile_mask = reinterpret_cast<unsigned *>(scratch + 3 * blockDim.x);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
   long long scanned = 0;
-  int *dist_g = in.dist;
+  dist_t *dist_g = in.dist;
   for (int tile = take(in.field(F_TILE_NEXT0 + now), blockDim.x); tile < count;
        tile = take(in.field(F_TILE_NEXT0 + now), blockDim.x)) {
     const int item = tile + threadIdx.x;
@@ -242,7 +284,8 @@ extern "C" __global__ void lanes_advance(int n, int groups, const int *RESTRICT 
       }
       const int here = min(32, edges - base);
       for (int j = 0; j < here; j += LANES_UNROLL) {
-        int u[LANES_UNROLL], nd[LANES_UNROLL], current[LANES_UNROLL];
+        int u[LANES_UNROLL];
+        dist_t nd[LANES_UNROLL], current[LANES_UNROLL];
         bool active[LANES_UNROLL];
 #pragma unroll
         for (int k = 0; k < LANES_UNROLL; ++k) {
@@ -275,12 +318,12 @@ extern "C" __global__ void lanes_advance(int n, int groups, const int *RESTRICT 
 // The end of an iteration, one block per group: split the far pile lane by lane when the advance
 // left no near work (a warp per pile entry), then the bookkeeping: counters, next iteration, new
 // threshold, done.
-extern "C" __global__ void lanes_finish(int n, int groups, int *state, int *dist, unsigned *masks, int *queues,
-                                        int delta, int max_iterations) {
+extern "C" __global__ void lanes_finish(int n, int groups, int *state, dist_t *dist, unsigned *masks,
+                                        int *queues, int delta, int max_iterations) {
   Group in = group_of(n, groups, state, dist, masks, queues);
   if (in.load(F_DONE)) return;
   const int iteration = in.load(F_ITERATIONS), splits = in.load(F_SPLITS), sel = in.load(F_FAR_SEL);
-  const int threshold = in.load(F_THRESHOLD);
+  const dist_t threshold = in.load_distance(F_THRESHOLD);
   const int next = (iteration + 1) % 3;
   __shared__ int counts[2];
   if (threadIdx.x == 0) {
@@ -290,7 +333,8 @@ extern "C" __global__ void lanes_finish(int n, int groups, int *state, int *dist
   __syncthreads();
   const int next_work = counts[0], far_count = counts[1];
   const bool split = next_work == 0 && far_count > 0;
-  const int new_threshold = split ? next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta) : threshold;
+  const dist_t new_threshold =
+      split ? next_threshold(threshold, in.load_distance(F_FAR_MIN0 + (splits & 1)), delta) : threshold;
   if (split) {
     Push p;
     p.near_mask = in.near_mask((iteration + 1) & 1);
@@ -299,7 +343,7 @@ extern "C" __global__ void lanes_finish(int n, int groups, int *state, int *dist
     p.far_mask = in.far_mask(sel ^ 1);
     p.far_queue = in.far(sel ^ 1);
     p.far_count = in.field(F_FAR_COUNT0 + (sel ^ 1));
-    p.far_min = in.field(F_FAR_MIN0 + ((splits + 1) & 1));
+    p.far_min = in.distance_field(F_FAR_MIN0 + ((splits + 1) & 1));
     p.error = in.field(F_ERROR);
     p.capacity = n;
     const int *pile = in.far(sel);
@@ -314,7 +358,7 @@ extern "C" __global__ void lanes_finish(int n, int groups, int *state, int *dist
       }
       lanes = __shfl_sync(0xffffffffu, lanes, 0);
       const bool mine = (lanes >> lane) & 1;
-      const int d = mine ? __ldcg(&in.dist[(size_t)u * LANES + lane]) : INF;
+      const dist_t d = mine ? __ldcg(&in.dist[(size_t)u * LANES + lane]) : INF;
       const unsigned near_lanes = __ballot_sync(0xffffffffu, mine && d >= threshold && d < new_threshold);
       const unsigned kept = __ballot_sync(0xffffffffu, mine && d >= new_threshold);
       if (near_lanes | kept) push_lanes(p, u, near_lanes, kept, d);
@@ -331,8 +375,8 @@ extern "C" __global__ void lanes_finish(int n, int groups, int *state, int *dist
     *in.field(F_SPLITS) = splits + 1;
     *in.field(F_FAR_SEL) = sel ^ 1;
     *in.field(F_FAR_COUNT0 + sel) = 0;
-    *in.field(F_FAR_MIN0 + (splits & 1)) = INF;
-    *in.field(F_THRESHOLD) = new_threshold;
+    *in.distance_field(F_FAR_MIN0 + (splits & 1)) = INF;
+    *in.distance_field(F_THRESHOLD) = new_threshold;
   }
   const int near_now = in.load(F_NEAR_COUNT0 + next);
   const int far_now = in.load(F_FAR_COUNT0 + (split ? sel ^ 1 : sel));

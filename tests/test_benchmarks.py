@@ -576,3 +576,36 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     text = "\n".join(large.render([results.Results("large", {"name": "G"}, "cmd", "abc", "2026-01-01", {}, {},
                                                     tuple(capped), large.summary(capped))]))
     assert "| rmat20 | curve (--max-memory=80G --budget=150) |" in text  # a sweep other than the default says so
+
+
+def test_the_width_suite_times_each_64_bit_algorithm_in_both_widths_on_the_same_sources(fake_gpu, tmp_path,
+                                                                                       monkeypatch):
+    import autotune.gpu
+    from autotune import algorithms
+    from autotune.measure import Measurement, Status
+    from autotune.reference.distance_range import width_for
+    from benchmarks import width
+
+    timed = []
+
+    class Timer:  # 1 ms per SSSP with 32-bit distances, 1.25 with 64: what the solver's graph runs with
+        def __init__(self, solver, sample, protocol, references=None, expected=None):
+            self.bits, self.sample = width_for(solver).bits, tuple(sample)
+
+        def measure(self, config):
+            timed.append((self.bits, config.algorithm, config.concurrent_kernels, self.sample))
+            return Measurement(config, Status.OK, times_ms=(1.0 if self.bits == 32 else 1.25,))
+
+    monkeypatch.setattr(autotune.gpu, "CudaEventTimer", Timer)
+    args = argparse.Namespace(width_graphs="rmat8", width_cks="1,32", width_sources=4, results=tmp_path)
+    found = width.run(args)
+    wide = [a for a in algorithms.all_algorithms() if a.wide_distances]
+    expected = {(a.name, ck) for a in wide for ck in (1, 32) if ck >= min(a.concurrent_kernels)}
+    assert {(r["algorithm"], r["ck"]) for r in found.measurements} == expected
+    assert ("delta_lanes", 1) not in expected and ("delta_lanes", 32) in expected
+    assert sorted(t[:3] for t in timed) == sorted((bits, a, ck) for a, ck in expected for bits in (32, 64))
+    assert len({t[3] for t in timed}) == 1 and len(timed[0][3]) == 4  # the same sources throughout
+    assert all(row["cost"] == pytest.approx(1.25) for row in found.measurements)
+    assert found.summary["failed"] == 0 and found.summary["largest_cost"] == pytest.approx(1.25)
+    text = "\n".join(width.render([found]))
+    assert "| rmat8 | delta_lanes | 32 | 1.000 | 1.250 | +25% |" in text

@@ -48,17 +48,18 @@ def test_parallel_references_of_a_wide_graph_equal_scipys(tmp_path):
         assert np.array_equal(rows[source], np.where(want[k] < 0, WIDE.inf, want[k]))
 
 
-def test_the_thesis_algorithms_have_64_bit_builds_and_the_others_refuse_a_wide_graph():
+def test_the_thesis_algorithms_and_delta_lanes_have_64_bit_builds_and_the_others_refuse_a_wide_graph():
     wide, narrow = _chain(2**30), _chain(10)
     for algorithm in algorithms.all_algorithms():
         assert algorithm.refuses_width(narrow) is None
         why = algorithm.refuses_width(wide)
-        if algorithm.name in ("crauser", "martin"):
+        if algorithm.name in ("crauser", "martin", "delta_lanes"):
             assert algorithm.wide_distances and why is None and algorithm.admits(wide) is None
         else:
             assert "32 bits" in why and algorithm.admits(wide) == why
     assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("crauser"), False, wide=True)
     assert "-DWIDE_DISTANCES=1" not in build_options(algorithms.get("crauser"), False)
+    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("delta_lanes"), True, wide=True)
 
 
 def test_the_cpu_oracles_rows_take_the_graphs_width():
@@ -104,9 +105,9 @@ def test_a_wide_graphs_entry_says_its_width_and_its_memory_counts_the_wider_rows
 
 
 def test_a_sweep_naming_an_algorithm_without_64_bit_builds_is_refused_before_the_gpu(capsys):
-    assert main(["sweep", "--graph", "grid10-w100000000-200000000", "--algorithm", "delta_lanes", "--quiet"]) == 2
+    assert main(["sweep", "--graph", "grid10-w100000000-200000000", "--algorithm", "delta", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "delta_lanes cannot solve it" in err and "64-bit builds" in err
+    assert err.count("\n") == 1 and "delta cannot solve it" in err and "64-bit builds" in err
 
 
 def test_predict_answers_a_wide_graph_with_an_algorithm_of_64_bit_builds_and_refuses_one_without(capsys):

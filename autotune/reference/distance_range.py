@@ -20,6 +20,7 @@ Example:
 """
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from dataclasses import dataclass
 
@@ -80,6 +81,22 @@ def width_for(graph: CSRGraph) -> DistanceWidth:
     if width is None:
         width = _widths[graph] = NARROW if may_pass(graph) is None else WIDE
     return width
+
+
+def widened(graph: CSRGraph) -> CSRGraph:
+    """A copy of `graph` (the same arrays) that runs with 64-bit distances whatever its weights: the
+    cost of the 64-bit builds measured on a graph that does not need them (`benchmarks/width.py`).
+
+    Example:
+        >>> import numpy as np
+        >>> from autotune.graphs import build_csr
+        >>> light = build_csr("light", 2, np.array([0]), np.array([1]), np.array([5]))
+        >>> width_for(light).bits, width_for(widened(light)).bits
+        (32, 64)
+    """
+    copy = dataclasses.replace(graph)
+    _widths[copy] = WIDE
+    return copy
 
 
 def max_weight(graph: CSRGraph) -> int:

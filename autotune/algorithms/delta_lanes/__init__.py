@@ -64,6 +64,9 @@ class DeltaLanes(Algorithm):
     # queues (32 bytes a vertex); a 32nd of the group's 17 state fields, and its source.
     bytes_per_vertex = 5
     bytes_per_instance = 8
+    wide_distances = True  # kernels/lanes.cu's dist, threshold and far minima are dist_t
+    wide_bytes_per_vertex = 4  # distances of 8 bytes
+    wide_bytes_per_instance = 1  # a 32nd of the group's three 64-bit state fields
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         return {"advance": ("lanes_advance",), "split": ("lanes_finish",)}

@@ -4,7 +4,8 @@ configuration's advance launch with `blocks_per_sm` x SMs blocks shared by the g
 `lanes_finish`, its split launch with one block per group); the groups' done flags are read a few
 iterations behind. A group's distances, 32 to a vertex, are unpacked on the GPU into a row per
 instance (`lanes_unpack`) and copied out group by group; an instance whose group reports an error
-makes the solve WRONG.
+makes the solve WRONG. A graph whose distances may pass 32 bits runs the 64-bit builds
+(`Solver.width`): wider distances, and the threshold and far minima in a tail of the state.
 """
 from __future__ import annotations
 
@@ -35,20 +36,40 @@ from autotune.gpu.engine import (
 )
 from autotune.gpu.memory import DeviceArrays
 from autotune.launch import LaunchConfig
+from autotune.reference.distance_range import NARROW, DistanceWidth
 
 SCRATCH_BYTES_PER_THREAD = 16  # lanes_advance's shared arrays: a tile's begin, offset, vertex and lanes
 ERRORS = {2: "the iteration cap was reached", 3: "a queue overflowed"}
 
 
-class Workspace(DeviceArrays):
-    """The state, distances, masks, queues and sources of up to `groups` groups, and `unpacked`,
-    one group's distances a row per lane."""
+WIDE_STATE_FIELDS = 3  # the 64-bit builds' distance fields (T, two far minima), after the int fields
 
-    def __init__(self, n: int, groups: int, fields: int) -> None:
+
+def state_bytes(fields: int, groups: int, width: DistanceWidth = NARROW) -> int:
+    """The state allocation: `fields` int rows of `groups`, and for the 64-bit builds, from the next
+    8-byte boundary, their distance fields' rows (`Group::distance_field` in `kernels/lanes.cu`).
+
+    Example:
+        >>> from autotune.reference.distance_range import WIDE
+        >>> state_bytes(17, 3), state_bytes(17, 3, WIDE)
+        (204, 280)
+    """
+    if not width.wide:
+        return 4 * fields * groups
+    return 4 * (fields * groups + (fields * groups) % 2) + 8 * WIDE_STATE_FIELDS * groups
+
+
+class Workspace(DeviceArrays):
+    """The state, distances (in the solver's `width`), masks, queues and sources of up to `groups`
+    groups, and `unpacked`, one group's distances a row per lane."""
+
+    def __init__(self, n: int, groups: int, fields: int, width: DistanceWidth = NARROW) -> None:
         self.groups = groups
-        sizes = {"state": 4 * fields * groups, "dist": 4 * LANES * n * groups, "masks": 4 * 4 * n * groups,
-                 "queues": 4 * 4 * n * groups, "sources": 4 * LANES * groups, "unpacked": 4 * LANES * n}
-        super().__init__(sizes, (POLL_DEPTH, groups), f"{groups} groups of {LANES} instances")
+        size = width.itemsize
+        sizes = {"state": state_bytes(fields, groups, width), "dist": size * LANES * n * groups,
+                 "masks": 4 * 4 * n * groups, "queues": 4 * 4 * n * groups, "sources": 4 * LANES * groups,
+                 "unpacked": size * LANES * n}
+        super().__init__(sizes, (POLL_DEPTH, groups), f"{groups} groups of {LANES} instances", width.dtype)
 
 
 class LanesSolver(Solver):
@@ -80,7 +101,7 @@ class LanesSolver(Solver):
         n, groups = self.graph.n_vertices, groups_of(ck)
         with self.launch_errors(config):
             workspace = self.workspace(lambda w: w.groups >= groups,
-                                       lambda: Workspace(n, groups, self.fields["N_FIELDS"]))
+                                       lambda: Workspace(n, groups, self.fields["N_FIELDS"], self.width))
             launches = self._launches(config, workspace, groups)
         padded = np.full(groups * LANES, -1, dtype=np.int32)
         padded[:ck] = sources
@@ -120,7 +141,7 @@ class LanesSolver(Solver):
         """Each group's distances unpacked on the GPU into a row per lane (the same buffer for
         every group: a block is valid until the next is taken), queued on the solver's stream."""
         n = self.graph.n_vertices
-        unpack = kernel_function(self.algorithm, "lanes_unpack")
+        unpack = kernel_function(self.algorithm, "lanes_unpack", wide=self.width.wide)
         grid = (init_blocks(n * LANES), 1)
         for group in range(groups):
             unpack(np.int32(n), np.int32(group), workspace.dist, workspace.unpacked, grid=grid,
@@ -149,17 +170,18 @@ class LanesSolver(Solver):
         delta = np.int32(delta_argument(config.param("delta")))
         advance, split = config.kernel("advance"), config.kernel("split")
         blocks = blocks_per_group(int(config.param("blocks_per_sm")), self.device_profile.sm_count, groups)
+        wide = self.width.wide
         init_grid = (init_blocks(int(n) * LANES), groups)
         return {
-            "init": PackedLaunch(kernel_function(algorithm, "lanes_init"), init_grid, INIT_BLOCK, "iiPPPPi",
+            "init": PackedLaunch(kernel_function(algorithm, "lanes_init", wide=wide), init_grid, INIT_BLOCK, "iiPPPPi",
                                  [(n, g_count, w.state, w.dist, w.masks, w.queues, delta)]),
-            "seed": PackedLaunch(kernel_function(algorithm, "lanes_seed"), (1, groups), LANES, "iiPPPPP",
+            "seed": PackedLaunch(kernel_function(algorithm, "lanes_seed", wide=wide), (1, groups), LANES, "iiPPPPP",
                                  [(n, g_count, w.sources, w.state, w.dist, w.masks, w.queues)]),
-            "advance": PackedLaunch(launchable(algorithm, "lanes_advance", advance, "advance"), (blocks, groups),
+            "advance": PackedLaunch(launchable(algorithm, "lanes_advance", advance, "advance", wide=wide), (blocks, groups),
                                     advance.block_size, "iiPPPPPPP",
                                     [(n, g_count, g.row_offsets, g.columns, g.weights, w.state, w.dist, w.masks,
                                       w.queues)], SCRATCH_BYTES_PER_THREAD * advance.block_size),
-            "finish": PackedLaunch(launchable(algorithm, "lanes_finish", split, "split"), (1, groups),
+            "finish": PackedLaunch(launchable(algorithm, "lanes_finish", split, "split", wide=wide), (1, groups),
                                    split.block_size, "iiPPPPii",
                                    [(n, g_count, w.state, w.dist, w.masks, w.queues, delta,
                                      np.int32(self.max_iterations()))]),
