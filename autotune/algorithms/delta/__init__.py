@@ -33,21 +33,27 @@ SHARED_PER_BLOCK = 227 * 1024  # the shared memory a Hopper block may opt into
 MAX_SHARED_GRAPH_BYTES = SHARED_PER_BLOCK - 12 * 1024 - 8 * QUEUE_CAPACITY
 
 
+MAX_DELTA = 1 << 30  # the kernels take Delta as an int, INT32_MAX meaning INF (`delta_argument`)
+
+
 def delta_values(features: Any) -> tuple[ParamValue, ...]:
     """Delta on a log scale, from the graph's smallest positive weight (rounded down to a power of
-    two) to 16 times its largest (rounded up), then INF. A graph without positive weights: 1, INF.
+    two) to 16 times its largest (rounded up), at most `MAX_DELTA`, then INF. A graph without
+    positive weights: 1, INF.
 
     Example:
         >>> from types import SimpleNamespace
         >>> delta_values(SimpleNamespace(min_positive_weight=1, max_weight=100))[-3:]
         (1024, 2048, 'inf')
+        >>> delta_values(SimpleNamespace(min_positive_weight=10**8, max_weight=2 * 10**8))
+        (67108864, 134217728, 268435456, 536870912, 1073741824, 'inf')
     """
     low = getattr(features, "min_positive_weight", None)
     high = getattr(features, "max_weight", None)
     if not low or not high:
         return (1, INFINITE)
-    first = 1 << max(0, int(math.floor(math.log2(low))))
-    last = 1 << max(0, int(math.ceil(math.log2(high * DELTA_SPAN))))
+    first = min(1 << max(0, int(math.floor(math.log2(low)))), MAX_DELTA)
+    last = min(1 << max(0, int(math.ceil(math.log2(high * DELTA_SPAN)))), MAX_DELTA)
     values: list[ParamValue] = []
     value = first
     while value <= last:
