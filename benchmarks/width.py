@@ -82,8 +82,9 @@ def render(found: list[Results]) -> list[str]:
     for results in found:
         lines += [f"{results.gpu_name} (`{results.command}`, {results.date[:10]}, commit {results.commit}): each "
                   f"algorithm's default configuration, {results.parameters['sources']} sources, the tuner's protocol "
-                  "(median ms per SSSP), on the graph with 32-bit distances and on the same arrays with 64-bit ones; "
-                  "every solve checked against scipy's.", "",
+                  "(median ms per SSSP, the repetitions' range in brackets), on the graph with 32-bit distances and "
+                  "on the same arrays with 64-bit ones; every solve checked against scipy's. Where the ranges "
+                  "overlap, the cost is within the noise.", "",
                   "| graph | algorithm | CK | 32-bit (ms per SSSP) | 64-bit (ms per SSSP) | cost |",
                   "|---|---|---:|---:|---:|---:|"]
         for r in results.measurements:
@@ -96,4 +97,8 @@ def render(found: list[Results]) -> list[str]:
 
 
 def shown(timing: dict[str, Any]) -> str:
-    return f"{timing['ms_per_sssp']:.3f}" if timing["ms_per_sssp"] is not None else timing["status"]
+    """The median and the repetitions' range, or the status."""
+    if timing["ms_per_sssp"] is None:
+        return timing["status"]
+    low, high = timing["spread_ms"] or (timing["ms_per_sssp"],) * 2
+    return f"{timing['ms_per_sssp']:.3f} ({low:.3f}-{high:.3f})"

@@ -608,4 +608,4 @@ def test_the_width_suite_times_each_64_bit_algorithm_in_both_widths_on_the_same_
     assert all(row["cost"] == pytest.approx(1.25) for row in found.measurements)
     assert found.summary["failed"] == 0 and found.summary["largest_cost"] == pytest.approx(1.25)
     text = "\n".join(width.render([found]))
-    assert "| rmat8 | delta_lanes | 32 | 1.000 | 1.250 | +25% |" in text
+    assert "| rmat8 | delta_lanes | 32 | 1.000 (1.000-1.000) | 1.250 (1.250-1.250) | +25% |" in text
