@@ -2,7 +2,9 @@
 core of the same machine, with the configurations a tuned table gives each graph.
 
 Per graph: `Table.lookup(graph, queries=1)` (one query: the table's latency point) and
-`Table.lookup(graph)` (a batch: its best time per SSSP) are measured by the sweep's
+`Table.lookup(graph)` (a batch: its best time per SSSP), the graph's contraction hierarchy built
+first where it qualifies and none is kept, as `autotune sssp --table` does (its build time in the
+row; `--kernels-no-hierarchy`: not built), are measured by the sweep's
 `CudaEventTimer` (a warm-up, then `--repetitions` timed passes over a sample of 32 sources, CUDA
 events around the launches, launches included; every solve's distances compared with scipy's, a
 wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` of the same sources
@@ -37,6 +39,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", type=Path, default=None,
                         help="the tuned table to look the configurations up in (default tables/<gpu>.json)")
     parser.add_argument("--repetitions", type=positive_int, default=5, help="timed passes over the sample (default 5)")
+    parser.add_argument("--kernels-no-hierarchy", action="store_true",
+                        help="suite kernels: do not build a graph's contraction hierarchy (a kept one still counts)")
     parser.add_argument("--cpu-sources", type=positive_int, default=8, help="sources scipy solves per graph (default 8)")
     parser.add_argument("--cpu-all-sources", type=int, default=0, metavar="N",
                         help="sources scipy solves on every core at once, the batch's CPU baseline (default 0: none; "
@@ -113,7 +117,8 @@ def run(args: argparse.Namespace) -> Results:
                        "peers": peers_summary(every)}
             return Results("kernels", {**gpu, "table": data.shown(table_path)}, command_line(), commit(), now(), host(),
                            {"graphs": args.graphs, "repetitions": args.repetitions, "cpu_sources": args.cpu_sources,
-                            "cpu_all_sources": args.cpu_all_sources, "sample": SAMPLE}, tuple(every), summary)
+                            "cpu_all_sources": args.cpu_all_sources, "sample": SAMPLE,
+                            "hierarchy": not getattr(args, "kernels_no_hierarchy", False)}, tuple(every), summary)
 
         return graph_by_graph([name for name in args.graphs.split(",") if name], graph_rows, results_of, args.results)
 
@@ -125,12 +130,16 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
 
     from autotune.algorithms import open_solver
     from autotune.measure import choose_sources
+    from autotune.predict.auto import admitted_on
 
     cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
     row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
                            "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu, "commit": commit(), "date": now()}
+    start = time.perf_counter()
+    admits = sorted(admitted_on(graph, prepare=not getattr(args, "kernels_no_hierarchy", False)))  # as `sssp --table`
+    row["admits_s"] = time.perf_counter() - start  # the hierarchy's build, where one was built
     for label, queries in (("one_query", 1), ("batch", None)):
-        match = table.lookup(graph, queries=queries, device=gpu)
+        match = table.lookup(graph, queries=queries, device=gpu, admits=admits)
         with open_solver(graph, match.config.algorithm) as solver:
             measured = CudaEventTimer(solver, sample, protocol, expected=expected).measure(match.config)
         row[label] = {"config": match.config.to_json(), "entry": match.graph_name, "source": match.source,
@@ -210,5 +219,9 @@ def render(found: Sequence[Results]) -> list[str]:
                          f"| {ratio('one_query_vs_scipy')} | {_ms(batch)} | {batch['config']['concurrent_kernels']} "
                          f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{all_cores}{gunrock} "
                          f"{r.get('commit', results.commit)} |")
-        lines += kept_section(results) + [f"Peers: {results.summary.get('peers')}.", ""]
+        built = [f"{r['graph']} {r['admits_s']:.1f} s" for r in results.measurements if "admits_s" in r and
+                 "phast" in (r["one_query"]["config"].get("algorithm"), r["batch"]["config"].get("algorithm"))]
+        hierarchies = ["Contraction hierarchies built before a graph's rows (single-threaded, on the host; not in "
+                       f"the times): {', '.join(built)}."] if built else []
+        lines += kept_section(results) + hierarchies + [f"Peers: {results.summary.get('peers')}.", ""]
     return lines

@@ -63,6 +63,12 @@ def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu
     assert "| rmat8 |" in text and "scipy" in text and "Gunrock: not measured" in found.summary["peers"]
     assert row["cpu_all_sources"] == 8 and row["scipy_all_cores_ms"] > 0 and row["batch_vs_all_cores"] > 0
     assert "all cores (ms per SSSP, cores)" in text and "| - | - |" in text  # the kept row was measured without it
+    assert found.parameters["hierarchy"] and row["admits_s"] >= 0 and "hierarchies built" not in text
+    phast = {**row, "graph": "road", "admits_s": 12.25, "one_query": {**row["one_query"], "config": {
+        **row["one_query"]["config"], "algorithm": "phast"}}}
+    shown = "\n".join(kernels.render([dataclasses.replace(found, measurements=(phast, kept))]))
+    assert "Contraction hierarchies built before a graph's rows (single-threaded, on the host; not in the times): " \
+           "road 12.2 s." in shown
 
 
 def test_the_tables_suite_s_targets_and_rendering():
