@@ -93,8 +93,12 @@ def dedicated_sweep(spec: str, queries: int, budget_s: float, scratch: Path) -> 
 
 def table_answer(table: Any, graph: Any, gpu: dict[str, Any], queries: int) -> Any:
     """The match `sssp --table T --sources K` launches (`config_from_table`'s lookup: this GPU's
-    entries only, K at once)."""
-    return table.lookup(graph, device=gpu, allow_other_device=False, queries=queries)
+    entries only, K at once; for a graph the table does not hold, PHAST admitted where the graph's
+    hierarchy is kept or can be built)."""
+    from autotune.predict.auto import admitted_on
+
+    admits = None if table.holds(graph) else sorted(admitted_on(graph, prepare=True))
+    return table.lookup(graph, device=gpu, allow_other_device=False, queries=queries, admits=admits)
 
 
 def paired_ms(solver: Any, configs: Sequence[Any], sources: Sequence[int], expected: dict, rounds: int) -> list[dict]:
