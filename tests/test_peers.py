@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.io
+from hypothesis import given, strategies as st
 
 from autotune.cli import main
 from autotune.graphs.csr import CSRGraph
@@ -41,15 +42,15 @@ def small_graph():
 
 
 def test_the_market_file_holds_every_arc_and_weight(tmp_path):
-    out = io.StringIO()
+    out = io.BytesIO()
     peers.write_market(small_graph(), out)
     path = tmp_path / "g.mtx"
-    path.write_text(out.getvalue())
+    path.write_bytes(out.getvalue())
     matrix = scipy.io.mmread(str(path)).tocsr()
     assert matrix.shape == (3, 3)
     # scipy's nonzero() skips the zero-weight arc; the file holds it (the lines below)
     assert sorted(zip(*matrix.nonzero())) == [(0, 1), (1, 2)] and matrix[0, 1] == 4 and matrix[1, 2] == 9
-    assert out.getvalue().splitlines()[1:] == ["3 3 3", "1 2 4", "1 3 0", "2 3 9"]
+    assert out.getvalue().decode().splitlines()[1:] == ["3 3 3", "1 2 4", "1 3 0", "2 3 9"]
 
 
 def test_a_row_times_the_solves_after_the_first_and_trusts_only_a_clean_check():
@@ -99,3 +100,9 @@ def test_the_kernels_suite_times_gunrock_beside_the_one_query(fake_gpu, tmp_path
     assert found.summary["peers"].startswith("Gunrock (its own timer and check, benchmarks/peers.py) on 1 of 1")
     text = "\n".join(kernels.render([found]))
     assert "| Gunrock (ms) | one query vs Gunrock |" in text and f"{row['one_query_vs_gunrock']:.1f}x" in text
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(0, 9)), max_size=40))
+def test_ascii_lines_are_the_numbers_python_writes(rows):
+    columns = [np.array([row[k] for row in rows], dtype=np.int64) for k in range(3)]
+    assert peers.ascii_lines(columns) == "".join(f"{a} {b} {c}\n" for a, b, c in rows).encode()
