@@ -6,7 +6,8 @@ CK of `--width-cks` that the algorithm runs: its default configuration at that C
 tuner's protocol (`CudaEventTimer`: warm-up, repetitions over the same `--width-sources` sources,
 median) on the graph as it is (32-bit distances) and on `distance_range.widened(graph)` (the same
 arrays, 64-bit distances), one after the other in one GPU session; every solve is checked against
-scipy's distances (int64 rows for the widened copy). The cost is the ratio of the two medians.
+scipy's distances of the sample, computed once (as int64 rows for the widened copy). The cost is the
+ratio of the two medians.
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def run(args: argparse.Namespace) -> Results:
     cks = [int(ck) for ck in args.width_cks.split(",") if ck]
     with gpu_session(0) as device:
         gpu = device_description(device)
-        rows = [row for name, graph, sources, _expected in data.suite_graphs(args.width_graphs, args.width_sources)
-                for row in graph_rows(name, graph, sources, cks)]
+        rows = [row for name, graph, sources, expected in data.suite_graphs(args.width_graphs, args.width_sources)
+                for row in graph_rows(name, graph, sources, expected, cks)]
     costs = [row["cost"] for row in rows if row["cost"] is not None]
     summary = {"rows": len(rows), "failed": sum(row["cost"] is None for row in rows),
                "largest_cost": max(costs, default=None), "smallest_cost": min(costs, default=None)}
@@ -44,35 +45,40 @@ def run(args: argparse.Namespace) -> Results:
                    {"graphs": args.width_graphs, "cks": cks, "sources": args.width_sources}, tuple(rows), summary)
 
 
-def graph_rows(name: str, graph: Any, sources: tuple[int, ...], cks: list[int]) -> Iterator[dict[str, Any]]:
+def graph_rows(name: str, graph: Any, sources: tuple[int, ...], expected: dict, cks: list[int]
+               ) -> Iterator[dict[str, Any]]:
     """A row per (algorithm with 64-bit builds, CK): both widths' medians and their ratio (None
     where either was not measured right)."""
+    import numpy as np
+
     from autotune import algorithms
-    from autotune.reference.distance_range import widened
+    from autotune.reference.distance_range import NARROW, WIDE, widened
 
     wide_graph = widened(graph)
+    wide_expected = {s: np.where(row == NARROW.inf, np.int64(WIDE.inf), row.astype(np.int64))
+                     for s, row in expected.items()}  # unreachable: the 64-bit INF
     for algorithm in algorithms.all_algorithms():
         if not algorithm.wide_distances:
             continue
         for ck in (ck for ck in cks if ck >= min(algorithm.concurrent_kernels)):
             config = algorithm.default_config().replace(concurrent_kernels=ck)
-            narrow, wide = (timed(g, algorithm.name, config, sources) for g in (graph, wide_graph))
+            narrow, wide = (timed(g, algorithm.name, config, sources, rows)
+                            for g, rows in ((graph, expected), (wide_graph, wide_expected)))
             both = narrow["ms_per_sssp"] is not None and wide["ms_per_sssp"] is not None
             yield {"graph": name, "algorithm": algorithm.name, "ck": ck, "config": config.to_json(),
                    "narrow": narrow, "wide": wide,
                    "cost": wide["ms_per_sssp"] / narrow["ms_per_sssp"] if both else None}
 
 
-def timed(graph: Any, algorithm: str, config: Any, sources: tuple[int, ...]) -> dict[str, Any]:
-    """`config` timed on `graph` by the tuner's protocol, its distances checked (the reference rows
-    in the graph's width)."""
+def timed(graph: Any, algorithm: str, config: Any, sources: tuple[int, ...], expected: dict) -> dict[str, Any]:
+    """`config` timed on `graph` by the tuner's protocol, its distances checked against `expected`
+    (the reference rows in the graph's width)."""
     from autotune import algorithms, gpu
     from autotune.measure import Protocol
-    from autotune.reference.cache import ReferenceCache
 
     with algorithms.open_solver(graph, algorithm) as solver:
         measurement = gpu.CudaEventTimer(solver, sources, Protocol(sample=len(sources)),
-                                         references=ReferenceCache(None)).measure(config)
+                                         expected=expected).measure(config)
     return {"status": measurement.status.value, "ms_per_sssp": measurement.ms_per_sssp if measurement.ok else None,
             "spread_ms": measurement.spread_ms if measurement.ok else None, "reason": measurement.reason}
 

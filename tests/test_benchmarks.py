@@ -597,6 +597,9 @@ def test_the_width_suite_times_each_64_bit_algorithm_in_both_widths_on_the_same_
     class Timer:  # 1 ms per SSSP with 32-bit distances, 1.25 with 64: what the solver's graph runs with
         def __init__(self, solver, sample, protocol, references=None, expected=None):
             self.bits, self.sample = width_for(solver).bits, tuple(sample)
+            rows = list(expected.values())  # the sample's reference rows, in the graph's width
+            assert len(rows) == len(self.sample) and {row.dtype.itemsize * 8 for row in rows} == {self.bits}
+            assert all(row.min() >= 0 and row.max() == width_for(solver).inf for row in rows)  # rmat8: some unreached
 
         def measure(self, config):
             timed.append((self.bits, config.algorithm, config.concurrent_kernels, self.sample))

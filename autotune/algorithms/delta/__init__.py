@@ -31,8 +31,6 @@ SHARED_PER_BLOCK = 227 * 1024  # the shared memory a Hopper block may opt into
 # Shared memory for the graph in loop mode shared, at most: Hopper's 227 KiB a block less
 # solve_block's arrays at 1,024 threads (12 bytes a thread and two queue heads of 2,048 entries).
 MAX_SHARED_GRAPH_BYTES = SHARED_PER_BLOCK - 12 * 1024 - 8 * QUEUE_CAPACITY
-
-
 MAX_DELTA = 1 << 30  # the kernels take Delta as an int, INT32_MAX meaning INF (`delta_argument`)
 
 
