@@ -20,6 +20,7 @@ measured it); the results file is written after each graph, so a run cut short k
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 from pathlib import Path
@@ -149,12 +150,14 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
             row[f"{label}_vs_scipy"] = row["scipy_ms"] / measured.ms_per_sssp
     if args.cpu_all_sources > 0:
         picked = list(choose_sources(graph, args.cpu_all_sources, 1))  # not the timed sample: other sources
-        row["scipy_all_cores_ms"], row["cores"] = scipy_all_cores_ms(graph, picked)
+        with step(name, f"scipy's Dijkstra from {len(picked)} sources on every core"):
+            row["scipy_all_cores_ms"], row["cores"] = scipy_all_cores_ms(graph, picked)
         row["cpu_all_sources"] = len(picked)
         if row["batch"]["ms_per_sssp"] is not None and row["batch"]["status"] == "ok":
             row["batch_vs_all_cores"] = row["scipy_all_cores_ms"] / row["batch"]["ms_per_sssp"]
     if gunrock is not None:
-        row["gunrock"] = peers.gunrock_row(gunrock, graph, list(sample))
+        with step(name, f"Gunrock from {len(sample)} sources (its input: a text file of {graph.n_edges:,} arcs)"):
+            row["gunrock"] = peers.gunrock_row(gunrock, graph, list(sample))
         if row["gunrock"]["status"] == "ok" and "one_query_vs_scipy" in row:
             row["one_query_vs_gunrock"] = row["gunrock"]["ms"] / row["one_query"]["ms_per_sssp"]
     theirs = row.get("gunrock")
@@ -164,6 +167,15 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
              if theirs else ""),
           flush=True)
     return row
+
+
+@contextlib.contextmanager
+def step(graph: str, what: str) -> Iterator[None]:
+    """Say what a long step of a graph's row does, and then how long it took."""
+    print(f"kernels: {graph}: {what} ...", flush=True)
+    start = time.perf_counter()
+    yield
+    print(f"kernels: {graph}: {what}: {time.perf_counter() - start:.1f} s", flush=True)
 
 
 def peers_summary(rows: Sequence[dict[str, Any]]) -> str:
