@@ -169,6 +169,14 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
     return row
 
 
+def prepared(algorithm: str | None) -> bool:
+    """Whether a row's algorithm runs on something built for the graph first (`Algorithm.conditional`:
+    a contraction hierarchy), whose build `admits_s` timed."""
+    from autotune import algorithms
+
+    return algorithm is not None and algorithms.get(algorithm).conditional
+
+
 @contextlib.contextmanager
 def step(graph: str, what: str) -> Iterator[None]:
     """Say what a long step of a graph's row does, and then how long it took."""
@@ -232,7 +240,7 @@ def render(found: Sequence[Results]) -> list[str]:
                          f"| {ratio('batch_vs_scipy')} | {r['scipy_ms']:.3g} |{all_cores}{gunrock} "
                          f"{r.get('commit', results.commit)} |")
         built = [f"{r['graph']} {r['admits_s']:.1f} s" for r in results.measurements if "admits_s" in r and
-                 "phast" in (r["one_query"]["config"].get("algorithm"), r["batch"]["config"].get("algorithm"))]
+                 any(prepared(r[part]["config"].get("algorithm")) for part in ("one_query", "batch"))]
         hierarchies = ["Contraction hierarchies built before a graph's rows (single-threaded, on the host; not in "
                        f"the times): {', '.join(built)}."] if built else []
         lines += kept_section(results) + hierarchies + [f"Peers: {results.summary.get('peers')}.", ""]
