@@ -60,27 +60,29 @@ def graph_rows(name: str, graph: Any, sources: tuple[int, ...], expected: dict, 
     for algorithm in algorithms.all_algorithms():
         if not algorithm.wide_distances:
             continue
-        for ck in (ck for ck in cks if ck >= min(algorithm.concurrent_kernels)):
-            config = algorithm.default_config().replace(concurrent_kernels=ck)
-            narrow, wide = (timed(g, algorithm.name, config, sources, rows)
-                            for g, rows in ((graph, expected), (wide_graph, wide_expected)))
-            both = narrow["ms_per_sssp"] is not None and wide["ms_per_sssp"] is not None
-            yield {"graph": name, "algorithm": algorithm.name, "ck": ck, "config": config.to_json(),
-                   "narrow": narrow, "wide": wide,
-                   "cost": wide["ms_per_sssp"] / narrow["ms_per_sssp"] if both else None}
+        configs = [algorithm.default_config().replace(concurrent_kernels=ck)
+                   for ck in cks if ck >= min(algorithm.concurrent_kernels)]
+        narrow, wide = (timed(g, algorithm.name, configs, sources, rows)
+                        for g, rows in ((graph, expected), (wide_graph, wide_expected)))
+        for config, at_32, at_64 in zip(configs, narrow, wide):
+            both = at_32["ms_per_sssp"] is not None and at_64["ms_per_sssp"] is not None
+            yield {"graph": name, "algorithm": algorithm.name, "ck": config.concurrent_kernels,
+                   "config": config.to_json(), "narrow": at_32, "wide": at_64,
+                   "cost": at_64["ms_per_sssp"] / at_32["ms_per_sssp"] if both else None}
 
 
-def timed(graph: Any, algorithm: str, config: Any, sources: tuple[int, ...], expected: dict) -> dict[str, Any]:
-    """`config` timed on `graph` by the tuner's protocol, its distances checked against `expected`
-    (the reference rows in the graph's width)."""
+def timed(graph: Any, algorithm: str, configs: list[Any], sources: tuple[int, ...], expected: dict
+          ) -> list[dict[str, Any]]:
+    """Each of `configs` timed on `graph` by the tuner's protocol (one solver and timer for all of
+    them), its distances checked against `expected` (the reference rows in the graph's width)."""
     from autotune import algorithms, gpu
     from autotune.measure import Protocol
 
     with algorithms.open_solver(graph, algorithm) as solver:
-        measurement = gpu.CudaEventTimer(solver, sources, Protocol(sample=len(sources)),
-                                         expected=expected).measure(config)
-    return {"status": measurement.status.value, "ms_per_sssp": measurement.ms_per_sssp if measurement.ok else None,
-            "spread_ms": measurement.spread_ms if measurement.ok else None, "reason": measurement.reason}
+        timer = gpu.CudaEventTimer(solver, sources, Protocol(sample=len(sources)), expected=expected)
+        measurements = [timer.measure(config) for config in configs]
+    return [{"status": m.status.value, "ms_per_sssp": m.ms_per_sssp if m.ok else None,
+             "spread_ms": m.spread_ms if m.ok else None, "reason": m.reason} for m in measurements]
 
 
 def render(found: list[Results]) -> list[str]:

@@ -16,7 +16,7 @@ from autotune.errors import LaunchRejected
 from autotune.gpu import cubins
 from autotune.gpu.device import driver
 from autotune.launch import CacheState, KernelLaunch
-from autotune.reference.distance_range import WIDE
+from autotune.reference.distance_range import NARROW, WIDE
 
 # Driver values of the shared-memory carveout attribute (CU_SHAREDMEM_CARVEOUT_*): the percentage of
 # the unified L1/shared storage given to shared memory. -1 leaves the choice to the driver.
@@ -29,6 +29,11 @@ CARVEOUT_PERCENT = {
 
 
 @cache
+def width_options(wide: bool) -> list[str]:
+    """nvcc's options for the distances' width: 64-bit builds where `wide` (`DistanceWidth.options`)."""
+    return list((WIDE if wide else NARROW).options)
+
+
 def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0, wide: bool = False):
     """Compile (or read where builds are kept, `cubins`) one build of a registered algorithm (its
     `source_path`, see `build_options`), loaded once per process. Returns a pycuda.driver.Module.
@@ -52,7 +57,7 @@ def build_options(algorithm: Any, no_l1: bool, targeted: bool = False, part: int
         ['-DNO_L1=1', '-Xptxas=-dlcm=cg', '-DSOURCE_PART=2']
     """
     return [*algorithm.compile_options(no_l1), *(["-DTARGETED=1"] if targeted else []),
-            *([f"-DSOURCE_PART={part}"] if part else []), *(WIDE.options if wide else ())]
+            *([f"-DSOURCE_PART={part}"] if part else []), *width_options(wide)]
 
 
 @cache
@@ -61,7 +66,7 @@ def compiled_source(filename: str, wide: bool = False):  # -> pycuda.driver.Modu
     `wide`: its build for 64-bit distances."""
     from autotune.resources import kernels_dir
 
-    return _build(kernels_dir() / filename, list(WIDE.options) if wide else [])
+    return _build(kernels_dir() / filename, width_options(wide))
 
 
 def _include_dirs(source: Path) -> list[str]:
@@ -128,7 +133,7 @@ def precompile(algorithms: Sequence[Any], arch: str, sources: Sequence[str] = ()
 
     builds = [(a.source_path, build_options(a, no_l1, part=part, wide=wide))
               for a in algorithms for part in a.builds() for no_l1 in (False, True)]
-    builds += [(kernels_dir() / source, list(WIDE.options) if wide else []) for source in sources]
+    builds += [(kernels_dir() / source, width_options(wide)) for source in sources]
     pool = ThreadPoolExecutor(max_workers=workers or max(1, min(len(builds), os.cpu_count() or 1)))
     futures = [pool.submit(build, source, options) for source, options in builds]
 
