@@ -1,7 +1,8 @@
 """Suite `width` (one GPU): what the 64-bit builds cost (`-DWIDE_DISTANCES=1`, the builds a graph
 whose distances may pass 32 bits runs), measured on graphs that do not need them.
 
-Per graph of `--width-graphs`, per algorithm with 64-bit builds (`Algorithm.wide_distances`), per
+Per graph of `--width-graphs`, per algorithm with 64-bit builds (`Algorithm.wide_distances`) that
+admits the graph (PHAST's hierarchy built first where it qualifies, as `sssp --table` does), per
 CK of `--width-cks` that the algorithm runs: its default configuration at that CK timed by the
 tuner's protocol (`CudaEventTimer`: warm-up, repetitions over the same `--width-sources` sources,
 median) on the graph as it is (32-bit distances) and on `distance_range.widened(graph)` (the same
@@ -58,8 +59,8 @@ def graph_rows(name: str, graph: Any, sources: tuple[int, ...], expected: dict, 
     wide_expected = {s: np.where(row == NARROW.inf, np.int64(WIDE.inf), row.astype(np.int64))
                      for s, row in expected.items()}  # unreachable: the 64-bit INF
     for algorithm in algorithms.all_algorithms():
-        if not algorithm.wide_distances:
-            continue
+        if not algorithm.wide_distances or algorithm.admits(graph, prepare=True) is not None:
+            continue  # (PHAST on a graph of hubs; where the graph qualifies, its hierarchy is built here)
         configs = [algorithm.default_config().replace(concurrent_kernels=ck)
                    for ck in cks if ck >= min(algorithm.concurrent_kernels)]
         narrow, wide = (timed(g, algorithm.name, configs, sources, rows)

@@ -8,7 +8,7 @@
 // descending level, so a level is a range of ids. One block per instance (blockIdx.y), CK a launch.
 //
 // phast_global keeps an instance's distances in `dist` (global, read past L1 with __ldcg: other
-// threads' atomics are at L2), phast_shared in the block's shared memory (n ints, dynamic; the
+// threads' atomics are at L2), phast_shared in the block's shared memory (n dist_t, dynamic; the
 // downward arcs may follow them, `shared_arcs`). The block sweeps the top `down_levels` levels
 // downward; where that is fewer than all, the host launches pull_level over the whole GPU for each
 // level below (a launch a level, every instance at once), then scatter_out. steps[instance]: the
@@ -16,9 +16,17 @@
 // are at most SHARED_LEVELS. __launch_bounds__(1024, 1): without its minimum of one block an SM, one
 // query on usa-roads took 1.08 ms instead of 0.76 on an H100 (same registers, other code).
 // phast_target and phast_target_shared answer source-target queries by two such searches.
+// The 64-bit builds (-DWIDE_DISTANCES=1) hold distances and the arcs' weights in 64 bits: where a
+// shortest path may pass 2^31 - 1, so may a shortcut, which is one.
 #include <cuda_pipeline.h>  // __pipeline_memcpy_async (cp.async)
 
-#include "frontier.cuh"  // INF, RESTRICT
+#include "frontier.cuh"  // dist_t, INF, RESTRICT
+
+#if WIDE_DISTANCES
+typedef long long weight_t;
+#else
+typedef int weight_t;
+#endif
 
 #define SHARED_LEVELS 1023  // a hierarchy of at most this many levels has its level starts in shared memory
 // Arcs of a thread's next vertex loaded before a level's barrier (`Prefetched`), with the distances in
@@ -33,14 +41,14 @@
 
 // A distance other threads may be changing (atomics of the upward phase), and one that is final (the
 // downward phase's reads of higher levels, written before the last barrier).
-template <bool SHARED>
-__device__ __forceinline__ int read(const int *p) {
-  if (SHARED) return *(volatile const int *)p;
+template <bool SHARED, typename T>
+__device__ __forceinline__ T read(const T *p) {
+  if (SHARED) return *(volatile const T *)p;
   return __ldcg(p);
 }
 
 template <bool SHARED>
-__device__ __forceinline__ int read_final(const int *p) {
+__device__ __forceinline__ dist_t read_final(const dist_t *p) {
   if (SHARED) return *p;
   return __ldcg(p);
 }
@@ -52,12 +60,13 @@ __device__ __forceinline__ int read_final(const int *p) {
 template <int K>
 struct Prefetched {
   int v, lo, hi;
-  int end[K > 0 ? K : 1], weight[K > 0 ? K : 1];
+  int end[K > 0 ? K : 1];
+  weight_t weight[K > 0 ? K : 1];
 };
 
 template <int K>
 __device__ __forceinline__ Prefetched<K> prefetch(int v, int level_end, const int *RESTRICT offsets,
-                                                  const int *RESTRICT ends, const int *RESTRICT weights) {
+                                                  const int *RESTRICT ends, const weight_t *RESTRICT weights) {
   Prefetched<K> p;
   p.v = v;
   p.lo = p.hi = 0;
@@ -75,17 +84,17 @@ __device__ __forceinline__ Prefetched<K> prefetch(int v, int level_end, const in
 }
 
 // Upward: a reached vertex relaxes its arcs to higher ranks, from `first` on (the prefetched ones before).
-__device__ __forceinline__ void push_up(int v, int first, int d, int *dist, const int *RESTRICT offsets,
-                                        const int *RESTRICT heads, const int *RESTRICT weights) {
+__device__ __forceinline__ void push_up(int v, int first, dist_t d, dist_t *dist, const int *RESTRICT offsets,
+                                        const int *RESTRICT heads, const weight_t *RESTRICT weights) {
   for (int e = first; e < offsets[v + 1]; ++e) atomicMin(&dist[heads[e]], d + weights[e]);
 }
 
 // Downward: a vertex takes the least of its distance and its in-arcs' from higher ranks (final).
 template <bool SHARED>
-__device__ __forceinline__ int pull_down(int v, int first, int best, int *dist, const int *RESTRICT offsets,
-                                         const int *RESTRICT tails, const int *RESTRICT weights) {
+__device__ __forceinline__ dist_t pull_down(int v, int first, dist_t best, dist_t *dist, const int *RESTRICT offsets,
+                                            const int *RESTRICT tails, const weight_t *RESTRICT weights) {
   for (int e = first; e < offsets[v + 1]; ++e) {
-    const int d = read_final<SHARED>(&dist[tails[e]]);
+    const dist_t d = read_final<SHARED>(&dist[tails[e]]);
     if (d != INF && d + weights[e] < best) best = d + weights[e];
   }
   return best;
@@ -96,13 +105,13 @@ __device__ __forceinline__ int pull_down(int v, int first, int best, int *dist, 
 // on an H100 one query of usa-roads took 0.401 ms instead of 0.465, of rome99 0.063 instead of 0.070, and
 // of road-NY 0.241 instead of 0.203 (docs/notes/phast.md, run Y): a parameter.
 template <bool SHARED>
-__device__ __forceinline__ void pull_down_warps(int lo, int hi, int *dist, const int *RESTRICT offsets,
-                                                const int *RESTRICT tails, const int *RESTRICT weights) {
+__device__ __forceinline__ void pull_down_warps(int lo, int hi, dist_t *dist, const int *RESTRICT offsets,
+                                                const int *RESTRICT tails, const weight_t *RESTRICT weights) {
   const int v = lo + (threadIdx.x >> 5), lane = threadIdx.x & 31;
   if (v >= hi) return;
-  int best = INF;
+  dist_t best = INF;
   for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
-    const int d = read_final<SHARED>(&dist[tails[e]]);
+    const dist_t d = read_final<SHARED>(&dist[tails[e]]);
     if (d != INF && d + weights[e] < best) best = d + weights[e];
   }
   for (int offset = 16; offset > 0; offset >>= 1) best = min(best, __shfl_xor_sync(0xffffffffu, best, offset));
@@ -112,15 +121,16 @@ __device__ __forceinline__ void pull_down_warps(int lo, int hi, int *dist, const
 // One level's step, upward (UP) or downward, its vertices lo..hi over the block's threads; the
 // thread's first vertex (lo + threadIdx.x) comes with its prefetched arcs `p` where K > 0.
 template <bool SHARED, bool UP, int K>
-__device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int *dist, const int *RESTRICT offsets,
-                                     const int *RESTRICT ends, const int *RESTRICT weights, bool warp_levels = false) {
+__device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, dist_t *dist, const int *RESTRICT offsets,
+                                     const int *RESTRICT ends, const weight_t *RESTRICT weights,
+                                     bool warp_levels = false) {
   if (!UP && warp_levels && (hi - lo) * 32 <= (int)blockDim.x) {
     pull_down_warps<SHARED>(lo, hi, dist, offsets, ends, weights);
     return;
   }
   int v = lo + threadIdx.x;
   if (K > 0 && v < hi) {
-    const int d = read<SHARED>(&dist[v]);
+    const dist_t d = read<SHARED>(&dist[v]);
     if (UP) {
       if (d != INF) {
 #pragma unroll
@@ -129,11 +139,11 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
         if (p.lo + K < p.hi) push_up(v, p.lo + K, d, dist, offsets, ends, weights);
       }
     } else {
-      int best = d;
+      dist_t best = d;
 #pragma unroll
       for (int k = 0; k < K; ++k)
         if (p.lo + k < p.hi) {
-          const int t = read_final<SHARED>(&dist[p.end[k]]);
+          const dist_t t = read_final<SHARED>(&dist[p.end[k]]);
           if (t != INF && t + p.weight[k] < best) best = t + p.weight[k];
         }
       if (p.lo + K < p.hi) best = pull_down<SHARED>(v, p.lo + K, best, dist, offsets, ends, weights);
@@ -142,7 +152,7 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
     v += blockDim.x;
   }
   for (; v < hi; v += blockDim.x) {
-    const int d = read<SHARED>(&dist[v]);
+    const dist_t d = read<SHARED>(&dist[v]);
     if (UP) {
       if (d != INF) push_up(v, offsets[v], d, dist, offsets, ends, weights);
     } else {
@@ -174,19 +184,21 @@ __device__ __forceinline__ void step(int lo, int hi, const Prefetched<K> &p, int
 #endif
 
 template <bool SHARED>
-__device__ __forceinline__ void expand(int entry, int round, int *dist0, int *dist1, int *due0, int *due1, int *list0,
-                                       int *list1, int *reached, int *next, int *queued, int *overflowed,
+__device__ __forceinline__ void expand(int entry, int round, dist_t *dist0, dist_t *dist1, int *due0, int *due1,
+                                       int *list0, int *list1, int *reached, int *next, int *queued, int *overflowed,
                                        const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-                                       const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
-                                       const int *RESTRICT down_tails, const int *RESTRICT down_weights) {
+                                       const weight_t *RESTRICT up_weights, const int *RESTRICT down_offsets,
+                                       const int *RESTRICT down_tails, const weight_t *RESTRICT down_weights) {
   const int side = entry < 0, v = side ? ~entry : entry, lane = threadIdx.x & 31;
-  int *dist = side ? dist1 : dist0, *due = side ? due1 : due0;
+  dist_t *dist = side ? dist1 : dist0;
+  int *due = side ? due1 : due0;
   const int *offsets = side ? down_offsets : up_offsets, *ends = side ? down_tails : up_heads;
-  const int *weights = side ? down_weights : up_weights;
-  const int d = read<SHARED>(&dist[v]);
+  const weight_t *weights = side ? down_weights : up_weights;
+  const dist_t d = read<SHARED>(&dist[v]);
   for (int e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
-    const int u = ends[e], candidate = d + weights[e];
-    const int old = atomicMin(&dist[u], candidate);
+    const int u = ends[e];
+    const dist_t candidate = d + weights[e];
+    const dist_t old = atomicMin(&dist[u], candidate);
     if (candidate < old) {
       if (old == INF) (side ? list1 : list0)[atomicAdd(&reached[side], 1)] = u;
       if (atomicExch(&due[u], round + 1) != round + 1) {
@@ -199,11 +211,11 @@ __device__ __forceinline__ void expand(int entry, int round, int *dist0, int *di
 }
 
 template <bool SHARED, bool SHARED_DUE = false>
-__device__ __forceinline__ int search(int sides, int start0, int start1, int *dist0, int *dist1, int *due0, int *due1,
-                                      int *list0, int *list1, int *reached, const int *RESTRICT up_offsets,
-                                      const int *RESTRICT up_heads, const int *RESTRICT up_weights,
+__device__ __forceinline__ int search(int sides, int start0, int start1, dist_t *dist0, dist_t *dist1, int *due0,
+                                      int *due1, int *list0, int *list1, int *reached, const int *RESTRICT up_offsets,
+                                      const int *RESTRICT up_heads, const weight_t *RESTRICT up_weights,
                                       const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-                                      const int *RESTRICT down_weights) {
+                                      const weight_t *RESTRICT down_weights) {
   __shared__ int queue[2][QUEUE];  // per round parity: the vertices due (v on side 0, ~v on side 1)
   __shared__ int queued[3];        // per round (mod 3): how many fell for it
   __shared__ int overflowed[3];    // per round (mod 3): whether its queue is short of them
@@ -274,10 +286,10 @@ __device__ __forceinline__ void copy_async(int *to, const int *from, int count) 
 // Copy a direction's arcs (n + 1 offsets, `arcs` ends and `arcs` weights, each from a multiple of 4
 // ints) into shared memory at `to`, one commit group: __pipeline_wait_prior and a barrier before reading.
 __device__ __forceinline__ void stage(int *to, int n, int arcs, const int *RESTRICT offsets, const int *RESTRICT ends,
-                                      const int *RESTRICT weights) {
+                                      const weight_t *RESTRICT weights) {
   copy_async(to, offsets, n + 1);
   copy_async(to + quad(n + 1), ends, arcs);
-  copy_async(to + quad(n + 1) + quad(arcs), weights, arcs);
+  copy_async(to + quad(n + 1) + quad(arcs), (const int *)weights, arcs * (int)(sizeof(weight_t) / sizeof(int)));
   __pipeline_commit();
 }
 
@@ -285,10 +297,10 @@ template <bool SHARED, int K, bool UPWARD_SEARCH>
 __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const int *RESTRICT level_start,
                                       const int *RESTRICT level_of, const int *RESTRICT new_of,
                                       const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-                                      const int *RESTRICT up_weights, const int *RESTRICT down_offsets,
-                                      const int *RESTRICT down_tails, const int *RESTRICT down_weights,
+                                      const weight_t *RESTRICT up_weights, const int *RESTRICT down_offsets,
+                                      const int *RESTRICT down_tails, const weight_t *RESTRICT down_weights,
                                       const int *RESTRICT old_of, const int *RESTRICT sources, int shared_arcs,
-                                      int warp_levels, int *work, int *dist, int *out, int *steps) {
+                                      int warp_levels, int *work, dist_t *dist, dist_t *out, int *steps) {
   __shared__ int starts[SHARED_LEVELS + 1];  // the level starts, where the levels are that few
   __shared__ int reached[1];
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
@@ -302,7 +314,7 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
   // read shared memory alone. (The upward arcs too, before the upward phase, made one query of rome99
   // no faster on an H100: 0.0624 against 0.0619 ms; docs/notes/phast.md, run Y.)
   const int down_arcs = SHARED && shared_arcs == SHARED_ARCS_DOWN ? down_offsets[n] : 0;
-  int *staged_down = dist + quad(n);  // offsets, tails, weights (`stage`)
+  int *staged_down = (int *)(dist + quad(n));  // offsets, tails, weights (`stage`)
   if (SHARED && shared_arcs == SHARED_ARCS_DOWN) stage(staged_down, n, down_arcs, down_offsets, down_tails, down_weights);
   for (int i = tid; i < n; i += T) dist[i] = i == source ? 0 : INF;
   __syncthreads();
@@ -331,13 +343,14 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
     step<SHARED, true, K>(start[level], start[level + 1], here, dist, up_offsets, up_heads, up_weights);
     __syncthreads();
   }
-  const int *offsets = down_offsets, *tails = down_tails, *weights = down_weights;
+  const int *offsets = down_offsets, *tails = down_tails;
+  const weight_t *weights = down_weights;
   if (SHARED && shared_arcs == SHARED_ARCS_DOWN) {  // (the first level's prefetch read them in global memory)
     __pipeline_wait_prior(0);
     __syncthreads();
     offsets = staged_down;
     tails = staged_down + quad(n + 1);
-    weights = tails + quad(down_arcs);
+    weights = (const weight_t *)(tails + quad(down_arcs));
   }
   for (int level = 0; level < down_levels; ++level, ++swept) {  // downward from the top
     const Prefetched<K> here = next;
@@ -346,27 +359,27 @@ __device__ __forceinline__ void sweep(int n, int levels, int down_levels, const 
     __syncthreads();
   }
   if (down_levels == levels) {
-    int *row = out + (size_t)instance * n;
+    dist_t *row = out + (size_t)instance * n;
     for (int i = tid; i < n; i += T) row[old_of[i]] = read<SHARED>(&dist[i]);
   }
   if (tid == 0) steps[instance] = swept;
 }
 
-// The sweeps, distances in global memory (`dist`: n ints an instance) or in the block's shared memory,
+// The sweeps, distances in global memory (`dist`: n an instance) or in the block's shared memory,
 // the upward phase by search or by levels: four functions, so that a build without the search holds
 // neither its registers nor its queues (a batch of small graphs fits more blocks an SM).
 #define PHAST_SWEEP(name, SHARED, K, UPWARD_SEARCH)                                                                    \
   extern "C" __global__ void __launch_bounds__(1024, 1)                                                                \
   name(int n, int levels, int down_levels, const int *RESTRICT level_start, const int *RESTRICT level_of,              \
        const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,                       \
-       const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,               \
-       const int *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources, int shared_arcs,      \
-       int warp_levels, int *work, int *dist, int *out, int *steps) {                                                  \
+       const weight_t *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,          \
+       const weight_t *RESTRICT down_weights, const int *RESTRICT old_of, const int *RESTRICT sources,                 \
+       int shared_arcs, int warp_levels, int *work, dist_t *dist, dist_t *out, int *steps) {                           \
     extern __shared__ __align__(16) int shared_dist[];                                                                 \
     sweep<SHARED, K, UPWARD_SEARCH>(n, levels, SHARED ? levels : down_levels, level_start, level_of, new_of,           \
                                     up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights, old_of,  \
                                     sources, SHARED ? shared_arcs : 0, warp_levels, work,                              \
-                                    SHARED ? shared_dist : dist + (size_t)blockIdx.y * n, out, steps);                 \
+                                    SHARED ? (dist_t *)shared_dist : dist + (size_t)blockIdx.y * n, out, steps);       \
   }
 
 PHAST_SWEEP(phast_global, false, PREFETCH_ARCS_GLOBAL, true)
@@ -380,30 +393,35 @@ PHAST_SWEEP(phast_shared_levels, true, PREFETCH_ARCS_SHARED, false)
 // distances, due rounds and list of reached vertices: in `phast_target`, SEARCH_WORDS ints a vertex of
 // `search_words` for each instance (blockIdx.y), INF, 0 and anything when the kernel starts (the engine
 // fills them once), and the kernel leaves them so; in `phast_target_shared`, in the block's shared memory
-// (SEARCH_WORDS ints a vertex), filled here.
-#define SEARCH_WORDS 6
+// (SEARCH_WORDS ints a vertex), filled here. Both sides' distances come first, then the ints.
+#define SEARCH_WORDS (2 * (int)(sizeof(dist_t) / sizeof(int)) + 4)
 
 template <bool SHARED>
 __device__ __forceinline__ void meet(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets,
-                                     const int *RESTRICT up_heads, const int *RESTRICT up_weights,
+                                     const int *RESTRICT up_heads, const weight_t *RESTRICT up_weights,
                                      const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-                                     const int *RESTRICT down_weights, const int *RESTRICT sources,
-                                     const int *RESTRICT targets, int *base, int *out, int *steps) {
+                                     const weight_t *RESTRICT down_weights, const int *RESTRICT sources,
+                                     const int *RESTRICT targets, int *base, dist_t *out, int *steps) {
   __shared__ int reached[2];
-  __shared__ int best;
+  __shared__ dist_t best;
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
-  int *dist[2] = {base, base + n}, *due[2] = {base + 2 * (size_t)n, base + 3 * (size_t)n};
-  int *list[2] = {base + 4 * (size_t)n, base + 5 * (size_t)n};
+  dist_t *dist[2] = {(dist_t *)base, (dist_t *)base + n};
+  int *ints = (int *)((dist_t *)base + 2 * (size_t)n);
+  int *due[2] = {ints, ints + n}, *list[2] = {ints + 2 * (size_t)n, ints + 3 * (size_t)n};
   if (SHARED)
-    for (int i = tid; i < 4 * n; i += T) base[i] = i < 2 * n ? INF : 0;
+    for (int i = tid; i < 2 * n; i += T) {
+      dist[0][i] = INF;
+      ints[i] = 0;
+    }
   if (tid == 0) best = INF;
   if (SHARED) __syncthreads();
   const int rounds = search<SHARED, SHARED>(2, new_of[sources[instance]], new_of[targets[instance]], dist[0], dist[1],
                                             due[0], due[1], list[0], list[1], reached, up_offsets, up_heads,
                                             up_weights, down_offsets, down_tails, down_weights);
-  int mine = INF;
+  dist_t mine = INF;
   for (int i = tid; i < reached[0]; i += T) {
-    const int u = list[0][i], f = read<SHARED>(&dist[0][u]), b = read<SHARED>(&dist[1][u]);
+    const int u = list[0][i];
+    const dist_t f = read<SHARED>(&dist[0][u]), b = read<SHARED>(&dist[1][u]);
     if (b != INF && (long long)f + b < mine) mine = f + b;
   }
   for (int offset = 16; offset > 0; offset >>= 1) mine = min(mine, __shfl_down_sync(0xffffffffu, mine, offset));
@@ -424,18 +442,19 @@ __device__ __forceinline__ void meet(int n, const int *RESTRICT new_of, const in
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
 phast_target(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-             const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-             const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
-             int *search_words, int *out, int *steps) {
+             const weight_t *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
+             const weight_t *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
+             int *search_words, dist_t *out, int *steps) {
   meet<false>(n, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights, sources, targets,
               search_words + (size_t)blockIdx.y * SEARCH_WORDS * n, out, steps);
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
 phast_target_shared(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets, const int *RESTRICT up_heads,
-                    const int *RESTRICT up_weights, const int *RESTRICT down_offsets, const int *RESTRICT down_tails,
-                    const int *RESTRICT down_weights, const int *RESTRICT sources, const int *RESTRICT targets,
-                    int *search_words, int *out, int *steps) {
+                    const weight_t *RESTRICT up_weights, const int *RESTRICT down_offsets,
+                    const int *RESTRICT down_tails, const weight_t *RESTRICT down_weights,
+                    const int *RESTRICT sources, const int *RESTRICT targets, int *search_words, dist_t *out,
+                    int *steps) {
   extern __shared__ __align__(16) int shared_search[];
   meet<true>(n, new_of, up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights, sources, targets,
              shared_search, out, steps);
@@ -443,14 +462,15 @@ phast_target_shared(int n, const int *RESTRICT new_of, const int *RESTRICT up_of
 
 // One level below the block's (new ids lo..hi) over the whole GPU, every instance (blockIdx.y) at once.
 extern "C" __global__ void pull_level(int n, int lo, int hi, const int *RESTRICT down_offsets,
-                                      const int *RESTRICT down_tails, const int *RESTRICT down_weights, int *dist) {
-  int *row = dist + (size_t)blockIdx.y * n;
+                                      const int *RESTRICT down_tails, const weight_t *RESTRICT down_weights,
+                                      dist_t *dist) {
+  dist_t *row = dist + (size_t)blockIdx.y * n;
   for (int v = lo + blockIdx.x * blockDim.x + threadIdx.x; v < hi; v += gridDim.x * blockDim.x)
     row[v] = pull_down<false>(v, down_offsets[v], __ldcg(&row[v]), row, down_offsets, down_tails, down_weights);
 }
 
 // The distances by the graph's own ids, every instance (blockIdx.y).
-extern "C" __global__ void scatter_out(int n, const int *RESTRICT old_of, const int *RESTRICT dist, int *out) {
+extern "C" __global__ void scatter_out(int n, const int *RESTRICT old_of, const dist_t *RESTRICT dist, dist_t *out) {
   const size_t base = (size_t)blockIdx.y * n;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     out[base + old_of[i]] = __ldcg(&dist[base + i]);

@@ -14,6 +14,7 @@ import pytest
 
 from autotune.cli import main
 from autotune.errors import InputError
+from autotune.graphs import load_graph
 from autotune.table import Table
 from benchmarks import SUITES, data, kernels, render, results, tables
 
@@ -592,28 +593,32 @@ def test_the_width_suite_times_each_64_bit_algorithm_in_both_widths_on_the_same_
     from autotune.reference.distance_range import width_for
     from benchmarks import width
 
-    timed = []
+    timed, unreached = [], set()
 
     class Timer:  # 1 ms per SSSP with 32-bit distances, 1.25 with 64: what the solver's graph runs with
         def __init__(self, solver, sample, protocol, references=None, expected=None):
             self.bits, self.sample = width_for(solver).bits, tuple(sample)
             rows = list(expected.values())  # the sample's reference rows, in the graph's width
             assert len(rows) == len(self.sample) and {row.dtype.itemsize * 8 for row in rows} == {self.bits}
-            assert all(row.min() >= 0 and row.max() == width_for(solver).inf for row in rows)  # rmat8: some unreached
+            assert all(row.min() >= 0 and row.max() <= width_for(solver).inf for row in rows)
+            unreached.update(self.bits for row in rows if row.max() == width_for(solver).inf)  # rmat8's
 
         def measure(self, config):
             timed.append((self.bits, config.algorithm, config.concurrent_kernels, self.sample))
             return Measurement(config, Status.OK, times_ms=(1.0 if self.bits == 32 else 1.25,))
 
     monkeypatch.setattr(autotune.gpu, "CudaEventTimer", Timer)
-    args = argparse.Namespace(width_graphs="rmat8", width_cks="1,32", width_sources=4, results=tmp_path)
+    args = argparse.Namespace(width_graphs="rmat8,grid6", width_cks="1,32", width_sources=4, results=tmp_path)
     found = width.run(args)
     wide = [a for a in algorithms.all_algorithms() if a.wide_distances]
-    expected = {(a.name, ck) for a in wide for ck in (1, 32) if ck >= min(a.concurrent_kernels)}
-    assert {(r["algorithm"], r["ck"]) for r in found.measurements} == expected
-    assert ("delta_lanes", 1) not in expected and ("delta_lanes", 32) in expected
-    assert sorted(t[:3] for t in timed) == sorted((bits, a, ck) for a, ck in expected for bits in (32, 64))
-    assert len({t[3] for t in timed}) == 1 and len(timed[0][3]) == 4  # the same sources throughout
+    expected = {(g, a.name, ck) for g in ("rmat8", "grid6") for a in wide for ck in (1, 32)
+                if ck >= min(a.concurrent_kernels) and a.admits(load_graph(g)) is None}
+    assert {(r["graph"], r["algorithm"], r["ck"]) for r in found.measurements} == expected
+    assert ("rmat8", "delta_lanes", 1) not in expected and ("rmat8", "delta_lanes", 32) in expected
+    assert ("grid6", "phast", 1) in expected and ("rmat8", "phast", 1) not in expected  # no hierarchy for hubs
+    assert sorted(t[:3] for t in timed) == sorted((bits, a, ck) for _g, a, ck in expected for bits in (32, 64))
+    assert len({t[3] for t in timed}) == 2 and len(timed[0][3]) == 4  # each graph's same sources throughout
+    assert unreached == {32, 64}  # the unreached are each width's INF
     assert all(row["cost"] == pytest.approx(1.25) for row in found.measurements)
     assert found.summary["failed"] == 0 and found.summary["largest_cost"] == pytest.approx(1.25)
     text = "\n".join(width.render([found]))

@@ -48,18 +48,20 @@ def test_parallel_references_of_a_wide_graph_equal_scipys(tmp_path):
         assert np.array_equal(rows[source], np.where(want[k] < 0, WIDE.inf, want[k]))
 
 
-def test_the_thesis_algorithms_and_delta_lanes_have_64_bit_builds_and_the_others_refuse_a_wide_graph():
+def test_the_thesis_algorithms_delta_lanes_and_phast_have_64_bit_builds_and_the_others_refuse_a_wide_graph():
     wide, narrow = _chain(2**30), _chain(10)
     for algorithm in algorithms.all_algorithms():
         assert algorithm.refuses_width(narrow) is None
         why = algorithm.refuses_width(wide)
-        if algorithm.name in ("crauser", "martin", "delta_lanes"):
-            assert algorithm.wide_distances and why is None and algorithm.admits(wide) is None
+        if algorithm.name in ("crauser", "martin", "delta_lanes", "phast"):
+            assert algorithm.wide_distances and why is None
+            assert algorithm.admits(wide) is None or "32 bits" not in algorithm.admits(wide)  # phast: no hierarchy kept
         else:
             assert "32 bits" in why and algorithm.admits(wide) == why
     assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("crauser"), False, wide=True)
     assert "-DWIDE_DISTANCES=1" not in build_options(algorithms.get("crauser"), False)
     assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("delta_lanes"), True, wide=True)
+    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("phast"), False, wide=True)
 
 
 def test_the_cpu_oracles_rows_take_the_graphs_width():

@@ -68,3 +68,19 @@ def test_each_part_compiles_exactly_its_kernels(name, tmp_path):
                               str(algorithm.source_path)], check=True, capture_output=True, text=True)
         compiled = set(re.findall(r"Compiling entry function '(\w+)'", out.stdout + out.stderr))
         assert compiled == set(group), k
+
+
+def test_a_build_is_loaded_once_per_process(monkeypatch):
+    """`compiled_module` loads each build once; every later launch reuses its module (a module
+    loaded per launch would take the driver's time and memory each trial)."""
+    loads = []
+    monkeypatch.setattr(compile_module, "_build", lambda source, options: loads.append((source.name, *options)))
+    compile_module.compiled_module.cache_clear()
+    try:
+        phast = algorithms.get("phast")
+        for _ in range(3):
+            compile_module.compiled_module(phast, False)
+            compile_module.compiled_module(phast, False, wide=True)
+        assert loads == [("phast.cu",), ("phast.cu", "-DWIDE_DISTANCES=1")]
+    finally:
+        compile_module.compiled_module.cache_clear()

@@ -28,12 +28,12 @@ CARVEOUT_PERCENT = {
 }
 
 
-@cache
 def width_options(wide: bool) -> list[str]:
     """nvcc's options for the distances' width: 64-bit builds where `wide` (`DistanceWidth.options`)."""
     return list((WIDE if wide else NARROW).options)
 
 
+@cache
 def compiled_module(algorithm: Any, no_l1: bool, targeted: bool = False, part: int = 0, wide: bool = False):
     """Compile (or read where builds are kept, `cubins`) one build of a registered algorithm (its
     `source_path`, see `build_options`), loaded once per process. Returns a pycuda.driver.Module.

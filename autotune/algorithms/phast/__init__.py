@@ -81,6 +81,8 @@ class Phast(Algorithm):
     # graph's hierarchy is kept already (`admits`); naming it builds one.
     bytes_per_vertex = 16  # distances by level and by the graph's ids, the search's due rounds and list
     bytes_per_instance = 8  # a source and its steps
+    wide_distances = True  # kernels/phast.cu's distances and the hierarchy's weights are dist_t and weight_t
+    wide_bytes_per_vertex = 8  # distances by level and by the graph's ids of 8 bytes
     staged_bytes = STAGED_BYTES
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:

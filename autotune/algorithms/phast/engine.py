@@ -10,7 +10,9 @@ once and left clean by every launch; `phast_target_shared` keeps them in shared 
 write the target's distance alone.
 
 No block waits for another, so no residency check is needed. A graph that gets no hierarchy (hubs,
-or shortcuts past the contraction's bound) has every configuration refused (INVALID), with why.
+or shortcuts past the contraction's bound) has every configuration refused (INVALID), with why. A
+graph whose distances may pass 32 bits runs the 64-bit builds (`Solver.width`): its distances and
+its hierarchy's weights (a shortcut is a path) in 64 bits.
 """
 from __future__ import annotations
 
@@ -29,13 +31,14 @@ from autotune.gpu.device import driver
 from autotune.gpu.engine import Launcher, PackedLaunch, SolveResult, Solver, blocks_for, timed_span
 from autotune.gpu.memory import DeviceArrays
 from autotune.hierarchy import Hierarchy, HierarchyStore, Unsuited, default_directory
-from autotune.hierarchy.layout import INF
 from autotune.launch import LaunchConfig
+from autotune.reference.distance_range import NARROW, DistanceWidth
 
 PULL_GRID_LIMIT = 1056  # blocks of a GPU-wide level per instance, at most (8 per SM of an H100; they stride)
 INT32_MAX = 2**31 - 1
 ARRAYS = ("level_start", "level_of", "new_of", "up_offsets", "up_heads", "up_weights", "down_offsets", "down_tails",
           "down_weights", "old_of")
+WEIGHTS = ("up_weights", "down_weights")  # in the distances' width (`weight_t` in kernels/phast.cu)
 
 
 def block_levels(level_start: np.ndarray, gpu_levels: int | str) -> int:
@@ -61,36 +64,61 @@ def quads(count: int) -> int:
     return -(-count // 4) * 4
 
 
-class Workspace(DeviceArrays):
-    """The distances by level (`dist`) and by the graph's ids (`out`), the upward search's due
-    rounds and list of reached vertices (`work`, zero here, and every launch leaves the rounds so),
-    the sources, the targets and the steps of up to `capacity` instances of n vertices."""
+def staged_bytes(n: int, down_arcs: int, width: DistanceWidth = NARROW) -> int:
+    """The shared memory of a sweep with the downward arcs staged beside the distances (`stage` in
+    kernels/phast.cu): n distances, n + 1 offsets, the tails and the weights, each from 16 bytes.
 
-    def __init__(self, capacity: int, n: int) -> None:
+    Example:
+        >>> from autotune.reference.distance_range import WIDE
+        >>> staged_bytes(5, 6), staged_bytes(5, 6, WIDE)
+        (128, 192)
+    """
+    return width.itemsize * quads(n) + 4 * (quads(n + 1) + quads(down_arcs)) + width.itemsize * quads(down_arcs)
+
+
+class Workspace(DeviceArrays):
+    """The distances by level (`dist`) and by the graph's ids (`out`), in the solver's `width`, the
+    upward search's due rounds and list of reached vertices (`work`, zero here, and every launch
+    leaves the rounds so), the sources, the targets and the steps of up to `capacity` instances of n
+    vertices."""
+
+    def __init__(self, capacity: int, n: int, width: DistanceWidth = NARROW) -> None:
         self.capacity = capacity
-        super().__init__({"dist": 4 * n * capacity, "out": 4 * n * capacity, "work": 8 * n * capacity,
-                          "sources": 4 * capacity, "targets": 4 * capacity, "steps": 4 * capacity}, (1, capacity),
-                         f"{capacity} concurrent instances")
+        rows = width.itemsize * n * capacity
+        super().__init__({"dist": rows, "out": rows, "work": 8 * n * capacity, "sources": 4 * capacity,
+                          "targets": 4 * capacity, "steps": 4 * capacity}, (1, capacity),
+                         f"{capacity} concurrent instances", width.dtype)
         driver().memset_d32(self.work, 0, 2 * n * capacity)
 
 
-SEARCH_WORDS = 6  # kernels/phast.cu: per vertex, both searches' distances, due rounds and reached lists
+def search_bytes(n: int, width: DistanceWidth = NARROW) -> int:
+    """What `phast_target` keeps of one source-target query (kernels/phast.cu's SEARCH_WORDS ints a
+    vertex): both searches' distances, then their due rounds and lists of reached vertices.
+
+    Example:
+        >>> from autotune.reference.distance_range import WIDE
+        >>> search_bytes(10), search_bytes(10, WIDE)
+        (240, 320)
+    """
+    return (2 * width.itemsize + 16) * n
 
 
 class Searches(DeviceArrays):
     """What `phast_target` keeps of up to `capacity` source-target queries of n vertices
-    (`search`: per instance and side, the distances INF, the due rounds 0 and the list of reached
-    vertices), filled once here; every launch leaves it as it found it."""
+    (`search`: per instance, both sides' distances INF, then the due rounds 0 and the lists of
+    reached vertices), filled once here; every launch leaves it as it found it."""
 
-    def __init__(self, capacity: int, n: int) -> None:
+    def __init__(self, capacity: int, n: int, width: DistanceWidth = NARROW) -> None:
         self.capacity = capacity
-        super().__init__({"search": 4 * SEARCH_WORDS * n * capacity}, (1, capacity),
+        each = search_bytes(n, width)
+        super().__init__({"search": each * capacity}, (1, capacity),
                          f"the searches of {capacity} source-target queries")
         cuda = driver()
+        unreached = np.full(2 * n, width.inf, width.dtype)
         for instance in range(capacity):
-            base = int(self.search) + 4 * SEARCH_WORDS * n * instance
-            cuda.memset_d32(base, INF, 2 * n)
-            cuda.memset_d32(base + 8 * n, 0, 4 * n)
+            base = int(self.search) + each * instance
+            cuda.memcpy_htod(base, unreached)
+            cuda.memset_d32(base + unreached.nbytes, 0, 4 * n)
 
 
 class PhastSolver(Solver):
@@ -105,12 +133,14 @@ class PhastSolver(Solver):
         except Unsuited as why:
             self.hierarchy, self.unsuited = None, f"no contraction hierarchy: {why}"
             return
-        heaviest = max((int(a.max()) for a in (self.hierarchy.up_weights, self.hierarchy.down_weights) if len(a)), default=0)
-        if heaviest > INT32_MAX:  # the kernels' distances are 32-bit: a shortcut past them would wrap
+        heaviest = max((int(self._host_array(name).max()) for name in WEIGHTS), default=0)
+        if heaviest > INT32_MAX and not self.width.wide:  # a 32-bit build's shortcut past 2^31 - 1 would wrap
             self.hierarchy, self.unsuited = None, (f"no contraction hierarchy for 32-bit distances: a shortcut weighs "
                                                    f"{heaviest:,}, past 2^31 - 1")
             return
-        self.arrays = {name: self.device_graph.upload(self.cuda, self._host_array(name)) for name in ARRAYS}
+        self.arrays = {name: self.device_graph.upload(self.cuda, self._host_array(name),
+                                                      self.width.dtype if name in WEIGHTS else np.dtype(np.int32))
+                       for name in ARRAYS}
 
     def _host_array(self, name: str) -> np.ndarray:
         h = self.hierarchy
@@ -137,15 +167,15 @@ class PhastSolver(Solver):
         shared = config.param("distances") == SHARED
         down = h.levels if shared else block_levels(h.level_start, config.param("gpu_levels"))
         sweep, pull = config.kernel("sweep"), config.kernel("pull")
+        width, wide = self.width, self.width.wide
         with self.launch_errors(config):
-            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
+            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n, width))
             name = ("phast_shared" if shared else "phast_global") + \
                 ("" if config.param("upward", SEARCH) == SEARCH else "_levels")
-            function = launchable(self.algorithm, name, sweep, "sweep")
+            function = launchable(self.algorithm, name, sweep, "sweep", wide=wide)
             staged = SHARED_ARCS.index(config.param("shared_arcs", NONE)) if shared else 0
-            # the distances, and where staged the downward arcs (offsets, tails, weights), each from 16 bytes
-            shared_bytes = 0 if not shared else 4 * n if not staged else \
-                4 * (quads(n) + quads(n + 1) + 2 * quads(len(h.down_tails)))
+            shared_bytes = 0 if not shared else width.itemsize * n if not staged else \
+                staged_bytes(n, len(h.down_tails), width)
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
@@ -155,14 +185,14 @@ class PhastSolver(Solver):
                 np.int32(staged), warps, workspace.work, workspace.dist, workspace.out, workspace.steps)],
                 shared_bytes))]
             if down < h.levels:
-                pull_level = launchable(self.algorithm, "pull_level", pull, "pull")
+                pull_level = launchable(self.algorithm, "pull_level", pull, "pull", wide=wide)
                 for level in range(down, h.levels):
                     lo, hi = int(h.level_start[level]), int(h.level_start[level + 1])
                     grid = (min(blocks_for(hi - lo, pull.block_size), PULL_GRID_LIMIT), ck)
                     launches.append(("pull", PackedLaunch(pull_level, grid, pull.block_size, "iiiPPPP", [(
                         np.int32(n), np.int32(lo), np.int32(hi), a["down_offsets"], a["down_tails"],
                         a["down_weights"], workspace.dist)])))
-                scatter = launchable(self.algorithm, "scatter_out", pull, "pull")
+                scatter = launchable(self.algorithm, "scatter_out", pull, "pull", wide=wide)
                 grid = (min(blocks_for(n, pull.block_size), PULL_GRID_LIMIT), ck)
                 launches.append(("pull", PackedLaunch(scatter, grid, pull.block_size, "iPPP", [(
                     np.int32(n), a["old_of"], workspace.dist, workspace.out)])))
@@ -191,16 +221,16 @@ class PhastSolver(Solver):
         if self.hierarchy is None:
             raise LaunchRejected(config, self.unsuited)
         n, ck = self.graph.n_vertices, config.concurrent_kernels
-        sweep = config.kernel("sweep")
+        sweep, width = config.kernel("sweep"), self.width
         with self.launch_errors(config):
-            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n))
-            shared_bytes = 4 * SEARCH_WORDS * n
+            workspace = self.workspace(lambda w: w.capacity >= ck, lambda: Workspace(ck, n, width))
+            shared_bytes = search_bytes(n, width)
             shared = config.param("distances") == SHARED and self._fits(shared_bytes, "phast_target_shared", sweep)
             if not shared and (self._searches is None or self._searches.capacity < ck):
                 self._free_searches()
-                self._searches = Searches(ck, n)
+                self._searches = Searches(ck, n, width)
             function = launchable(self.algorithm, "phast_target_shared" if shared else "phast_target", sweep,
-                                  "sweep")
+                                  "sweep", wide=width.wide)
             if shared:
                 self._opt_in(function, shared_bytes, config)
             a = self.arrays
@@ -234,7 +264,7 @@ class PhastSolver(Solver):
     def _fits(self, shared_bytes: int, function_name: str, launch) -> bool:
         """Whether `shared_bytes` of dynamic shared memory fit beside the function's own."""
         cuda = self.cuda
-        function = launchable(self.algorithm, function_name, launch)
+        function = launchable(self.algorithm, function_name, launch, wide=self.width.wide)
         limit = cuda.Context.get_device().get_attribute(cuda.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
         return shared_bytes + function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES) <= limit
 
