@@ -32,9 +32,12 @@
 // only when no work is queued or in hand, and then stays 0: every worker leaves. Nothing waits on
 // another block, so no block needs to be resident; a worker idle for IDLE_TIMEOUT_CYCLES, or whose
 // instance overflowed a ring, sets the error flag and leaves, so no solve can hang.
+//
+// The 64-bit builds (-DWIDE_DISTANCES=1) hold dist and expanded in dist_t; the buckets and the hint
+// stay ints (a bucket past them only orders the work less well).
 #include "frontier.cuh"
 
-#define EMPTY 0x7fffffff  // a free slot: the engine fills the work arrays with this (= INF)
+#define EMPTY 0x7fffffff  // a free slot: the engine fills the work arrays with this (= INF of the 32-bit builds)
 #define EMPTY64 0x7fffffff7fffffffull
 #define FIELD_STRIDE 8  // ints between two fields of an instance's state (one 32-byte sector each)
 #define IDLE_TIMEOUT_CYCLES (4LL * 1000 * 1000 * 1000)
@@ -51,7 +54,8 @@ enum {
 
 struct Instance {
   int *state;  // field f at state[f * FIELD_STRIDE]
-  int *dist, *expanded, *rings;
+  dist_t *dist, *expanded;
+  int *rings;
   unsigned long long *hub_ring;  // (vertex << 32 | chunk), EMPTY64 when free
   int buckets, ring_mask, hub_mask;
   __device__ __forceinline__ int *field(int f) const { return state + f * FIELD_STRIDE; }
@@ -68,15 +72,16 @@ struct Instance {
 };
 
 // The work arrays: every instance's dist (n each) first, together; then instance k's expanded
-// (n), rings (buckets x ring_size) and hub ring (hub_size 64-bit entries).
+// (n), rings (buckets x ring_size ints) and hub ring (hub_size 64-bit entries).
+#define DIST_INTS ((size_t)(sizeof(dist_t) / sizeof(int)))  // ints a distance takes
 __device__ __forceinline__ Instance instance_of(int n, int *state, int *work, int buckets, int ring_size,
                                                 int hub_size) {
-  const size_t rest = (size_t)n + (size_t)buckets * ring_size + 2 * (size_t)hub_size;
+  const size_t rest = (size_t)n * DIST_INTS + (size_t)buckets * ring_size + 2 * (size_t)hub_size;
   Instance in;
   in.state = state + (size_t)blockIdx.y * N_FIELDS * FIELD_STRIDE;
-  in.dist = work + (size_t)blockIdx.y * n;
-  in.expanded = work + (size_t)gridDim.y * n + (size_t)blockIdx.y * rest;
-  in.rings = in.expanded + n;
+  in.dist = (dist_t *)work + (size_t)blockIdx.y * n;
+  in.expanded = (dist_t *)(work + (size_t)gridDim.y * n * DIST_INTS + (size_t)blockIdx.y * rest);
+  in.rings = (int *)(in.expanded + n);
   in.hub_ring = reinterpret_cast<unsigned long long *>(in.rings + (size_t)buckets * ring_size);
   in.buckets = buckets;
   in.ring_mask = ring_size - 1;
@@ -89,8 +94,9 @@ __device__ __forceinline__ unsigned long long pack_window(int hint, int shift) {
 }
 
 // The instance's start: the engine has set its state to 0 and its work arrays to EMPTY (INF
-// distances, nothing expanded, free slots); the source at distance 0, queued in bucket 0's ring;
-// Delta = 2^shift. One thread per instance.
+// distances, nothing expanded, free slots; in the 64-bit builds `adds_fill` then sets the
+// distances to INF, and expanded's 0x7fffffff7fffffff is above every distance); the source at
+// distance 0, queued in bucket 0's ring; Delta = 2^shift. One thread per instance.
 extern "C" __global__ void adds_init(int n, const int *RESTRICT sources, int *state, int *work, int buckets,
                                      int ring_size, int hub_size, int shift) {
   Instance in = instance_of(n, state, work, buckets, ring_size, hub_size);
@@ -101,6 +107,12 @@ extern "C" __global__ void adds_init(int n, const int *RESTRICT sources, int *st
   *in.window() = pack_window(0, shift);
   in.field(F_RING0)[1] = 1;  // ring 0's tail
   in.ring(0)[0] = source;
+}
+
+// The 64-bit builds' INF distances: `count` of them from `dist`.
+extern "C" __global__ void adds_fill(long long count, dist_t *dist) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += stride) dist[i] = INF;
 }
 
 #define PUSH_BUFFER 128  // entries of a warp's push buffer (dynamic shared memory, with its count)
@@ -164,16 +176,16 @@ __device__ void flush(const Pusher &p) {
 // Relax edges first, first + stride, ... below end of a tail at distance d, buffering what they
 // improve; every lane of the warp calls it with the same trip count (edges past `end` are none).
 __device__ __forceinline__ void relax_edges(const Pusher &p, const int *RESTRICT columns, const int *RESTRICT weights,
-                                           int first, int end, int stride, int trips, int d) {
+                                           int first, int end, int stride, int trips, dist_t d) {
   const Instance &in = p.in;
   for (int k = 0; k < trips; ++k) {
     const int e = first + k * stride;
     if (e < end) {
       const int u = columns[e];
-      const int nd = d + weights[e];
+      const dist_t nd = d + weights[e];
       if (nd < __ldcg(&in.dist[u]) && nd < atomicMin(&in.dist[u], nd)) {
-        int bucket = p.shift >= 31 ? 0 : nd >> p.shift;
-        bucket = min(max(bucket, p.hint), p.hint + in.buckets - 1);
+        const dist_t unclamped = p.shift >= 31 ? 0 : nd >> p.shift;
+        const int bucket = (int)min(max(unclamped, (dist_t)p.hint), (dist_t)(p.hint + in.buckets - 1));
         const int at = atomicAdd(p.count, 1);  // shared
         p.buffer[at] = make_int2(u, bucket & (in.buckets - 1));
       }
@@ -305,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(1024) adds_solve(
       entry = __shfl_sync(0xffffffffu, entry, 0);
       if (entry != EMPTY64) {
         const int v = (int)(entry >> 32), c = (int)(entry & 0xffffffffu);
-        const int d = __ldcg(&in.dist[v]);
+        const dist_t d = __ldcg(&in.dist[v]);
         const int begin = row_offsets[v] + c * hub_threshold;
         const int end = min(row_offsets[v + 1], begin + hub_threshold);
         relax_edges(p, columns, weights, begin + lane, end, 32, trips_of(end - begin, 32), d);
@@ -318,7 +330,8 @@ extern "C" __global__ void __launch_bounds__(1024) adds_solve(
 
     // Each lane takes one entry, and expands its vertex unless it was expanded at its present
     // distance already (by another entry).
-    int v = EMPTY, d = 0, begin = 0, end = 0;
+    int v = EMPTY, begin = 0, end = 0;
+    dist_t d = 0;
     if (lane < count) {
       v = take_slot(&in.ring(ring)[(first + lane) & in.ring_mask], in);
       if (v != EMPTY) {
@@ -354,7 +367,7 @@ extern "C" __global__ void __launch_bounds__(1024) adds_solve(
       const int leader = __ffs(wide) - 1;
       const int wb = __shfl_sync(0xffffffffu, begin, leader);
       const int we = __shfl_sync(0xffffffffu, end, leader);
-      const int wd = __shfl_sync(0xffffffffu, d, leader);
+      const dist_t wd = __shfl_sync(0xffffffffu, d, leader);
       if (lane == leader) begin = end;
       relax_edges(p, columns, weights, wb + lane, we, 32, trips_of(we - wb, 32), wd);
     }

@@ -9,6 +9,7 @@ from autotune import algorithms
 from autotune.algorithms.adds import ring_size, shift_bounds
 from autotune.errors import InputError
 from autotune.algorithms.adds.engine import hub_ring_size, ints_per_instance
+from autotune.reference.distance_range import WIDE
 from autotune.model import GraphFeatures, load_device
 
 ADDS = algorithms.get("adds")
@@ -30,6 +31,7 @@ def test_rings_hold_four_improvements_a_vertex():
     for n in (1, 1000, 87575, 2**20):
         assert ring_size(n) >= 4 * n + 32 and ring_size(n) & (ring_size(n) - 1) == 0
     assert ints_per_instance(10, 8, 1024, 32) == 2 * 10 + 8 * 1024 + 64
+    assert ints_per_instance(10, 8, 1024, 32, WIDE) == 4 * 10 + 8 * 1024 + 64  # dist and expanded of 8 bytes
 
 
 def test_hub_ring_holds_every_chunk_four_times():

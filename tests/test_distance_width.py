@@ -48,12 +48,12 @@ def test_parallel_references_of_a_wide_graph_equal_scipys(tmp_path):
         assert np.array_equal(rows[source], np.where(want[k] < 0, WIDE.inf, want[k]))
 
 
-def test_the_thesis_algorithms_delta_lanes_and_phast_have_64_bit_builds_and_the_others_refuse_a_wide_graph():
+def test_every_algorithm_but_delta_has_64_bit_builds_and_delta_refuses_a_wide_graph():
     wide, narrow = _chain(2**30), _chain(10)
     for algorithm in algorithms.all_algorithms():
         assert algorithm.refuses_width(narrow) is None
         why = algorithm.refuses_width(wide)
-        if algorithm.name in ("crauser", "martin", "delta_lanes", "phast"):
+        if algorithm.name in ("crauser", "martin", "delta_lanes", "phast", "adds"):
             assert algorithm.wide_distances and why is None
             assert algorithm.admits(wide) is None or "32 bits" not in algorithm.admits(wide)  # phast: no hierarchy kept
         else:
@@ -62,6 +62,7 @@ def test_the_thesis_algorithms_delta_lanes_and_phast_have_64_bit_builds_and_the_
     assert "-DWIDE_DISTANCES=1" not in build_options(algorithms.get("crauser"), False)
     assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("delta_lanes"), True, wide=True)
     assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("phast"), False, wide=True)
+    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("adds"), False, wide=True)
 
 
 def test_the_cpu_oracles_rows_take_the_graphs_width():

@@ -88,6 +88,8 @@ class Adds(Algorithm):
     # (the engine checks the free memory for the configuration's own)
     bytes_per_vertex = 4 * (2 + 8 * 4)
     bytes_per_instance = 32 * 69 + 4  # the state (69 fields of 32 bytes) and a source
+    wide_distances = True  # kernels/adds.cu's dist and expanded are dist_t
+    wide_bytes_per_vertex = 8  # dist and expanded of 8 bytes
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:
         return {"solve": ("adds_solve",)}

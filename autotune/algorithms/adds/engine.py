@@ -5,7 +5,8 @@ A solve sets the instances' state to 0 and their work arrays to EMPTY (two memse
 solve's time includes), places each source with `adds_init`, and launches `adds_solve`. No block
 waits for another (there is no barrier), so no residency check is needed; a worker that idles
 past the kernel's timeout, or a ring that fills, sets the instance's error flag, and the solve is
-WRONG.
+WRONG. A graph whose distances may pass 32 bits runs the 64-bit builds (`Solver.width`): dist and
+expanded of 8 bytes, the distances set to INF by `adds_fill` after the memset.
 """
 from __future__ import annotations
 
@@ -22,19 +23,22 @@ from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
 from autotune.algorithms.delta.engine import state_fields
 from autotune.gpu.engine import (
+    INIT_BLOCK,
     POLL_DEPTH,
     Launcher,
     PackedLaunch,
     SolveResult,
     Solver,
     raise_instance_errors,
+    init_blocks,
     timed_span,
 )
 from autotune.gpu.memory import DeviceArrays
 from autotune.launch import LaunchConfig
+from autotune.reference.distance_range import NARROW, DistanceWidth
 
 FIELD_STRIDE = 8  # adds.cu: ints between two fields of an instance's state
-EMPTY = 0x7FFFFFFF  # adds.cu: a free slot, an INF distance, a vertex expanded at no distance
+EMPTY = 0x7FFFFFFF  # adds.cu: a free slot, an INF distance (32-bit builds), a vertex expanded at no distance
 ERRORS = {1: "a worker idled past the kernel's timeout", 3: "a ring overflowed"}
 MAX_RINGS = 64  # adds.cu's state has room for 64 rings
 PUSH_BUFFER_BYTES = 128 * 8 + 4  # adds.cu: a warp's push buffer of (vertex, ring) and its count
@@ -56,18 +60,26 @@ def hub_ring_size(degrees: np.ndarray, threshold: int) -> int:
     return 0 if chunks == 0 else 1 << max(5, int(np.ceil(np.log2(4 * chunks))))
 
 
-def ints_per_instance(n: int, buckets: int, rings: int, hub_size: int) -> int:
-    """adds.cu's work arrays of one instance, in ints: dist, expanded, the rings, the hub ring."""
-    return 2 * n + buckets * rings + 2 * hub_size
+def ints_per_instance(n: int, buckets: int, rings: int, hub_size: int, width: DistanceWidth = NARROW) -> int:
+    """adds.cu's work arrays of one instance, in ints: dist and expanded (in the distances' width),
+    the rings, the hub ring.
+
+    Example:
+        >>> from autotune.reference.distance_range import WIDE
+        >>> ints_per_instance(10, 8, 1024, 32), ints_per_instance(10, 8, 1024, 32, WIDE)
+        (8276, 8296)
+    """
+    return 2 * n * (width.itemsize // 4) + buckets * rings + 2 * hub_size
 
 
 class Workspace(DeviceArrays):
-    """The state, work arrays and sources of up to `capacity` instances of `ints` work ints each."""
+    """The state, work arrays and sources of up to `capacity` instances of `ints` work ints each,
+    their distances (the work arrays' first rows) in `width`."""
 
-    def __init__(self, capacity: int, ints: int, fields: int) -> None:
+    def __init__(self, capacity: int, ints: int, fields: int, width: DistanceWidth = NARROW) -> None:
         self.capacity, self.ints = capacity, ints
         sizes = {"state": 4 * fields * FIELD_STRIDE * capacity, "work": 4 * ints * capacity, "sources": 4 * capacity}
-        super().__init__(sizes, (POLL_DEPTH, capacity), f"{capacity} concurrent instances")
+        super().__init__(sizes, (POLL_DEPTH, capacity), f"{capacity} concurrent instances", width.dtype)
 
     def fits(self, capacity: int, ints: int) -> bool:
         return self.capacity * self.ints >= capacity * ints and self.capacity >= capacity
@@ -107,16 +119,19 @@ class AddsSolver(Solver):
         hub = threshold_argument(params["hub_threshold"], self.graph.max_degree)
         rings = ring_size(n)
         hubs = hub_ring_size(self.graph.out_degrees, hub)
-        ints = ints_per_instance(n, buckets, rings, hubs)
+        width, wide = self.width, self.width.wide
+        ints = ints_per_instance(n, buckets, rings, hubs, width)
         fields = self.fields["N_FIELDS"]
         solve = config.kernel("solve")
         with self.launch_errors(config):
-            workspace = self.workspace(lambda w: w.fits(ck, ints), lambda: Workspace(ck, ints, fields))
-            init = PackedLaunch(kernel_function(self.algorithm, "adds_init"), (1, ck), 32, "iPPPiiii",
+            workspace = self.workspace(lambda w: w.fits(ck, ints), lambda: Workspace(ck, ints, fields, width))
+            fill = PackedLaunch(kernel_function(self.algorithm, "adds_fill", wide=wide), (init_blocks(n * ck), 1),
+                                INIT_BLOCK, "qP", [(np.int64(n * ck), workspace.work)]) if wide else None
+            init = PackedLaunch(kernel_function(self.algorithm, "adds_init", wide=wide), (1, ck), 32, "iPPPiiii",
                                 [(np.int32(n), workspace.sources, workspace.state, workspace.work, np.int32(buckets),
                                   np.int32(rings), np.int32(hubs), np.int32(shift))])
             g = self.device_graph
-            run = PackedLaunch(launchable(self.algorithm, "adds_solve", solve, "solve"),
+            run = PackedLaunch(launchable(self.algorithm, "adds_solve", solve, "solve", wide=wide),
                                (int(params["blocks"]), ck), solve.block_size, "iPPPPPiiiiiii",
                                [(np.int32(n), g.row_offsets, g.columns, g.weights, workspace.state, workspace.work,
                                  np.int32(buckets), np.int32(rings), np.int32(hubs), np.int32(params["chunk"]),
@@ -128,6 +143,8 @@ class AddsSolver(Solver):
         with self.launch_errors(config), timed_span(self, stream) as span:
             cuda.memset_d32_async(workspace.state, 0, fields * FIELD_STRIDE * ck, stream)
             cuda.memset_d32_async(workspace.work, EMPTY, ints * ck, stream)
+            if fill is not None:
+                launch("other", fill, stream)
             launch("other", init, stream)
             launch("solve", run, stream)
 
