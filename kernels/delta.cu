@@ -54,6 +54,11 @@
 //
 // The L1 state "no_l1" is this source compiled with -DNO_L1=1 -Xptxas -dlcm=cg (see RESTRICT in
 // frontier.cuh, which kernels/lanes.cu shares).
+//
+// The 64-bit builds (-DWIDE_DISTANCES=1) hold dist in dist_t, and the fields that hold distances (T,
+// the far piles', queues' and pushes' minima) in a 64-bit row each after the int fields
+// (`Instance::dfield`); a tile's distances in shared memory take two ints a thread (SCRATCH_INTS),
+// solve_shared's distances two ints a vertex.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
@@ -99,6 +104,7 @@ enum {
 };
 
 #define BARRIER_TIMEOUT_CYCLES (4LL * 1000 * 1000 * 1000)
+#define INF_32 0x7fffffff  // an int field's infinity (INF of the 32-bit builds)
 
 // A probe's build (-DTRACE_ITERATIONS=1, the probe of run AA, `git show 68a5795:scripts/probe_iteration_trace.py`; never shipped): per
 // iteration of solve_grid's first instance, when its leader started it (ns), when the first and the
@@ -115,12 +121,16 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 #endif
-// The work arrays: dist, near0, near1, far0, far1, near_stamp, far_stamp, n ints each per instance.
+// The work arrays: dist (n dist_t), near0, near1, far0, far1, near_stamp, far_stamp (n ints each) per
+// instance.
+#define DIST_INTS ((size_t)(sizeof(dist_t) / sizeof(int)))  // ints a distance takes
+#define SCRATCH_INTS (2 + (int)DIST_INTS)                    // advance_tile's ints a thread: begin, offset, distance
 
 struct Instance {
   int *state;  // field f at state[f * ck]
   int ck, n;
-  int *dist, *near0, *near1, *far0, *far1, *near_stamp, *far_stamp;
+  dist_t *dist;
+  int *near0, *near1, *far0, *far1, *near_stamp, *far_stamp;
   int2 *hubs0, *hubs1;  // hub chunks (vertex, chunk index); null in solve_block
   // Selected with ?: rather than by an array index, which would put the struct on the stack.
   __device__ __forceinline__ int *near(int parity) const { return parity ? near1 : near0; }
@@ -128,6 +138,14 @@ struct Instance {
   __device__ __forceinline__ int2 *hubs(int parity) const { return parity ? hubs1 : hubs0; }
   __device__ __forceinline__ int *field(int f) const { return &state[(size_t)f * ck]; }
   __device__ __forceinline__ int load(int f) const { return __ldcg(field(f)); }
+  // A field that holds a distance: the int field itself, or in the 64-bit builds its row of `wide`.
+#if WIDE_DISTANCES
+  dist_t *wide;  // field f at wide[f * ck]: after the N_FIELDS int rows, from 8 bytes
+  __device__ __forceinline__ dist_t *dfield(int f) const { return &wide[(size_t)f * ck]; }
+#else
+  __device__ __forceinline__ dist_t *dfield(int f) const { return field(f); }
+#endif
+  __device__ __forceinline__ dist_t dload(int f) const { return __ldcg(dfield(f)); }
 };
 
 __device__ __forceinline__ Instance instance_of(int n, int ck, int *state, int *work, int2 *hubs,
@@ -137,10 +155,18 @@ __device__ __forceinline__ Instance instance_of(int n, int ck, int *state, int *
   in.state = state + inst;
   in.ck = ck;
   in.n = n;
-  // Array a of instance k at work + (a * ck + k) * n: every instance's dist comes first, together.
+  // Array a of instance k at work + (a * ck + k) * n: every instance's dist comes first, together
+  // (in the 64-bit builds, two ints a distance: `base` counts them as one array more).
+#if WIDE_DISTANCES
+  int *base = work + (size_t)ck * n + (size_t)inst * n;
+  const size_t stride = (size_t)ck * n;
+  in.dist = (dist_t *)work + (size_t)inst * n;
+  in.wide = (dist_t *)(state + (((size_t)N_FIELDS * ck + 1) & ~(size_t)1)) + inst;
+#else
   int *base = work + (size_t)inst * n;
   const size_t stride = (size_t)ck * n;
   in.dist = base;
+#endif
   in.near0 = base + stride;
   in.near1 = base + 2 * stride;
   in.far0 = base + 3 * stride;
@@ -160,9 +186,9 @@ __device__ __forceinline__ int aggregated_add(int *counter, int each = 1) {
   return group.shfl(base, 0) + (int)group.thread_rank() * each;
 }
 
-__device__ __forceinline__ void aggregated_min(int *target, int value) {
+__device__ __forceinline__ void aggregated_min(dist_t *target, dist_t value) {
   cg::coalesced_group group = cg::coalesced_threads();
-  const int least = cg::reduce(group, value, cg::less<int>());
+  const dist_t least = cg::reduce(group, value, cg::less<dist_t>());
   if (group.thread_rank() == 0) atomicMin(target, least);
 }
 
@@ -210,10 +236,10 @@ struct Push {
   int *error;
   int *far_out;
   int *far_count;
-  int *far_min;
+  dist_t *far_min;
   int *near_stamp;
   int *far_stamp;
-  int threshold;
+  dist_t threshold;
   int near_tag;
   int far_tag;
   unsigned *near_bits;  // solve_block's shared bitmaps of the queue and pile pushed into (or null:
@@ -226,16 +252,16 @@ struct Push {
   // pushed into the next queue as it is while (d - least) x e > W, `least` being the smallest
   // distance of its queue (those e edges would likely be scanned again, the more so the farther d
   // is from the front); every push into the next near queue lowers *push_min (null: none defer).
-  int *push_min;
-  int least;
+  dist_t *push_min;
+  dist_t least;
   int defer_work;
 #if TRACE_ITERATIONS
   int *deferred;  // the iteration's trace_deferred (null: not traced)
 #endif
 #if TARGETED
-  int *queue_min;    // where the tiles put the smallest distance they expand
-  int target;        // solve_block: the target, whose distance every push to it lowers in
-  int *target_dist;  // shared memory too (-1: not tracked)
+  dist_t *queue_min;    // where the tiles put the smallest distance they expand
+  int target;           // solve_block: the target, whose distance every push to it lowers in
+  dist_t *target_dist;  // shared memory too (-1: not tracked)
 #endif
 };
 
@@ -257,7 +283,7 @@ __shared__ int push_buffer[BUFFERED_PUSH];
 __shared__ int push_buffered;  // pushes since the last flush (past BUFFERED_PUSH: those taken directly)
 #endif
 
-__device__ __forceinline__ void push(const Push &p, int u, int nd) {
+__device__ __forceinline__ void push(const Push &p, int u, dist_t nd) {
 #if TARGETED
   if (u == p.target) atomicMin(p.target_dist, nd);
 #endif
@@ -299,35 +325,48 @@ __device__ __forceinline__ void push(const Push &p, int u, int nd) {
 #define BLOCK_UNROLL 4
 #endif
 
-__device__ __forceinline__ void relax(const Push &p, int *dist, const int *RESTRICT columns,
-                                      const int *RESTRICT weights, int e, int d) {
+__device__ __forceinline__ void relax(const Push &p, dist_t *dist, const int *RESTRICT columns,
+                                      const int *RESTRICT weights, int e, dist_t d) {
   const int u = columns[e];
-  const int nd = d + weights[e];
+  const dist_t nd = d + weights[e];
   if (p.direct || nd < dist[u]) {
-    const int old = atomicMin(&dist[u], nd);
+    const dist_t old = atomicMin(&dist[u], nd);
     if (nd < old) push(p, u, nd);
   }
 }
 
+// An edge and the distance of its tail (`relax_unrolled`).
+#if WIDE_DISTANCES
+struct EdgeFrom {
+  int x;     // the edge, -1 for none
+  dist_t y;  // its tail's distance
+};
+__device__ __forceinline__ EdgeFrom edge_from(int e, dist_t d) { return {e, d}; }
+#else
+typedef int2 EdgeFrom;
+__device__ __forceinline__ EdgeFrom edge_from(int e, dist_t d) { return make_int2(e, d); }
+#endif
+
 // Relax the edges of `edge(k)` for k < U where `edge(k)` yields (edge, distance of its tail) or an
 // edge of -1 for none. With `p.direct`, no filtering read before the atomicMin.
 template <int U, typename Edge>
-__device__ __forceinline__ void relax_unrolled(const Push &p, int *dist, const int *RESTRICT columns,
+__device__ __forceinline__ void relax_unrolled(const Push &p, dist_t *dist, const int *RESTRICT columns,
                                                const int *RESTRICT weights, Edge edge) {
-  int u[U], nd[U];
+  int u[U];
+  dist_t nd[U];
 #pragma unroll
   for (int k = 0; k < U; ++k) {
-    const int2 ed = edge(k);
+    const EdgeFrom ed = edge(k);
     u[k] = ed.x < 0 ? -1 : columns[ed.x];
     nd[k] = ed.x < 0 ? 0 : ed.y + weights[ed.x];
   }
-  int current[U];
+  dist_t current[U];
 #pragma unroll
   for (int k = 0; k < U; ++k) current[k] = u[k] < 0 || p.direct ? INF : dist[u[k]];
 #pragma unroll
   for (int k = 0; k < U; ++k) {
     if (u[k] >= 0 && nd[k] < current[k]) {
-      const int old = atomicMin(&dist[u[k]], nd[k]);
+      const dist_t old = atomicMin(&dist[u[k]], nd[k]);
       if (nd[k] < old) push(p, u[k], nd[k]);
     }
   }
@@ -335,20 +374,20 @@ __device__ __forceinline__ void relax_unrolled(const Push &p, int *dist, const i
 
 // Relax edges begin, begin + stride, ... below end, all from a tail at distance d.
 template <int U>
-__device__ __forceinline__ void relax_strided(const Push &p, int *dist, const int *RESTRICT columns,
+__device__ __forceinline__ void relax_strided(const Push &p, dist_t *dist, const int *RESTRICT columns,
                                               const int *RESTRICT weights, int begin, int end, int stride,
-                                              int d) {
+                                              dist_t d) {
   for (int e = begin; e < end; e += U * stride)
     relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
       const int at = e + k * stride;
-      return make_int2(at < end ? at : -1, d);
+      return edge_from(at < end ? at : -1, d);
     });
 }
 
 // A distance read: past L1 from global memory (other blocks' atomics land in L2), plainly from
 // shared memory (solve_shared keeps its instance's distances there).
 template <bool SHARED>
-__device__ __forceinline__ int load_dist(const int *p) {
+__device__ __forceinline__ dist_t load_dist(const dist_t *p) {
   if constexpr (SHARED) return *p; else return __ldcg(p);
 }
 
@@ -375,22 +414,24 @@ __device__ __forceinline__ int inclusive_sum_one_barrier(int value, int *warp_su
 }
 
 // Expand one tile: entries [tile, min(count, tile + blockDim.x)) of `queue` (a caller whose tiles
-// are smaller passes the tile's end as `count`). Dynamic shared memory: 3 * blockDim.x ints from
-// `scratch`. Every thread of the block calls it. Returns the edges this thread counted as scanned.
+// are smaller passes the tile's end as `count`). Dynamic shared memory: SCRATCH_INTS * blockDim.x
+// ints from `scratch`. Every thread of the block calls it. Returns the edges this thread counted as scanned.
 // U: edges relaxed at once by a thread.
 template <int U, bool SHARED = false>
 __device__ int advance_tile(const Push &p, const Queue &queue, int count, int tile,
                             const int *RESTRICT row_offsets, const int *RESTRICT columns,
-                            const int *RESTRICT weights, int *dist, int warp_threshold,
+                            const int *RESTRICT weights, dist_t *dist, int warp_threshold,
                             int block_threshold, const Hubs &hubs, int *scratch) {
-  int *tile_begin = scratch;                   // blockDim.x
-  int *tile_offset = scratch + blockDim.x;     // blockDim.x: exclusive prefix sums of the degrees
-  int *tile_dist = scratch + 2 * blockDim.x;   // blockDim.x
+  int *tile_begin = scratch;                                   // blockDim.x
+  int *tile_offset = scratch + blockDim.x;                     // blockDim.x: exclusive prefix sums of the degrees
+  dist_t *tile_dist = (dist_t *)(scratch + 2 * blockDim.x);    // blockDim.x
   __shared__ int warp_sums[32];
-  __shared__ int owner, owner_begin, owner_end, owner_dist;
+  __shared__ int owner, owner_begin, owner_end;
+  __shared__ dist_t owner_dist;
 
   const int item = tile + threadIdx.x;
-  int vertex = -1, begin = 0, end = 0, d = 0;
+  int vertex = -1, begin = 0, end = 0;
+  dist_t d = 0;
   if (item < count) {
     vertex = queue.get(item);
     if (queue.bits != nullptr) unmark(queue.bits, vertex);  // before iteration + 1 pushes with it
@@ -407,7 +448,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
   }
   int scanned = 0;
 #if TARGETED
-  const int least = __reduce_min_sync(0xffffffffu, item < count ? d : INF);
+  const dist_t least = warp_min(item < count ? d : INF);
   if ((threadIdx.x & 31) == 0 && least < INF) atomicMin(p.queue_min, least);
 #endif
 
@@ -435,7 +476,8 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
         begin = end;  // claimed
       }
       __syncthreads();
-      const int ob = owner_begin, oe = owner_end, od = owner_dist;
+      const int ob = owner_begin, oe = owner_end;
+      const dist_t od = owner_dist;
       relax_strided<U>(p, dist, columns, weights, ob + threadIdx.x, oe, blockDim.x, od);
       if (threadIdx.x == 0) scanned += oe - ob;
       __syncthreads();
@@ -451,7 +493,7 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
       const int leader = __ffs(wants) - 1;
       const int wb = __shfl_sync(0xffffffffu, begin, leader);
       const int we = __shfl_sync(0xffffffffu, end, leader);
-      const int wd = __shfl_sync(0xffffffffu, d, leader);
+      const dist_t wd = __shfl_sync(0xffffffffu, d, leader);
       if (lane == leader) begin = end;
       relax_strided<U>(p, dist, columns, weights, wb + lane, we, 32, wd);
       if (lane == 0) scanned += we - wb;
@@ -467,7 +509,8 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
     // One edge per thread at most (the small frontiers of road networks): each vertex writes its
     // edges into the slots of its offsets, and thread t relaxes the edge in slot t: no search, one
     // relaxation waiting on few instructions.
-    int *slot_edge = scratch, *slot_dist = scratch + blockDim.x;
+    int *slot_edge = scratch;
+    dist_t *slot_dist = (dist_t *)(scratch + blockDim.x);
     for (int k = 0; k < degree; ++k) {
       slot_edge[offset + k] = begin + k;
       slot_dist[offset + k] = d;
@@ -485,13 +528,13 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
       int low = 0;  // edges ascend with k: each search starts from the previous owner
       relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
         const int i = first + k * blockDim.x;
-        if (i >= edges) return make_int2(-1, 0);
+        if (i >= edges) return edge_from(-1, 0);
         int high = last;  // the last thread whose offset is <= i owns edge i
         while (low < high) {
           const int mid = (low + high + 1) >> 1;
           if (tile_offset[mid] <= i) low = mid; else high = mid - 1;
         }
-        return make_int2(tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
+        return edge_from(tile_begin[low] + (i - tile_offset[low]), tile_dist[low]);
       });
     }
   }
@@ -504,9 +547,9 @@ __device__ int advance_tile(const Push &p, const Queue &queue, int count, int ti
 // One hub chunk: `block_threshold` edges of a vertex, expanded by the whole block.
 template <int U>
 __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_offsets,
-                             const int *RESTRICT columns, const int *RESTRICT weights, int *dist,
+                             const int *RESTRICT columns, const int *RESTRICT weights, dist_t *dist,
                              int block_threshold) {
-  const int d = __ldcg(&dist[chunk.x]);
+  const dist_t d = __ldcg(&dist[chunk.x]);
   const int begin = row_offsets[chunk.x] + chunk.y * block_threshold;
   const int end = min(row_offsets[chunk.x + 1], begin + block_threshold);
   relax_strided<U>(p, dist, columns, weights, begin + threadIdx.x, end, blockDim.x, d);
@@ -517,11 +560,11 @@ __device__ int advance_chunk(const Push &p, int2 chunk, const int *RESTRICT row_
 // block is `block` of `n_blocks`. `pile_bits`: the pile's bitmap, cleared as it is read (or null).
 template <bool SHARED = false>
 __device__ void split_range(const Push &p, const int *pile, int count, int block, int n_blocks,
-                            int *dist, int old_threshold, unsigned *pile_bits = nullptr) {
+                            dist_t *dist, dist_t old_threshold, unsigned *pile_bits = nullptr) {
   for (int i = block * blockDim.x + threadIdx.x; i < count; i += n_blocks * blockDim.x) {
     const int u = __ldcg(&pile[i]);
     if (pile_bits != nullptr) unmark(pile_bits, u);
-    const int d = load_dist<SHARED>(&dist[u]);
+    const dist_t d = load_dist<SHARED>(&dist[u]);
     if (d < old_threshold) continue;  // an earlier near queue took it
     push(p, u, d);                    // below the new threshold: near; otherwise kept
   }
@@ -529,7 +572,7 @@ __device__ void split_range(const Push &p, const int *pile, int count, int block
 
 // The pushes of iteration `iteration`'s advance (split = false) or of the split ending it.
 __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, int *near_count,
-                                          int iteration, int splits, int sel, int threshold,
+                                          int iteration, int splits, int sel, dist_t threshold,
                                           bool split) {
   Push p;
   p.near_out = near_out;
@@ -539,7 +582,7 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   const int pile = split ? sel ^ 1 : sel;
   p.far_out = in.far(pile);
   p.far_count = in.field(F_FAR_COUNT0 + pile);
-  p.far_min = in.field(F_FAR_MIN0 + ((splits + (split ? 1 : 0)) & 1));
+  p.far_min = in.dfield(F_FAR_MIN0 + ((splits + (split ? 1 : 0)) & 1));
   p.near_stamp = in.near_stamp;
   p.far_stamp = in.far_stamp;
   p.threshold = threshold;
@@ -558,7 +601,7 @@ __device__ __forceinline__ Push make_push(const Instance &in, Queue near_out, in
   p.deferred = (!split && blockIdx.y == 0 && iteration < TRACE_MAX) ? &trace_deferred[iteration] : nullptr;
 #endif
 #if TARGETED
-  p.queue_min = in.field(F_QUEUE_MIN0 + iteration % 3);
+  p.queue_min = in.dfield(F_QUEUE_MIN0 + iteration % 3);
   p.target = -1;
   p.target_dist = nullptr;
 #endif
@@ -576,7 +619,7 @@ __device__ __forceinline__ Queue global_queue(const Instance &in, int parity) {
 
 // The advance's pushes record their smallest distance in *push_min, and its tiles defer the vertices
 // whose edges times their distance above `least` (the smallest of their queue) exceed `defer_work`.
-__device__ __forceinline__ void defer_far(Push &p, int least, int defer_work, int *push_min) {
+__device__ __forceinline__ void defer_far(Push &p, dist_t least, int defer_work, dist_t *push_min) {
   p.push_min = push_min;
   p.least = least;
   p.defer_work = defer_work;
@@ -584,9 +627,9 @@ __device__ __forceinline__ void defer_far(Push &p, int least, int defer_work, in
 
 // A block's smallest push (`block_min`, in shared memory) lowers the minimum of the near queue of
 // iteration `next` % 3 once every thread of the block has pushed: one atomic a block.
-__device__ __forceinline__ void flush_push_min(const Instance &in, int next, const int &block_min) {
+__device__ __forceinline__ void flush_push_min(const Instance &in, int next, const dist_t &block_min) {
   __syncthreads();
-  if (threadIdx.x == 0 && block_min < INF) atomicMin(in.field(F_PUSH_MIN0 + next), block_min);
+  if (threadIdx.x == 0 && block_min < INF) atomicMin(in.dfield(F_PUSH_MIN0 + next), block_min);
 }
 
 // (BUFFERED_PUSH) The block's gathered pushes into the near queue: one slot-taking atomic, then
@@ -631,9 +674,12 @@ __device__ __forceinline__ void init_instance(const Instance &in, int ck, const 
       if (f == F_THRESHOLD) value = delta;
       if (f == F_NEAR_COUNT0) value = 1;
       if (f == F_FAR_MIN0 || f == F_FAR_MIN1 || f == F_QUEUE_MIN0 || f == F_QUEUE_MIN1 || f == F_QUEUE_MIN2 ||
-          (f >= F_PUSH_MIN0 && f < F_PUSH_MIN0 + 3)) value = INF;
+          (f >= F_PUSH_MIN0 && f < F_PUSH_MIN0 + 3)) value = INF_32;
       if (f == F_TARGET) value = sources[ck + blockIdx.y];
       *in.field(f) = value;
+#if WIDE_DISTANCES
+      *in.dfield(f) = f == F_THRESHOLD ? first_threshold(delta) : value == INF_32 ? INF : value;
+#endif
     }
     if (threadIdx.x == 0) in.near(0)[0] = source;
   }
@@ -652,7 +698,7 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
 template <bool dynamic_chunks>
 __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int *next_chunk,
                              const int *RESTRICT row_offsets, const int *RESTRICT columns,
-                             const int *RESTRICT weights, int *dist, int block_threshold) {
+                             const int *RESTRICT weights, dist_t *dist, int block_threshold) {
   int scanned = 0;
   if (chunks <= 0) return 0;
   for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
@@ -730,6 +776,26 @@ __device__ __forceinline__ int advance_field(const Instance &in, int f) {
   return dynamic_chunks ? in.load(f) : grid_field(in, f);
 }
 
+// A field that holds a distance, read as grid_field and advance_field read an int one; the 64-bit
+// builds read it from global memory (after_barrier holds ints; nothing writes the fields read so
+// between a barrier and the reads).
+__device__ __forceinline__ dist_t grid_dfield(const Instance &in, int f) {
+#if WIDE_DISTANCES
+  return in.dload(f);
+#else
+  return grid_field(in, f);
+#endif
+}
+
+template <bool dynamic_chunks>
+__device__ __forceinline__ dist_t advance_dfield(const Instance &in, int f) {
+#if WIDE_DISTANCES
+  return in.dload(f);
+#else
+  return advance_field<dynamic_chunks>(in, f);
+#endif
+}
+
 // The advance of iteration `iteration` over this instance's blocks (host mode and solve_grid):
 // the hub chunks the previous iteration left, then the tiles of the near queue. Blocks take tiles
 // from an atomic counter: tiles differ in edges by orders of magnitude on skewed graphs, and with
@@ -741,7 +807,7 @@ __device__ __forceinline__ int advance_field(const Instance &in, int f) {
 // starts after its instance gave up at a barrier finds the tiles taken and the error flag set.
 template <bool dynamic_chunks>
 __device__ int advance_shared_work(const Instance &in, int hub_capacity, int iteration, int splits,
-                                   int sel, int threshold, const int *RESTRICT row_offsets,
+                                   int sel, dist_t threshold, const int *RESTRICT row_offsets,
                                    const int *RESTRICT columns, const int *RESTRICT weights,
                                    int warp_threshold, int block_threshold, int *scratch, int defer_work = 0,
                                    const int &tiles = GRID_TILES_DEFAULT) {
@@ -750,9 +816,9 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
                      iteration, splits, sel, threshold, false);
   // With defer_work, the block's pushes lower a minimum in shared memory, and one atomic a block
   // takes it to the next queue's (one global word for every push cost rmat20's one query 2x).
-  __shared__ int block_push_min;
+  __shared__ dist_t block_push_min;
   if (defer_work > 0) {
-    defer_far(p, advance_field<dynamic_chunks>(in, F_PUSH_MIN0 + now), defer_work, &block_push_min);
+    defer_far(p, advance_dfield<dynamic_chunks>(in, F_PUSH_MIN0 + now), defer_work, &block_push_min);
     if (threadIdx.x == 0) block_push_min = INF;
     __syncthreads();
   }
@@ -808,7 +874,7 @@ extern "C" __global__ void __maxnreg__(64) advance(int n, int ck, const int *RES
   Instance in = instance_of(n, ck, state, work, hubs, hub_capacity);
   if (in.load(F_DONE)) return;
   const int scanned = advance_shared_work<true>(in, hub_capacity, in.load(F_ITERATIONS), in.load(F_SPLITS), in.load(F_FAR_SEL),
-                                          in.load(F_THRESHOLD), row_offsets, columns, weights,
+                                          in.dload(F_THRESHOLD), row_offsets, columns, weights,
                                           warp_threshold, block_threshold, scratch);
   if (scanned) atomicAdd(in.field(F_RELAXED), scanned);
 }
@@ -827,7 +893,7 @@ __device__ __forceinline__ int instance_target(const Instance &in) {
 // threshold T (false in a plain build). Every thread of the instance reads the same answer: no
 // distance changes between an advance's end and the next advance. By reference, so that
 // solve_grid's blocks can keep the target in shared memory (in a register, its loop spills).
-__device__ __forceinline__ bool target_settled(const Instance &in, const int &target, int threshold) {
+__device__ __forceinline__ bool target_settled(const Instance &in, const int &target, dist_t threshold) {
 #if TARGETED
   return target >= 0 && __ldcg(&in.dist[target]) < threshold;
 #else
@@ -836,7 +902,7 @@ __device__ __forceinline__ bool target_settled(const Instance &in, const int &ta
 }
 
 // Whether nothing waiting (its smallest distance `waiting`) can lower the target's distance.
-__device__ __forceinline__ bool target_final(const Instance &in, int waiting) {
+__device__ __forceinline__ bool target_final(const Instance &in, dist_t waiting) {
   const int target = instance_target(in);
   return target >= 0 && __ldcg(&in.dist[target]) <= waiting;
 }
@@ -851,7 +917,7 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   Instance in = instance_of(n, ck, state, work, nullptr, 0);
   if (in.load(F_DONE)) return;
   const int iteration = in.load(F_ITERATIONS), splits = in.load(F_SPLITS), sel = in.load(F_FAR_SEL);
-  const int threshold = in.load(F_THRESHOLD);
+  const dist_t threshold = in.dload(F_THRESHOLD);
   const int next = (iteration + 1) % 3;
   // One thread reads the counts that decide the split, and the block waits for it: a warp that
   // read the near count after another warp's split had pushed into it would skip its share of
@@ -865,8 +931,8 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   const int next_work = counts[0], far_count = counts[1];
   const bool stop = next_work == 0 && target_settled(in, instance_target(in), threshold);
   const bool split = next_work == 0 && far_count > 0 && !stop;
-  const int new_threshold = split ? next_threshold(threshold, in.load(F_FAR_MIN0 + (splits & 1)), delta)
-                                  : threshold;
+  const dist_t new_threshold = split ? next_threshold(threshold, in.dload(F_FAR_MIN0 + (splits & 1)), delta)
+                                     : threshold;
   if (split) {
     const Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                              iteration, splits, sel, new_threshold, true);
@@ -886,21 +952,21 @@ extern "C" __global__ void finish(int n, int ck, int *state, int *work, int delt
   *in.field(F_TILE_NEXT0 + later) = 0;
   *in.field(F_CHUNK_NEXT0 + later) = 0;
 #if TARGETED
-  *in.field(F_QUEUE_MIN0 + later) = INF;
+  *in.dfield(F_QUEUE_MIN0 + later) = INF;
 #endif
   *in.field(F_ITERATIONS) = iteration + 1;
   if (split) {
     *in.field(F_SPLITS) = splits + 1;
     *in.field(F_FAR_SEL) = sel ^ 1;
     *in.field(F_FAR_COUNT0 + sel) = 0;
-    *in.field(F_FAR_MIN0 + (splits & 1)) = INF;
-    *in.field(F_THRESHOLD) = new_threshold;
+    *in.dfield(F_FAR_MIN0 + (splits & 1)) = INF;
+    *in.dfield(F_THRESHOLD) = new_threshold;
   }
   const int near_now = in.load(F_NEAR_COUNT0 + next);  // the split's pushes
   const int far_now = in.load(F_FAR_COUNT0 + (split ? sel ^ 1 : sel));
 #if TARGETED
   const bool final_now = !split && in.load(F_HUB_COUNT0 + next) == 0 && in.load(F_HUB_COUNT0 + iteration % 3) == 0 &&
-                         target_final(in, min(in.load(F_QUEUE_MIN0 + iteration % 3), in.load(F_FAR_MIN0 + (splits & 1))));
+                         target_final(in, min(in.dload(F_QUEUE_MIN0 + iteration % 3), in.dload(F_FAR_MIN0 + (splits & 1))));
 #else
   const bool final_now = false;
 #endif
@@ -1012,7 +1078,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   init_instance(in, ck, sources, delta, true);
   if (!barrier_counts(in)) return;
 #endif
-  int iteration = 0, splits = 0, sel = 0, threshold = delta, scanned = 0;
+  int iteration = 0, splits = 0, sel = 0;
+  dist_t threshold = first_threshold(delta);
+  int scanned = 0;
   const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
   // In shared memory (in a register, the loop spills); only thread 0 reads it (tile_size).
   __shared__ int grid_tiles;
@@ -1033,9 +1101,9 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       *in.field(F_HUB_COUNT0 + later) = 0;
       *in.field(F_TILE_NEXT0 + later) = 0;
       *in.field(F_CHUNK_NEXT0 + later) = 0;
-      *in.field(F_PUSH_MIN0 + later) = INF;
+      *in.dfield(F_PUSH_MIN0 + later) = INF;
 #if TARGETED
-      *in.field(F_QUEUE_MIN0 + later) = INF;
+      *in.dfield(F_QUEUE_MIN0 + later) = INF;
 #endif
     }
 #if TRACE_ITERATIONS
@@ -1068,7 +1136,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     if (chunks_now) {  // (hubs_at_once) the chunks the advance cut, before the next iteration
       Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next), iteration,
                          splits, sel, threshold, false);
-      __shared__ int chunk_push_min;
+      __shared__ dist_t chunk_push_min;
       if (defer_work > 0) {
         p.push_min = &chunk_push_min;
         if (threadIdx.x == 0) chunk_push_min = INF;
@@ -1092,15 +1160,15 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
     if (next_work == 0 && target_settled(in, grid_target, threshold)) far_count = 0;
     if (next_work == 0 && far_count > 0 && !instance_barrier(in)) return;
     while (next_work == 0 && far_count > 0) {
-      const int new_threshold = next_threshold(threshold, grid_field(in, F_FAR_MIN0 + (splits & 1)), delta);
+      const dist_t new_threshold = next_threshold(threshold, grid_dfield(in, F_FAR_MIN0 + (splits & 1)), delta);
       Push p = make_push(in, global_queue(in, (iteration + 1) & 1), in.field(F_NEAR_COUNT0 + next),
                          iteration, splits, sel, new_threshold, true);
-      if (defer_work > 0) p.push_min = in.field(F_PUSH_MIN0 + next);  // the split fills the next queue
+      if (defer_work > 0) p.push_min = in.dfield(F_PUSH_MIN0 + next);  // the split fills the next queue
       split_range(p, in.far(sel), far_count, blockIdx.x, gridDim.x, in.dist, threshold);
       if (!barrier_counts(in)) return;
       if (leader) {
         *in.field(F_FAR_COUNT0 + sel) = 0;
-        *in.field(F_FAR_MIN0 + (splits & 1)) = INF;
+        *in.dfield(F_FAR_MIN0 + (splits & 1)) = INF;
       }
       threshold = new_threshold;
       sel ^= 1;
@@ -1123,7 +1191,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
   if (leader) {
     *in.field(F_ITERATIONS) = iteration;
     *in.field(F_SPLITS) = splits;
-    *in.field(F_THRESHOLD) = threshold;
+    *in.dfield(F_THRESHOLD) = threshold;
     *in.field(F_DONE) = 1;
   }
 }
@@ -1138,14 +1206,17 @@ struct BlockSolve {
   int delta, warp_threshold, block_threshold, max_iterations, queue_capacity, bitmap_words;
   int *scratch, *shared_queue0, *shared_queue1;
   unsigned *bits;  // near queue of parity q: bits + q x words; far pile of buffer b: bits + (2 + b) x words
-  int *near_count, *far_count, *far_min;  // shared: by iteration % 3, by buffer, by splits % 2
+  int *near_count, *far_count;  // shared: by iteration % 3, by buffer
+  dist_t *far_min;               // shared, by splits % 2
 #if TARGETED
-  int *queue_min;    // shared, by iteration % 3
-  int *stop;         // shared, by iteration % 2: thread 0's answer to whether the target is final
-  int target;        // the target (or -1) and, in shared memory, its distance
-  int *target_dist;
+  dist_t *queue_min;    // shared, by iteration % 3
+  int *stop;            // shared, by iteration % 2: thread 0's answer to whether the target is final
+  int target;           // the target (or -1) and, in shared memory, its distance
+  dist_t *target_dist;
 #endif
-  int iteration, splits, sel, threshold, scanned;
+  int iteration, splits, sel;
+  dist_t threshold;
+  int scanned;
   int now, next;  // iteration % 3 and (iteration + 1) % 3
 
   __device__ __forceinline__ unsigned *bitmap(int which) const {
@@ -1164,7 +1235,7 @@ struct BlockSolve {
 #define TARGET_CHECK_EVERY 4
 
 // target_settled for solve_block, on the target's distance it keeps in shared memory.
-__device__ __forceinline__ bool block_target_settled(const BlockSolve &b, int threshold) {
+__device__ __forceinline__ bool block_target_settled(const BlockSolve &b, dist_t threshold) {
 #if TARGETED
   return b.target >= 0 && *b.target_dist < threshold;
 #else
@@ -1216,7 +1287,7 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
   if (next_near == 0 && far_now > 0) __syncthreads();
   while (next_near == 0 && far_now > 0) {
     const int sel = b.sel, splits = b.splits;
-    const int new_threshold = next_threshold(b.threshold, b.far_min[splits & 1], b.delta);
+    const dist_t new_threshold = next_threshold(b.threshold, b.far_min[splits & 1], b.delta);
     Push q = make_push(b.in, out, &b.near_count[next], b.iteration, splits, sel, new_threshold, true);
     q.far_count = &b.far_count[sel ^ 1];
     q.far_min = &b.far_min[(splits + 1) & 1];
@@ -1262,8 +1333,9 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
 // The whole solve, one block per instance: counters in shared memory, and the first
 // `queue_capacity` entries of each near queue too; with `bitmap_words` > 0 (at least (n + 31) / 32),
 // the duplicate stamps as four shared bitmaps (near queues and far piles, by parity). Dynamic
-// shared memory: 3 * blockDim.x + 2 * queue_capacity + 4 * bitmap_words ints, and with SHARED
-// (solve_shared) the graph and the instance's distances after them: n + 1 + 2 m + n ints, read
+// shared memory: SCRATCH_INTS * blockDim.x + 2 * queue_capacity + 4 * bitmap_words ints, and with
+// SHARED (solve_shared) the graph and the instance's distances after them: n + 1 + 2 m ints and n
+// dist_t (in the 64-bit builds from the next 8 bytes, an int more), read
 // in at the start and the distances written back at the end, so that no step of the solve waits
 // on global memory but the queues past their shared heads and the far piles.
 template <bool SHARED>
@@ -1273,12 +1345,14 @@ __device__ __forceinline__ void block_solve(
     int block_threshold, int max_iterations, int queue_capacity, int bitmap_words) {
   extern __shared__ int block_scratch[];  // (solve_grid's `scratch`: another name, the same memory)
   int *scratch = block_scratch;
-  __shared__ int near_count[3], far_count[2], far_min[2];
+  __shared__ int near_count[3], far_count[2];
+  __shared__ dist_t far_min[2];
   BlockSolve b;
   b.in = instance_of(n, ck, state, work, nullptr, 0);
-  int *const global_dist = b.in.dist;
+  dist_t *const global_dist = b.in.dist;
 #if TARGETED
-  __shared__ int queue_min[3], stop[2], target_dist;
+  __shared__ int stop[2];
+  __shared__ dist_t queue_min[3], target_dist;
   b.queue_min = queue_min;
   b.stop = stop;
   b.target = b.in.load(F_TARGET);
@@ -1294,14 +1368,18 @@ __device__ __forceinline__ void block_solve(
   b.queue_capacity = queue_capacity;
   b.bitmap_words = bitmap_words;
   b.scratch = scratch;
-  b.shared_queue0 = scratch + 3 * blockDim.x;
+  b.shared_queue0 = scratch + SCRATCH_INTS * blockDim.x;
   b.shared_queue1 = b.shared_queue0 + queue_capacity;
   b.bits = reinterpret_cast<unsigned *>(b.shared_queue1 + queue_capacity);
   if constexpr (SHARED) {
     const int m = row_offsets[n];
     int *graph = reinterpret_cast<int *>(b.bits + 4 * bitmap_words);
     int *shared_offsets = graph, *shared_columns = graph + n + 1, *shared_weights = shared_columns + m;
-    int *shared_dist = shared_weights + m;
+#if WIDE_DISTANCES
+    dist_t *shared_dist = (dist_t *)(((size_t)(shared_weights + m) + 7) & ~(size_t)7);
+#else
+    dist_t *shared_dist = shared_weights + m;
+#endif
     for (int i = threadIdx.x; i <= n; i += blockDim.x) shared_offsets[i] = row_offsets[i];
     for (int i = threadIdx.x; i < m; i += blockDim.x) {
       shared_columns[i] = columns[i];
@@ -1317,7 +1395,7 @@ __device__ __forceinline__ void block_solve(
   b.far_count = far_count;
   b.far_min = far_min;
   b.iteration = b.splits = b.sel = b.scanned = 0;
-  b.threshold = delta;
+  b.threshold = first_threshold(delta);
   b.now = 0;
   b.next = 1;
   for (int i = threadIdx.x; i < 4 * bitmap_words; i += blockDim.x) b.bits[i] = 0;
@@ -1344,7 +1422,7 @@ __device__ __forceinline__ void block_solve(
   if (threadIdx.x == 0) {
     *in.field(F_ITERATIONS) = b.iteration;
     *in.field(F_SPLITS) = b.splits;
-    *in.field(F_THRESHOLD) = b.threshold;
+    *in.dfield(F_THRESHOLD) = b.threshold;
     *in.field(F_DONE) = 1;
   }
 }

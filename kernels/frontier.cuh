@@ -1,6 +1,6 @@
 // What kernels/delta.cu and kernels/lanes.cu share: INF (kernels/distance.cuh: the distances'
 // infinity, of dist_t) and DELTA_INF (Delta's, an int), the L1 state's RESTRICT, a warp's prefix
-// sum, work handed out by a counter and the near-far threshold schedule; and lanes.cu's block-wide
+// sum and minimum, work handed out by a counter and the near-far threshold schedule; and lanes.cu's block-wide
 // prefix sum (delta.cu has its own, with one barrier).
 #pragma once
 
@@ -40,6 +40,16 @@ __device__ __forceinline__ int block_inclusive_sum(int value, int *warp_sums) {
   __syncthreads();
   if (warp > 0) value += warp_sums[warp - 1];
   return value;
+}
+
+// The smallest of the warp's values (every lane calls it).
+__device__ __forceinline__ dist_t warp_min(dist_t value) {
+#if WIDE_DISTANCES
+  for (int offset = 16; offset > 0; offset >>= 1) value = min(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
+#else
+  return __reduce_min_sync(0xffffffffu, value);
+#endif
 }
 
 // Take the next item of a counter-handed-out sequence (the whole block takes one at a time).

@@ -52,16 +52,6 @@ enum {
 __device__ __forceinline__ int wide_slot(int f) { return f == F_THRESHOLD ? 0 : 1 + f - F_FAR_MIN0; }
 #endif
 
-// The smallest of the warp's values.
-__device__ __forceinline__ dist_t warp_min(dist_t value) {
-#if WIDE_DISTANCES
-  for (int offset = 16; offset > 0; offset >>= 1) value = min(value, __shfl_xor_sync(0xffffffffu, value, offset));
-  return value;
-#else
-  return __reduce_min_sync(0xffffffffu, value);
-#endif
-}
-
 // A group's arrays. dist: 32 distances per vertex; the masks and queues: n each, of the group.
 struct Group {
   int *state;  // field f at state[f * groups]

@@ -1,9 +1,11 @@
 """A graph whose shortest paths may pass 32 bits is solved with 64-bit distances: its width is
-found once, its references are kept as int64, the algorithms with 64-bit builds take it and the
-others refuse it with one line (the GPU half: tests/gpu/test_wide_distances.py)."""
+found once, its references are kept as int64, the algorithms with 64-bit builds take it and an
+algorithm without them (none of the shipped ones: `without_wide_builds` makes Δ-stepping one)
+refuses it with one line (the GPU half: tests/gpu/test_wide_distances.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from autotune import algorithms
 from autotune.cli import main
@@ -16,6 +18,12 @@ from autotune.reference.distance_range import NARROW, WIDE, width_for
 
 def _chain(weight: int):
     return build_csr("chain", 4, np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([weight] * 3))
+
+
+@pytest.fixture
+def without_wide_builds(monkeypatch):
+    """Δ-stepping as an algorithm without 64-bit builds would be (a plug-in's, or one not yet ported)."""
+    monkeypatch.setattr(type(algorithms.get("delta")), "wide_distances", False)
 
 
 def test_a_graph_is_wide_exactly_where_a_shortest_path_may_pass_32_bits():
@@ -48,21 +56,18 @@ def test_parallel_references_of_a_wide_graph_equal_scipys(tmp_path):
         assert np.array_equal(rows[source], np.where(want[k] < 0, WIDE.inf, want[k]))
 
 
-def test_every_algorithm_but_delta_has_64_bit_builds_and_delta_refuses_a_wide_graph():
+def test_every_algorithm_has_64_bit_builds_and_one_without_would_refuse_a_wide_graph(monkeypatch):
     wide, narrow = _chain(2**30), _chain(10)
     for algorithm in algorithms.all_algorithms():
-        assert algorithm.refuses_width(narrow) is None
-        why = algorithm.refuses_width(wide)
-        if algorithm.name in ("crauser", "martin", "delta_lanes", "phast", "adds"):
-            assert algorithm.wide_distances and why is None
-            assert algorithm.admits(wide) is None or "32 bits" not in algorithm.admits(wide)  # phast: no hierarchy kept
-        else:
-            assert "32 bits" in why and algorithm.admits(wide) == why
-    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("crauser"), False, wide=True)
-    assert "-DWIDE_DISTANCES=1" not in build_options(algorithms.get("crauser"), False)
-    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("delta_lanes"), True, wide=True)
-    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("phast"), False, wide=True)
-    assert "-DWIDE_DISTANCES=1" in build_options(algorithms.get("adds"), False, wide=True)
+        assert algorithm.wide_distances and algorithm.refuses_width(narrow) is None
+        assert algorithm.refuses_width(wide) is None
+        assert algorithm.admits(wide) is None or "32 bits" not in algorithm.admits(wide)  # phast: no hierarchy kept
+        assert "-DWIDE_DISTANCES=1" in build_options(algorithm, True, wide=True)
+        assert "-DWIDE_DISTANCES=1" not in build_options(algorithm, False)
+    delta = algorithms.get("delta")
+    monkeypatch.setattr(type(delta), "wide_distances", False)
+    why = delta.refuses_width(wide)
+    assert "32 bits" in why and delta.admits(wide) == why and delta.refuses_width(narrow) is None
 
 
 def test_the_cpu_oracles_rows_take_the_graphs_width():
@@ -74,7 +79,8 @@ def test_the_cpu_oracles_rows_take_the_graphs_width():
     assert OracleSolver(_chain(5)).solve(None, [0]).distances.dtype == np.int32
 
 
-def test_many_sources_with_an_algorithm_without_64_bit_builds_are_refused_in_one_line(tmp_path, capsys):
+def test_many_sources_with_an_algorithm_without_64_bit_builds_are_refused_in_one_line(tmp_path, capsys,
+                                                                                       without_wide_builds):
     wide = tmp_path / "wide.gr"  # 1 -> 4 is 2,500,000,002 long
     wide.write_text("p sp 4 3\na 1 2 1500000000\na 2 3 1000000000\na 3 4 2\n")
     assert main(["sssp", "--graph", str(wide), "--sources", "all", "--algorithm", "delta"]) == 2
@@ -82,18 +88,21 @@ def test_many_sources_with_an_algorithm_without_64_bit_builds_are_refused_in_one
     assert err.count("\n") == 1 and "delta cannot solve it" in err and "32 bits" in err
 
 
-def test_a_table_answers_a_wide_graph_it_never_saw_with_an_algorithm_of_64_bit_builds():
+def test_a_table_answers_a_wide_graph_it_never_saw_with_an_algorithm_of_64_bit_builds(without_wide_builds):
     from autotune.table.lookup import Table
 
     table = Table.load("tables/h200.json")
     heavy = load_graph("grid12-w100000000-200000000", use_cache=False)
     light = load_graph("grid12", use_cache=False)
+    passed_over = 0
     for queries in (1, 1024):
         narrow = table.lookup(light, device=None, queries=queries)
         found = table.lookup(heavy, device=None, queries=queries)
         assert found.source == "model" and algorithms.get(found.config.algorithm).wide_distances
         if not algorithms.get(narrow.config.algorithm).wide_distances:  # the tree's pick, passed over
             assert f"{narrow.config.algorithm} holds distances in 32 bits" in found.reason
+            passed_over += 1
+    assert passed_over  # one query of the grid is Δ-stepping's
 
 
 def test_a_wide_graphs_entry_says_its_width_and_its_memory_counts_the_wider_rows():
@@ -107,13 +116,14 @@ def test_a_wide_graphs_entry_says_its_width_and_its_memory_counts_the_wider_rows
     assert "distance_bits" not in graph_info(_chain(2**30)).to_json()  # the entry's, as x-distance_bits
 
 
-def test_a_sweep_naming_an_algorithm_without_64_bit_builds_is_refused_before_the_gpu(capsys):
+def test_a_sweep_naming_an_algorithm_without_64_bit_builds_is_refused_before_the_gpu(capsys, without_wide_builds):
     assert main(["sweep", "--graph", "grid10-w100000000-200000000", "--algorithm", "delta", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "delta cannot solve it" in err and "64-bit builds" in err
 
 
-def test_predict_answers_a_wide_graph_with_an_algorithm_of_64_bit_builds_and_refuses_one_without(capsys):
+def test_predict_answers_a_wide_graph_with_an_algorithm_of_64_bit_builds_and_refuses_one_without(
+        capsys, without_wide_builds):
     import json
 
     spec = "grid10-w100000000-200000000"

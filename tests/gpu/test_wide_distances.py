@@ -85,7 +85,7 @@ def test_the_checks_summaries_and_trees_read_64_bit_rows(session, heavy, sample,
         assert len(costs) == 2 and set(trees) == set(sources[:2])
 
 
-def test_sssp_saves_every_sources_64_bit_distances_and_refuses_a_32_bit_algorithm(session, heavy, tmp_path, capsys):
+def test_sssp_saves_every_sources_64_bit_distances_with_auto_and_a_named_algorithm(session, heavy, tmp_path, capsys):
     assert main(["sssp", "--graph", SPEC, "--sources", "256", "--save-dir", str(tmp_path / "d"), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["solved"] == 256
@@ -94,16 +94,43 @@ def test_sssp_saves_every_sources_64_bit_distances_and_refuses_a_32_bit_algorith
     assert want.max() > 2**32 and np.array_equal(rows, want)
     assert main(["sssp", "--graph", SPEC, "--source", "3", "--save", str(tmp_path / "one.npy")]) == 0
     assert np.array_equal(np.load(tmp_path / "one.npy"), reference_distances(heavy, [3])[0])
-    capsys.readouterr()
-    assert main(["sssp", "--graph", SPEC, "--source", "3", "--algorithm", "delta"]) == 2
-    assert "32 bits" in capsys.readouterr().err
+    assert main(["sssp", "--graph", SPEC, "--source", "3", "--algorithm", "delta", "--save", str(tmp_path / "d.npy")]) == 0
+    assert np.array_equal(np.load(tmp_path / "d.npy"), reference_distances(heavy, [3])[0])
 
 
 def test_a_sweep_of_a_wide_graph_tunes_the_algorithms_with_64_bit_builds(session, tmp_path, capsys):
     out = tmp_path / "wide.json"
     assert main(["sweep", "--graph", SPEC, "--budget", "20", "--output", str(out), "--quiet"]) == 0
-    assert "auto leaves delta out" in capsys.readouterr().err
+    assert "auto leaves" not in capsys.readouterr().err  # every algorithm of auto has 64-bit builds
     (entry,) = json.loads(out.read_text())["entries"]
     assert entry["best"]["verified"] and set(entry["by_algorithm"]) <= set(WIDE_ALGORITHMS)
     assert entry["x-distance_bits"] == 64
     assert {point["config"]["algorithm"] for point in entry["curve"]} <= set(WIDE_ALGORITHMS)
+
+
+def test_delta_stepping_in_64_bits_in_every_loop_mode_with_hubs_and_targets(session, heavy, sample):
+    """Every loop mode of kernels/delta.cu's 64-bit builds (the host loop, one block, a grid with and
+    without deferral, the graph in shared memory), hubs cut into chunks and expanded by blocks and
+    warps on a skewed graph, and the TARGETED build's early stops: scipy's distances."""
+    import solves
+    from autotune.algorithms import open_solver
+    from autotune.algorithms.delta import INFINITE, OFF
+
+    loops = [{"loop": "host", "blocks": 4}, {"loop": "persistent", "blocks": 1}, {"loop": "persistent", "blocks": 4},
+             {"loop": "persistent", "blocks": 4, "defer_work": 400000000}, {"loop": "shared", "blocks": 1}]
+    configs = [solves.config("delta", 4, 256, 256, "default", delta=d, **loop)
+               for d in (2**27, 2**30, INFINITE) for loop in loops]
+    solves.assert_all_ok(solves.measure(heavy, "delta", configs, 4))
+    skewed = load_graph("rmat12", weights="1000000000-2000000000")
+    assert width_for(skewed) is WIDE
+    hubs = [solves.config("delta", 2, 256, 256, "default", delta=2**28, warp_threshold=8, block_threshold=hub, **loop)
+            for hub in (64, OFF) for loop in loops[:3]]
+    solves.assert_all_ok(solves.measure(skewed, "delta", hubs, 2))
+    sources, expected = sample
+    targets = [(7 * s + 1) % heavy.n_vertices for s in sources[:4]]
+    with open_solver(heavy, "delta") as solver:
+        for loop in loops[:3]:
+            shape = solves.config("delta", 4, 256, 256, "default", delta=2**28, **loop)
+            early = solver.solve_to(shape, sources[:4], targets)
+            assert [int(early.distances[k][t]) for k, t in enumerate(targets)] == \
+                [int(expected[s][t]) for s, t in zip(sources[:4], targets)], loop

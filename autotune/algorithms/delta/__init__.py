@@ -74,15 +74,16 @@ def threshold_argument(value: ParamValue, max_degree: int | None = None) -> int:
     return int(value)
 
 
-def shared_graph_bytes(n_vertices: int, n_edges: int) -> int:
+def shared_graph_bytes(n_vertices: int, n_edges: int, wide: bool = False) -> int:
     """Shared memory the `shared` loop mode takes for the graph (offsets, columns, weights) and an
-    instance's distances, on top of what solve_block takes (delta.cu, block_solve).
+    instance's distances, on top of what solve_block takes (delta.cu, block_solve); `wide`: the
+    64-bit builds' (8 bytes a distance, from the next 8 bytes).
 
     Example:
-        >>> shared_graph_bytes(3353, 8859)  # rome99
-        97700
+        >>> shared_graph_bytes(3353, 8859), shared_graph_bytes(3353, 8859, wide=True)  # rome99
+        (97700, 111116)
     """
-    return 4 * (2 * n_vertices + 1 + 2 * n_edges)
+    return 4 * (n_vertices + 1 + 2 * n_edges) + (4 + 8 * n_vertices if wide else 4 * n_vertices)
 
 
 def loop_values(features: Any) -> tuple[ParamValue, ...]:
@@ -169,6 +170,9 @@ class DeltaStepping(Algorithm):
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
     bytes_per_instance = 136  # 32 int fields of state, the source and the target (hub chunks, when used, come on top)
+    wide_distances = True  # kernels/delta.cu's dist, thresholds and minima are dist_t
+    wide_bytes_per_vertex = 4  # dist of 8 bytes
+    wide_bytes_per_instance = 256  # the state's 32 rows of 64-bit fields (delta_engine.state_bytes)
     reads_level_width = True  # rules 4 and 5: CK and block size from the level width (delta_rules)
 
     def compiled_functions(self) -> dict[str, tuple[str, ...]]:

@@ -20,6 +20,9 @@ batched solves in one of its loop modes.
 
 Every solve's iterations, splits and scanned edges are read back per instance; an instance that
 reports an error (a barrier timeout, the iteration cap, a queue overflow) makes the solve WRONG.
+A graph whose distances may pass 32 bits runs the 64-bit builds (`Solver.width`): dist of 8 bytes,
+the fields that hold distances in 64-bit rows after the int ones (`state_bytes`), a tile's
+distances in shared memory of 8 bytes a thread (`scratch_bytes_per_thread`).
 """
 from __future__ import annotations
 
@@ -60,9 +63,31 @@ from autotune.gpu.engine import (
 from autotune.gpu.memory import DeviceArrays
 from autotune.launch import KernelLaunch, LaunchConfig
 from autotune.model.occupancy import blocks_with_extra_shared
+from autotune.reference.distance_range import NARROW, DistanceWidth
 
-WORK_ARRAYS = 7  # delta.cu's work arrays (dist first): n ints each per instance
-SCRATCH_BYTES_PER_THREAD = 12  # advance_tile's shared arrays
+INT_ARRAYS = 6  # delta.cu's work arrays after dist (near queues, far piles, stamps): n ints each per instance
+
+
+def scratch_bytes_per_thread(width: DistanceWidth = NARROW) -> int:
+    """advance_tile's shared arrays a thread: a tile's begin and offset, and its distance
+    (delta.cu's SCRATCH_INTS ints)."""
+    return 8 + width.itemsize
+
+
+def state_bytes(fields: int, columns: int, width: DistanceWidth = NARROW, wide_fields: int | None = None) -> int:
+    """A state allocation of `fields` int rows of `columns` (an instance or a group each), and for
+    the 64-bit builds, from the next 8-byte boundary, `wide_fields` rows (every field's by default:
+    delta.cu's `Instance::dfield`) of 64-bit distances.
+
+    Example:
+        >>> from autotune.reference.distance_range import WIDE
+        >>> state_bytes(17, 3), state_bytes(17, 3, WIDE, wide_fields=3), state_bytes(32, 1, WIDE)
+        (204, 280, 384)
+    """
+    if not width.wide:
+        return 4 * fields * columns
+    ints = fields * columns + (fields * columns) % 2
+    return 4 * ints + 8 * (fields if wide_fields is None else wide_fields) * columns
 ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)",
           2: "the iteration cap was reached", 3: "a queue overflowed"}
 
@@ -103,18 +128,19 @@ class Workspace(DeviceArrays):
     """The state, work arrays, hub chunks (none without a hub capacity: `hubs` is None) and sources
     of up to `capacity` instances."""
 
-    def __init__(self, n: int, capacity: int, fields: int, hub_capacity: int) -> None:
+    def __init__(self, n: int, capacity: int, fields: int, hub_capacity: int, width: DistanceWidth = NARROW) -> None:
         self.capacity, self.hub_capacity = capacity, hub_capacity
         self.hubs = None
         self.barrier_zeroed_for: int | None = None  # the CK whose barrier counts are known zero (low bits)
-        super().__init__(self.sizes(n, capacity, fields, hub_capacity), (POLL_DEPTH, capacity),
-                         f"{capacity} concurrent instances")
+        super().__init__(self.sizes(n, capacity, fields, hub_capacity, width), (POLL_DEPTH, capacity),
+                         f"{capacity} concurrent instances", width.dtype)
 
     @staticmethod
-    def sizes(n: int, capacity: int, fields: int, hub_capacity: int) -> dict[str, int]:
+    def sizes(n: int, capacity: int, fields: int, hub_capacity: int, width: DistanceWidth = NARROW) -> dict[str, int]:
         """Bytes of each allocation (without hubs, `Algorithm.bytes_per_vertex` and
-        `bytes_per_instance` sum them)."""
-        sizes = {"state": 4 * fields * capacity, "work": 4 * WORK_ARRAYS * n * capacity, "sources": 8 * capacity}
+        `bytes_per_instance` sum them, with the `wide_` ones for the 64-bit builds)."""
+        sizes = {"state": state_bytes(fields, capacity, width),
+                 "work": (4 * INT_ARRAYS + width.itemsize) * n * capacity, "sources": 8 * capacity}
         if hub_capacity:
             sizes["hubs"] = 8 * 2 * hub_capacity * capacity
         return sizes
@@ -150,7 +176,7 @@ class DeltaSolver(Solver):
 
         cuda = self.cuda
         resources = KernelResources(function.num_regs, function.get_attribute(cuda.function_attribute.SHARED_SIZE_BYTES),
-                                    SCRATCH_BYTES_PER_THREAD)
+                                    scratch_bytes_per_thread(self.width))
         profile = self.device_profile
         fit = occupancy(profile, resources, launch.block_size, launch.cache)
         if fit.blocks_per_sm < 1:
@@ -197,7 +223,7 @@ class DeltaSolver(Solver):
         with self.launch_errors(config):
             workspace = self.workspace(
                 lambda w: w.fits(ck, hub_capacity),
-                lambda: Workspace(self.graph.n_vertices, ck, self.fields["N_FIELDS"], hub_capacity))
+                lambda: Workspace(self.graph.n_vertices, ck, self.fields["N_FIELDS"], hub_capacity, self.width))
             launches = self._launches(config, workspace, loop, blocks, delta, warp, np.int32(hub_threshold),
                                       targets is not None)
         ends = [-1] * ck if targets is None else list(targets)
@@ -238,7 +264,8 @@ class DeltaSolver(Solver):
     def init_launch(self, ck: int, workspace: Workspace, delta) -> PackedLaunch:
         """delta.cu's `init`: every instance's distances, stamps and fields reset, its source queued."""
         n, w = np.int32(self.graph.n_vertices), workspace
-        return PackedLaunch(kernel_function(self.algorithm, "init"), (init_blocks(int(n)), ck), INIT_BLOCK,
+        return PackedLaunch(kernel_function(self.algorithm, "init", wide=self.width.wide), (init_blocks(int(n)), ck),
+                            INIT_BLOCK,
                             "iiPPPi", [(n, np.int32(ck), w.sources, w.state, w.work, delta)])
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
@@ -250,14 +277,15 @@ class DeltaSolver(Solver):
         hub_capacity = np.int32(w.hub_capacity)
         max_iterations = np.int32(self.max_iterations())
         advance = config.kernel("advance")
+        wide = self.width.wide
         out: dict[str, PackedLaunch] = {}
         if not (loop == PERSISTENT and blocks > 1 and not targeted):  # solve_grid initializes its own (delta.cu)
             out["init"] = self.init_launch(int(ck), workspace, delta)
-        scratch = SCRATCH_BYTES_PER_THREAD * advance.block_size
+        scratch = scratch_bytes_per_thread(self.width) * advance.block_size
         if loop == SHARED or (loop == PERSISTENT and blocks == 1):
             function = launchable(algorithm, "solve_shared" if loop == SHARED else "solve_block", advance, "advance",
-                                  targeted)
-            graph_bytes = shared_graph_bytes(self.graph.n_vertices, self.graph.n_edges) if loop == SHARED else 0
+                                  targeted, wide)
+            graph_bytes = shared_graph_bytes(self.graph.n_vertices, self.graph.n_edges, wide) if loop == SHARED else 0
             shared = scratch + 8 * QUEUE_CAPACITY
             static = function.get_attribute(self.cuda.function_attribute.SHARED_SIZE_BYTES)
             profile = self.device_profile
@@ -277,7 +305,7 @@ class DeltaSolver(Solver):
                                           hub_threshold, max_iterations, np.int32(QUEUE_CAPACITY), np.int32(words))],
                                         shared)
         elif loop == PERSISTENT:
-            function = launchable(algorithm, "solve_grid", advance, "advance", targeted)
+            function = launchable(algorithm, "solve_grid", advance, "advance", targeted, wide)
             self._check_resident(function, advance, blocks, int(ck))
             work = config.param("defer_work", OFF)
             defer = np.int32(0 if work == OFF else int(work))
@@ -289,12 +317,13 @@ class DeltaSolver(Solver):
                                         scratch)
         else:
             split = config.kernel("split")
-            out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance, targeted=targeted), (blocks, int(ck)),
+            out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance, targeted=targeted, wide=wide),
+                                          (blocks, int(ck)),
                                           advance.block_size, "iiPPPPPPiii",
                                           [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                             hub_capacity, warp, hub_threshold)], scratch)
             # one block per instance: its blocks must agree on whether to split (delta.cu, finish)
-            out["finish"] = PackedLaunch(launchable(algorithm, "finish", split, "split", targeted), (1, int(ck)),
+            out["finish"] = PackedLaunch(launchable(algorithm, "finish", split, "split", targeted, wide), (1, int(ck)),
                                          split.block_size, "iiPPii", [(n, ck, w.state, w.work, delta, max_iterations)])
         return out
 

@@ -20,7 +20,7 @@ from autotune.algorithms.delta_lanes import LANES, blocks_per_group, groups_of
 from autotune.errors import WrongResult
 from autotune.graphs.csr import CSRGraph
 from autotune.gpu.compile import kernel_function, launchable
-from autotune.algorithms.delta.engine import state_fields
+from autotune.algorithms.delta.engine import state_bytes, state_fields
 from autotune.gpu.engine import (
     INIT_BLOCK,
     MAX_ITERATIONS_FACTOR,
@@ -45,20 +45,6 @@ ERRORS = {2: "the iteration cap was reached", 3: "a queue overflowed"}
 WIDE_STATE_FIELDS = 3  # the 64-bit builds' distance fields (T, two far minima), after the int fields
 
 
-def state_bytes(fields: int, groups: int, width: DistanceWidth = NARROW) -> int:
-    """The state allocation: `fields` int rows of `groups`, and for the 64-bit builds, from the next
-    8-byte boundary, their distance fields' rows (`Group::distance_field` in `kernels/lanes.cu`).
-
-    Example:
-        >>> from autotune.reference.distance_range import WIDE
-        >>> state_bytes(17, 3), state_bytes(17, 3, WIDE)
-        (204, 280)
-    """
-    if not width.wide:
-        return 4 * fields * groups
-    return 4 * (fields * groups + (fields * groups) % 2) + 8 * WIDE_STATE_FIELDS * groups
-
-
 class Workspace(DeviceArrays):
     """The state, distances (in the solver's `width`), masks, queues and sources of up to `groups`
     groups, and `unpacked`, one group's distances a row per lane."""
@@ -66,7 +52,7 @@ class Workspace(DeviceArrays):
     def __init__(self, n: int, groups: int, fields: int, width: DistanceWidth = NARROW) -> None:
         self.groups = groups
         size = width.itemsize
-        sizes = {"state": state_bytes(fields, groups, width), "dist": size * LANES * n * groups,
+        sizes = {"state": state_bytes(fields, groups, width, WIDE_STATE_FIELDS), "dist": size * LANES * n * groups,
                  "masks": 4 * 4 * n * groups, "queues": 4 * 4 * n * groups, "sources": 4 * LANES * groups,
                  "unpacked": size * LANES * n}
         super().__init__(sizes, (POLL_DEPTH, groups), f"{groups} groups of {LANES} instances", width.dtype)
