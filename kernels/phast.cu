@@ -405,6 +405,7 @@ __device__ __forceinline__ void meet(int n, const int *RESTRICT new_of, const in
   __shared__ int reached[2];
   __shared__ dist_t best;
   const int T = blockDim.x, tid = threadIdx.x, instance = blockIdx.y;
+#if WIDE_DISTANCES
   dist_t *dist[2] = {(dist_t *)base, (dist_t *)base + n};
   int *ints = (int *)((dist_t *)base + 2 * (size_t)n);
   int *due[2] = {ints, ints + n}, *list[2] = {ints + 2 * (size_t)n, ints + 3 * (size_t)n};
@@ -413,6 +414,12 @@ __device__ __forceinline__ void meet(int n, const int *RESTRICT new_of, const in
       dist[0][i] = INF;
       ints[i] = 0;
     }
+#else  // (so written, the 32-bit build keeps its 40 registers: 46 with the lines above)
+  int *dist[2] = {base, base + n}, *due[2] = {base + 2 * (size_t)n, base + 3 * (size_t)n};
+  int *list[2] = {base + 4 * (size_t)n, base + 5 * (size_t)n};
+  if (SHARED)
+    for (int i = tid; i < 4 * n; i += T) base[i] = i < 2 * n ? INF : 0;
+#endif
   if (tid == 0) best = INF;
   if (SHARED) __syncthreads();
   const int rounds = search<SHARED, SHARED>(2, new_of[sources[instance]], new_of[targets[instance]], dist[0], dist[1],

@@ -157,3 +157,16 @@ def test_sssp_says_where_it_solved_with_64_bit_distances(capsys):
     assert "distances" in out and "64-bit (a shortest path" in out
     _render(_chain(10), {"name": "GPU"}, "crauser", measured, [4])
     assert "64-bit" not in capsys.readouterr().out
+
+
+def test_every_algorithms_cpu_solver_is_exact_past_32_bits():
+    """The CPU solvers (and PHAST's level sweeps on the hierarchy) hold distances in 64 bits: on a
+    grid whose weights reach 2^31 - 1 none wraps."""
+    from autotune.reference import reference_distances
+
+    graph = load_graph("grid8-w1000000000-2147483647", use_cache=False)
+    want = reference_distances(graph, [0, 37])
+    assert width_for(graph) is WIDE and want.max() > 2**35
+    for algorithm in algorithms.all_algorithms():
+        got = np.stack([algorithm.solve_cpu(graph, s).distances for s in (0, 37)])
+        assert np.array_equal(got, want), algorithm.name

@@ -88,6 +88,8 @@ def state_bytes(fields: int, columns: int, width: DistanceWidth = NARROW, wide_f
         return 4 * fields * columns
     ints = fields * columns + (fields * columns) % 2
     return 4 * ints + 8 * (fields if wide_fields is None else wide_fields) * columns
+
+
 ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)",
           2: "the iteration cap was reached", 3: "a queue overflowed"}
 
@@ -264,9 +266,9 @@ class DeltaSolver(Solver):
     def init_launch(self, ck: int, workspace: Workspace, delta) -> PackedLaunch:
         """delta.cu's `init`: every instance's distances, stamps and fields reset, its source queued."""
         n, w = np.int32(self.graph.n_vertices), workspace
-        return PackedLaunch(kernel_function(self.algorithm, "init", wide=self.width.wide), (init_blocks(int(n)), ck),
-                            INIT_BLOCK,
-                            "iiPPPi", [(n, np.int32(ck), w.sources, w.state, w.work, delta)])
+        function = kernel_function(self.algorithm, "init", wide=self.width.wide)
+        return PackedLaunch(function, (init_blocks(int(n)), ck), INIT_BLOCK, "iiPPPi",
+                            [(n, np.int32(ck), w.sources, w.state, w.work, delta)])
 
     def _launches(self, config: LaunchConfig, workspace: Workspace, loop: str, blocks: int, delta, warp,
                   hub_threshold, targeted: bool) -> dict[str, PackedLaunch]:
@@ -318,8 +320,7 @@ class DeltaSolver(Solver):
         else:
             split = config.kernel("split")
             out["advance"] = PackedLaunch(launchable(algorithm, "advance", advance, targeted=targeted, wide=wide),
-                                          (blocks, int(ck)),
-                                          advance.block_size, "iiPPPPPPiii",
+                                          (blocks, int(ck)), advance.block_size, "iiPPPPPPiii",
                                           [(n, ck, g.row_offsets, g.columns, g.weights, w.state, w.work, hubs,
                                             hub_capacity, warp, hub_threshold)], scratch)
             # one block per instance: its blocks must agree on whether to split (delta.cu, finish)
