@@ -32,6 +32,7 @@ SHARED_PER_BLOCK = 227 * 1024  # the shared memory a Hopper block may opt into
 # solve_block's arrays at 1,024 threads (12 bytes a thread and two queue heads of 2,048 entries).
 MAX_SHARED_GRAPH_BYTES = SHARED_PER_BLOCK - 12 * 1024 - 8 * QUEUE_CAPACITY
 MAX_DELTA = 1 << 30  # the kernels take Delta as an int, INT32_MAX meaning INF (`delta_argument`)
+MAX_DEFER_WORK = 1 << 30  # the kernels take `defer_work` as an int (and grow it up to 2e9 on small queues)
 
 
 def delta_values(features: Any) -> tuple[ParamValue, ...]:
@@ -109,18 +110,21 @@ GRID_TILES = 2  # `tiles` where a configuration does not set it (kernels/delta.c
 
 def defer_values(features: Any) -> tuple[ParamValue, ...]:
     """`defer_work`'s values on a graph: off, and the largest weight times `DEFER_WEIGHTS` where
-    some vertex has `DEFER_WORK_BELOW` edges or more (100 for a graph of unknown weights).
+    some vertex has `DEFER_WORK_BELOW` edges or more (100 for a graph of unknown weights), each at
+    most `MAX_DEFER_WORK` (the kernels take it as an int: weights near 2^31 passed it).
 
     Example:
         >>> from types import SimpleNamespace
         >>> defer_values(SimpleNamespace(max_degree=300, max_weight=100)), defer_values(SimpleNamespace(max_degree=6))
         (('off', 100, 200, 400, 800, 1600, 3200), ('off',))
+        >>> defer_values(SimpleNamespace(max_degree=300, max_weight=2 * 10**8))
+        ('off', 200000000, 400000000, 800000000, 1073741824)
     """
     most = getattr(features, "max_degree", None)
     if most is not None and most < DEFER_WORK_BELOW:
         return (OFF,)
     weight = max(1, int(getattr(features, "max_weight", None) or 100))
-    return (OFF, *(weight * k for k in DEFER_WEIGHTS))
+    return (OFF, *dict.fromkeys(min(weight * k, MAX_DEFER_WORK) for k in DEFER_WEIGHTS))
 
 
 def delta_argument(value: ParamValue) -> int:
