@@ -170,3 +170,16 @@ def test_every_algorithms_cpu_solver_is_exact_past_32_bits():
     for algorithm in algorithms.all_algorithms():
         got = np.stack([algorithm.solve_cpu(graph, s).distances for s in (0, 37)])
         assert np.array_equal(got, want), algorithm.name
+
+
+def test_every_parameters_values_fit_the_kernels_ints_on_a_graph_of_weights_near_2_31():
+    """The values derived from the weights (Delta, defer_work) stop where the kernels' ints do: a
+    sweep of rmat16 with weights to 2e9 died at its first grid when defer_work passed int32."""
+    from autotune.model.features import GraphFeatures
+
+    graph = load_graph("rmat10", weights="1000000000-2000000000", use_cache=False)
+    features = GraphFeatures.from_graph(graph)
+    for algorithm in algorithms.all_algorithms():
+        for parameter in algorithm.parameters:
+            ints = [v for v in parameter.domain(features) if isinstance(v, int)]
+            assert all(0 <= v < 2**31 for v in ints), (algorithm.name, parameter.name, ints)
