@@ -200,8 +200,14 @@ extern "C" __global__ void lanes_unpack(int n, int group, const dist_t *RESTRICT
 // One iteration: the group's blocks take tiles of blockDim.x near-queue entries; a tile's edges
 // are laid end to end (a block-wide prefix sum of its degrees) and its warps take them 32 at a
 // time, each edge relaxed for the lanes its head carries. Dynamic shared memory:
-// 4 ints per thread.
-extern "C" __global__ void lanes_advance(int n, int groups, const int *RESTRICT row_offsets,
+// 4 ints per thread. The 64-bit build is held to 64 registers (it took 72: blocks of at most 896
+// threads, where the tables' configurations, tuned on 32-bit builds, launch 1,024).
+#if WIDE_DISTANCES
+#define LANES_ADVANCE_BOUNDS __launch_bounds__(1024)
+#else
+#define LANES_ADVANCE_BOUNDS
+#endif
+extern "C" __global__ void LANES_ADVANCE_BOUNDS lanes_advance(int n, int groups, const int *RESTRICT row_offsets,
                                          const int *RESTRICT columns, const int *RESTRICT weights, int *state,
                                          dist_t *dist, unsigned *masks, int *queues) {
   extern __shared__ int scratch[];
