@@ -134,3 +134,22 @@ def test_delta_stepping_in_64_bits_in_every_loop_mode_with_hubs_and_targets(sess
             early = solver.solve_to(shape, sources[:4], targets)
             assert [int(early.distances[k][t]) for k, t in enumerate(targets)] == \
                 [int(expected[s][t]) for s, t in zip(sources[:4], targets)], loop
+
+
+@pytest.mark.parametrize("algorithm", WIDE_ALGORITHMS)
+def test_every_64_bit_build_launches_blocks_of_1024_threads(session, heavy, sample, algorithm):
+    """A table's configuration, tuned on 32-bit builds, may launch blocks of 1,024 threads: every
+    64-bit build takes them too (delta_lanes' advance took 72 registers, 896 threads at most)."""
+    from autotune.algorithms import open_solver
+    from autotune.launch import CacheState, KernelLaunch, LaunchConfig
+
+    sources, expected = sample
+    entry = algorithms.get(algorithm)
+    default = entry.default_config()
+    ck = max(4, min(entry.concurrent_kernels))
+    config = entry.validate(LaunchConfig(ck, {k: KernelLaunch(1024, CacheState.DEFAULT) for k in default.kernels},
+                                         algorithm, default.params))
+    batch = [sources[k % len(sources)] for k in range(ck)]
+    with open_solver(heavy, algorithm) as solver:
+        result = solver.solve(config, batch)
+    assert all(np.array_equal(result.distances[k], expected[s]) for k, s in enumerate(batch))
