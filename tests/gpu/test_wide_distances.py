@@ -153,3 +153,24 @@ def test_every_64_bit_build_launches_blocks_of_1024_threads(session, heavy, samp
     with open_solver(heavy, algorithm) as solver:
         result = solver.solve(config, batch)
     assert all(np.array_equal(result.distances[k], expected[s]) for k, s in enumerate(batch))
+
+
+@pytest.mark.parametrize("algorithm", WIDE_ALGORITHMS)
+def test_source_target_queries_in_64_bits(session, heavy, sample, algorithm):
+    """`Solver.solve_to` on a graph needing 64 bits: each target's distance is scipy's (PHAST's two
+    searches with their distances in global memory and in shared memory, Δ-stepping's TARGETED
+    build, the others' full solves)."""
+    from autotune.algorithms import open_solver
+
+    sources, expected = sample
+    entry = algorithms.get(algorithm)
+    ck = max(4, min(entry.concurrent_kernels))
+    batch = [sources[k % len(sources)] for k in range(ck)]
+    targets = [(7 * s + 1) % heavy.n_vertices for s in batch]
+    default = entry.default_config().replace(concurrent_kernels=ck)
+    configs = [default] + ([default.replace(distances="shared")] if algorithm == "phast" else [])
+    with open_solver(heavy, algorithm) as solver:
+        for config in configs:
+            early = solver.solve_to(config, batch, targets)
+            assert [int(early.distances[k][t]) for k, t in enumerate(targets)] == \
+                [int(expected[s][t]) for s, t in zip(batch, targets)], config
