@@ -73,7 +73,6 @@ struct Instance {
 
 // The work arrays: every instance's dist (n each) first, together; then instance k's expanded
 // (n), rings (buckets x ring_size ints) and hub ring (hub_size 64-bit entries).
-#define DIST_INTS ((size_t)(sizeof(dist_t) / sizeof(int)))  // ints a distance takes
 __device__ __forceinline__ Instance instance_of(int n, int *state, int *work, int buckets, int ring_size,
                                                 int hub_size) {
   const size_t rest = (size_t)n * DIST_INTS + (size_t)buckets * ring_size + 2 * (size_t)hub_size;

@@ -123,7 +123,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
 #endif
 // The work arrays: dist (n dist_t), near0, near1, far0, far1, near_stamp, far_stamp (n ints each) per
 // instance.
-#define DIST_INTS ((size_t)(sizeof(dist_t) / sizeof(int)))  // ints a distance takes
 #define SCRATCH_INTS (2 + (int)DIST_INTS)                    // advance_tile's ints a thread: begin, offset, distance
 
 struct Instance {
@@ -161,7 +160,7 @@ __device__ __forceinline__ Instance instance_of(int n, int ck, int *state, int *
   int *base = work + (size_t)ck * n + (size_t)inst * n;
   const size_t stride = (size_t)ck * n;
   in.dist = (dist_t *)work + (size_t)inst * n;
-  in.wide = (dist_t *)(state + (((size_t)N_FIELDS * ck + 1) & ~(size_t)1)) + inst;
+  in.wide = wide_rows(state, N_FIELDS, ck) + inst;
 #else
   int *base = work + (size_t)inst * n;
   const size_t stride = (size_t)ck * n;

@@ -84,7 +84,7 @@ __device__ __forceinline__ Group group_of(int n, int groups, int *state, dist_t 
   Group in;
   in.state = state + g;
 #if WIDE_DISTANCES
-  in.distances = reinterpret_cast<dist_t *>(state + (((size_t)N_FIELDS * groups + 1) & ~(size_t)1)) + g;
+  in.distances = wide_rows(state, N_FIELDS, groups) + g;
 #else
   in.distances = state + g;
 #endif

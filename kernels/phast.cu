@@ -394,7 +394,7 @@ PHAST_SWEEP(phast_shared_levels, true, PREFETCH_ARCS_SHARED, false)
 // `search_words` for each instance (blockIdx.y), INF, 0 and anything when the kernel starts (the engine
 // fills them once), and the kernel leaves them so; in `phast_target_shared`, in the block's shared memory
 // (SEARCH_WORDS ints a vertex), filled here. Both sides' distances come first, then the ints.
-#define SEARCH_WORDS (2 * (int)(sizeof(dist_t) / sizeof(int)) + 4)
+#define SEARCH_WORDS (2 * (int)DIST_INTS + 4)
 
 template <bool SHARED>
 __device__ __forceinline__ void meet(int n, const int *RESTRICT new_of, const int *RESTRICT up_offsets,
