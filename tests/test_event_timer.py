@@ -181,9 +181,20 @@ def test_a_small_batch_is_checked_on_the_cpu():
 def test_distances_read_after_the_next_solve_are_refused():
     from autotune.gpu.engine import Solver
 
-    solver = SimpleNamespace(_solves=0)
+    solver = SimpleNamespace(_solves=0, _closed=False)
     first = SolveResult(1.0, 1.0, 0.0, Solver.copier(solver, lambda: np.zeros((1, N), np.int32)), np.ones(1))
     second = SolveResult(1.0, 1.0, 0.0, Solver.copier(solver, lambda: np.ones((1, N), np.int32)), np.ones(1))
     assert second.distances[0, 0] == 1
     with pytest.raises(RuntimeError, match="after the solver's next solve"):
         first.distances
+
+
+def test_distances_read_after_the_solver_closed_are_refused():
+    from autotune.gpu.engine import Solver
+
+    solver = SimpleNamespace(_solves=0, _closed=False, _workspace=None, device_graph=SimpleNamespace(free=lambda: None),
+                             _release_handles=lambda: None)
+    result = SolveResult(1.0, 1.0, 0.0, Solver.copier(solver, lambda: np.zeros((1, N), np.int32)), np.ones(1))
+    Solver.close(solver)
+    with pytest.raises(RuntimeError, match="after its solver closed"):
+        result.distances

@@ -48,7 +48,8 @@ def past(deadline_s: float | None) -> bool:
 class SolveResult:
     """One batched solve: CK instances, timed with CUDA events. Its `distances` are copied from
     the GPU when first read (a batch's rows can take gigabytes, which a check on the GPU,
-    `autotune.gpu.verify`, never needs on the host); read them before the solver's next solve."""
+    `autotune.gpu.verify`, never needs on the host); read them before the solver's next solve and
+    before it closes."""
 
     elapsed_ms: float  # CUDA events from the first launch to the detected end
     wall_ms: float  # host clock, same span
@@ -60,10 +61,11 @@ class SolveResult:
     @cached_property
     def distances(self) -> np.ndarray:
         """(CK, n) in the solver's width (`Solver.width`: int32, or int64 where the graph needs it),
-        its `inf` for unreachable; valid until the solver's next solve.
+        its `inf` for unreachable; valid until the solver's next solve or its close.
 
         Raises:
-            RuntimeError: first read after the solver's next solve, which overwrote them.
+            RuntimeError: first read after the solver's next solve, which overwrote them, or after it
+                closed.
         """
         return self.rows() if callable(self.rows) else self.rows
 
@@ -221,6 +223,7 @@ class Solver:
         self._events: deque = deque()
         self._workspace = None
         self._solves = 0  # counted by `copier`
+        self._closed = False  # `copier`'s rows refuse to copy from freed memory
 
     def __enter__(self) -> Solver:
         return self
@@ -229,6 +232,7 @@ class Solver:
         self.close()
 
     def close(self) -> None:
+        self._closed = True
         if self._workspace is not None:
             self._workspace.free()
             self._workspace = None
@@ -335,11 +339,14 @@ class Solver:
 
     def copier(self, copy: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
         """`copy` (what brings the last solve's distances to the host) as a `SolveResult.rows`
-        that refuses to run after the next solve began, whose distances it would return instead."""
+        that refuses to run after the next solve began, whose distances it would return instead, or
+        after the solver closed, which freed them."""
         self._solves += 1
         solve = self._solves
 
         def rows() -> np.ndarray:
+            if self._closed:
+                raise RuntimeError("a solve's distances were read after its solver closed (read them inside its `with`)")
             if solve != self._solves:
                 raise RuntimeError("a solve's distances were read after the solver's next solve overwrote them")
             return copy()

@@ -152,7 +152,7 @@ def test_every_64_bit_build_launches_blocks_of_1024_threads(session, heavy, samp
     batch = [sources[k % len(sources)] for k in range(ck)]
     with open_solver(heavy, algorithm) as solver:
         result = solver.solve(config, batch)
-    assert all(np.array_equal(result.distances[k], expected[s]) for k, s in enumerate(batch))
+        assert all(np.array_equal(result.distances[k], expected[s]) for k, s in enumerate(batch))
 
 
 @pytest.mark.parametrize("algorithm", WIDE_ALGORITHMS)
