@@ -78,6 +78,23 @@ def test_a_3d_mesh_is_refused_by_its_contraction_s_cost_early_alike_and_a_2d_gri
     _sweeps_are_dijkstra(grid, contract(grid, directory=tmp_path))
 
 
+def test_a_graph_whose_first_estimates_would_cost_too_much_is_refused_from_a_sample_alike(tmp_path, monkeypatch):
+    monkeypatch.setattr(contraction, "WORK_FLOOR", 0)  # the small graphs' cost, as a large one's
+    monkeypatch.setattr(contraction, "SAMPLE", 64)
+    graph = load_graph("random2048-d8", use_cache=False)  # a random graph of 4M vertices and mean degree 16 took
+    reasons = []                                           # minutes of estimates before this refusal
+    for build in (lambda: contract(graph, directory=tmp_path, locality=False), lambda: contract_python(graph)):
+        with pytest.raises(Unsuited, match=r"first estimates alone would scan about [\d,]+ arcs per arc of the graph, "
+                                           r"more than 300, foreseen from 64 vertices") as refused:
+            build()
+        reasons.append(str(refused.value))
+    assert reasons[0] == reasons[1]
+    monkeypatch.setattr(contraction, "FIRST_WORK", 10**6)  # the estimates go on; the graph is refused later
+    with pytest.raises(Unsuited) as later:
+        contract(graph, directory=tmp_path, locality=False)
+    assert "first estimates" not in str(later.value)
+
+
 def test_a_graph_whose_ids_scatter_neighbours_is_contracted_renumbered_and_answered_in_its_own_ids(tmp_path):
     grid = load_graph("grid12", use_cache=False)
     assert contraction.locality_order(grid) is None  # rows of 64: every arc joins ids at most 64 apart
@@ -119,7 +136,8 @@ def test_progress_is_reported_and_a_missing_compiler_falls_back_with_a_warning(t
     graph = load_graph("grid14", use_cache=False)  # a road-like grid of 16,384 vertices
     seen = []
     _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path, progress=lambda done, n: seen.append((done, n))))
-    assert seen[:2] == [(256, 16384), (512, 16384)]
+    estimating = (16384 - contraction.SAMPLE) // 256  # a call every 256 first estimates, the sample's first
+    assert seen[:estimating + 2] == [(0, 16384)] * estimating + [(256, 16384), (512, 16384)]
     compiled.load.cache_clear()
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
     built = contract(random_sparse(150, 2), directory=tmp_path / "other")
@@ -127,3 +145,16 @@ def test_progress_is_reported_and_a_missing_compiler_falls_back_with_a_warning(t
     err = capsys.readouterr().err
     assert "could not build the contraction" in err and "contracting sparse in Python instead (slow)" in err
     _sweeps_are_dijkstra(random_sparse(150, 2), built)
+
+
+def test_a_long_build_says_where_it_is_every_few_seconds_its_first_estimates_included():
+    import io
+
+    from autotune.hierarchy.build import timed_progress
+
+    times, out = iter([0.0, 4.0, 11.0, 15.0, 22.0]), io.StringIO()
+    progress = timed_progress("g", out, clock=lambda: next(times), every_s=10.0)
+    for done in (0, 0, 0, 256):
+        progress(done, 16384)
+    assert out.getvalue().splitlines() == ["g: estimating the importance of its 16,384 vertices (11 s)",
+                                           "g: 256 of 16,384 vertices contracted (22 s)"]

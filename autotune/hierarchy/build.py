@@ -17,7 +17,8 @@ EVERY_S = 10.0  # progress at most this often
 def timed_progress(prefix: str, stream: TextIO, clock=time.perf_counter, every_s: float = EVERY_S
                    ) -> Callable[[int, int], None]:
     """A contraction's `progress(contracted, n)` that prints `prefix: X of N vertices contracted (T s)` to
-    `stream` at most every `every_s` seconds (the contraction calls it every `contraction.PROGRESS_EVERY` vertices)."""
+    `stream` at most every `every_s` seconds (the contraction calls it every `contraction.PROGRESS_EVERY` vertices,
+    and with none contracted yet while it estimates every vertex's importance first)."""
     start = clock()
     last = [start]
 
@@ -25,7 +26,9 @@ def timed_progress(prefix: str, stream: TextIO, clock=time.perf_counter, every_s
         now = clock()
         if now - last[0] >= every_s:
             last[0] = now
-            print(f"{prefix}: {done:,} of {n:,} vertices contracted ({now - start:.0f} s)", file=stream, flush=True)
+            said = f"{done:,} of {n:,} vertices contracted" if done else \
+                f"estimating the importance of its {n:,} vertices"
+            print(f"{prefix}: {said} ({now - start:.0f} s)", file=stream, flush=True)
 
     return progress
 

@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 SOURCE = Path(__file__).with_name("contract.cpp")
-DENSIFIED, GREW, CAPACITY, STOPPED, CORE, WORK = 1, 2, 3, 4, 5, 6
+DENSIFIED, GREW, CAPACITY, STOPPED, CORE, WORK, FORESEEN = 1, 2, 3, 4, 5, 6, 7
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)
 
 
@@ -73,19 +73,21 @@ def load(directory: Path) -> ctypes.CDLL:
     library.ch_contract.restype = ctypes.c_int
     library.ch_contract.argtypes = [ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int,
                                     ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong,
-                                    ctypes.c_longlong, PROGRESS,
+                                    ctypes.c_longlong, ctypes.c_int, ctypes.c_longlong, PROGRESS,
                                     ctypes.c_int,
                                     pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
     return library
 
 
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
-                      level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int], max_pairs: int,
-                      directory: Path, progress: Callable[[int, int], bool] | None, every: int
-                      ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
+                      level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int, int],
+                      sample: int, max_pairs: int, directory: Path, progress: Callable[[int, int], bool] | None,
+                      every: int) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
-    with the refusal's numbers (`contract.cpp`). `progress(contracted, n)`, called every `every`
-    contractions where given, returns True to stop.
+    with the refusal's numbers (`contract.cpp`); `max_work`: the arcs its witness searches may scan in
+    all, after the first estimates early on, and in the first estimates, foreseen from those of
+    `sample` vertices. `progress(contracted, n)`, called every `every` contractions (and with 0
+    every `every` first estimates) where given, returns True to stop.
 
     Raises:
         CompilerMissing: as `load`.
@@ -103,8 +105,8 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
 
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
     status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
-                                 max_core, *max_work, max_pairs, callback, every if progress else 0, ptr(rank), ptr(level), capacity,
-                                 *(ptr(a) for a in out), ptr(count), ptr(info))
+                                 max_core, *max_work, sample, max_pairs, callback, every if progress else 0, ptr(rank),
+                                 ptr(level), capacity, *(ptr(a) for a in out), ptr(count), ptr(info))
     if status != 0:
         return status, tuple(int(x) for x in info)
     k = int(count[0])

@@ -21,7 +21,8 @@ the same 79 levels and 629,756 arcs); the tests hold the two to the same hierarc
 `Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
 it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, its
 uncontracted part past `MAX_CORE` x them, its witness searches scan more arcs than `work_limits`
-allows, or a vertex to contract has more than `MAX_PAIRS` pairs of in- and out-arcs.
+allows (the first estimates' cost foreseen from a sample's, so that such a graph is refused in
+seconds), or a vertex to contract has more than `MAX_PAIRS` pairs of in- and out-arcs.
 
 Example:
     >>> import numpy as np
@@ -59,6 +60,13 @@ MAX_CORE = 1.25
 # mesh of 54^3 vertices passes 300 of those with 60% of its vertices left, random98k-d2 with 40%.
 MAX_WORK = 1000
 EARLY_WORK = 300
+# The first estimates' cost too, at most FIRST_WORK per arc (plus WORK_FLOOR), foreseen from those of
+# SAMPLE vertices spread over the ids, made first: a graph whose estimates alone would take minutes is
+# refused in seconds. Measured (docs/notes/phast.md): usa-roads 19 per arc, a grid 36, delaunay_n16 94,
+# rgg_n_2_15_s0 157, a 30^3 mesh 214; random graphs of 65,536 vertices and mean degree 4, 8, 16: 428,
+# 1,584, 3,200 (the last refused after 127 s of estimates before).
+FIRST_WORK = 300
+SAMPLE = 1024
 WORK_FLOOR = 1 << 26
 PROGRESS_EVERY = 256  # contractions between two calls of a build's `progress`
 
@@ -192,7 +200,7 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         Unsuited: as `contract_python`.
     """
     from autotune.files import note
-    from autotune.hierarchy.compiled import CORE, DENSIFIED, GREW, WORK, CompilerMissing, contract_compiled
+    from autotune.hierarchy.compiled import CORE, DENSIFIED, FORESEEN, GREW, WORK, CompilerMissing, contract_compiled
 
     check_suited(graph)
     n = graph.n_vertices
@@ -204,8 +212,8 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         tails, heads = new_of[tails], new_of[heads]
     try:
         status, found = contract_compiled(
-            n, tails, heads, graph.weights, settle, level_weight, max_growth, MAX_CORE, work_limits(graph), MAX_PAIRS,
-            directory or build_directory(), progress, PROGRESS_EVERY)
+            n, tails, heads, graph.weights, settle, level_weight, max_growth, MAX_CORE, work_limits(graph), SAMPLE,
+            MAX_PAIRS, directory or build_directory(), progress, PROGRESS_EVERY)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
         if order is not None:
@@ -229,6 +237,9 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     if status == WORK:
         work, left, later = found
         raise Unsuited(work_refusal(graph, work, later, left))
+    if status == FORESEEN:
+        foreseen, sampled, _ = found
+        raise Unsuited(foreseen_refusal(graph, foreseen, sampled))
     if status != 0:
         raise RuntimeError(f"the compiled contraction stopped with status {status}")
     if order is None:
@@ -243,13 +254,28 @@ def core_refusal(live: int, left: int, n: int) -> str:
             f"{MAX_CORE:g} x the graph's)")
 
 
-def work_limits(graph: CSRGraph) -> tuple[int, int]:
-    """The arcs the contraction's witness searches may scan: in all, and after the first estimates
-    while more than a fifth of the vertices are left (`MAX_WORK`, `EARLY_WORK`, `WORK_FLOOR`)."""
-    return MAX_WORK * graph.n_edges + WORK_FLOOR, EARLY_WORK * graph.n_edges + WORK_FLOOR
+def work_limits(graph: CSRGraph) -> tuple[int, int, int]:
+    """The arcs the contraction's witness searches may scan: in all, after the first estimates
+    while more than a fifth of the vertices are left, and in the first estimates (`MAX_WORK`,
+    `EARLY_WORK`, `FIRST_WORK`, `WORK_FLOOR`)."""
+    return tuple(limit * graph.n_edges + WORK_FLOOR for limit in (MAX_WORK, EARLY_WORK, FIRST_WORK))
 
 
-def overworked(work: int, later: int, left: int, n: int, limits: tuple[int, int]) -> bool:
+def sample_of(n: int) -> list[int]:
+    """The vertices whose first estimates come first, to foresee the others' cost: `SAMPLE` (at
+    most n) spread evenly over the ids."""
+    sampled = min(SAMPLE, n)
+    return [i * n // sampled for i in range(sampled)]
+
+
+def foreseen_refusal(graph: CSRGraph, foreseen: int, sampled: int) -> str:
+    """Why a graph whose first estimates would pass `work_limits` gets no hierarchy."""
+    return (f"the contraction would densify it (its first estimates alone would scan about "
+            f"{foreseen / max(graph.n_edges, 1):,.0f} arcs per arc of the graph, more than {FIRST_WORK:,}, foreseen "
+            f"from {sampled:,} vertices)")
+
+
+def overworked(work: int, later: int, left: int, n: int, limits: tuple[int, ...]) -> bool:
     """Whether `work` arcs scanned, `later` of them after the first estimates, with `left` of `n`
     vertices left, pass `limits` (`work_limits`)."""
     return work > limits[0] or (5 * left > n and later > limits[1])
@@ -269,12 +295,14 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
                     max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy: every vertex's rank and level, and the arcs of the graph with its shortcuts
-    (tails, heads, weights, int64). `progress(contracted, n)` is called every `PROGRESS_EVERY` vertices.
+    (tails, heads, weights, int64). `progress(contracted, n)` is called every `PROGRESS_EVERY` vertices
+    contracted, and with 0 every `PROGRESS_EVERY` first estimates.
 
     Raises:
         Unsuited: a hub (`check_suited`), more than `max_growth` x the graph's arcs, an uncontracted
             part of more than `MAX_CORE` x them, or a vertex of more than `MAX_PAIRS` pairs of in- and
-            out-arcs, or more arcs scanned than `work_limits` allows.
+            out-arcs, or more arcs scanned than `work_limits` allows (the first estimates' foreseen from
+            those of `sample_of`).
     """
     check_suited(graph)
     out, into = adjacency(graph)
@@ -296,8 +324,21 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
         return len(shortcuts) - len(out[v]) - len(into[v]) + deleted[v] + level_weight * level[v], shortcuts
 
     # (key, vertex, version): a key is the importance when last computed, raised with the level
-    # (`raise_level`); only a vertex's current version counts (contract.cpp says why)
-    key = [priority(v)[0] for v in range(n)]
+    # (`raise_level`); only a vertex's current version counts (contract.cpp says why). The first
+    # estimates of `sample_of` come first: their cost, foreseen for every vertex, may refuse the graph.
+    key = [0.0] * n
+    sample = sample_of(n)
+    for v in sample:
+        key[v] = priority(v)[0]
+    if work[0] * n / max(len(sample), 1) > limits[2]:
+        raise Unsuited(foreseen_refusal(graph, int(work[0] * n / len(sample)), len(sample)))
+    in_sample, estimated = set(sample), len(sample)
+    for v in range(n):
+        if v not in in_sample:
+            key[v] = priority(v)[0]
+            estimated += 1
+            if progress is not None and estimated % PROGRESS_EVERY == 0:
+                progress(0, n)
     version = [0] * n
     heap = [(key[v], v, 0) for v in range(n)]
     heapq.heapify(heap)

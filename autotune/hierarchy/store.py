@@ -22,7 +22,8 @@ from typing import Callable
 
 from autotune.files import atomic_write, note
 from autotune.graphs.csr import CSRGraph
-from autotune.hierarchy.contraction import EARLY_WORK, LEVEL_WEIGHT, MAX_GROWTH, MAX_WORK, SETTLE, Unsuited, contract
+from autotune.hierarchy.contraction import (EARLY_WORK, FIRST_WORK, LEVEL_WEIGHT, MAX_GROWTH, MAX_WORK, SETTLE,
+                                            Unsuited, contract)
 from autotune.hierarchy.layout import Hierarchy
 
 _log = logging.getLogger(__name__)
@@ -31,7 +32,7 @@ _log = logging.getLogger(__name__)
 # bumps the leading number; v2: witnesses by tentative distances, one search per pair of a symmetric graph;
 # v3: a vertex's key raised with its level; a bound's change is a new version too, so that a graph's verdict
 # is the same for every run).
-VERSION = f"v3-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}"
+VERSION = f"v3-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}-{FIRST_WORK}"
 
 
 def default_directory() -> Path:
