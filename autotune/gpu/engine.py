@@ -346,7 +346,7 @@ class Solver:
 
         def rows() -> np.ndarray:
             if self._closed:
-                raise RuntimeError("a solve's distances were read after its solver closed (read them inside its `with`)")
+                raise RuntimeError("a solve's distances were read after its solver closed (read them inside its with)")
             if solve != self._solves:
                 raise RuntimeError("a solve's distances were read after the solver's next solve overwrote them")
             return copy()

@@ -208,7 +208,7 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     // The arcs (the lightest of parallel ones, self-loops dropped) in arrays sized first, so that
     // none grows: out-arcs in the order given, in-arcs by tail (a graph's CSR order, as before). Where
     // in-arcs were each looked for and grown as they came, a random graph of 4M vertices and mean
-    // degree 16 spent 33 of its 38 s here before its refusal; the sample's in-arcs come first, the
+    // degree 16 spent 33 of its 40 s here before its refusal; the sample's in-arcs come first, the
     // others' once its cost is foreseen.
     Adjacency out(n), into(n);
     auto fill_into = [&](bool of_sample) {

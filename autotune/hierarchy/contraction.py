@@ -264,7 +264,7 @@ def work_limits(graph: CSRGraph) -> tuple[int, int, int]:
 def sample_of(n: int) -> list[int]:
     """The vertices whose first estimates come first, to foresee the others' cost: `SAMPLE` (at
     most n) spread evenly over the ids."""
-    sampled = min(SAMPLE, n)
+    sampled = min(max(SAMPLE, 1), n)
     return [i * n // sampled for i in range(sampled)]
 
 
@@ -301,8 +301,8 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
     Raises:
         Unsuited: a hub (`check_suited`), more than `max_growth` x the graph's arcs, an uncontracted
             part of more than `MAX_CORE` x them, or a vertex of more than `MAX_PAIRS` pairs of in- and
-            out-arcs, or more arcs scanned than `work_limits` allows (the first estimates' foreseen from
-            those of `sample_of`).
+            out-arcs, or more arcs scanned than `work_limits` allows (the first estimates' cost foreseen
+            from `sample_of`'s).
     """
     check_suited(graph)
     out, into = adjacency(graph)
