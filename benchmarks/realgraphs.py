@@ -1,4 +1,4 @@
-"""The real-graph suite (issue 28): public graphs of nine classes, fetched from the repositories
+"""The real-graph suite (issue 28): public graphs of ten classes, fetched from the repositories
 that hold them at a pinned commit, checked against their sha256 and converted to `.csr.npz` files
 the suites read (`benchmarks/graphs/NAME.csr.npz`, not in git).
 
@@ -53,7 +53,7 @@ class RealGraph:
     """One graph of the suite, as `realgraphs.toml` describes it."""
 
     name: str
-    kind: str  # its class: road, web, social, collaboration, citation, p2p, mesh, geometric, power
+    kind: str  # its class: road, web, social, collaboration, citation, p2p, mesh, geometric, power, internet
     about: str
     repo: str
     commit: str
@@ -64,6 +64,8 @@ class RealGraph:
     vertices: int
     arcs: int
     suite: str = "real"  # "large": the large-graph suite's (issue 68), left out of the real-graph suite's checks
+    skip: int = 0  # edges: lines of the source's head left out (a line of counts that reads as an arc)
+    columns: int = 2  # edges: integers on an arc's line, the first two its ends (`u v 1` lines: 3)
 
     @property
     def url(self) -> str:
@@ -113,11 +115,12 @@ def source(graph: RealGraph, sources: Path, given: Path | None, offline: bool) -
     return data
 
 
-def int_pairs(text: bytes) -> np.ndarray:
-    """The lines of exactly two integers, as an (arcs, 2) array; every other line (comments,
-    headers, a leading vertex count) is left out."""
-    rows = [line.split() for line in text.splitlines()]
-    pairs = [row for row in rows if len(row) == 2 and row[0].isdigit() and row[1].isdigit()]
+def int_pairs(text: bytes, columns: int = 2, skip: int = 0) -> np.ndarray:
+    """The first two of each line of exactly `columns` integers after the first `skip` lines, as an
+    (arcs, 2) array; every other line (comments, headers, a leading vertex count, a closing -1, a
+    vertex's score) is left out."""
+    rows = [line.split() for line in text.splitlines()[skip:]]
+    pairs = [row[:2] for row in rows if len(row) == columns and all(token.isdigit() for token in row)]
     return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
@@ -180,7 +183,7 @@ def arcs_of(graph: RealGraph, data: bytes) -> tuple[int, np.ndarray, np.ndarray,
             edges = read_metis(path, with_weights=False)
         return edges.n_vertices, edges.sources, edges.targets, None
     if graph.format == "edges":  # an edge list; ids renumbered in order
-        pairs = int_pairs(data)
+        pairs = int_pairs(data, graph.columns, graph.skip)
         ids, compact = np.unique(pairs, return_inverse=True)
         compact = compact.reshape(-1, 2)
         return len(ids), compact[:, 0], compact[:, 1], None

@@ -85,6 +85,19 @@ def test_each_format_converts_to_the_counts_the_manifest_names(tmp_path, fmt, co
         convert(dataclasses.replace(_graph("edges", EDGES, False, 3, 5)), EDGES, tmp_path)
 
 
+def test_an_edge_list_after_a_line_of_counts_or_of_weighted_lines_reads_only_its_arcs(tmp_path):
+    from autotune.graphs.csr_file import load_csr
+
+    counted = b"2 3\n0 1\n1 2\n0 0.5\n2 0.25\n"  # `m n`, the arcs, a score per vertex (RKG-kumar's files)
+    weighted = b"3\n0 1 1\n1 0 1\n1 2 1\n2 1 1\n-1"  # n, `u v 1` lines both ways, -1 (MC-io's files)
+    as_read = dataclasses.replace(_graph("edges", counted, True, 3, 4), skip=1)
+    assert realgraphs.int_pairs(counted, skip=1).tolist() == [[0, 1], [1, 2]]
+    assert realgraphs.int_pairs(counted).tolist() == [[2, 3], [0, 1], [1, 2]]  # the counts read as an arc
+    assert load_csr(convert(as_read, counted, tmp_path)).row_offsets.tolist() == [0, 1, 3, 4]
+    assert realgraphs.int_pairs(weighted, columns=3).tolist() == [[0, 1], [1, 0], [1, 2], [2, 1]]
+    assert realgraphs.int_pairs(weighted).tolist() == []
+
+
 MATPOWER = b"""function mpc = tiny
 %% bus data
 mpc.bus = [
