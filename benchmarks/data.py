@@ -57,8 +57,8 @@ REAL_CLASSES = {"usa-roads.gr.gz": "road", "rome99.gr.gz": "road", "delaunay_n16
 
 def graph_class(name: str) -> str:
     """The class a suite graph belongs to (what a leave-one-class-out check leaves out together):
-    the real graphs' (REAL_CLASSES, the real-graph suite's `kind`), `rmat` and `random` for the
-    generated ones."""
+    the real graphs' (REAL_CLASSES, the real-graph suite's `kind`), `rmat` and `random` (urand too) for
+    the generated ones."""
     from benchmarks.realgraphs import suite
 
     name = suite_name(name)
@@ -67,7 +67,7 @@ def graph_class(name: str) -> str:
     kinds = {graph.name: graph.kind for graph in suite()}
     if name in kinds:
         return kinds[name]
-    return "rmat" if name.startswith("rmat") else "random" if name.startswith("random") else "other"
+    return "rmat" if name.startswith("rmat") else "random" if name.startswith(("random", "urand")) else "other"
 
 
 def is_real(name: str) -> bool:

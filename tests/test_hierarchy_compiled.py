@@ -8,7 +8,7 @@ import pytest
 
 from autotune.graphs import build_csr, load_graph
 from autotune.hierarchy import Hierarchy, Unsuited, level_sweeps
-from autotune.hierarchy import compiled, contraction
+from autotune.hierarchy import compiled, contraction, locality
 from autotune.hierarchy.contraction import contract, contract_python
 from autotune.reference.cache import INF
 from autotune.reference.oracle import reference_distances
@@ -97,13 +97,13 @@ def test_a_graph_whose_first_estimates_would_cost_too_much_is_refused_from_a_sam
 
 def test_a_graph_whose_ids_scatter_neighbours_is_contracted_renumbered_and_answered_in_its_own_ids(tmp_path):
     grid = load_graph("grid12", use_cache=False)
-    assert contraction.locality_order(grid) is None  # rows of 64: every arc joins ids at most 64 apart
+    assert locality.locality_order(grid) is None  # rows of 64: every arc joins ids at most 64 apart
     shuffled = np.random.default_rng(1).permutation(grid.n_vertices)
     scattered = build_csr("scattered", grid.n_vertices, shuffled[grid.tails], shuffled[grid.columns], grid.weights)
-    order = contraction.locality_order(scattered)
+    order = locality.locality_order(scattered)
     assert sorted(order.tolist()) == list(range(grid.n_vertices))
     _sweeps_are_dijkstra(scattered, contract(scattered, directory=tmp_path))
-    assert contraction.locality_order(load_graph("tests/data/usa-roads.gr.gz")) is None  # its own order kept
+    assert locality.locality_order(load_graph("tests/data/usa-roads.gr.gz")) is None  # its own order kept
 
 
 def test_a_symmetric_graph_needs_no_shortcut_one_way_only(tmp_path):

@@ -1,4 +1,5 @@
-"""Seeded graph generators: R-MAT (Graph500 probabilities) and the thesis's random graphs (3.3.2).
+"""Seeded graph generators: R-MAT (Graph500 probabilities), the thesis's random graphs (3.3.2), GAP's
+uniform random graphs and road-like square grids.
 
 Every random number comes from `_rng` (raw PCG64 words and integer arithmetic), so a spec, seed and
 weight range give the same graph bit for bit on any machine. Change `GENERATOR_VERSION` whenever a
@@ -21,6 +22,7 @@ GENERATOR_VERSION = 1
 RMAT_PROBABILITIES = ("0.57", "0.19", "0.19", "0.05")  # Graph500's (a, b, c, d)
 RMAT_DEFAULT_EDGE_FACTOR = 32
 RMAT_MAX_SCALE = 30
+URAND_DEFAULT_DEGREE = 16  # GAP's urand: 16 edges a vertex
 
 _RMAT_CHUNK_EDGES = 1 << 18
 _RANDOM_CHUNK_ARCS = 1 << 22
@@ -166,6 +168,46 @@ def _distinct_targets(bitgen: np.random.PCG64, vertices: np.ndarray, count: int,
             return targets
         redrawn = _rng.below(bitgen, len(rows), n - 2).astype(np.int64)
         targets[rows, cols + 1] = (redrawn + offsets[rows, 0]) % n
+
+
+def uniform_random(scale: int, degree: int = URAND_DEFAULT_DEGREE, options: GraphOptions = GraphOptions(),
+                   name: str | None = None) -> CSRGraph:
+    """GAP's uniform random graph (urand; Beamer, Asanović and Patterson, "The GAP Benchmark Suite",
+    2015): 2**scale vertices and degree * 2**scale edges whose two ends are drawn uniformly at
+    random, each joined both ways with one weight drawn from `options.drawn_weights` (shared by its
+    two arcs); self-loops are dropped and parallel edges merged, so a vertex has about 2 * degree
+    arcs (as rmat's default edge factor gives R-MAT's, GAP's kron).
+
+    Raises:
+        InputError: a scale outside 1..30, or arcs that do not fit int32.
+
+    Example:
+        >>> g = uniform_random(10, 4)
+        >>> g.n_vertices, 7000 < g.n_edges <= 2 * 4 * 1024, bool((g.tails != g.columns).all())
+        (1024, True, True)
+    """
+    name = name or f"urand{scale}" + ("" if degree == URAND_DEFAULT_DEGREE else f"-d{degree}")
+    if not 1 <= scale <= 30:
+        raise InputError(f"{name}: the scale S of urand<S> must be 1..30 (2**S vertices)")
+    n = 1 << scale
+    drawn = degree * n
+    if degree < 1 or 2 * drawn > INT32_MAX:
+        raise InputError(f"{name}: {2 * drawn} arcs do not fit int32 offsets; need 1 <= D and 2 * D * 2^{scale} <= "
+                         f"{INT32_MAX}")
+    bitgen = _rng.stream(options.seed, _rng.Stream.TOPOLOGY)
+    mask, shift = np.uint64(n - 1), np.uint64(32)  # an edge's ends: a word's low bits and its bits from 32 on
+    keys = np.empty(2 * drawn, dtype=np.int64)
+    filled = 0
+    for start in range(0, drawn, _RANDOM_CHUNK_ARCS):
+        words = _rng.raw(bitgen, min(_RANDOM_CHUNK_ARCS, drawn - start))
+        tails, heads = (words & mask).astype(np.int64), ((words >> shift) & mask).astype(np.int64)
+        keep = tails != heads
+        tails, heads = tails[keep], heads[keep]
+        keys[filled:filled + len(tails)] = tails * n + heads
+        keys[filled + len(tails):filled + 2 * len(tails)] = heads * n + tails
+        filled += 2 * len(tails)
+    keys = unique_sorted(keys[:filled])
+    return csr_from_sorted_keys(name, n, keys, _symmetric_weights(keys, n, options))
 
 
 def square_grid(scale: int, options: GraphOptions = GraphOptions(), name: str | None = None) -> CSRGraph:

@@ -1,4 +1,4 @@
-"""Graph specs (`rmat20`, `rmat22-d16`, `random24k-d200`, a file path) and `load_graph`.
+"""Graph specs (`rmat20`, `rmat22-d16`, `random24k-d200`, `urand22`, `grid20`, a file path) and `load_graph`.
 
 Example:
     >>> parse_spec("random49k-d20")
@@ -14,7 +14,8 @@ from pathlib import Path
 from autotune.errors import AutotuneError, InputError
 from autotune.graphs.cache import CacheKey, GraphCache, default_cache_dir
 from autotune.graphs.csr import CSRGraph
-from autotune.graphs.generate import RMAT_DEFAULT_EDGE_FACTOR, random_graph, rmat, square_grid
+from autotune.graphs.generate import (RMAT_DEFAULT_EDGE_FACTOR, URAND_DEFAULT_DEGREE, random_graph, rmat, square_grid,
+                                      uniform_random)
 from autotune.graphs.io import SUFFIXES, graph_format, read_graph_file
 from autotune.graphs.options import GraphOptions, WeightRange
 
@@ -24,8 +25,9 @@ THESIS_SIZES = {"24k": 24_576, "49k": 49_152, "98k": 98_304}
 _RMAT = re.compile(r"rmat(\d+)(?:-d(\d+))?")
 _RANDOM = re.compile(r"random(\d+|24k|49k|98k)-d(\d+)")
 _GRID = re.compile(r"grid(\d+)(?:-w(\d+)-(\d+))?")
+_URAND = re.compile(r"urand(\d+)(?:-d(\d+))?")
 SPEC_FORMS = (
-    "rmat<S>[-d<D>], random<N>-d<D> (N an integer or 24k/49k/98k), grid<S>[-w<LO>-<HI>], "
+    "rmat<S>[-d<D>], random<N>-d<D> (N an integer or 24k/49k/98k), urand<S>[-d<D>], grid<S>[-w<LO>-<HI>], "
     f"or a graph file ({', '.join(SUFFIXES)}, optionally .gz)"
 )
 
@@ -71,6 +73,26 @@ class RandomSpec:
 
 
 @dataclass(frozen=True)
+class UniformSpec:
+    """`urand<S>[-d<D>]`: GAP's uniform random graph, 2**S vertices and D * 2**S edges both ways
+    (`generate.uniform_random`; D 16 by default)."""
+
+    scale: int
+    degree: int = URAND_DEFAULT_DEGREE
+
+    @property
+    def name(self) -> str:
+        return f"urand{self.scale}" + ("" if self.degree == URAND_DEFAULT_DEGREE else f"-d{self.degree}")
+
+    @property
+    def canonical(self) -> str:
+        return f"urand{self.scale}-d{self.degree}"
+
+    def make(self, options: GraphOptions) -> CSRGraph:
+        return uniform_random(self.scale, self.degree, options, self.name)
+
+
+@dataclass(frozen=True)
 class GridSpec:
     """`grid<S>[-w<LO>-<HI>]`: a road-like square grid of 2**S vertices (`generate.square_grid`),
     its weights drawn from LO..HI where the spec names them (else from `--weights`, 1-100 by default)."""
@@ -103,7 +125,7 @@ class FileSpec:
         return self.path.name
 
 
-GraphSpec = RmatSpec | RandomSpec | GridSpec | FileSpec
+GraphSpec = RmatSpec | RandomSpec | UniformSpec | GridSpec | FileSpec
 
 
 def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
@@ -122,6 +144,8 @@ def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
         size = match.group(1)
         n_vertices = THESIS_SIZES.get(size) or int(size)
         return RandomSpec(n_vertices, int(match.group(2)), size)
+    if match := _URAND.fullmatch(text):
+        return UniformSpec(int(match.group(1)), int(match.group(2)) if match.group(2) else URAND_DEFAULT_DEGREE)
     if match := _GRID.fullmatch(text):
         weights = WeightRange(int(match.group(2)), int(match.group(3))) if match.group(2) else None
         return GridSpec(int(match.group(1)), weights)
@@ -148,7 +172,7 @@ def load_graph(
     """Load or generate the graph a spec names.
 
     Args:
-        spec: `rmat<S>[-d<D>]`, `random<N>-d<D>`, `grid<S>[-w<LO>-<HI>]` or a graph file (see
+        spec: `rmat<S>[-d<D>]`, `random<N>-d<D>`, `urand<S>[-d<D>]`, `grid<S>[-w<LO>-<HI>]` or a graph file (see
             `parse_spec`).
         seed: seeds every random choice; the same spec, seed and weights give the same graph,
             bit for bit, on any machine.

@@ -175,3 +175,27 @@ def test_the_square_grid_is_a_symmetric_lattice_of_its_scale():
                           load_graph("grid11", seed=3, use_cache=False).weights)
     assert not np.array_equal(load_graph("grid11", seed=3, use_cache=False).weights,
                               load_graph("grid11", seed=4, use_cache=False).weights)
+
+
+def test_a_uniform_random_graph_draws_its_edges_ends_uniformly_both_ways_with_one_weight():
+    from autotune.graphs import load_graph
+    from autotune.graphs.build import _symmetric_weights
+    from autotune.graphs.spec import UniformSpec, parse_spec
+
+    assert parse_spec("urand22") == UniformSpec(22, 16) and parse_spec("urand22-d8") == UniformSpec(22, 8)
+    assert parse_spec("urand22").name == "urand22" and parse_spec("urand22-d16").canonical == "urand22-d16"
+    g = load_graph("urand12-d8", use_cache=False)
+    assert g.n_vertices == 4096 and 2 * 8 * 4096 * 0.99 < g.n_edges <= 2 * 8 * 4096  # loops and repeats merged
+    assert bool((g.tails != g.columns).all())
+    forward = dict(zip(zip(g.tails.tolist(), g.columns.tolist()), g.weights.tolist()))
+    assert all(forward[(v, u)] == w for (u, v), w in forward.items())  # one weight an edge, both ways
+    degrees = np.diff(g.row_offsets)
+    assert 14 < degrees.mean() < 17 and degrees.max() < 40  # Poisson's, not R-MAT's hubs
+    assert np.array_equal(load_graph("urand12-d8", seed=3, use_cache=False).columns,
+                          load_graph("urand12-d8", seed=3, use_cache=False).columns)
+    assert not np.array_equal(load_graph("urand12-d8", seed=3, use_cache=False).columns,
+                              load_graph("urand12-d8", seed=4, use_cache=False).columns)
+    with pytest.raises(InputError, match="urand31: the scale S of urand<S> must be 1..30"):
+        load_graph("urand31", use_cache=False)
+    with pytest.raises(ValueError, match="not symmetric"):
+        _symmetric_weights(np.array([0 * 4 + 1, 1 * 4 + 2, 2 * 4 + 1]), 4, GraphOptions())
