@@ -306,8 +306,9 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
     sample = sample_of(n)
     for v in sample:
         key[v] = priority(v)[0]
-    if work[0] * n / max(len(sample), 1) > limits[2]:
-        raise Unsuited(foreseen_refusal(graph, int(work[0] * n / len(sample)), len(sample)))
+    foreseen = work[0] * n / max(len(sample), 1)
+    if foreseen > limits[2]:
+        raise Unsuited(foreseen_refusal(graph, int(foreseen), len(sample)))
     in_sample, estimated = set(sample), len(sample)
     for v in range(n):
         if v not in in_sample:
