@@ -275,6 +275,13 @@ def test_the_shapes_command_writes_each_table_graph_s_shape_and_refuses_another_
     assert shapes.main(["--table", str(table), "-o", str(out)]) == 0
     written = json.loads(out.read_text())["shapes"]
     assert set(written) == {"rmat8"} and written["rmat8"]["level_width"] > 1
+    second = tmp_path / "second.json"
+    assert main(["predict", "--graph", "rmat9", "--device", "hopper-h100", "-o", str(second)]) == 0
+    out.write_text(json.dumps({"shapes": {"rmat8": {"level_width": -1}}}))  # kept as it is by --missing
+    assert shapes.main(["--table", str(table), "--table", str(second), "--missing", "-o", str(out)]) == 0
+    both = json.loads(out.read_text())
+    assert both["shapes"]["rmat8"] == {"level_width": -1} and both["shapes"]["rmat9"]["level_width"] > 1
+    assert both["tables"] == [str(table), str(second)]
     other = json.loads(table.read_text())
     other["entries"][0]["graph"]["sha256"] = "0" * 64
     table.write_text(json.dumps(other))
