@@ -35,11 +35,15 @@ RECORDS_GPU = {"name": "NVIDIA H100 80GB HBM3", "records": "benchmarks/data/h100
 ROOT = Path(__file__).resolve().parents[1]
 GRAPH_DIR = ROOT / "tests" / "data"
 
-# The suite's graphs: the generated classes of the thesis's study and real graphs of five classes
-# (road network, FEM mesh, geometric, e-mail, road network of a city), all in the repository; and
-# the real-graph suite of issue 28 (`real_suite()`, fetched by `python3 -m benchmarks graphs`).
+# The suite's graphs: the generated classes of the thesis's study, and graphs that fill the choice
+# model's space where no class did (small dense skewed R-MAT, rmat14 and rmat15, beside the real suite's
+# dense social graphs; large sparse graphs that are not R-MAT, random262144-d8 and urand18, beside
+# web-Stanford); real graphs of five classes (road network, FEM mesh, geometric, e-mail, road network of a
+# city), all in the repository; and the real-graph suite of issue 28 (`real_suite()`, fetched by
+# `python3 -m benchmarks graphs`).
 GENERATED = ("random24k-d2", "random24k-d20", "random24k-d200", "random49k-d2", "random49k-d20", "random49k-d200",
-             "random98k-d2", "random98k-d20", "random98k-d200", "rmat17", "rmat18", "rmat19", "rmat20")
+             "random98k-d2", "random98k-d20", "random98k-d200", "rmat17", "rmat18", "rmat19", "rmat20",
+             "rmat14", "rmat15", "random262144-d8", "urand18")
 REAL = ("usa-roads.gr.gz", "delaunay_n16.mtx.gz", "rgg_n_2_15_s0.graph.gz", "Email-Enron.txt.gz", "rome99.gr.gz")
 
 
