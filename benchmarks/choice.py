@@ -1,5 +1,6 @@
 """Suite `choice` (no GPU): the choice model of `autotune predict --algorithm auto` checked leaving
-each class of graphs out, on the shipped table (`tables/h100.json`).
+each class of graphs out, on a shipped table (`--choice-table`, default `tables/h100.json`; its results
+go with the table's GPU).
 
 For every class of the table's graphs (`data.graph_class`: road, mesh, geometric, social, rmat,
 random, and the real-graph suite's classes once swept), the model is fitted on the other classes'
@@ -71,7 +72,8 @@ def run(args: argparse.Namespace) -> Results:
     from autotune.table import Table
 
     path = getattr(args, "choice_table", None) or "tables/h100.json"
-    entries = [e for e in Table.load(data.ROOT / path).entries if e.curve]
+    table = Table.load(data.ROOT / path)
+    entries = [e for e in table.entries if e.curve]
     classes = sorted({data.graph_class(e.name) for e in entries})
     depths = shape_depths(SHAPES_FILE)
     rows = [row for left_out in classes for row in class_rows(entries, left_out, depths)]
@@ -81,8 +83,8 @@ def run(args: argparse.Namespace) -> Results:
         by_k[str(k)] = {"pairs": len(mine), "right": sum(r["predicted"] == r["winner"] for r in mine),
                         "priced_within_15": sum(map(within, mine))}
     real = [r for r in rows if data.is_real(r["graph"])]
-    return Results("choice", {"name": data.RECORDS_GPU["name"]}, command_line(), commit(), now(), host(),
-                   {"table": path}, tuple(rows),
+    gpu = {"name": str(table.device.get("name") or data.RECORDS_GPU["name"])}  # the table's GPU: its results
+    return Results("choice", gpu, command_line(), commit(), now(), host(), {"table": path}, tuple(rows),
                    {"classes": classes, "by_queries": by_k, "met": all(map(within, rows)),
                     "real": {"pairs": len(real), "within_15": sum(map(within, real)), "met": all(map(within, real))},
                     "target": "the predicted algorithm the winner or within 15% of it on every graph"})

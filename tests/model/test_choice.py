@@ -131,13 +131,27 @@ def test_a_sample_with_two_answers_moves_the_threshold_to_the_side_they_share():
         return ({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": cv}, 1024, winner, frozenset(answers))
 
     lanes, delta = {"delta_lanes"}, {"delta"}
-    samples = [sample(1.0, delta), sample(2.0, delta), sample(7.0, delta | lanes),
+    samples = [sample(1.0, delta), sample(2.0, delta), sample(9.0, delta | lanes),
                sample(13.0, lanes, "delta_lanes"), sample(14.0, lanes, "delta_lanes")]
     model = fit(samples, {})
-    # the skew of rmat17 (5.6) lies between the near tie (7.0) and the last graph delta alone won (2.0)
+    # the skew of rmat17 (5.6) lies between the near tie (9.0) and the last graph delta alone won (2.0)
     assert model.predict({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": 5.6}, 1024)[0] == "delta_lanes"
-    hard = fit([(f, k, w) for f, k, w, _ in samples], {})  # the winners alone put the threshold above 7.0
+    hard = fit([(f, k, w) for f, k, w, _ in samples], {})  # the winners alone put the threshold above 9.0
     assert hard.predict({"log2_vertices": 16.0, "mean_degree": 8.0, "degree_cv": 5.6}, 1024)[0] == "delta"
+
+
+def test_of_two_splits_as_pure_the_one_with_the_wider_margin_wins_whichever_feature_comes_first():
+    def sample(log2_vertices, degree, winner):
+        return ({"log2_vertices": log2_vertices, "mean_degree": degree, "degree_cv": 0.0}, 16, winner)
+
+    # uniform dense graphs (crauser) are smaller here than the dense skewed ones (delta), but only
+    # just: the vertices separate them by 0.4 of their span of 6, the degrees by 170 of 176
+    samples = [sample(14.6, 200.0, "crauser"), sample(15.6, 200.0, "crauser"), sample(16.6, 200.0, "crauser"),
+               sample(17.0, 28.4, "delta"), sample(18.0, 29.0, "delta"), sample(20.0, 29.9, "delta")]
+    model = fit(samples, {})
+    assert model.nodes[0].feature == "mean_degree" and 29.9 < model.nodes[0].threshold < 200.0
+    # a small graph of degree 44 is on the degree's delta side, though the vertices alone would say crauser
+    assert model.predict({"log2_vertices": 12.0, "mean_degree": 44.0, "degree_cv": 1.2}, 16)[0] == "delta"
 
 
 def test_fit_choice_refuses_latency_rows_without_shapes_in_one_line(tmp_path, capsys):
