@@ -69,12 +69,12 @@ def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, 
             yield name, graph, sources, expected, shaped, table.lookup(graph, device=gpu, allow_other_device=False).config
 
 
-def one_query_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, Any, Any]]:
+def one_query_shapes(names: str, sample: int, queries: int = 1) -> Iterator[tuple[str, Any, Any, Any, Any, Any]]:
     """The one-query probe's graphs (`scripts/probe_latency_grid.py`), in one GPU session: each
     graph of `names` (default: the shipped table's real graphs) with its sources and their
-    distances, Delta-stepping's one-query prediction as `autotune predict --algorithm delta
-    --queries 1` gives it (the shipped choice model's one-query rules, the level width measured),
-    and the shipped table's one-query best."""
+    distances, Delta-stepping's prediction as `autotune predict --algorithm delta --queries K`
+    gives it (the shipped choice model's one-query rules, the level width measured; for a few
+    queries, one query's shape shared out over them), and the shipped table's best for K."""
     from autotune.predict.auto import predicted
     from autotune.gpu import device_description, gpu_session
     from autotune.predict.choice import shipped_choice
@@ -89,7 +89,7 @@ def one_query_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, A
         profile = load_device(f"hopper-{data.gpu_file(str(gpu['name']))}")
         chooser = shipped_choice(profile)
         for name, graph, sources, expected in data.suite_graphs(names, sample):
-            config, _ = predicted("delta", GraphFeatures.from_graph(graph), profile, "auto", 1,
+            config, _ = predicted("delta", GraphFeatures.from_graph(graph), profile, "auto", queries,
                                   chooser.latency if chooser else None, lambda g=graph: level_width(g))
             yield name, graph, sources, expected, config, table.lookup(graph, device=gpu, allow_other_device=False,
-                                                                       queries=1).config
+                                                                       queries=queries).config

@@ -8,12 +8,19 @@ time it costs, as rule 1's batch Delta is on its `model grid` rows, rather than 
 of the table's winners. Suite `classout` at 826dd46 found the one-query Delta the main miss on the
 H100 (delaunay_n16 256 against its best 64, +24%; power-pegase2869 16,384 against 2,097,152, +17%).
 
+With K (at most Delta-stepping's `one_query_shape_queries`, 16), the prediction for K sources at
+once (one query's grid shared out over them, `autotune predict --algorithm delta --queries K`) is
+timed instead, with each Delta of the same grid at its own block size and at 1,024 (the block size
+of 23 of the 31 Delta-stepping bests at CK 16 in tables/h200.json at 72d9991): `spread grid` rows,
+the evidence for the middle of the curve, where suite `classout` at fd74627 found web-Stanford +117%.
+
 Usage (on a GPU machine, from the repository's root):
 
-    python3 scripts/probe_latency_grid.py OUT.jsonl [GRAPH,GRAPH,...]
+    python3 scripts/probe_latency_grid.py OUT.jsonl [GRAPH,GRAPH,...] [K]
 
 Default graphs: the shipped table's real ones. Each row is one configuration of one graph:
-{"graph", "class": "latency grid" | "table best", "config", "status", "ms_per_sssp", "rounds"}.
+{"graph", "class": "latency grid" | "spread grid" | "table best", "queries", "config", "status",
+"ms_per_sssp", "rounds"}.
 """
 import json
 import sys
@@ -27,15 +34,21 @@ from benchmarks.probes import delta_grid, one_query_shapes, probe_rows  # noqa: 
 SAMPLE, ROUNDS = 32, 2
 
 
-def main(out_path: str, names: str = "") -> None:
+def main(out_path: str, names: str = "", queries: str = "1") -> None:
     from autotune.algorithms.delta import delta_values
+    from autotune.launch import KernelLaunch
     from autotune.model.features import GraphFeatures
 
+    k = int(queries)
     with open(out_path, "w") as out:
-        for name, graph, sources, expected, predicted, best in one_query_shapes(names, SAMPLE):
+        for name, graph, sources, expected, predicted, best in one_query_shapes(names, SAMPLE, k):
             configs = delta_grid(predicted, delta_values(GraphFeatures.from_graph(graph)))
-            for row in probe_rows(name, graph, configs, best, sources, expected, ROUNDS, "latency grid"):
-                out.write(json.dumps(row) + "\n")
+            if k > 1:
+                configs += [c.replace(**{kernel: KernelLaunch(1024, launch.cache) for kernel, launch in c.kernels.items()})
+                            for c in configs]
+            for row in probe_rows(name, graph, list(dict.fromkeys(configs)), best, sources, expected, ROUNDS,
+                                  "latency grid" if k == 1 else "spread grid"):
+                out.write(json.dumps({**row, "queries": k}) + "\n")
                 out.flush()
                 print(name, row["class"], row["config"]["params"].get("delta"), row["ms_per_sssp"], flush=True)
 
