@@ -50,7 +50,7 @@ def main(out_path: str, names: str = "", queries: str = "1") -> None:
                                   "latency grid" if k == 1 else "spread grid"):
                 out.write(json.dumps({**row, "queries": k}) + "\n")
                 out.flush()
-                print(name, row["class"], row["config"]["params"].get("delta"), row["ms_per_sssp"], flush=True)
+                print(name, row["class"], row["config"].get("params", {}).get("delta"), row["ms_per_sssp"], flush=True)
 
 
 if __name__ == "__main__":
