@@ -17,6 +17,8 @@ graphs of the first suite, less the class's; the ladder of block sizes by level 
 `WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's);
 a one-query shape left without winners by the class (the mesh class takes the only block winner)
 takes that refitted batch scale for its Delta (`delta_latency.fit`'s `batch_scale`).
+Where the GPU has the probe's rows of a few sources at once (`SPREAD_ROWS`: the H200's), the rules
+for 2 to 16 at once (`autotune.algorithms.delta.spread`) are refitted on them less the class's graphs.
 The fitted GPU Crauser and Martín models are the shipped ones (fitted on the generated graphs
 only).
 
@@ -55,6 +57,9 @@ WIDE_ROWS = (H100_DATA / "ck-bs-grid-e6e4b8e.jsonl.gz",)
 # as `autotune model fit-choice --latency-rows` is given them for the shipped `choice-h100.toml`.
 LATENCY_ROWS = (H100_DATA / "latency-grid-100b87c.jsonl.gz",
                 H100_DATA / "grid-random-4282b74" / "latency-bins-128.jsonl.gz")
+# The shared-out grid at K = 16 (`scripts/probe_latency_grid.py OUT GRAPHS 16`), by GPU: the rules for a few
+# sources at once (`autotune.algorithms.delta.spread`) are refitted on them without the class.
+SPREAD_ROWS = {"h200": (data.DATA_DIR / "h200" / "spread-grid-76252fe.jsonl.gz",)}
 WITHIN, ALL_WITHIN = 0.15, 0.30
 CURVE_SHARE, CURVE_ALL_WITHIN = 0.90, 0.50  # issue 67: 90% of (graph, K) within 15%, every one within 50%
 
@@ -179,6 +184,7 @@ def graph_rows(name: str, entries: Sequence[Any], table: Any, gpu: dict[str, Any
     import dataclasses
 
     from autotune.predict.answer import UnseenGraph, model_answer
+    from autotune.table.fit import fit_spread_rows
     from autotune.algorithms.delta import latency as delta_latency
     from autotune.predict.choice import fit_admitted, measured_features
     from autotune.model.features import GraphFeatures
@@ -196,6 +202,9 @@ def graph_rows(name: str, entries: Sequence[Any], table: Any, gpu: dict[str, Any
                     for priced in latency_prices())
     latency = (delta_latency.fit(winners, unit, prices, bins, float(batch.model["delta_scale"])) if winners
                else None)  # no Delta winner: its batch rules
+    spread_rows = SPREAD_ROWS.get(data.gpu_file(str(gpu["name"])), ())
+    if latency is not None and spread_rows:  # a few at once, refitted on the other classes' graphs
+        latency = dataclasses.replace(latency, spread=fit_spread_rows(kept, spread_rows, shapes(), unit))
     model = fit_admitted(kept, {graph: shape["hop_depth"] for graph, shape in shapes().items()
                                 if shape.get("hop_depth") is not None})
     chooser = dataclasses.replace(model, latency=latency)

@@ -311,7 +311,8 @@ def test_graph_features_give_the_model_what_they_know():
 def test_a_few_sources_take_one_querys_grid_shared_out():
     """Up to Delta-stepping's `one_query_shape_queries` sources, an unseen graph gets one query's
     configuration with its grid shared out over the instances (the table's CK 4 to 16 bests' shape),
-    not the batch end's one block each; past it, the batch end's."""
+    not the batch end's one block each, its block size and Delta the spread rules' (the H200's
+    model has them); past it, the batch end's."""
     from autotune.graphs import load_graph
 
     table = Table.load(ROOT / "tables" / "h200.json")
@@ -319,5 +320,8 @@ def test_a_few_sources_take_one_querys_grid_shared_out():
     one, few, more = (table.lookup(graph, queries=k, device=None, admits=()).config for k in (1, 16, 32))
     assert one.algorithm == few.algorithm == "delta" and int(one.param("blocks")) > 16
     assert (few.concurrent_kernels, few.param("blocks")) == (16, 8)
-    assert few.replace(concurrent_kernels=1, blocks=one.param("blocks"), defer_work=one.param("defer_work")) == one
+    spread_size = table.model.latency.spread["block_size"]
+    assert few.kernel("advance").block_size == spread_size and few.param("delta") != one.param("delta")
+    assert few.replace(concurrent_kernels=1, blocks=one.param("blocks"), defer_work=one.param("defer_work"),
+                       delta=one.param("delta"), **{k: one.kernel(k) for k in ("advance", "split")}) == one
     assert more.concurrent_kernels == 32 and more.param("blocks") == 1

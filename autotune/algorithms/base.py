@@ -260,6 +260,13 @@ class Algorithm:
         algorithm's; unchanged by default."""
         return config, decisions
 
+    def with_spread_rules(self, config: LaunchConfig, decisions: Sequence[Any], features: GraphFeatures,
+                          latency: Any, queries: int) -> tuple[LaunchConfig, Sequence[Any]]:
+        """One query's configuration shared out over `queries` sources (`spread_over`) after the
+        rules a choice model was fitted with for a few at once, where they are this algorithm's;
+        unchanged by default."""
+        return config, decisions
+
     def unsuited(self, max_degree: int) -> str | None:
         """Why the algorithm cannot run on a graph of this largest degree, or None (the model's
         choice falls back on the next algorithm then)."""

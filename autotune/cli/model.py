@@ -45,6 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="take Delta-stepping's one-query rules from this choice model (one fitted on the probes of a "
                         "GPU of the same kind: the H100's for the H200) instead of fitting them; with --shapes, the "
                         "tree still reads the graphs' depths")
+    choice.add_argument("--spread-rows", metavar="ROWS.jsonl", nargs="+", default=[],
+                        help="with --shapes: the probe's rows at a few sources at once (scripts/probe_latency_grid.py "
+                        "OUT GRAPHS K: the shared-out grid at every Delta and two block sizes), on which the Delta and "
+                        "block size of one query's grid shared out over K are fitted (delta.spread)")
     choice.add_argument("--output", "-o", metavar="FILE.toml", required=True)
     choice.set_defaults(run=run_fit_choice)
 
@@ -105,15 +109,18 @@ def run_fit_choice(args: argparse.Namespace) -> int:
 
     if args.latency_rows and not args.shapes:
         raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")
+    if args.spread_rows and not args.shapes:
+        raise InputError("fit-choice: --spread-rows prices the rules of a few queries at once, which need --shapes")
     if args.latency_from and args.latency_rows:
         raise InputError("fit-choice: --latency-from takes the one-query rules as they are; --latency-rows fits them: "
                          "give one")
     inputs = [("a table", args.table)] + ([("--shapes", args.shapes)] if args.shapes else [])
     inputs += [("--latency-from", args.latency_from)] if args.latency_from else []
-    check_outputs({"--output": args.output}, inputs + [("--latency-rows", row) for row in args.latency_rows])
+    check_outputs({"--output": args.output}, inputs + [("--latency-rows", row) for row in args.latency_rows]
+                  + [("--spread-rows", row) for row in args.spread_rows])
     check_replaceable(args.output, lambda path: is_toml_with(path, "format", FORMAT.rpartition("/")[0]),
                       "a choice model")
-    model = fit_table(args.table, args.shapes, args.latency_rows, args.latency_from)
+    model = fit_table(args.table, args.shapes, args.latency_rows, args.latency_from, args.spread_rows)
     atomic_write(args.output, model.to_toml(), "the choice model")
     on = model.fitted_on
     print(f"wrote {args.output}: {len(model.nodes)} nodes, fitted on {on['graphs']} graphs of {args.table} "
@@ -133,4 +140,9 @@ def run_fit_choice(args: argparse.Namespace) -> int:
         print("  grid deferral: none (no grid winner defers)" if math.isinf(rules.defer_degree) else
               f"  grid deferral: from a mean degree of {rules.defer_degree:.1f}, W = {rules.defer_weights:g} x the "
               "largest weight (the deferring grid winners' median)")
+        if rules.spread:
+            spread = rules.spread
+            print(f"  {spread['queries']} at once: blocks of {spread['block_size']}, Delta {spread['delta_ratio']} x unit / "
+                  f"mean degree^{spread['degree_exponent']} / (vertices / 2^16)^{spread['vertices_exponent']}, the "
+                  f"least slowdown on {spread['graphs']} graphs' prices")
     return 0

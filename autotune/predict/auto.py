@@ -56,7 +56,8 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     not with --model thesis); for one query, the algorithm's one-query rules where it has them
     (`Algorithm.predict_one_query`), and Delta-stepping's `latency` rules (fitted ones; neither with
     --model thesis); up to `Algorithm.one_query_shape_up_to` sources, one query's configuration in
-    its shape (`model.queries.spread`)."""
+    its shape (`model.queries.spread`), with the latency rules' spread rules where fitted
+    (`Algorithm.with_spread_rules`)."""
     from autotune.algorithms.thesis.fitted import resolve_model
 
     entry = algorithms.get(name)
@@ -79,6 +80,7 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
         config, decisions = entry.with_latency_rules(config, decisions, graph, level_width, latency)
     if few:
         config, decisions = spread(entry, config, decisions, queries)
+        config, decisions = entry.with_spread_rules(config, decisions, graph, latency, queries)
     return config, list(decisions)
 
 

@@ -301,5 +301,11 @@ class DeltaStepping(Algorithm):
         (`autotune.algorithms.delta.latency.LatencyRules.apply`)."""
         return latency.apply(config, decisions, self, features, level_width())
 
+    def with_spread_rules(self, config: LaunchConfig, decisions: Sequence[Any], features: GraphFeatures,
+                          latency: Any, queries: int) -> tuple[LaunchConfig, Sequence[Any]]:
+        """The shared-out grid's block size and Delta from the fitted spread rules
+        (`autotune.algorithms.delta.spread`, `LatencyRules.apply_spread`)."""
+        return latency.apply_spread(config, decisions, self, features, queries)
+
 
 DELTA = DeltaStepping()

@@ -119,6 +119,7 @@ class LatencyRules:
     defer_degree: float = math.inf  # rule 6 (inf: no grid defers)
     defer_weights: float = 0.0
     delta_batch: Mapping[str, bool] = dataclasses.field(default_factory=lambda: {shape: False for shape in SHAPES})
+    spread: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # a few at once: `spread.fit`'s
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -180,6 +181,17 @@ class LatencyRules:
         made.append(Decision("block_size", size, "delta latency 3", priced[1] if priced else f"the {shape} winners' median"))
         replaced = {d.parameter for d in made}
         return algorithm.canonical(changed), (*[d for d in decisions if d.parameter not in replaced], *made)
+
+    def apply_spread(self, config: Any, decisions: Sequence[Decision], algorithm: Any, graph: Any, queries: int
+                     ) -> tuple[Any, tuple[Decision, ...]]:
+        """`config`, one query's shared out over `queries` instances, with the spread rules' block
+        size and Delta (`autotune.algorithms.delta.spread`) where fitted, in rule 2's unit."""
+        from autotune.algorithms.delta import spread
+        from autotune.algorithms.delta.rules import unit_weight
+
+        unit = delta_unit(unit_weight(graph.lightest_weight, graph.mean_weight), graph.max_weight, graph.mean_degree,
+                          graph.degree_cv, self.unit_skew, self.unit_spread)
+        return spread.apply(self.spread, config, decisions, algorithm, graph, unit, queries)
 
     def _priced_bins(self, shape: str, level_width: float) -> tuple[Mapping[str, Any], str] | None:
         """Rules 3-4's priced pair for the grid (`grid_bins`) and why; None where not fitted."""
