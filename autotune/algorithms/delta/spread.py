@@ -9,8 +9,8 @@ keeps 8 blocks busy is narrower, the more so the denser the graph: `scripts/prob
 (`benchmarks/data/h200/spread-grid-76252fe.jsonl.gz`): the random graphs of degree 20 want 32 to 64
 and those of degree 200 want 2 to 4 where one query's rules give 2,048 and 128 (+82% to +200%),
 web-Stanford 128 (+40% at 2,048), while the sparse graphs (p2p, collaboration, e-mail) cost the
-same at 512 to INF. And at every Delta the block of 1,024 threads beat one query's 768 on 18 of the
-30 graphs (BlogCatalog3 +51% at 768, +38% at 1,024 with one query's Delta).
+same at 512 to INF. And blocks of 1,024 threads beat one query's 768 on 21 of the 25 graphs priced
+at both (BlogCatalog3 +51% at 768, +38% at 1,024 with one query's Delta).
 
 The rules (fitted by `fit`, on each graph's prices at K = `queries`):
 
