@@ -11,7 +11,7 @@ H100 (delaunay_n16 256 against its best 64, +24%; power-pegase2869 16,384 agains
 With K (at most Delta-stepping's `one_query_shape_queries`, 16), the prediction for K sources at
 once (one query's grid shared out over them, `autotune predict --algorithm delta --queries K`) is
 timed instead, with each Delta of the same grid at its own block size and at 1,024 (the block size
-of 23 of the 31 Delta-stepping bests at CK 16 in tables/h200.json at 72d9991): `spread grid` rows,
+of 23 of the 31 Delta-stepping bests at CK 16 in tables/h200.json at fd74627): `spread grid` rows,
 the evidence for the middle of the curve, where suite `classout` at fd74627 found web-Stanford +117%.
 
 Usage (on a GPU machine, from the repository's root):
