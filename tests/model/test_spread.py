@@ -42,6 +42,7 @@ def _graph(degree=8.0, vertices=1 << 16):
                          degree_cv=0.5, min_positive_weight=1, max_weight=100, mean_weight=50.0)
 
 
+SPREAD_ROWS = "benchmarks/data/h200/spread-grid-76252fe.jsonl.gz"
 RULES = {"queries": 16, "block_size": 1024, "delta_ratio": 64.0, "degree_exponent": 1.0, "vertices_exponent": 0.0,
          "graphs": 3}
 
@@ -71,12 +72,40 @@ def test_one_block_an_instance_and_a_model_without_the_rules_are_left_as_they_ar
 
 
 def test_the_shipped_h200_model_holds_rules_fitted_on_the_committed_rows_at_k_16():
-    rows = ["benchmarks/data/h200/spread-grid-76252fe.jsonl.gz"]
+    rows = [SPREAD_ROWS]
     assert spread.queries_of(rows) == 16
     assert len(spread.read_prices(rows)) >= 30
     latency = ChoiceModel.from_toml("characterizations/choice-h200.toml").latency
     assert latency.spread["queries"] == 16 and latency.spread["block_size"] == 1024
     assert ChoiceModel.from_toml("characterizations/choice-h100.toml").latency.spread == {}  # no H100 rows
+
+
+def test_fit_choice_writes_the_shipped_h200_model_spread_rules_included(tmp_path, capsys):
+    out = tmp_path / "choice.toml"
+    assert main(["model", "fit-choice", "tables/h200.json", "--shapes", "benchmarks/data/shapes.json",
+                 "--latency-from", "characterizations/choice-h100.toml", "--spread-rows", SPREAD_ROWS,
+                 "-o", str(out)]) == 0
+    assert "16 at once: blocks of 1024" in capsys.readouterr().out
+    shipped = ChoiceModel.from_toml("characterizations/choice-h200.toml")
+    written = ChoiceModel.from_toml(out)
+    assert written.nodes == shipped.nodes and written.latency == shipped.latency
+
+
+def test_the_class_out_refit_leaves_the_class_s_graphs_out_of_the_spread_fit():
+    from autotune.algorithms.delta.latency import batch_constants
+    from autotune.table import Table
+    from autotune.table.fit import fit_spread_rows
+    from benchmarks import data
+
+    entries = Table.load("tables/h200.json").entries
+    shapes = json.loads(open("benchmarks/data/shapes.json").read())["shapes"]
+    everything = fit_spread_rows(entries, [SPREAD_ROWS], shapes, batch_constants())
+    social = {e.name for e in entries if data.graph_class(e.name) == "social"}
+    priced = set(spread.read_prices([SPREAD_ROWS]))
+    left = [e for e in entries if e.name not in social]
+    without = fit_spread_rows(left, [SPREAD_ROWS], shapes, batch_constants())
+    gone = {name for name in social if name.removesuffix(".csr.npz") in priced}
+    assert gone and without["graphs"] == everything["graphs"] - len(gone)
 
 
 def test_rows_of_several_ks_are_refused(tmp_path):
