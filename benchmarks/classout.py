@@ -179,12 +179,26 @@ def delta_without(left_out: str) -> Any:
                                                **{f"{delta_rules.LADDER}{s}": start for s, start in ladder.items()}})
 
 
+_SPREAD_FITS: dict[tuple[Any, ...], dict[str, Any]] = {}  # `spread_without`'s, once per class
+
+
+def spread_without(kept: Sequence[Any], rows: Sequence[Path], unit: tuple[float, float]) -> dict[str, Any]:
+    """The rules for a few sources at once (`table.fit.fit_spread_rows`) fitted on `rows` for the
+    table entries `kept` (a class left out), once per set of entries: every graph of a class has the
+    same."""
+    from autotune.table.fit import fit_spread_rows
+
+    key = (tuple(e.name for e in kept), tuple(rows), unit)
+    if key not in _SPREAD_FITS:
+        _SPREAD_FITS[key] = fit_spread_rows(kept, rows, shapes(), unit)
+    return _SPREAD_FITS[key]
+
+
 def graph_rows(name: str, entries: Sequence[Any], table: Any, gpu: dict[str, Any], rounds: int
                ) -> list[dict[str, Any]]:
     import dataclasses
 
     from autotune.predict.answer import UnseenGraph, model_answer
-    from autotune.table.fit import fit_spread_rows
     from autotune.algorithms.delta import latency as delta_latency
     from autotune.predict.choice import fit_admitted, measured_features
     from autotune.model.features import GraphFeatures
@@ -204,7 +218,7 @@ def graph_rows(name: str, entries: Sequence[Any], table: Any, gpu: dict[str, Any
                else None)  # no Delta winner: its batch rules
     spread_rows = SPREAD_ROWS.get(data.gpu_file(str(gpu["name"])), ())
     if latency is not None and spread_rows:  # a few at once, refitted on the other classes' graphs
-        latency = dataclasses.replace(latency, spread=fit_spread_rows(kept, spread_rows, shapes(), unit))
+        latency = dataclasses.replace(latency, spread=spread_without(kept, spread_rows, unit))
     model = fit_admitted(kept, {graph: shape["hop_depth"] for graph, shape in shapes().items()
                                 if shape.get("hop_depth") is not None})
     chooser = dataclasses.replace(model, latency=latency)

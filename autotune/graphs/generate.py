@@ -170,6 +170,11 @@ def _distinct_targets(bitgen: np.random.PCG64, vertices: np.ndarray, count: int,
         targets[rows, cols + 1] = (redrawn + offsets[rows, 0]) % n
 
 
+def urand_name(scale: int, degree: int = URAND_DEFAULT_DEGREE) -> str:
+    """A uniform random graph's spec: `urand<S>`, with `-d<D>` where D is not the default."""
+    return f"urand{scale}" + ("" if degree == URAND_DEFAULT_DEGREE else f"-d{degree}")
+
+
 def uniform_random(scale: int, degree: int = URAND_DEFAULT_DEGREE, options: GraphOptions = GraphOptions(),
                    name: str | None = None) -> CSRGraph:
     """GAP's uniform random graph (urand; Beamer, Asanović and Patterson, "The GAP Benchmark Suite",
@@ -186,7 +191,7 @@ def uniform_random(scale: int, degree: int = URAND_DEFAULT_DEGREE, options: Grap
         >>> g.n_vertices, 7000 < g.n_edges <= 2 * 4 * 1024, bool((g.tails != g.columns).all())
         (1024, True, True)
     """
-    name = name or f"urand{scale}" + ("" if degree == URAND_DEFAULT_DEGREE else f"-d{degree}")
+    name = name or urand_name(scale, degree)
     if not 1 <= scale <= 30:
         raise InputError(f"{name}: the scale S of urand<S> must be 1..30 (2**S vertices)")
     n = 1 << scale

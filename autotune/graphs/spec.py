@@ -15,7 +15,7 @@ from autotune.errors import AutotuneError, InputError
 from autotune.graphs.cache import CacheKey, GraphCache, default_cache_dir
 from autotune.graphs.csr import CSRGraph
 from autotune.graphs.generate import (RMAT_DEFAULT_EDGE_FACTOR, URAND_DEFAULT_DEGREE, random_graph, rmat, square_grid,
-                                      uniform_random)
+                                      uniform_random, urand_name)
 from autotune.graphs.io import SUFFIXES, graph_format, read_graph_file
 from autotune.graphs.options import GraphOptions, WeightRange
 
@@ -82,7 +82,7 @@ class UniformSpec:
 
     @property
     def name(self) -> str:
-        return f"urand{self.scale}" + ("" if self.degree == URAND_DEFAULT_DEGREE else f"-d{self.degree}")
+        return urand_name(self.scale, self.degree)
 
     @property
     def canonical(self) -> str:

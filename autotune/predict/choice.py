@@ -5,12 +5,9 @@ A small decision tree over the graph's features and K, fitted on the winners a t
 measured (`autotune model fit-choice TABLE -o FILE`: every graph of the table, and for K = 1, 2,
 4, ... up to its largest CK the algorithm of its fastest curve point with CK <= K, the point
 `Table.lookup(queries=K)` hands out). The tree is grown greedily (each split the one that lowers
-the samples' Gini impurity most, at a midpoint between two neighbouring values; of splits as pure
-as each other, the one with the widest margin, the gap over the rows' span of its feature: with the
-vertices listed first, a tie between them and the degree sent the H200's dense social graphs to
-crauser at K = 16, +485% and +855%, suite `classout` at 8df313c), at most
-`MAX_DEPTH` deep, no leaf under `MIN_LEAF` samples; it is stored as TOML with the table it came
-from, so that `--explain` names every threshold and its origin.
+the samples' Gini impurity most, at a midpoint between two neighbouring values; of equally pure
+ones the widest margin, `_best_split`), at most `MAX_DEPTH` deep, no leaf under `MIN_LEAF` samples;
+it is stored as TOML with the table it came from, so that `--explain` names every threshold and its origin.
 
 An algorithm that a graph admits only where something is kept for it (`Algorithm.conditional`:
 PHAST, where the graph's contraction hierarchy is) and that won at least `ADMIT_SHARE` of the curve
@@ -304,10 +301,10 @@ def _rows(samples: Sequence[Sample]) -> list[Row]:
 
 
 def _best_split(rows: list[Row]) -> tuple[str, float] | None:
-    """The (feature, threshold) lowering the weighted Gini impurity most, None if none does; the
-    threshold midway between two neighbouring values. Of splits as pure as each other, the widest
-    margin wins: the gap between the two values over the rows' span of the feature (the order of
-    `FEATURES` decides nothing; an unseen graph between the two falls on the side it is nearer)."""
+    """The (feature, threshold) lowering the weighted Gini impurity most (None if none does), midway
+    between two neighbouring values; of equally pure ones the widest margin (gap over the rows' span),
+    not the first of `FEATURES`: the vertices first, a tie with the degree sent the H200's dense social
+    graphs to crauser at K = 16 (+485%, +855%: suite `classout` at 8df313c)."""
     best, found = (_impurity(rows) - 1e-12, 0.0), None
     for feature in FEATURES:
         values = sorted({row[feature] for row, _ in rows})

@@ -90,20 +90,39 @@ def _log_slowdown(price: Mapping[Any, float], at: Any) -> float:
 def priced_delta(group: Sequence[Any], prices: Mapping[str, Mapping[Any, float]]) -> tuple[float, float]:
     """Rule 2's ratio and degree exponent for one shape's winners (`LatencySample`s, each with
     prices), by the time their Deltas cost (`MISSING` where an INF predicted was not measured)."""
-    def cost(ratio: float, exponent: float) -> float:
+    ratio, exponent, _ = priced_delta_terms(group, prices)
+    return ratio, exponent
+
+
+def priced_delta_terms(group: Sequence[Any], prices: Mapping[str, Mapping[Any, float]],
+                       ratios: Sequence[float] = RATIOS, sizes: Mapping[str, float] | None = None,
+                       size_exponents: Sequence[float] = (0.0,)) -> tuple[float, float, float]:
+    """`priced_delta` with a third term: Delta = ratio x unit / mean degree ^ exponent / size ^
+    size_exponent (`sizes`: each sample's graph name: its size term; 1 where not given), over the
+    grids `ratios`, `EXPONENTS` and `size_exponents`: (ratio, exponent, size exponent) of the least
+    summed log slowdown (ties: the smallest exponents, then the middle of the tied ratios)."""
+    slowdowns: dict[tuple[int, Any], float] = {}
+
+    def slowdown(index: int, target: float) -> float:
+        key = (index, round(math.log2(target)) if math.isfinite(target) else None)
+        if key not in slowdowns:
+            measured = prices[graph_key(group[index].graph)]
+            slowdowns[key] = _log_slowdown(measured, nearest_measured(2 ** key[1] if key[1] is not None else INFINITE,
+                                                                      measured))
+        return slowdowns[key]
+
+    def cost(ratio: float, exponent: float, size_exponent: float) -> float:
         total = 0.0
-        for s in group:
-            measured = prices[graph_key(s.graph)]
-            target = ratio * s.unit / max(s.mean_degree, 1e-9) ** exponent if s.unit else math.inf
-            total += _log_slowdown(measured, nearest_measured(2 ** round(math.log2(target)) if math.isfinite(target)
-                                                              else INFINITE, measured))
+        for index, s in enumerate(group):
+            size = (sizes or {}).get(s.graph, 1.0) ** size_exponent
+            total += slowdown(index, ratio * s.unit / max(s.mean_degree, 1e-9) ** exponent / size if s.unit else math.inf)
         return round(total, 9)
 
-    costs = {(exponent, ratio): cost(ratio, exponent) for exponent in EXPONENTS for ratio in RATIOS}
+    costs = {(g, e, r): cost(r, e, g) for g in size_exponents for e in EXPONENTS for r in ratios}
     least = min(costs.values())
-    exponent = min(e for (e, _), c in costs.items() if c == least)
-    tied = sorted(r for (e, r), c in costs.items() if e == exponent and c == least)
-    return round(statistics.median_low(tied), 3), exponent
+    size_exponent, exponent = min((g, e) for (g, e, _), c in costs.items() if c == least)
+    tied = sorted(r for (g, e, r), c in costs.items() if (g, e) == (size_exponent, exponent) and c == least)
+    return round(statistics.median_low(tied), 3), exponent, size_exponent
 
 
 def priced_bins(group: Sequence[Any], prices: Mapping[str, Mapping[tuple[int, Any], float]]) -> dict[str, Any]:
@@ -144,4 +163,4 @@ def _bins(pair: tuple[int, Any]) -> dict[str, Any]:
     return {"block_size": pair[0], "block_threshold": pair[1]}
 
 
-__all__ = ["graph_key", "priced_bins", "priced_delta", "read_bins_prices", "read_prices"]
+__all__ = ["graph_key", "priced_bins", "priced_delta", "priced_delta_terms", "read_bins_prices", "read_prices"]

@@ -18,8 +18,8 @@ The rules (fitted by `fit`, on each graph's prices at K = `queries`):
    (each graph at its best Delta for that size).
 2. Delta: `delta_ratio` x rule 2's unit (the batch rule's Delta at scale 1) / mean degree ^
    `degree_exponent` / (vertices / 2^16) ^ `vertices_exponent`, the triple with the least summed log
-   slowdown at that block size (as one query's rule 2 is priced, `latency_prices.priced_delta`, with
-   the vertices besides: the graphs of about 270k vertices and mean degree 8, web-Stanford and
+   slowdown at that block size (`latency_prices.priced_delta_terms`: as one query's rule 2 is priced,
+   with the vertices besides: the graphs of about 270k vertices and mean degree 8, web-Stanford and
    random262144-d8, want 128 where those of 12k to 37k and the same degree, anybeat and Email-Enron,
    want 512 to 1,024; the degree alone left web-Stanford +40% and cit-HepTh, its class left out,
    +105%: an ad-hoc computation on the rows above, each class left out in turn).
@@ -34,8 +34,8 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from autotune.algorithms.delta.fit import MISSING, nearest_measured, read_rows
-from autotune.algorithms.delta.latency_prices import EXPONENTS, graph_key
+from autotune.algorithms.delta.fit import read_rows
+from autotune.algorithms.delta.latency_prices import graph_key, priced_delta_terms
 from autotune.model.decision import Decision
 
 CLASS = "spread grid"  # the probe's rows (`scripts/probe_latency_grid.py OUT GRAPHS K`)
@@ -80,10 +80,7 @@ def fit(samples: Sequence[Any], prices: Prices, queries: int, vertices: Mapping[
     """Rules 1 and 2 on the graphs of `samples` (`latency.LatencySample`s: the unit and mean degree
     are read; `vertices`: each one's vertices, by graph name) that `prices` has: {"queries",
     "block_size", "delta_ratio", "degree_exponent", "vertices_exponent", "graphs"} (a JSON-able table
-    of the choice model), or {} where no graph is priced. Ties: the smallest exponents, then the
-    middle of the tied ratios."""
-    import statistics
-
+    of the choice model), or {} where no graph is priced."""
     priced = [s for s in samples if prices.get(graph_key(s.graph)) and s.unit]
     if not priced:
         return {}
@@ -99,24 +96,11 @@ def fit(samples: Sequence[Any], prices: Prices, queries: int, vertices: Mapping[
         return round(sum(math.log(min(prices[k][size].values()) / least(k)) for k in keys), 9)
 
     size = min(sizes, key=lambda s: (size_cost(s), s))
-    at_size = {k: prices[k][size] for k in keys}
-
-    def slowdown(key: str, log2_target: float) -> float:
-        measured = at_size[key]
-        at = nearest_measured(2 ** round(log2_target), measured)
-        return math.log(measured[at] / min(measured.values())) if at in measured else math.log(MISSING)
-
-    def cost(ratio: float, exponent: float, vertices_exponent: float) -> float:
-        return round(sum(slowdown(k, math.log2(ratio * s.unit) - exponent * math.log2(max(s.mean_degree, 1e-9))
-                                  - vertices_exponent * math.log2(max(vertices[s.graph], 1) / VERTICES_UNIT))
-                         for k, s in zip(keys, priced)), 9)
-
-    costs = {(g, e, r): cost(r, e, g) for g in VERTICES_EXPONENTS for e in EXPONENTS for r in RATIOS}
-    lowest = min(costs.values())
-    g, e = min((g, e) for (g, e, _), c in costs.items() if c == lowest)
-    tied = sorted(r for (gg, ee, r), c in costs.items() if (gg, ee) == (g, e) and c == lowest)
-    return {"queries": queries, "block_size": size, "delta_ratio": round(statistics.median_low(tied), 3),
-            "degree_exponent": e, "vertices_exponent": g, "graphs": len(priced)}
+    ratio, exponent, per_vertex = priced_delta_terms(
+        priced, {k: prices[k][size] for k in keys}, RATIOS,
+        {s.graph: max(vertices[s.graph], 1) / VERTICES_UNIT for s in priced}, VERTICES_EXPONENTS)
+    return {"queries": queries, "block_size": size, "delta_ratio": ratio, "degree_exponent": exponent,
+            "vertices_exponent": per_vertex, "graphs": len(priced)}
 
 
 def apply(spread: Mapping[str, Any], config: Any, decisions: Sequence[Decision], algorithm: Any, graph: Any,
