@@ -158,3 +158,33 @@ def test_a_long_build_says_where_it_is_every_few_seconds_its_first_estimates_inc
         progress(done, 16384)
     assert out.getvalue().splitlines() == ["g: estimating the importance of its 16,384 vertices (11 s)",
                                            "g: 256 of 16,384 vertices contracted (22 s)"]
+
+
+@pytest.mark.parametrize("compiled_build", [True, False])
+def test_a_build_past_its_time_limit_stops_says_so_and_keeps_nothing(compiled_build, tmp_path, monkeypatch):
+    """A sweep gives the hierarchy a share of its budget (grid22's took 164 s of a 110 s budget on
+    the H200's host and left the sweep nothing to measure): the build stops there, says where it
+    was and how to build it without a limit, and keeps neither a hierarchy nor a verdict."""
+    import io
+
+    from autotune.hierarchy import HierarchyStore, Stopped
+    from autotune.hierarchy.build import build_kept
+
+    graph = load_graph("grid14", use_cache=False)
+    if not compiled_build:
+        monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
+        compiled.load.cache_clear()
+    try:
+        with pytest.raises(Stopped):
+            contract(graph, directory=tmp_path / "build", progress=lambda done, n: done >= 512)
+        ticks = iter(float(t) for t in range(10**6))
+        store, out = HierarchyStore(tmp_path / "kept"), io.StringIO()
+        assert build_kept(store, graph, out, clock=lambda: next(ticks), within_s=50.0,
+                          limit_is="its share of the sweep's budget") is None
+    finally:
+        compiled.load.cache_clear()
+    last = out.getvalue().splitlines()[-1]
+    assert "contraction hierarchy stopped after" in last and "its share of the sweep's budget" in last
+    assert "`autotune graph hierarchy grid14` builds and keeps it without a limit" in last
+    assert " of 16,384 vertices contracted" in last
+    assert not store.kept(graph) and store.refusal(graph) is None

@@ -244,3 +244,11 @@ def test_the_cpu_phast_is_exact_past_32_bits(tmp_path, monkeypatch):
     result = PHAST.solve_cpu(graph, 0)
     assert result.distances.tolist() == [heavy * v for v in range(n)]
     assert np.array_equal(result.distances, reference_distances(graph, [0])[0])
+
+
+def test_a_sweep_s_share_of_its_budget_bounds_the_hierarchy_and_auto_says_why_phast_is_out(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    graph = load_graph("grid14", use_cache=False)
+    why = PHAST.admits(graph, prepare=True, within_s=0.0)
+    assert why.startswith("no contraction hierarchy: its build took more than 0 s") and "autotune graph hierarchy" in why
+    assert PHAST.admits(graph, prepare=True, within_s=600.0) is None  # nothing was kept: built afresh, in time

@@ -267,16 +267,22 @@ class Algorithm:
         unchanged by default."""
         return config, decisions
 
+    def with_gpu_constants(self, characterization: Any, latency: Any) -> Any:
+        """The characterization with the constants a choice model fitted on its GPU's probes
+        (`latency`, `predict.choice.ChoiceModel.latency`), where they are this algorithm's;
+        unchanged by default."""
+        return characterization
+
     def unsuited(self, max_degree: int) -> str | None:
         """Why the algorithm cannot run on a graph of this largest degree, or None (the model's
         choice falls back on the next algorithm then)."""
         return None
 
-    def admits(self, graph: CSRGraph, prepare: bool = False) -> str | None:
+    def admits(self, graph: CSRGraph, prepare: bool = False, within_s: float | None = None) -> str | None:
         """Why `--algorithm auto` leaves this algorithm out on `graph`, or None where it tunes it
         (every graph whose distances its kernels hold, by default: `refuses_width`). With `prepare`,
         what the algorithm needs kept per graph (PHAST's hierarchy) is built first where the graph
-        qualifies, with progress on stderr."""
+        qualifies, with progress on stderr, stopped where it takes more than `within_s` seconds."""
         return self.refuses_width(graph)
 
     def refuses_width(self, graph: CSRGraph) -> str | None:

@@ -30,7 +30,7 @@ from autotune.search.run.jobs import Job
 from autotune.search.run.opening import OpenedOnUse
 from autotune.search.run.order import batch_winner_guess, first_turns, order_for_auto
 from autotune.search.run.specials import profile_from_json
-from autotune.search.run.plan import DEFAULT_PATIENCE, default_budget_s
+from autotune.search.run.plan import DEFAULT_PATIENCE, graph_budgets_s
 from autotune.search.results.outputs import INTERRUPTED, report_outcome, write_outputs
 from autotune.cli.sweep_request import CURVE_TRIALS, OBJECTIVES, Request, jobs_of, outputs_of, parse
 from autotune.errors import InputError
@@ -253,13 +253,10 @@ def run(args: argparse.Namespace) -> int:
 
 def budget_s(request: Request, jobs: list[Job]) -> float | None:
     """The sweep's wall-time bound: `--budget`'s seconds; for `auto`, the default of each graph
-    (`plan.default_budget_s`) on a GPU sweep of the queries curve, else none."""
-    if request.budget_s != "auto":
-        return request.budget_s
-    if request.replay or request.objective != "curve":
-        return None
+    (`plan.default_budget_s`) on a GPU sweep of the queries curve, else none (`plan.graph_budgets_s`)."""
     graphs = {job.graph.key: (job.graph.n_vertices, job.graph.n_edges) for job in jobs}
-    return sum(default_budget_s(*size) for size in graphs.values())
+    parts = graph_budgets_s(request.budget_s, not request.replay and request.objective == "curve", list(graphs.values()))
+    return None if parts is None else sum(parts)
 
 
 __all__ = ["INTERRUPTED", "register", "run"]

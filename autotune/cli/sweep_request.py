@@ -26,7 +26,7 @@ from autotune.measure import Protocol, choose_sources
 from autotune.search.run.storage import MEMORY, StudyHandle, StudyKey, open_study
 from autotune.search.strategies import Strategy, make_strategy
 from autotune.search.run.interrupts import quiet_optuna
-from autotune.search.run.plan import DEFAULT_PATIENCE
+from autotune.search.run.plan import DEFAULT_PATIENCE, PREPARE_SHARE, graph_budgets_s
 from autotune.search.run.sweep import SweepSettings
 
 
@@ -249,9 +249,13 @@ class CheckedJobs:
         if request.max_memory is not None:
             device["x-max-memory"] = request.max_memory
         space = dataclasses.replace(request.space, memory_bytes=memory)
+        # a graph's preparation (PHAST's hierarchy) may take a share of its part of the budget, the rest is measuring
+        parts = graph_budgets_s(request.budget_s, request.objective == "curve",
+                                [(g.n_vertices, g.n_edges) for g in self.graphs])
+        within = None if parts is None else [PREPARE_SHARE * part for part in parts]
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
                         request.seed, request.weights, references, request.model, request.objective,
-                        request.hierarchy, ShapeCache.from_env(), compiled if gpu_share else None)
+                        request.hierarchy, ShapeCache.from_env(), compiled if gpu_share else None, within)
         if compiled is not None:
             compiled()
         return device, jobs, [g.name for g in self.graphs]

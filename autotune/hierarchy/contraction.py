@@ -76,6 +76,10 @@ class Unsuited(Exception):
     """The graph gets no hierarchy (the reason is the message)."""
 
 
+class Stopped(Exception):
+    """The contraction stopped because its caller's `progress` asked it to (no verdict on the graph)."""
+
+
 def adjacency(graph: CSRGraph) -> tuple[list[dict[int, int]], list[dict[int, int]]]:
     """Out- and in-arcs as dicts of dicts (the lightest of parallel arcs), self-loops dropped."""
     out: list[dict[int, int]] = [dict() for _ in range(graph.n_vertices)]
@@ -164,7 +168,7 @@ def build_directory() -> Path:
 
 
 def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
-             max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None,
+             max_growth: float = MAX_GROWTH, progress: Callable[[int, int], bool | None] | None = None,
              directory: Path | None = None, locality: bool = True
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy, as `contract_python` gives it, by the compiled contraction (built into
@@ -174,9 +178,11 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
 
     Raises:
         Unsuited: as `contract_python`.
+        Stopped: `progress` returned true.
     """
     from autotune.files import note
-    from autotune.hierarchy.compiled import CORE, DENSIFIED, FORESEEN, GREW, WORK, CompilerMissing, contract_compiled
+    from autotune.hierarchy.compiled import (CORE, DENSIFIED, FORESEEN, GREW, STOPPED, WORK, CompilerMissing,
+                                             contract_compiled)
 
     check_suited(graph)
     n = graph.n_vertices
@@ -213,6 +219,8 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     if status == WORK:
         work, left, later = found
         raise Unsuited(work_refusal(graph, work, later, left))
+    if status == STOPPED:
+        raise Stopped("stopped on request")
     if status == FORESEEN:
         foreseen, sampled, _ = found
         raise Unsuited(foreseen_refusal(graph, foreseen, sampled))
@@ -268,11 +276,12 @@ def work_refusal(graph: CSRGraph, work: int, later: int, left: int) -> str:
 
 
 def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
-                    max_growth: float = MAX_GROWTH, progress: Callable[[int, int], None] | None = None
+                    max_growth: float = MAX_GROWTH, progress: Callable[[int, int], bool | None] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy: every vertex's rank and level, and the arcs of the graph with its shortcuts
     (tails, heads, weights, int64). `progress(contracted, n)` is called every `PROGRESS_EVERY` vertices
-    contracted, and with 0 every `PROGRESS_EVERY` first estimates.
+    contracted, and with 0 every `PROGRESS_EVERY` first estimates; where it returns true, the
+    contraction stops (`Stopped`).
 
     Raises:
         Unsuited: a hub (`check_suited`), more than `max_growth` x the graph's arcs, an uncontracted
@@ -314,8 +323,8 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
         if v not in in_sample:
             key[v] = priority(v)[0]
             estimated += 1
-            if progress is not None and estimated % PROGRESS_EVERY == 0:
-                progress(0, n)
+            if progress is not None and estimated % PROGRESS_EVERY == 0 and progress(0, n):
+                raise Stopped(f"stopped while estimating its {n} vertices")
     version = [0] * n
     heap = [(key[v], v, 0) for v in range(n)]
     heapq.heapify(heap)
@@ -361,8 +370,8 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
                            f"with {n - order} of {n} vertices left")
         rank[v] = order
         order += 1
-        if progress is not None and order % PROGRESS_EVERY == 0:
-            progress(order, n)
+        if progress is not None and order % PROGRESS_EVERY == 0 and progress(order, n):
+            raise Stopped(f"stopped with {order} of {n} vertices contracted")
         for u in list(into[v]):
             del out[u][v]
             deleted[u] += 1

@@ -63,12 +63,14 @@ class HierarchyStore:
         path = self._path(graph, ".unsuited")
         return path.read_text().strip() if path is not None and path.is_file() else None
 
-    def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], None] | None = None) -> Hierarchy:
+    def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], bool | None] | None = None) -> Hierarchy:
         """The graph's hierarchy: read where kept, else built and kept; a build logs its progress,
-        and calls `progress(contracted, n)` every `contraction.PROGRESS_EVERY` vertices when given.
+        and calls `progress(contracted, n)` every `contraction.PROGRESS_EVERY` vertices when given,
+        which stops it by returning true (nothing is kept then, neither a hierarchy nor a verdict).
 
         Raises:
             Unsuited: the graph gets none (also when a build said so before).
+            Stopped: `progress` stopped the build.
         """
         kept, refused = self._path(graph, ".npz"), self._path(graph, ".unsuited")
         if (why := self.refusal(graph)) is not None:
@@ -82,10 +84,9 @@ class HierarchyStore:
         _log.info("%s: building its contraction hierarchy (%d vertices; kept for later runs)",
                   graph.name, graph.n_vertices)
 
-        def report(done: int, n: int) -> None:
+        def report(done: int, n: int) -> bool:
             _log.info("%s: %d of %d vertices contracted", graph.name, done, n)
-            if progress is not None:
-                progress(done, n)
+            return progress is not None and bool(progress(done, n))
 
         try:
             built = contract(graph, progress=report)

@@ -138,3 +138,12 @@ def test_ends_cut_short_go_on_before_the_middles_with_the_middles_shares_counted
     over.append(True)  # past the run's end nothing is sent back
     assert [t for t in first_turns(objectives, weights, lambda i: None, short.__contains__, lambda i: True,
                                    lambda: bool(over))] == [(0, 9.0), (1, 7.0), (2, 5.0), (3, 4.0), (4, 3.0), (5, 1.0)]
+
+
+def test_each_graph_s_part_of_the_budget_bounds_its_preparation():
+    from autotune.search.run.plan import PREPARE_SHARE, graph_budgets_s
+
+    assert graph_budgets_s(120.0, True, [(10, 20), (30, 40)]) == [60.0, 60.0]  # --budget split over the graphs
+    assert graph_budgets_s("auto", True, [(4_194_304, 16_769_024)]) == [110.0]  # grid22: 55 s for its hierarchy
+    assert graph_budgets_s("auto", False, [(10, 20)]) is None and graph_budgets_s(None, True, [(10, 20)]) is None
+    assert 0 < PREPARE_SHARE < 1

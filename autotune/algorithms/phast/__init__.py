@@ -104,9 +104,10 @@ class Phast(Algorithm):
 
         return f"builds no hierarchy for a vertex of {max_degree} arcs" if max_degree > MAX_DEGREE else None
 
-    def admits(self, graph: CSRGraph, prepare: bool = False) -> str | None:
+    def admits(self, graph: CSRGraph, prepare: bool = False, within_s: float | None = None) -> str | None:
         """Auto tunes PHAST where the graph's hierarchy is kept; with `prepare` it is built first
-        where the graph qualifies (kept for later runs; `hierarchy.build.build_kept` reports it)."""
+        where the graph qualifies (kept for later runs; `hierarchy.build.build_kept` reports it),
+        and stopped where it takes more than `within_s` seconds (a sweep's share of its budget)."""
         from autotune.hierarchy import HierarchyStore, default_directory
 
         if (why := self.refuses_width(graph)) is not None:
@@ -114,15 +115,20 @@ class Phast(Algorithm):
         if (why := self.unsuited(graph.max_degree)) is not None:
             return f"no contraction hierarchy: {why}"
         store = HierarchyStore(default_directory())
+        stopped = False
         if not store.kept(graph) and prepare and store.refusal(graph) is None:
             from autotune.hierarchy.build import build_kept
 
-            build_kept(store, graph)
+            limit = "its share of the sweep's budget" if within_s is not None else "its time limit"
+            stopped = build_kept(store, graph, within_s=within_s, limit_is=limit) is None and \
+                store.refusal(graph) is None
         if store.kept(graph):
             return None
         why = store.refusal(graph)
+        build = f"`autotune graph hierarchy {graph.name}` builds one"
         return f"no contraction hierarchy: {why}" if why else \
-            f"no contraction hierarchy kept for {graph.name} (`autotune graph hierarchy {graph.name}` builds one)"
+            f"no contraction hierarchy: its build took more than {within_s:.0f} s ({build})" if stopped else \
+            f"no contraction hierarchy kept for {graph.name} ({build})"
 
     def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
         """The CPU reference: the same level sweeps on the graph's kept hierarchy (built if not kept).

@@ -323,18 +323,20 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
 def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, options: SpaceOptions,
              profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any,
              model: str = "auto", objective: str = "throughput", prepare: bool = True, shapes: Any = None,
-             ready: Callable[[], None] | None = None) -> list[Job]:
+             ready: Callable[[], None] | None = None, prepare_within_s: Sequence[float] | None = None) -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
     graph's sample are computed and kept before any timer opens, which reads them; on a large graph
     some solved on the GPU, `gpu_reference_rows`, where `ready` is given: the GPU is current, the
     sweep's algorithms include Δ-stepping (`gpu_shares_references`), and `ready()` waits for the
     kernels' builds); the prediction is `model`'s (`--model`: auto, thesis, fitted or a file). With
     `prepare`, `auto` first builds what a conditional algorithm needs per graph (PHAST's hierarchy,
-    `Algorithm.admits`), within the sweep's wall time. `shapes` (a `model.shape.ShapeCache`) gives
+    `Algorithm.admits`), within the sweep's wall time, stopped after the graph's `prepare_within_s`
+    seconds where given (then that algorithm is left out). `shapes` (a `model.shape.ShapeCache`) gives
     the level width the rules read where an earlier run kept it (a breadth-first search of seconds
     on a large graph), else it is searched."""
     jobs = []
-    for graph, spec in zip(loaded, specs):
+    for index, (graph, spec) in enumerate(zip(loaded, specs)):
+        within = None if prepare_within_s is None else prepare_within_s[index]
         info = sp.classify_graph(sp.graph_info(graph, seed=seed, weights=weights), profile)
         width = functools.cache(  # searched once, if the rules ask
             lambda g=graph: shapes.level_width(g) if shapes is not None else level_width(g))
@@ -343,7 +345,7 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed), gpu_rows)
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         for entry in algorithms.resolve(algorithm):
-            if algorithm == algorithms.AUTO and (why := entry.admits(graph, prepare)) is not None:
+            if algorithm == algorithms.AUTO and (why := entry.admits(graph, prepare, within)) is not None:
                 print(f"autotune: {graph.name}: auto leaves {entry.name} out: {why}", file=sys.stderr)
                 continue
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")

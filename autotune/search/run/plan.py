@@ -158,6 +158,27 @@ def default_budget_s(n_vertices: int, n_edges: int) -> float:
     return next((seconds for bound, seconds in BUDGET_TIERS if size <= bound), LARGEST_BUDGET_S)
 
 
+PREPARE_SHARE = 0.5  # the share of a graph's budget that preparing it may take (PHAST's hierarchy: `Algorithm.admits`)
+
+
+def graph_budgets_s(budget_s: float | str | None, curve: bool, sizes: Sequence[tuple[int, int]]) -> list[float] | None:
+    """Each graph's part of a sweep's wall-time bound: `--budget`'s seconds (a number) split evenly
+    over the graphs; for `auto`, each graph's default (`default_budget_s` of its (vertices, arcs) in
+    `sizes`) where the sweep is of the queries curve on a GPU (`curve`); else None (no bound).
+
+    Example:
+        >>> graph_budgets_s(120.0, False, [(10, 20), (30, 40)]), graph_budgets_s("auto", False, [(10, 20)])
+        ([60.0, 60.0], None)
+        >>> graph_budgets_s("auto", True, [(131_072, 3_728_785)])
+        [55.0]
+    """
+    if isinstance(budget_s, (int, float)):
+        return [float(budget_s) / max(len(sizes), 1)] * len(sizes)
+    if budget_s != "auto" or not curve:
+        return None
+    return [default_budget_s(n, m) for n, m in sizes]
+
+
 @dataclass
 class Budget:
     """Wall time a sweep may take: the whole run's end, and the end of the slice of it that the
