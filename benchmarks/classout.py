@@ -13,8 +13,8 @@ the class too, on the other graphs' widths in `benchmarks/data/shapes.json` and 
 prices (`LATENCY_ROWS`: Delta's, and the grid's block size and threshold); the left-out graph's
 own width is measured here as predict measures it. So are Delta's batch constants (Delta's scale
 and exponents, the block size: `autotune.algorithms.delta.fit` on `DELTA_ROWS`, the records of 10
-graphs of the first suite, less the class's; the ladder of block sizes by level width on
-`WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's);
+graphs of the first suite, less the class's; the ladder of block sizes by level width on the
+GPU's `WIDTH_ROWS` and the level width of one instance per SM on `WIDE_ROWS`, each less the class's);
 a one-query shape left without winners by the class (the mesh class takes the only block winner)
 takes that refitted batch scale for its Delta (`delta_latency.fit`'s `batch_scale`).
 Where the GPU has the probe's rows of a few sources at once (`SPREAD_ROWS`: the H200's), the rules
@@ -51,7 +51,11 @@ H100_DATA = data.ROOT / "benchmarks" / "data" / "h100"
 # from scripts/probe_delta_grid.py), rule 5's ladder (scripts/probe_batch_bins.py) and rule 4's
 # one instance per SM (scripts/probe_batch_ck.py).
 DELTA_ROWS = (H100_DATA / "delta-grid.jsonl.gz", H100_DATA / "delta-grid-power-3415118.jsonl.gz")
-WIDTH_ROWS = (H100_DATA / "bins-grid-4d19028.jsonl.gz",)
+# Rule 5's ladder by GPU (`scripts/probe_batch_bins.py`; a GPU without its own rows takes the H100's), as
+# `autotune model fit-choice --bins-rows` is given them for the shipped `choice-h200.toml`.
+WIDTH_ROWS = {"h100": (H100_DATA / "bins-grid-4d19028.jsonl.gz",),
+              "h200": (data.DATA_DIR / "h200" / "bins-grid-da9373b.jsonl.gz",
+                       data.DATA_DIR / "h200" / "bins-grid-edadc3b.jsonl.gz")}
 WIDE_ROWS = (H100_DATA / "ck-bs-grid-e6e4b8e.jsonl.gz",)
 # The one-query Delta's and grid bins' prices (scripts/probe_latency_grid.py, probe_latency_bins.py),
 # as `autotune model fit-choice --latency-rows` is given them for the shipped `choice-h100.toml`.
@@ -131,16 +135,18 @@ def record_features(name: str) -> dict[str, Any]:
 
 
 @functools.cache
-def ladder_taken() -> Any:
-    """Rule 5's second step on the H100 records (`delta_rules.bitmap_sizes_of` at CK 1,024, the
-    vertices of each graph from the shipped H100 table, which holds every graph of the records):
-    what `delta_fit.fit_block_widths` prices the ladder at."""
+def ladder_taken(gpu: str = "h100") -> Any:
+    """Rule 5's second step on the records of `WIDTH_ROWS[gpu]` (`delta_rules.bitmap_sizes_of` at
+    CK 1,024 on that GPU, the vertices of each graph from its shipped table, which holds every graph
+    of its records): what `delta_fit.fit_block_widths` prices the ladder at."""
     from autotune import algorithms
     from autotune.algorithms.delta import rules as delta_rules
+    from autotune.table import Table
 
-    vertices = {name: g["vertices"] for name, g in h100_graphs().items()}
+    table = Table.load(data.ROOT / "tables" / f"{gpu}.json")
+    vertices = {name: e.graph.vertices for e in table.entries for name in (e.name, e.name.removesuffix(data.CONVERTED))}
     delta = algorithms.get(DELTA)
-    return delta_rules.bitmap_sizes_of(vertices, profile_of("NVIDIA H100 80GB HBM3"), delta.characterization,
+    return delta_rules.bitmap_sizes_of(vertices, profile_of(str(table.device.get("name"))), delta.characterization,
                                        max(c for c in delta.concurrent_kernels if c <= 1024), (128, 256, 512, 1024))
 
 
@@ -153,10 +159,11 @@ def latency_prices() -> tuple[dict[str, dict[Any, float]], dict[str, dict[Any, f
 
 
 @functools.cache
-def delta_without(left_out: str) -> Any:
+def delta_without(left_out: str, gpu: str = "h100") -> Any:
     """Delta-stepping's shipped characterization with its batch constants refitted on `DELTA_ROWS`
     less the graphs of class `left_out` (their features from the shipped H100 table, which holds
-    every graph of those records, as the records are the H100's); once per class."""
+    every graph of those records, as the records are the H100's), its ladder on `gpu`'s `WIDTH_ROWS`
+    (the H100's where that GPU has none) less the class's; once per class and GPU."""
     import dataclasses
 
     from autotune import algorithms
@@ -165,8 +172,9 @@ def delta_without(left_out: str) -> Any:
     rows = {g: r for g, r in delta_fit.read_rows(DELTA_ROWS).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: record_features(g) for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
-    ladder = delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS, delta_fit.WIDTH_CLASSES), widths,
-                                        ladder_taken(), data.graph_class)
+    ladder_gpu = gpu if gpu in WIDTH_ROWS else "h100"
+    ladder = delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS[ladder_gpu], delta_fit.WIDTH_CLASSES), widths,
+                                        ladder_taken(ladder_gpu), data.graph_class)
     per_sm_ck = delta_rules.per_sm(algorithms.get(DELTA).concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
     wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows(WIDE_ROWS, delta_fit.WIDE_CLASSES), widths, ladder,
                                                per_sm_ck)
@@ -208,7 +216,7 @@ def graph_rows(name: str, entries: Sequence[Any], table: Any, gpu: dict[str, Any
     kept = [e for e in entries if data.graph_class(e.name) != left_out]
     if not kept:
         return [{"graph": name, "class": left_out, "error": "the table holds no other class to fit the choice on"}]
-    batch = delta_without(left_out)
+    batch = delta_without(left_out, data.gpu_file(str(gpu["name"])))
     refitted = {DELTA: batch}  # the characterizations fitted without the class, by algorithm
     unit = (float(batch.model["delta_skew"]), float(batch.model["delta_spread"]))  # the one-query rules' Delta unit
     winners = delta_latency.table_samples(kept, shape_widths(), unit, shape_weights())

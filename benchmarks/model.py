@@ -12,7 +12,7 @@ records (no GPU).
   size from the level width), fitted without the graph's whole class as the suite `classout` fits
   it (`classout.delta_without`), priced from the graph's rows of `scripts/probe_batch_ck.py` (the
   prediction at every CK and block size) against their best; its block size alone (rule 5) the
-  same way on the rows of `scripts/probe_batch_bins.py` (`classout.WIDTH_ROWS`: 31 graphs, CK 1,024).
+  same way on the rows of `scripts/probe_batch_bins.py` (`classout.WIDTH_ROWS`, the H100's: 31 graphs, CK 1,024).
 
 Targets (issue 14): within 15% of the best on at least 80% of the graphs, within 30% on all.
 """
@@ -118,7 +118,7 @@ def ladder_rows() -> list[dict[str, Any]]:
     and warp threshold, against their best."""
     from autotune.algorithms.delta import fit as delta_fit
 
-    rows = delta_fit.read_rows(classout.WIDTH_ROWS, delta_fit.WIDTH_CLASSES)
+    rows = delta_fit.read_rows(classout.WIDTH_ROWS["h100"], delta_fit.WIDTH_CLASSES)
     out = []
     for name in sorted(g for g in rows if classout.shape_widths().get(g) is not None):
         config = predicted_at(name)

@@ -307,7 +307,7 @@ def test_classout_refits_delta_s_batch_constants_without_the_left_out_class():
     assert [without.model[k] for k in keys] == [scale, skew, spread, size]
     assert without.model["block_threshold"] == shipped["block_threshold"]
     widths = {g: w for g, w in classout.shape_widths().items() if data.graph_class(g) != "road"}
-    ladder = delta_fit.fit_block_widths(delta_fit.read_rows(classout.WIDTH_ROWS, delta_fit.WIDTH_CLASSES), widths,
+    ladder = delta_fit.fit_block_widths(delta_fit.read_rows(classout.WIDTH_ROWS["h100"], delta_fit.WIDTH_CLASSES), widths,
                                         classout.ladder_taken(), data.graph_class)
     assert ladder_of(without.model) == ladder != ladder_of(shipped)  # rome99's narrow levels place a cut
     assert "wide_width" not in without.model and "wide_width" not in shipped  # CK 1,024 best on every probed graph

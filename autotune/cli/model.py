@@ -49,6 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="with --shapes: the probe's rows at a few sources at once (scripts/probe_latency_grid.py "
                         "OUT GRAPHS K: the shared-out grid at every Delta and two block sizes), on which the Delta and "
                         "block size of one query's grid shared out over K are fitted (delta.spread)")
+    choice.add_argument("--bins-rows", metavar="ROWS.jsonl", nargs="+", default=[],
+                        help="with --shapes: the batch end's block sizes priced on the table's GPU "
+                        "(scripts/probe_batch_bins.py), on which Delta-stepping's ladder of block sizes by level width "
+                        "is fitted for that GPU (delta rule 5; without it, the characterization's)")
     choice.add_argument("--output", "-o", metavar="FILE.toml", required=True)
     choice.set_defaults(run=run_fit_choice)
 
@@ -111,16 +115,18 @@ def run_fit_choice(args: argparse.Namespace) -> int:
         raise InputError("fit-choice: --latency-rows prices the one-query rules, which need --shapes")
     if args.spread_rows and not args.shapes:
         raise InputError("fit-choice: --spread-rows prices the rules of a few queries at once, which need --shapes")
+    if args.bins_rows and not args.shapes:
+        raise InputError("fit-choice: --bins-rows prices the block sizes by level width, which need --shapes")
     if args.latency_from and args.latency_rows:
         raise InputError("fit-choice: --latency-from takes the one-query rules as they are; --latency-rows fits them: "
                          "give one")
     inputs = [("a table", args.table)] + ([("--shapes", args.shapes)] if args.shapes else [])
     inputs += [("--latency-from", args.latency_from)] if args.latency_from else []
     check_outputs({"--output": args.output}, inputs + [("--latency-rows", row) for row in args.latency_rows]
-                  + [("--spread-rows", row) for row in args.spread_rows])
+                  + [("--spread-rows", row) for row in args.spread_rows] + [("--bins-rows", row) for row in args.bins_rows])
     check_replaceable(args.output, lambda path: is_toml_with(path, "format", FORMAT.rpartition("/")[0]),
                       "a choice model")
-    model = fit_table(args.table, args.shapes, args.latency_rows, args.latency_from, args.spread_rows)
+    model = fit_table(args.table, args.shapes, args.latency_rows, args.latency_from, args.spread_rows, args.bins_rows)
     atomic_write(args.output, model.to_toml(), "the choice model")
     on = model.fitted_on
     print(f"wrote {args.output}: {len(model.nodes)} nodes, fitted on {on['graphs']} graphs of {args.table} "
@@ -145,4 +151,7 @@ def run_fit_choice(args: argparse.Namespace) -> int:
             print(f"  {spread['queries']} at once: blocks of {spread['block_size']}, Delta {spread['delta_ratio']} x unit / "
                   f"mean degree^{spread['degree_exponent']} / (vertices / 2^16)^{spread['vertices_exponent']}, the "
                   f"least slowdown on {spread['graphs']} graphs' prices")
+        if rules.batch_ladder:
+            steps = ", ".join(f"{size} from {start:,.0f}" for size, start in rules.batch_ladder.items())
+            print(f"  delta batch block size by level width: {steps}")
     return 0

@@ -57,7 +57,8 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     (`Algorithm.predict_one_query`), and Delta-stepping's `latency` rules (fitted ones; neither with
     --model thesis); up to `Algorithm.one_query_shape_up_to` sources, one query's configuration in
     its shape (`model.queries.spread`), with the latency rules' spread rules where fitted
-    (`Algorithm.with_spread_rules`)."""
+    (`Algorithm.with_spread_rules`); the batch with the constants they fitted on their GPU
+    (`Algorithm.with_gpu_constants`: Delta-stepping's block-size ladder)."""
     from autotune.algorithms.thesis.fitted import resolve_model
 
     entry = algorithms.get(name)
@@ -69,6 +70,8 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     if fitted_rules:
         graph = entry.with_level_width(graph, level_width)
     characterization = characterization or entry.characterization
+    if latency is not None and fitted_rules:  # constants fitted on the choice model's GPU (Delta's block ladder)
+        characterization = entry.with_gpu_constants(characterization, latency)
     with_latency = latency is not None and level_width is not None and fitted_rules
     # a few sources at once take one query's configuration, latency rules and all, in its shape
     few = with_latency and queries is not None and 1 < queries <= entry.one_query_shape_up_to(characterization)

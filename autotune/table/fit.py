@@ -17,7 +17,8 @@ from autotune.table.lookup import Table
 
 
 def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: Sequence[str | Path] = (),
-              latency_from: str | Path | None = None, spread_rows: Sequence[str | Path] = ()) -> ChoiceModel:
+              latency_from: str | Path | None = None, spread_rows: Sequence[str | Path] = (),
+              bins_rows: Sequence[str | Path] = ()) -> ChoiceModel:
     """The tree fitted on a table file (its digest, GPU and graphs recorded), with Delta-stepping's
     one-query rules where `shapes` (a JSON file: `shapes`, graph name: `GraphShape.to_json()`)
     gives the graphs' level widths; `latency_rows`: files of the one-query probes' rows
@@ -26,7 +27,10 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
     `latency_from`: a choice model whose one-query rules are taken as they are (its digest recorded);
     `spread_rows`: files of the probe's rows at a few sources at once (`scripts/probe_latency_grid.py
     OUT GRAPHS K`; their digests recorded), on which the rules for K at once are fitted
-    (`autotune.algorithms.delta.spread`), with the shapes' lightest weights.
+    (`autotune.algorithms.delta.spread`), with the shapes' lightest weights; `bins_rows`: files of the
+    batch end's block sizes priced on the table's GPU (`scripts/probe_batch_bins.py`; their digests
+    recorded), on which Delta-stepping's ladder of block sizes by level width is fitted
+    (`fit_batch_ladder`).
 
     Raises:
         InputError: an unreadable table or shapes file, or no graph to fit the one-query rules on.
@@ -51,6 +55,9 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
         latency = dataclasses.replace(latency, spread=fit_spread_rows(entries, spread_rows, read_shapes(shapes) if shapes
                                                                       else {}, (latency.unit_skew, latency.unit_spread)))
     device = table.device
+    if latency is not None and bins_rows:
+        latency = dataclasses.replace(latency, batch_ladder=fit_batch_ladder(entries, bins_rows, read_shapes(shapes)
+                                                                             if shapes else {}, table))
     graphs = sorted({e.name for e in entries if e.curve})
     depths = shape_depths(shapes) if shapes is not None else None
     fitted_on = {"table": str(path), "table_sha256": file_digest(path), "device": str(device.get("name", "")),
@@ -61,7 +68,9 @@ def fit_table(path: str | Path, shapes: str | Path | None = None, latency_rows: 
                     if latency_rows else {}),
                  **({"latency_from": f"{latency_from} ({file_digest(latency_from)})"} if latency_from else {}),
                  **({"spread_rows": ", ".join(f"{row} ({file_digest(row)})" for row in spread_rows)}
-                    if spread_rows else {})}
+                    if spread_rows else {}),
+                 **({"bins_rows": ", ".join(f"{row} ({file_digest(row)})" for row in bins_rows)}
+                    if bins_rows else {})}
     return fit_admitted(entries, depths, fitted_on, latency)
 
 
@@ -87,6 +96,36 @@ def fit_spread_rows(entries: Sequence[Any], rows: Sequence[str | Path], shapes: 
     return found
 
 
+def fit_batch_ladder(entries: Sequence[Any], rows: Sequence[str | Path], shapes: Mapping[str, Any],
+                     table: Any) -> dict[str, float]:
+    """Delta-stepping's ladder of block sizes by level width (rule 5 of `delta.rules`, fitted by
+    `delta.fit.fit_block_widths`, each graph weighing the same) on the probe's `bins grid` rows of
+    the table's graphs whose level width `shapes` has, priced at the size rule 5's second step takes
+    on the table's GPU (`table.model.device_of`) at the batch end: block size (as text) -> the width
+    from which it is taken.
+
+    Raises:
+        InputError: the rows price no graph of the table whose level width is known.
+    """
+    from autotune import algorithms
+    from autotune.algorithms.delta import fit as delta_fit, rules as delta_rules
+    from autotune.algorithms.delta.latency_prices import graph_key
+    from autotune.table.model import device_of
+
+    delta = algorithms.get("delta")
+    vertices = {graph_key(e.name): e.graph.vertices for e in entries}
+    widths = {graph_key(name): shape["level_width"] for name, shape in shapes.items()
+              if shape.get("level_width") is not None and graph_key(name) in vertices}
+    found = {graph_key(g): r for g, r in delta_fit.read_rows(rows, delta_fit.WIDTH_CLASSES).items()
+             if graph_key(g) in widths}
+    if not found:
+        raise InputError(f"--bins-rows: {', '.join(map(str, rows))} price no graph of the table with a level width")
+    sizes = sorted({delta_fit.value_of(r, "block_size") for rs in found.values() for r in rs})
+    taken = delta_rules.bitmap_sizes_of(vertices, device_of(table), delta.characterization,
+                                        max(c for c in delta.concurrent_kernels if c <= 1024), sizes)
+    return {str(size): start for size, start in delta_fit.fit_block_widths(found, widths, taken).items()}
+
+
 def spread_samples(entries: Sequence[Any], prices: Mapping[str, Any], unit: tuple[float, float],
                    weights: Mapping[str, float | None]) -> list[Any]:
     """A `latency.LatencySample` (its unit and mean degree; no winner's values) for each table entry
@@ -110,4 +149,4 @@ def spread_samples(entries: Sequence[Any], prices: Mapping[str, Any], unit: tupl
     return found
 
 
-__all__ = ["fit_spread_rows", "fit_table", "spread_samples"]
+__all__ = ["fit_batch_ladder", "fit_spread_rows", "fit_table", "spread_samples"]

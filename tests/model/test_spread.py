@@ -43,6 +43,7 @@ def _graph(degree=8.0, vertices=1 << 16):
 
 
 SPREAD_ROWS = "benchmarks/data/h200/spread-grid-76252fe.jsonl.gz"
+BINS_ROWS = ("benchmarks/data/h200/bins-grid-da9373b.jsonl.gz", "benchmarks/data/h200/bins-grid-edadc3b.jsonl.gz")
 RULES = {"queries": 16, "block_size": 1024, "delta_ratio": 64.0, "degree_exponent": 1.0, "vertices_exponent": 0.0,
          "graphs": 3}
 
@@ -80,11 +81,11 @@ def test_the_shipped_h200_model_holds_rules_fitted_on_the_committed_rows_at_k_16
     assert ChoiceModel.from_toml("characterizations/choice-h100.toml").latency.spread == {}  # no H100 rows
 
 
-def test_fit_choice_writes_the_shipped_h200_model_spread_rules_included(tmp_path, capsys):
+def test_fit_choice_writes_the_shipped_h200_model_spread_rules_and_ladder_included(tmp_path, capsys):
     out = tmp_path / "choice.toml"
     assert main(["model", "fit-choice", "tables/h200.json", "--shapes", "benchmarks/data/shapes.json",
                  "--latency-from", "characterizations/choice-h100.toml", "--spread-rows", SPREAD_ROWS,
-                 "-o", str(out)]) == 0
+                 "--bins-rows", *BINS_ROWS, "-o", str(out)]) == 0
     assert "16 at once: blocks of 1024" in capsys.readouterr().out
     shipped = ChoiceModel.from_toml("characterizations/choice-h200.toml")
     written = ChoiceModel.from_toml(out)

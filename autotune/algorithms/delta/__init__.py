@@ -5,6 +5,7 @@ relaxed settlement of Fiala's poster), the loop mode, the blocks per instance, t
 thresholds, each kernel's block size and L1 state, and CK."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -306,6 +307,18 @@ class DeltaStepping(Algorithm):
         """The shared-out grid's block size and Delta from the fitted spread rules
         (`autotune.algorithms.delta.spread`, `LatencyRules.apply_spread`)."""
         return latency.apply_spread(config, decisions, self, features, queries)
+
+    def with_gpu_constants(self, characterization: Any, latency: Any) -> Any:
+        """Rule 5's ladder of block sizes by level width (`delta.rules`) from the one fitted on the
+        choice model's GPU (`LatencyRules.batch_ladder`), where it has one."""
+        from autotune.algorithms.delta.rules import LADDER
+
+        ladder = getattr(latency, "batch_ladder", None)
+        if not ladder:
+            return characterization
+        kept = {k: v for k, v in dict(characterization.model).items() if not k.startswith(LADDER)}
+        return dataclasses.replace(characterization, model={**kept, **{f"{LADDER}{size}": float(start)
+                                                                       for size, start in ladder.items()}})
 
 
 DELTA = DeltaStepping()

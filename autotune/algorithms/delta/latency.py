@@ -100,7 +100,10 @@ class LatencySample:
 
 @dataclass(frozen=True)
 class LatencyRules:
-    """The fitted constants of rules 1-5 (per shape where a dict)."""
+    """The fitted constants of rules 1-6 (per shape where a dict); `spread`: the rules for a few at once
+    (`spread.fit`); `batch_ladder`: the batch rules' block sizes by level width (`delta.rules` rule 5:
+    size -> the width from which it is taken) fitted on this GPU's probe (`table.fit.fit_batch_ladder`),
+    empty where the characterization's are kept."""
 
     width_threshold: float
     grid_blocks: int
@@ -120,6 +123,7 @@ class LatencyRules:
     defer_weights: float = 0.0
     delta_batch: Mapping[str, bool] = dataclasses.field(default_factory=lambda: {shape: False for shape in SHAPES})
     spread: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # a few at once: `spread.fit`'s
+    batch_ladder: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
