@@ -172,12 +172,14 @@ def delta_without(left_out: str, gpu: str = "h100") -> Any:
     rows = {g: r for g, r in delta_fit.read_rows(DELTA_ROWS).items() if data.graph_class(g) != left_out}
     (scale, skew, spread), size = delta_fit.fit(rows, {g: record_features(g) for g in rows})
     widths = {g: w for g, w in shape_widths().items() if data.graph_class(g) != left_out}
-    ladder_gpu = gpu if gpu in WIDTH_ROWS else "h100"
-    ladder = delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS[ladder_gpu], delta_fit.WIDTH_CLASSES), widths,
-                                        ladder_taken(ladder_gpu), data.graph_class)
+    ladders = {g: delta_fit.fit_block_widths(delta_fit.read_rows(WIDTH_ROWS[g], delta_fit.WIDTH_CLASSES), widths,
+                                             ladder_taken(g), data.graph_class) for g in {"h100", gpu} & set(WIDTH_ROWS)}
+    ladder = ladders.get(gpu, ladders["h100"])
+    # rule 4 as the shipped characterization has it (none placed): on the H100's records, priced at the H100's ladder,
+    # as the product keeps it and replaces only the ladder with its GPU's (`Algorithm.with_gpu_constants`)
     per_sm_ck = delta_rules.per_sm(algorithms.get(DELTA).concurrent_kernels, profile_of("NVIDIA H100 80GB HBM3"))
-    wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows(WIDE_ROWS, delta_fit.WIDE_CLASSES), widths, ladder,
-                                               per_sm_ck)
+    wide_width, wide_size = delta_fit.fit_wide(delta_fit.read_rows(WIDE_ROWS, delta_fit.WIDE_CLASSES), widths,
+                                               ladders["h100"], per_sm_ck)
     shipped = algorithms.get(DELTA).characterization
     kept = {k: v for k, v in dict(shipped.model).items() if not k.startswith(delta_rules.LADDER)
             and k not in ("wide_width", "wide_block_size")}

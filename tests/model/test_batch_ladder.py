@@ -45,6 +45,7 @@ def test_the_class_out_refit_of_the_h200_ladder_leaves_the_class_s_graphs_out():
     assert ladder_of(without.model) == delta_fit.fit_block_widths(rows, widths, classout.ladder_taken("h200"),
                                                                   data.graph_class)
     assert classout.delta_without("social", "h100").model != without.model  # the H100's rows, for a GPU of its own
+    assert "wide_width" not in without.model  # rule 4 on the H100's records at the H100's ladder: none, as shipped
 
 
 def test_fit_choice_refuses_bins_rows_without_shapes_in_one_line(capsys):
