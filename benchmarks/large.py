@@ -19,8 +19,10 @@ one query's and the batch end's bests; with `--large-dedicated S`, also the swee
 end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's 10 minutes is
 600, one call of a lent machine each), against which the default sweep's ends are compared;
 `--large-sweeps latency` (or throughput) runs that one alone, a call of a lent machine, the rows of
-the others kept from earlier runs. `--large-keep DIR` keeps each sweep's table and records, to read
-where its time went.
+the others kept from earlier runs. `--large-keep DIR` keeps each sweep's table, records and stderr, to
+read where its time went; `--large-limit S` stops a sweep still running after S seconds (SIGTERM: it
+writes what it measured), so that a call's own limit does not lose its row (urand24's default sweep
+was still running 350 s after it started when its call ran out, at 6ce4af0: no row).
 
 Targets (issue 68): the default sweep within 180 s for a graph of up to 300M arcs (300 s above),
 at least 30 verified configurations at CK 1 and 30 at the batch end, and each end within 15% of
@@ -66,8 +68,13 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                              "ones with --large-dedicated); one dedicated 10-minute sweep fills a lent machine's call, "
                              "and a later run keeps the rows of the others")
     parser.add_argument("--large-keep", type=Path, default=None, metavar="DIR",
-                        help="also keep each sweep's table and records (gzip) in DIR, as <graph>-<sweep>.json and "
-                             ".records.jsonl.gz: where its time went, for a lent machine's run that cannot be repeated")
+                        help="also keep each sweep's table, records (gzip) and stderr in DIR, as <graph>-<sweep>.json, "
+                             ".records.jsonl.gz and .stderr.txt: where its time went, for a lent machine's run that "
+                             "cannot be repeated")
+    parser.add_argument("--large-limit", type=float, default=0.0, metavar="SECONDS",
+                        help="stop a sweep still running after this many seconds (SIGTERM: it writes what it measured; "
+                             "its row's status 124), so that a call's own time limit does not lose the row "
+                             "(default 0: none)")
 
 
 def target_s(arcs: int) -> float:
@@ -82,15 +89,22 @@ def prepare(spec: str) -> tuple[int, float, str]:
     return tables.timed_autotune(["graph", "info", spec])
 
 
-def sweep(spec: str, objective: str, budget: int | None, options: Sequence[str], scratch: Path
-          ) -> tuple[int, float, str, Path, Path, float]:
-    """One sweep in a process of its own, timed whole: (exit status, wall s, stderr's tail, its
-    table, its records, the epoch second it started)."""
+def sweep(spec: str, objective: str, budget: int | None, options: Sequence[str], scratch: Path,
+          limit_s: float | None = None) -> tuple[int, float, str, Path, Path, float]:
+    """One sweep in a process of its own, timed whole and stopped after `limit_s` where given
+    (`tables.timed_autotune`), its stderr kept in `scratch` (`stderr_of`): (exit status, wall s,
+    stderr's tail, its table, its records, the epoch second it started)."""
     out, records = scratch / f"{objective}.json", scratch / f"{objective}.records.jsonl"
     dedicated = [] if objective == "curve" else ["--objective", objective, "--budget", str(budget)]
     started = time.time()
-    status, wall, err = tables.sweep(spec, out, [*options, "--records", str(records), *dedicated])
+    status, wall, err = tables.sweep(spec, out, [*options, "--records", str(records), *dedicated], limit_s,
+                                     stderr_of(out))
     return status, wall, err, out, records, started
+
+
+def stderr_of(table: Path) -> Path:
+    """Where a sweep's whole stderr is kept beside its table."""
+    return table.with_suffix(".stderr.txt")
 
 
 def record_lines(records: Path) -> Iterator[dict[str, Any]]:
@@ -169,13 +183,16 @@ def chosen_sweeps(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def keep(directory: Path, stem: str, table: Path, records: Path) -> None:
-    """A sweep's table and its records (gzip) kept as `stem`.json and `stem`.records.jsonl.gz."""
+    """A sweep's table, its records (gzip) and its stderr kept as `stem`.json, `stem`.records.jsonl.gz
+    and `stem`.stderr.txt."""
     directory.mkdir(parents=True, exist_ok=True)
     if table.is_file():
         shutil.copyfile(table, directory / f"{stem}.json")
     if records.is_file():
         with open(records, "rb") as source, gzip.open(directory / f"{stem}.records.jsonl.gz", "wb") as kept:
             shutil.copyfileobj(source, kept)
+    if stderr_of(table).is_file():
+        shutil.copyfile(stderr_of(table), directory / f"{stem}.stderr.txt")
 
 
 def graph_rows(name: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
@@ -186,7 +203,8 @@ def graph_rows(name: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     for objective in objectives:
         with tempfile.TemporaryDirectory() as scratch:
             status, wall, err, table, records, started = sweep(spec, objective, args.large_dedicated,
-                                                               args.large_option, Path(scratch))
+                                                               args.large_option, Path(scratch),
+                                                               getattr(args, "large_limit", 0.0) or None)
             row = swept_row(name, objective, status, wall, err, table, records, started)
             if getattr(args, "large_keep", None) is not None:
                 keep(args.large_keep, f"{name}-{objective}", table, records)

@@ -38,15 +38,39 @@ def target_s(vertices: int, edges: int) -> float | None:
     return None
 
 
-def timed_autotune(arguments: Sequence[str]) -> tuple[int, float, str]:
-    """`autotune ARGUMENTS` in a process of its own, timed whole: (exit status, wall s, stderr's tail)."""
+OVER_LIMIT = 124  # the exit status of a process stopped at its time limit (as `timeout` reports it)
+GRACE_S = 30.0  # after SIGTERM at its limit, how long a process has to write what it measured before it is killed
+
+
+def timed_autotune(arguments: Sequence[str], limit_s: float | None = None, stderr_to: Path | None = None
+                   ) -> tuple[int, float, str]:
+    """`autotune ARGUMENTS` in a process of its own, timed whole: (exit status, wall s, stderr's tail).
+    With `limit_s`, a process still running after that many seconds is sent SIGTERM (a sweep then
+    writes what it measured) and killed `GRACE_S` later: status `OVER_LIMIT`, so that a suite's call
+    keeps a row and the process's own account of where its time went. `stderr_to`: its whole stderr
+    kept in that file."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "autotune", *arguments], capture_output=True, text=True)
-    return done.returncode, time.perf_counter() - start, done.stderr.strip()[-500:]
+    with subprocess.Popen([sys.executable, "-m", "autotune", *arguments], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True) as process:
+        try:
+            _, err = process.communicate(timeout=limit_s)
+            status = process.returncode
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            try:
+                _, err = process.communicate(timeout=GRACE_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                _, err = process.communicate()
+            status = OVER_LIMIT
+    if stderr_to is not None:
+        stderr_to.write_text(err)
+    return status, time.perf_counter() - start, err.strip()[-500:]
 
 
-def sweep(spec: str, out: Path, options: Sequence[str]) -> tuple[int, float, str]:
-    return timed_autotune(["sweep", "--graph", spec, "-o", str(out), "-q", *options])
+def sweep(spec: str, out: Path, options: Sequence[str], limit_s: float | None = None,
+          stderr_to: Path | None = None) -> tuple[int, float, str]:
+    return timed_autotune(["sweep", "--graph", spec, "-o", str(out), "-q", *options], limit_s, stderr_to)
 
 
 def swept_row(name: str, out: Path, status: int, wall: float, err: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -526,6 +526,18 @@ def test_the_hierarchy_suite_times_a_build_on_one_core_and_reads_a_refusal(tmp_p
     assert refused["exit"] == 2 and "no contraction hierarchy" in refused["reason"] and refused["build_s"] is None
 
 
+def test_a_suite_s_process_past_its_limit_is_stopped_and_its_stderr_kept(tmp_path):
+    """`--large-limit`: a sweep still running at its limit is stopped (status 124, as `timeout`
+    says), so that the call's own limit does not lose the row, and its stderr is kept whole."""
+    from benchmarks import tables
+
+    status, wall, _ = tables.timed_autotune(["graph", "info", "rmat20"], limit_s=0.05, stderr_to=tmp_path / "err.txt")
+    assert status == tables.OVER_LIMIT and wall < tables.GRACE_S and (tmp_path / "err.txt").is_file()
+    status, _, tail = tables.timed_autotune(["graph", "info", "no-such-graph.gr"], limit_s=60.0,
+                                            stderr_to=tmp_path / "bad.txt")
+    assert status == 2 and "no-such-graph.gr" in tail and (tmp_path / "bad.txt").read_text().strip().endswith(tail)
+
+
 def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_dedicated_ones(tmp_path, monkeypatch):
     """Suite `large` with its sweeps faked: the verified configurations of each end are counted from
     the records (a failed or unverified one, or one measured twice, not), the default sweep's ends are
@@ -536,8 +548,10 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
                  if e["graph"]["name"] == "rmat20")
     best_ck = entry["best"]["config"]["concurrent_kernels"]
 
-    def fake_sweep(spec, objective, budget, options, scratch):
+    def fake_sweep(spec, objective, budget, options, scratch, limit_s=None):
+        assert limit_s == 5.0  # --large-limit, for each sweep
         table, records = scratch / "t.json", scratch / "r.jsonl"
+        large.stderr_of(table).write_text(f"{objective}'s stderr\n")
         faster = {"curve": 1.0, "latency": 0.9, "throughput": 1.0}[objective]
         point = json.loads(json.dumps(entry))
         for p in point["curve"]:
@@ -558,10 +572,12 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     monkeypatch.setattr(large, "prepare", lambda spec: (0, 3.5, ""))
     monkeypatch.setattr(large, "commit", lambda: "abc")
     args = argparse.Namespace(large_dedicated=60, large_option=[], large_graphs="rmat20", results=tmp_path,
-                              large_keep=tmp_path / "kept")
+                              large_keep=tmp_path / "kept", large_limit=5.0)
     rows = list(large.graph_rows("rmat20", args))
-    assert sorted(p.name for p in (tmp_path / "kept").iterdir())[:2] == ["rmat20-curve.json",
-                                                                          "rmat20-curve.records.jsonl.gz"]
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir())[:3] == ["rmat20-curve.json",
+                                                                          "rmat20-curve.records.jsonl.gz",
+                                                                          "rmat20-curve.stderr.txt"]
+    assert (tmp_path / "kept" / "rmat20-curve.stderr.txt").read_text() == "curve's stderr\n"
     assert len(gzip.open(tmp_path / "kept" / "rmat20-curve.records.jsonl.gz", "rt").read().splitlines()) == 34
     assert [r["objective"] for r in rows] == ["curve", "latency", "throughput"]
     curve = rows[0]

@@ -288,6 +288,7 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
             part of more than `MAX_CORE` x them, or a vertex of more than `MAX_PAIRS` pairs of in- and
             out-arcs, or more arcs scanned than `work_limits` allows (the first estimates' cost foreseen
             from `sample_of`'s).
+        Stopped: `progress` returned true.
     """
     check_suited(graph)
     out, into = adjacency(graph)
