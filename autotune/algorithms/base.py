@@ -273,6 +273,13 @@ class Algorithm:
         unchanged by default."""
         return characterization
 
+    def header_rules(self, device: DeviceProfile, characterization: Characterization, latency: Any) -> str | None:
+        """The C function `autotune_rules_<name>_(graph, queries, config)` of the table export's header
+        (`autotune.table.export_model`): this algorithm's rules on `device` as `predict.auto.predicted`
+        applies them (`latency`: the choice model's fitted rules); None where it has no C form (the
+        header's model then never picks it)."""
+        return None
+
     def unsuited(self, max_degree: int) -> str | None:
         """Why the algorithm cannot run on a graph of this largest degree, or None (the model's
         choice falls back on the next algorithm then)."""

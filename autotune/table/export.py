@@ -2,15 +2,14 @@
 a flat JSON file.
 
 The header (`--format c-header`) holds the table's entries as constant data (each graph's features,
-its queries curve, best and prediction, and the configurations they name) and
+its queries curve, best and prediction, and the configurations they name),
 `autotune_lookup(vertices, mean_degree, degree_cv, queries, &match)`, which answers as
-`Table.nearest(..., queries=queries)` does with its defaults (a graph the table holds as
-`Table.lookup` does; any other by its nearest entries, not by the model `Table.lookup` asks, whose
-rules have no C form yet): the entries nearest in
-(log2 vertices, log2 mean degree, log2(1 + degree skew)), the two nearest agreeing on a configuration
-where their lists of fastest configurations allow (`distance.consensus`), else the nearest entry's
-curve point for `queries` (derived from its smallest tuned CK where it tuned none that small).
-It needs only the C standard library (`math.h`, `string.h`) and compiles as C99 or C++.
+`Table.lookup(vertices=..., mean_degree=..., degree_cv=..., queries=queries)` does (a graph the table
+holds, at distance 0 in log2 vertices, log2 mean degree and log2(1 + degree skew), by its own curve
+point for `queries`, derived from its smallest tuned CK where it tuned none that small; any other by
+the model), and `autotune_model(&graph, queries, &match)`, the model's answer for a graph of every
+figure the model reads (`autotune.table.export_model`: the table's choice tree and each algorithm's
+rules on its GPU, in C). It needs only the C standard library and compiles as C99 or C++.
 
 The flat JSON (`--format json`): per entry its graph features and, for every power of two K from 1
 to 1024, the configuration `Table.lookup` gives that entry's graph for K queries (its own entry's).
@@ -28,7 +27,8 @@ from typing import Any, Mapping
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import CacheState, LaunchConfig
-from autotune.table.distance import DEFAULT_NEIGHBOURS, DEFAULT_WEIGHTS, GRAPH_FEATURES, consensus_parts
+from autotune.table.distance import DEFAULT_WEIGHTS, GRAPH_FEATURES
+from autotune.table.export_model import model_section
 from autotune.table.lookup import Table
 
 FORMATS = ("c-header", "json")
@@ -105,26 +105,16 @@ def _config_c(config: LaunchConfig) -> str:
               for name, value in config.params.items()]
     if len(kernels) > MAX_KERNELS or len(params) > MAX_PARAMS:
         raise ValueError(f"{config}: more kernels or parameters than the header holds")
+    no_param = '{0, 0, ""}'
     return (f"{{{algorithms.get(config.algorithm).header_id}, {config.concurrent_kernels}, {len(kernels)}, "
-            f"{{{', '.join(kernels) or '{0, 0, 0, 0}'}}}, {len(params)}, {{{', '.join(params) or '{0, 0, 0}'}}}}}")
-
-
-def _listed(entry: Mapping[str, Any], configs: _Configs, where: str) -> list[tuple[int, int, float]]:
-    """The consensus list of an entry as `distance.consensus` builds it before filtering by CK:
-    (config id, CK, ms) of `distance.consensus_parts`, each configuration once at its first place
-    with its last time."""
-    listed: dict[int, tuple[int, float]] = {}
-    for part in consensus_parts(entry):
-        listed[configs.id_of(part["config"], where)] = (int(part["config"]["concurrent_kernels"]),
-                                                          float(part["ms_per_sssp"]))
-    return [(config_id, ck, ms) for config_id, (ck, ms) in listed.items()]
+            f"{{{', '.join(kernels) or '{0, 0, 0, 0}'}}}, {len(params)}, {{{', '.join(params) or no_param}}}}}")
 
 
 def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "") -> str:
     """The header's text (see the module's doc)."""
     configs = _Configs()
     entries = sorted((e for e in table.entries if table.choice(e) is not None), key=lambda e: e.name)
-    rows, curves, lists = [], [], []
+    rows, curves = [], []
     for entry in entries:
         name = entry.name
         where = f"{source or 'table'}: {name}"
@@ -132,16 +122,13 @@ def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "
         curve = [p for p in entry.curve if p.verified]
         curve_at = len(curves)
         curves += [f"{{{configs.id_of(p.config_json, where)}, {p.ck}, {c_double(p.ms_per_sssp)}}}" for p in curve]
-        listed = _listed(entry.raw, configs, where)
-        list_at = len(lists)
-        lists += [f"{{{config_id}, {ck}, {c_double(ms)}}}" for config_id, ck, ms in listed]
         best = configs.id_of(entry.best.config_json, where) if entry.best is not None else -1
         best_ms = float(entry.best.ms_per_sssp) if entry.best is not None else -1.0
         predicted = configs.id_of(entry.predicted.config_json, where) if entry.predicted is not None else -1
         rows.append(f"  {{{c_string(name)}, {c_finite(entry.graph.vertices, where + ': vertices')}, "
                     f"{c_finite(entry.graph.get('mean_degree'), where + ': mean_degree')}, "
                     f"{1 if cv is not None else 0}, {c_finite(cv or 0.0, where + ': degree_cv')}, {curve_at}, {len(curve)}, {best}, "
-                    f"{c_double(best_ms)}, {predicted}, {list_at}, {len(listed)}}}")
+                    f"{c_double(best_ms)}, {predicted}}}")
     weights = [DEFAULT_WEIGHTS.get(k, 0.0) for k in GRAPH_FEATURES]
     gpu = str(table.device.get("name", "unknown"))
     data = {
@@ -150,13 +137,13 @@ def c_header(table: Table, guard: str = "AUTOTUNE_TUNED_SSSP_H", source: str = "
         "ALGORITHMS": ", ".join(c_string(n) for n in header_names()),
         "ALGORITHM_ENUM": "\n".join(f"  AUTOTUNE_{n.upper()} = {i}," for i, n in enumerate(header_names()) if n),
         "CACHES": ", ".join(c_string(c.value) for c in CACHES),
-        "CONFIGS": ",\n".join(f"  {_config_c(c)}" for c in configs.configs) or "  {0, 0, 0, {{0, 0, 0, 0}}, 0, {{0, 0, 0}}}",
+        "CONFIGS": ",\n".join(f"  {_config_c(c)}" for c in configs.configs) or "  {0, 0, 0, {{0, 0, 0, 0}}, 0, {{0, 0, \"\"}}}",
         "CURVES": ",\n".join(f"  {c}" for c in curves) or "  {0, 0, 0.0}",
-        "LISTS": ",\n".join(f"  {c}" for c in lists) or "  {0, 0, 0.0}",
-        "ENTRIES": ",\n".join(rows) or "  {0, 0.0, 0.0, 0, 0.0, 0, 0, -1, -1.0, -1, 0, 0}",
+        "ENTRIES": ",\n".join(rows) or "  {0, 0.0, 0.0, 0, 0.0, 0, 0, -1, -1.0, -1}",
         "N_ENTRIES": str(len(rows)), "W_VERTICES": repr(weights[0]), "W_DEGREE": repr(weights[1]),
-        "W_SKEW": repr(weights[2]), "NEIGHBOURS": str(DEFAULT_NEIGHBOURS), "MAX_KERNELS": str(MAX_KERNELS),
+        "W_SKEW": repr(weights[2]), "MAX_KERNELS": str(MAX_KERNELS),
         "MAX_PARAMS": str(MAX_PARAMS), "GUARD": guard, "SOURCE": c_comment(source or "a table"),
+        "MODEL": model_section(table),
     }
     from autotune.resources import header_template
 

@@ -29,8 +29,9 @@ graph given by figures gives what it has (`predict.answer.from_figures`). Until 
 graph got a consensus of the two nearest entries: the issue measured it on an H200 within 15% of
 the graph's own sweep on 9 of 15 (graph, K), a road network 46x slower at one query.
 
-`nearest` keeps that nearest-entry answer for the C/C++ header (`autotune table export`), which has
-no model in C: the entry minimizing a weighted Euclidean distance over the graph's features
+`nearest` keeps that nearest-entry answer for the benchmark suite `lookup` (the C/C++ header of
+`autotune table export` answers as `lookup` does, its model in C: `table.export_model`): the entry
+minimizing a weighted Euclidean distance over the graph's features
 (`GRAPH_FEATURES`): log2 vertices, log2 mean degree, and log2(1 + the coefficient of variation of
 the out-degrees); the weights (`DEFAULT_WEIGHTS`) are 1 each, and the two nearest entries choose
 the configuration together (`DEFAULT_NEIGHBOURS`; `consensus`): every configuration in their lists
@@ -287,8 +288,8 @@ class Table:
                 degree_cv: float | None = None, queries: int | None = None,
                 weights: Mapping[str, float] = DEFAULT_WEIGHTS, exclude: str | None = None,
                 neighbours: int = DEFAULT_NEIGHBOURS) -> Lookup:
-        """The nearest entries' answer (see the module's doc): what the C/C++ header's
-        `autotune_lookup` gives, which has no model (`autotune.table.export`).
+        """The nearest entries' answer (see the module's doc), as the C/C++ header gave it before its model
+        (the benchmark suite `lookup` measures it).
 
         Args:
             graph, vertices, mean_degree, degree_cv, queries: as `lookup`'s.

@@ -320,5 +320,10 @@ class DeltaStepping(Algorithm):
         return dataclasses.replace(characterization, model={**kept, **{f"{LADDER}{size}": float(start)
                                                                        for size, start in ladder.items()}})
 
+    def header_rules(self, device: DeviceProfile, characterization: Characterization, latency: Any) -> str:
+        from autotune.algorithms.delta.header import header_rules
+
+        return header_rules(self, device, characterization, latency, MAX_SHARED_GRAPH_BYTES)
+
 
 DELTA = DeltaStepping()

@@ -86,5 +86,10 @@ class DeltaLanes(Algorithm):
 
         return predict(features, device, characterization or self.characterization, self, DELTA.characterization)
 
+    def header_rules(self, device: DeviceProfile, characterization: Characterization, latency: Any) -> str:
+        from autotune.algorithms.delta_lanes.header import header_rules
+
+        return header_rules(self, device, characterization, DELTA.characterization)
+
 
 DELTA_LANES = DeltaLanes()

@@ -173,5 +173,10 @@ class Phast(Algorithm):
 
         return one_query(features, device, characterization or self.characterization, self)
 
+    def header_rules(self, device: DeviceProfile, characterization: Characterization, latency: Any) -> str:
+        from autotune.algorithms.phast.header import header_rules
+
+        return header_rules(self, device, characterization)
+
 
 PHAST = Phast()

@@ -130,6 +130,12 @@ class FittedModel:
                                       f"the nearest of {', '.join(map(str, choices.lanes))}"))
         return entry.validate(config), decisions
 
+    def header_rules(self, algorithm: Any, device: Any) -> str:
+        """`autotune_rules_<name>_(graph, queries, config)` in C (`thesis.header`, for the table export's header)."""
+        from autotune.algorithms.thesis.header import header_rules
+
+        return header_rules(self, algorithm, device)
+
     @staticmethod
     def _block_sizes(entry: Any, kernel: str, choices: Choices, device: Any) -> tuple[tuple[int, ...], str]:
         """The choices' block sizes; on a device, those of them that maximize the kernel's occupancy."""
