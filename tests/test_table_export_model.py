@@ -71,6 +71,10 @@ def test_the_header_s_model_gives_python_s_answer(gpu, tmp_path):
     path = ROOT / "tables" / f"{gpu}.json"
     header = tmp_path / "tuned_sssp.h"
     assert main(["table", "export", str(path), "--format", "c-header", "-o", str(header)]) == 0
+    c_compiler = shutil.which("gcc") or shutil.which("cc")
+    if c_compiler:  # C99 too, as the header promises
+        subprocess.run([c_compiler, "-x", "c", "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", str(header)],
+                       check=True)
     binary = tmp_path / "model"
     subprocess.run([COMPILER, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O2", f"-I{tmp_path}", str(PROGRAM), "-o",
                     str(binary), "-lm"], check=True)
