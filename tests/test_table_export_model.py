@@ -18,7 +18,7 @@ from autotune.predict.answer import from_figures, model_answer
 from autotune.table.lookup import Table
 
 ROOT = Path(__file__).resolve().parents[1]
-PROGRAM = Path(__file__).parent / "data" / "export" / "model_main.cpp"
+PROGRAM = Path(__file__).parent / "data" / "export" / "lookup_main.cpp"  # its `model` mode
 COMPILER = shutil.which("g++") or shutil.which("c++")
 FIGURES = ("vertices", "mean_degree", "degree_cv", "max_degree", "min_positive_weight", "max_weight", "mean_weight",
            "lightest_weight", "hop_depth", "level_width")
@@ -86,8 +86,8 @@ def test_the_header_s_model_gives_python_s_answer(gpu, tmp_path):
             cases.append((figures, rng.random() < 0.3, rng.random() < 0.1, queries))
     text = "".join(" ".join(repr(float(-1 if f[k] is None else f[k])) for k in FIGURES)
                    + f" {int(h)} {int(w)} {q}\n" for f, h, w, q in cases)
-    lines = [_sorted_params(line) for line in
-             subprocess.run([str(binary)], input=text, capture_output=True, text=True, check=True).stdout.splitlines()]
+    lines = [_sorted_params(line) for line in subprocess.run([str(binary), "model"], input=text, capture_output=True,
+                                                             text=True, check=True).stdout.splitlines()]
     expected = [_python_line(table, *case) for case in cases]
     mismatches = [(case, e, c) for case, e, c in zip(cases, expected, lines) if e != c]
     assert len(lines) == len(cases) and not mismatches, (len(mismatches), mismatches[:3])
