@@ -154,7 +154,7 @@ def model_section(table: Any) -> str:
         cases.append(f"    case {entry.header_id}: return autotune_rules_{entry.name}_(g, queries, c);")
         unsuited = most_degree(entry)
         rows.append(f"  {{{entry.header_id}, {len(entry.concurrent_kernels)}, {_c_ints(entry.concurrent_kernels)}, "
-                    f"{unsuited}, {int(entry.wide_distances)}, {int(entry.conditional)}}}")
+                    f"{unsuited}, {int(entry.wide_distances)}}}")
     ranked_ids = [a.header_id for a in ranked if any(f"case {a.header_id}:" in c for c in cases)]
     memory = float(device.global_memory_bytes or 0)
     return "\n".join([
@@ -164,7 +164,7 @@ def model_section(table: Any) -> str:
         f"static const autotune_node_ autotune_tree_[] = {{\n{','.join(nodes)}\n}};",
         f"static const int autotune_admitted_[] = {_c_ints(admitted or [-1])};",
         f"enum {{ AUTOTUNE_ADMITTED_ = {len(admitted)}, AUTOTUNE_ALGOS_ = {len(rows)} }};",
-        "typedef struct { int id, n_cks; int cks[16]; int max_degree, wide, conditional; } autotune_algo_;",
+        "typedef struct { int id, n_cks; int cks[16]; int max_degree, wide; } autotune_algo_;  /* servable's */",
         f"static const autotune_algo_ autotune_algos_[] = {{\n{','.join(rows)}\n}};",
         f"static const int autotune_ranked_[] = {_c_ints(ranked_ids)};",
         *rules,

@@ -132,7 +132,7 @@ static inline int autotune_rules_delta_(const autotune_graph *g, int queries, au
     double n = g->vertices > 1.0 ? g->vertices : 1.0, m = nearbyint(g->vertices * g->mean_degree);
     double d = g->mean_degree > 1e-9 ? g->mean_degree : 1e-9, unit = autotune_delta_unit_(g), width = g->level_width;
     long long domain[64], delta = -1;
-    int n_domain = autotune_delta_domain_(g, domain), wide = 0, largest = {largest}, wanted, block, ck, hub, warp;
+    int n_domain = autotune_delta_domain_(g, domain), largest = {largest}, wanted, block, ck, hub, warp;
     int with_latency = AUTOTUNE_DELTA_LATENCY_ && width >= 0.0, few = with_latency && queries > 1
         && queries <= {algorithm.one_query_shape_up_to(characterization)}, k = few ? 1 : queries;
     long long max_degree = g->max_degree >= 0.0 ? (long long)g->max_degree : (long long)ceil(d);
@@ -140,7 +140,7 @@ static inline int autotune_rules_delta_(const autotune_graph *g, int queries, au
         delta = autotune_nearest_power_(autotune_delta_target_({float(constants["delta_scale"])!r}, {float(constants["delta_skew"])!r},
                                         {float(constants["delta_spread"])!r}, unit, g), domain, n_domain);
     if ({wide_width!r} >= 0.0 && width >= {wide_width!r} && n <= (double){wide_kept}) {{  /* rule 4: one instance per SM */
-        wide = 1; largest = {one_per_sm}; wanted = {wide_block};
+        largest = {one_per_sm}; wanted = {wide_block};
     }} else if (AUTOTUNE_DELTA_LADDER_ > 0 && width >= 0.0) {{  /* rule 5: the ladder, then the bitmaps */
         int at = 0;
         for (int i = 0; i < AUTOTUNE_DELTA_LADDER_; ++i) if (width >= autotune_delta_ladder_from_[i]) at = i;
@@ -155,7 +155,6 @@ static inline int autotune_rules_delta_(const autotune_graph *g, int queries, au
                                 {float(algorithm.bytes_per_instance)!r});
     warp = max_degree >= 32 && d >= 32.0 ? 32 : -1;  /* rule 6 */
     hub = max_degree >= {int(constants["block_threshold"])} ? {int(constants["block_threshold"])} : -1;
-    (void)wide;
     c->concurrent_kernels = ck;
     autotune_kernel_(c, 0, "advance", block, 0, 1);
     autotune_kernel_(c, 1, "split", block, 0, 1);
@@ -243,7 +242,7 @@ static inline int autotune_rules_delta_(const autotune_graph *g, int queries, au
         }}
     }}
 #endif
-    (void)few;
+    (void)few;  /* read by the one-query rules only */
     return 0;
 }}
 """
