@@ -38,9 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     export = commands.add_parser(
         "export", help="a table for programs without Python: a C/C++ header, or flat JSON",
-        description="Write a table as a self-contained C/C++ header (the entries as constant data and "
-        "autotune_lookup(), which answers a graph the table holds as Table.lookup does, another by its nearest "
-        "entries (Table.nearest); docs/tables.md) or as flat JSON (per entry, the "
+        description="Write a table as a self-contained C/C++ header (the entries as constant data, "
+        "autotune_lookup(), which answers as Table.lookup does, and autotune_model(), the table's model in C for a "
+        "graph of every figure it reads; docs/tables.md) or as flat JSON (per entry, the "
         "configuration Table.lookup gives its graph for 1, 2, 4, ..., 1024 queries at once).")
     export.add_argument("table", metavar="TABLE.json")
     export.add_argument("--format", choices=("c-header", "json"), default="c-header",
