@@ -92,3 +92,37 @@ def test_the_header_s_model_gives_python_s_answer(gpu, tmp_path):
     mismatches = [(case, e, c) for case, e, c in zip(cases, expected, lines) if e != c]
     assert len(lines) == len(cases) and not mismatches, (len(mismatches), mismatches[:3])
     assert {line.split()[0] for line in lines} >= {"delta", "delta_lanes", "phast", "crauser"}
+
+
+@pytest.mark.skipif(COMPILER is None, reason="no C++ compiler on this machine")
+def test_graph_info_gives_the_header_every_figure_of_a_loaded_graph(tmp_path, capsys, data_dir):
+    """What `autotune graph info --json` prints of a graph, handed to the header's `autotune_model`,
+    gives what Python's model gives the loaded graph (`predict.answer.from_graph`)."""
+    import json
+
+    from autotune.graphs import load_graph
+    from autotune.predict.answer import from_graph
+
+    path = ROOT / "tables" / "h200.json"
+    header = tmp_path / "tuned_sssp.h"
+    assert main(["table", "export", str(path), "--format", "c-header", "-o", str(header)]) == 0
+    binary = tmp_path / "model"
+    subprocess.run([COMPILER, "-std=c++17", "-O2", f"-I{tmp_path}", str(PROGRAM), "-o", str(binary), "-lm"], check=True)
+    capsys.readouterr()
+    table, text, expected = Table.load(path), "", []
+    for spec in (str(data_dir / "rome99.gr.gz"), str(data_dir / "Email-Enron.txt.gz"), "rmat12"):
+        assert main(["graph", "info", spec, "--json"]) == 0
+        info = json.loads(capsys.readouterr().out)
+        figures = {"vertices": info["vertices"], "mean_degree": info["mean_degree"], "max_degree": info["max_degree"],
+                   **info["weights"], **{k: info["shape"][k] for k in ("degree_cv", "lightest_weight", "hop_depth",
+                                                                        "level_width")}}
+        unseen = from_graph(load_graph(spec))
+        for queries in (0, 1, 4, 16, 64, 1024):
+            text += " ".join(repr(float(-1 if figures[k] is None else figures[k])) for k in FIGURES) + f" 0 0 {queries}\n"
+            c = model_answer(table.model, unseen, table.model_device, queries or None).config
+            kernels = " ".join(f"{k}={v.block_size}:{v.cache.value}/L{v.lanes}" for k, v in c.kernels.items())
+            expected.append(f"{c.algorithm} CK{c.concurrent_kernels} {kernels}"
+                            + "".join(f" {k}={value}" for k, value in sorted(c.params.items())))
+    lines = [_sorted_params(line) for line in subprocess.run([str(binary), "model"], input=text, capture_output=True,
+                                                             text=True, check=True).stdout.splitlines()]
+    assert lines == expected

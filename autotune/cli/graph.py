@@ -23,8 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_graph_options(info, positional=True)
     info.add_argument("--json", action="store_true",
                       help="print JSON with keys name, vertices, edges, mean_degree, max_degree, "
-                           "sinks, sha256 and shape (degree_cv, degree_ratio, weight_cv, zero_weights, hop_depth, "
-                           "reach, level_width, sources, lightest_weight)")
+                           "sinks, sha256, weights (min_positive_weight, max_weight, mean_weight) and shape "
+                           "(degree_cv, degree_ratio, weight_cv, zero_weights, hop_depth, reach, level_width, sources, "
+                           "lightest_weight): every figure the exported header's autotune_model reads")
     info.set_defaults(run=run_info)
     hierarchy = commands.add_parser(
         "hierarchy", help="build and keep a graph's contraction hierarchy (for --algorithm phast)",
@@ -57,8 +58,10 @@ def render_info(info: dict[str, Any]) -> str:
         ratio = f", max / mean {shape['degree_ratio']:.1f}" if shape["degree_ratio"] is not None else ""
         lines.append(f"  degree skew       cv {shape['degree_cv']:.2f}{ratio}")
         if shape["weight_cv"] is not None:
-            lightest = shape.get("lightest_weight")
-            lines.append(f"  weights           cv {shape['weight_cv']:.2f}, {100 * shape['zero_weights']:.1f}% zero"
+            lightest, weights = shape.get("lightest_weight"), info.get("weights") or {}
+            span = (f", {weights['min_positive_weight']:,} to {weights['max_weight']:,} (mean {weights['mean_weight']:,.1f})"
+                    if weights.get("min_positive_weight") is not None else "")
+            lines.append(f"  weights           cv {shape['weight_cv']:.2f}, {100 * shape['zero_weights']:.1f}% zero{span}"
                          + (f", lightest out-arc {lightest:.1f} on average (Delta's unit)" if lightest is not None else ""))
         if shape["hop_depth"] is not None:
             lines.append(f"  depth             {shape['hop_depth']:,} levels (median from {len(shape['sources'])} "
@@ -77,7 +80,11 @@ def run_info(args: argparse.Namespace) -> int:
     from autotune.reference.distance_range import width_for
 
     graph: CSRGraph = load_one_graph(args)
-    info: dict[str, Any] = {**graph.info(), "shape": ShapeCache.from_env().shape(graph),
+    from autotune.model.features import graph_statistics
+
+    statistics = graph_statistics(graph)
+    weights = {key: statistics[key] for key in ("min_positive_weight", "max_weight", "mean_weight")}
+    info: dict[str, Any] = {**graph.info(), "weights": weights, "shape": ShapeCache.from_env().shape(graph),
                             "distance_bits": width_for(graph).bits}
     print(json.dumps(info, indent=2) if args.json else render_info(info))
     return 0
