@@ -22,7 +22,7 @@ end (`--objective latency` and `--objective throughput`, `--budget S`: the issue
 the others kept from earlier runs. `--large-keep DIR` keeps each sweep's table, records and stderr, to
 read where its time went; `--large-limit S` stops a sweep still running after S seconds (SIGTERM: it
 writes what it measured), so that a call's own limit does not lose its row (urand24's default sweep
-was still running 350 s after it started when its call ran out, at 6ce4af0: no row).
+had not ended when its call ran out, at 6ce4af0: no row).
 
 Targets (issue 68): the default sweep within 180 s for a graph of up to 300M arcs (300 s above),
 at least 30 verified configurations at CK 1 and 30 at the batch end, and each end within 15% of

@@ -46,6 +46,22 @@ def fitted_prediction(model: Any, graph: GraphFeatures, device: DeviceProfile, q
     return config, list(decisions)
 
 
+def model_for(name: str, device: DeviceProfile, model_option: str, latency: Any = None,
+              characterization: Any = None) -> tuple[Any, Any]:
+    """What predicts an algorithm's configuration on `device`: (the fitted model `model_option`
+    resolves to, or None; the characterization its rules read: `characterization` or the shipped one,
+    with the constants the choice model's `latency` rules fitted on their GPU where they are fitted
+    rules, `Algorithm.with_gpu_constants`). `predicted` and the C header's export
+    (`table.export_model`) both ask it."""
+    from autotune.algorithms.thesis.fitted import resolve_model
+
+    entry = algorithms.get(name)
+    characterization = characterization or entry.characterization
+    if latency is not None and model_option != "thesis":  # constants fitted on the GPU (Delta's block ladder)
+        characterization = entry.with_gpu_constants(characterization, latency)
+    return resolve_model(model_option, name, device), characterization
+
+
 def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_option: str,
               queries: int | None, latency: Any = None,
               level_width: Callable[[], float] | None = None, characterization: Any = None) -> tuple[Any, list[Any]]:
@@ -59,19 +75,14 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     its shape (`model.queries.spread`), with the latency rules' spread rules where fitted
     (`Algorithm.with_spread_rules`); the batch with the constants they fitted on their GPU
     (`Algorithm.with_gpu_constants`: Delta-stepping's block-size ladder)."""
-    from autotune.algorithms.thesis.fitted import resolve_model
-
     entry = algorithms.get(name)
-    fitted = resolve_model(model_option, name, device)
+    fitted, characterization = model_for(name, device, model_option, latency, characterization)
     if fitted is not None:
         return fitted_prediction(fitted, graph, device, queries)
     fitted_rules = model_option != "thesis"
     level_width = None if level_width is None else functools.cache(level_width)  # searched once, if asked
     if fitted_rules:
         graph = entry.with_level_width(graph, level_width)
-    characterization = characterization or entry.characterization
-    if latency is not None and fitted_rules:  # constants fitted on the choice model's GPU (Delta's block ladder)
-        characterization = entry.with_gpu_constants(characterization, latency)
     with_latency = latency is not None and level_width is not None and fitted_rules
     # a few sources at once take one query's configuration, latency rules and all, in its shape
     few = with_latency and queries is not None and 1 < queries <= entry.one_query_shape_up_to(characterization)
@@ -87,4 +98,4 @@ def predicted(name: str, graph: GraphFeatures, device: DeviceProfile, model_opti
     return config, list(decisions)
 
 
-__all__ = ["BATCH", "admitted_on", "fitted_prediction", "predicted", "servable"]
+__all__ = ["BATCH", "admitted_on", "fitted_prediction", "model_for", "predicted", "servable"]

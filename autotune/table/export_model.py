@@ -127,7 +127,7 @@ def model_section(table: Any) -> str:
     Raises:
         InputError: as `Table.model` and `Table.model_device`.
     """
-    from autotune.algorithms.thesis.fitted import resolve_model
+    from autotune.predict.auto import model_for
 
     chooser, device = table.model, table.model_device
     latency = chooser.latency
@@ -138,24 +138,20 @@ def model_section(table: Any) -> str:
              f"{ids[n.algorithm] if n.algorithm is not None else -1}}}" for n in chooser.nodes]
     admitted = [ids[name] for name in chooser.admitted]
     ranked = sorted(auto, key=lambda a: a.auto_rank)
-    rules, cases, rows = [], [], []
+    rules, cases, rows, served = [], [], [], set()
     for entry in auto:
-        fitted = resolve_model("auto", entry.name, device)
-        if fitted is not None:
-            code = fitted.header_rules(entry, device)
-        else:
-            characterization = entry.characterization
-            if latency is not None:
-                characterization = entry.with_gpu_constants(characterization, latency)
-            code = entry.header_rules(device, characterization, latency)
+        fitted, characterization = model_for(entry.name, device, "auto", latency)  # as `predict.auto.predicted`
+        code = fitted.header_rules(entry, device) if fitted is not None else \
+            entry.header_rules(device, characterization, latency)
         if code is None:
             continue
+        served.add(entry.header_id)
         rules.append(code)
         cases.append(f"    case {entry.header_id}: return autotune_rules_{entry.name}_(g, queries, c);")
         unsuited = most_degree(entry)
         rows.append(f"  {{{entry.header_id}, {len(entry.concurrent_kernels)}, {_c_ints(entry.concurrent_kernels)}, "
                     f"{unsuited}, {int(entry.wide_distances)}}}")
-    ranked_ids = [a.header_id for a in ranked if any(f"case {a.header_id}:" in c for c in cases)]
+    ranked_ids = [a.header_id for a in ranked if a.header_id in served]
     memory = float(device.global_memory_bytes or 0)
     return "\n".join([
         f"#define AUTOTUNE_MEMORY_ {memory!r}  /* the GPU's memory the model bounds CK by (0: unknown) */",

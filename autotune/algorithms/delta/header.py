@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from autotune.algorithms.delta.rules import constants_of, keeps_bitmaps, ladder_of, per_sm
-from autotune.model.occupancy import candidate_block_sizes, occupancy
+from autotune.algorithms.delta.rules import constants_of, keeps_bitmaps, ladder_of, launchable_sizes, per_sm
 
 INF_TEXT, OFF_TEXT = "inf", "off"
 
@@ -82,8 +81,7 @@ def header_rules(algorithm: Any, device: Any, characterization: Any, latency: An
     """`autotune_rules_delta_(graph, queries, config)` in C (see the module's doc); `shared_graph_bytes`:
     the most shared memory the `shared` loop mode takes for the graph (`delta.MAX_SHARED_GRAPH_BYTES`)."""
     constants = constants_of(characterization)
-    advance = characterization.kernel("advance").resources
-    sizes = [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]
+    sizes = launchable_sizes(device, characterization)
     ladder = ladder_of(constants)
     largest = max(c for c in algorithm.concurrent_kernels if c <= 1024)
     one_per_sm = per_sm(algorithm.concurrent_kernels, device)

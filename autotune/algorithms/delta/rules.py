@@ -195,6 +195,13 @@ def bitmap_sizes_of(vertices: Mapping[str, int], device: DeviceProfile, characte
     return taken
 
 
+def launchable_sizes(device: DeviceProfile, characterization: Characterization) -> list[int]:
+    """The block sizes of which an SM holds at least one block of the advance kernel (rule 5 takes
+    among them)."""
+    advance = characterization.kernel("advance").resources
+    return [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]
+
+
 def per_sm(choices: Sequence[int], device: DeviceProfile) -> int:
     """Rule 4's CK of one instance per SM: the largest of `choices` no larger than the SM count."""
     return max([c for c in choices if c <= device.sm_count] or [min(choices)])
@@ -249,7 +256,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
                                   f"{spread} = {target:.0f}: nearest power of two {delta}"))
 
     advance = characterization.kernel("advance").resources
-    sizes = [b for b in candidate_block_sizes(device) if occupancy(device, advance, b).blocks_per_sm > 0]
+    sizes = launchable_sizes(device, characterization)
     if not sizes:
         why = occupancy(device, advance, min(candidate_block_sizes(device))).reason
         raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches "

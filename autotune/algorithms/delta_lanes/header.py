@@ -6,19 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from autotune.algorithms.delta.rules import constants_of as delta_constants
-from autotune.algorithms.delta_lanes.rules import DEFAULTS
-from autotune.model.occupancy import candidate_block_sizes, occupancy
+from autotune.algorithms.delta_lanes.rules import DEFAULTS, launch_of
 
 
 def header_rules(algorithm: Any, device: Any, characterization: Any, delta_characterization: Any) -> str:
     """`autotune_rules_delta_lanes_(graph, queries, config)` in C (see the module's doc)."""
     constants = delta_constants(characterization, DEFAULTS)
     single = delta_constants(delta_characterization)
-    advance = characterization.kernel("advance").resources
-    sizes = [b for b in candidate_block_sizes(device) if b % 32 == 0 and occupancy(device, advance, b).blocks_per_sm > 0]
-    wanted = int(constants["block_size"])
-    block = wanted if wanted in sizes else max(sizes)
-    per_sm = min(int(constants["blocks_per_sm"]), occupancy(device, advance, block).blocks_per_sm)
+    block, per_sm, _ = launch_of(device, characterization, constants)
     cks = algorithm.concurrent_kernels
     largest = max(c for c in cks if c <= 1024)
     return f"""

@@ -42,6 +42,20 @@ from autotune.model.decision import Decision
 DEFAULTS = {"inf_skew": 1.0, "delta_factor": 8.0, "block_size": 512, "blocks_per_sm": 2}
 
 
+def launch_of(device: DeviceProfile, characterization: Characterization, constants: dict[str, float]
+              ) -> tuple[int, int, int] | None:
+    """Rules 3 and 4 (the graph does not enter them): (block size, blocks per SM, the blocks of that
+    size an SM holds), or None where no block of the advance kernel launches on `device`."""
+    advance = characterization.kernel("advance").resources
+    sizes = [b for b in candidate_block_sizes(device) if b % 32 == 0 and occupancy(device, advance, b).blocks_per_sm > 0]
+    if not sizes:
+        return None
+    wanted = int(constants["block_size"])
+    block_size = wanted if wanted in sizes else max(sizes)
+    fit = occupancy(device, advance, block_size).blocks_per_sm
+    return block_size, min(int(constants["blocks_per_sm"]), fit), fit
+
+
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
             algorithm: Any, delta_characterization: Characterization) -> DeltaPrediction:
     """The lane-interleaved configuration for a graph on a GPU (the module's rules 1-5).
@@ -78,16 +92,13 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     decisions.append(Decision("concurrent_kernels", ck, "lanes 2", f"the largest CK, {largest}" +
                               (f"; {bound}" if bound else "")))
 
-    advance = characterization.kernel("advance").resources
-    sizes = [b for b in candidate_block_sizes(device) if b % 32 == 0 and occupancy(device, advance, b).blocks_per_sm > 0]
-    if not sizes:
+    launched = launch_of(device, characterization, constants)
+    if launched is None:
         raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches there")
+    block_size, per_sm, fit = launched
     wanted = int(constants["block_size"])
-    block_size = wanted if wanted in sizes else max(sizes)
     decisions.append(Decision("block_size", block_size, "lanes 3", f"block_size {wanted}" if block_size == wanted
                               else f"block_size {wanted} does not launch on {device.name}: the largest that does"))
-    fit = occupancy(device, advance, block_size).blocks_per_sm
-    per_sm = min(int(constants["blocks_per_sm"]), fit)
     decisions.append(Decision("blocks_per_sm", per_sm, "lanes 4", f"blocks_per_sm {int(constants['blocks_per_sm'])}"
                               + ("" if per_sm == int(constants["blocks_per_sm"]) else f"; {fit} fit on an SM")))
     decisions.append(Decision("cache", CacheState.DEFAULT, "lanes 5", "a vertex's line is read again per edge"))

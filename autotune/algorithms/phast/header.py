@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autotune.algorithms.phast.rules import DEFAULTS, batch_sweep_block, constants_of
+from autotune.algorithms.phast.rules import DEFAULTS, batch_sweep_block, constants_of, levels_domain
 
 
 def sweep_block_runs(characterization: Any, device: Any, constants: dict, most: int) -> list[tuple[int, int]]:
@@ -36,7 +36,7 @@ def header_rules(algorithm: Any, device: Any, characterization: Any) -> str:
     room = device.max_shared_memory_per_block - algorithm.staged_bytes
     runs = sweep_block_runs(characterization, device, constants, max(room // 4, 0))
     global_sweep = batch_sweep_block(characterization, device, 0, "batch_block_size", constants)[0]
-    levels = [v for v in algorithm.parameter("gpu_levels").values if v != "off"]
+    levels = levels_domain(algorithm)
     cks = algorithm.concurrent_kernels
     return f"""
 /* ---- phast: PHAST's rules (autotune/algorithms/phast/rules.py) ---- */

@@ -64,7 +64,7 @@ DEFAULTS = {"block_size": 1024, "pull_block_size": 256, "gpu_levels": 1024, "bat
             "one_query_shared_vertices": 24576}
 BOTH_ENDS = {"upward": "search", "warp_levels": "on"}
 
-__all__ = ["DEFAULTS", "constants_of", "one_query", "predict"]
+__all__ = ["DEFAULTS", "constants_of", "levels_domain", "one_query", "predict"]
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
@@ -85,7 +85,7 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     levels: Any = "off"
     if not shared:
         divisor = float(constants["batch_levels_divisor"])
-        domain = [v for v in algorithm.parameter("gpu_levels").values if v != "off"]
+        domain = levels_domain(algorithm)
         levels = min(domain, key=lambda v: abs(math.log2(v) - math.log2(max(graph.n_vertices / divisor, 1.0))))
         decisions += (Decision("gpu_levels", levels, "phast batch 2", f"the nearest of {domain} to "
                                f"{graph.n_vertices} / batch_levels_divisor {divisor:g}"),)
@@ -99,6 +99,11 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
               **BOTH_ENDS}
     config = algorithm.canonical(LaunchConfig(ck, kernels, algorithm.name, params))
     return DeltaPrediction(config, classes, device, decisions, constants, model="phast-rules")
+
+
+def levels_domain(algorithm: Any) -> list[int]:
+    """The finite values of `gpu_levels` (batch rule 2 takes the nearest to n / `batch_levels_divisor`)."""
+    return [v for v in algorithm.parameter("gpu_levels").values if v != "off"]
 
 
 def batch_sweep_block(characterization: Characterization, device: DeviceProfile, distance_bytes: int,

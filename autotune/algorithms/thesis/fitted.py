@@ -116,10 +116,7 @@ class FittedModel:
         decisions = [Decision("concurrent_kernels", ck, "fitted: in_flight", reach)]
         config = entry.uniform(256, CacheState.DEFAULT, ck, lanes)
         for kernel in entry.kernels:
-            block, cache = self.kernels[kernel]
-            sizes, why = self._block_sizes(entry, kernel, choices, device)
-            block = min(sizes, key=lambda b: (abs(math.log2(b / block)), b))
-            cache = cache if cache in choices.caches else choices.caches[0]
+            block, cache, why = self.kernel_launch(entry, kernel, choices, device)
             config = config.replace(**{kernel: entry.uniform(block, cache, ck, lanes).kernel(kernel)})
             decisions.append(Decision(f"{kernel}.block_size", block, "fitted: kernels",
                                       f"the size nearest {kernel}'s fitted {self.kernels[kernel][0]}{why}"))
@@ -129,6 +126,15 @@ class FittedModel:
                                       f"2^round({self.lanes_slope:g} log2 d + {self.skew_slope:g} log2(1 + cv)), "
                                       f"the nearest of {', '.join(map(str, choices.lanes))}"))
         return entry.validate(config), decisions
+
+    def kernel_launch(self, entry: Any, kernel: str, choices: Choices, device: Any) -> tuple[int, str, str]:
+        """A kernel's block size (the size of `choices` nearest its fitted one, among those of highest
+        occupancy on `device`: `_block_sizes`) and L1 state (its fitted one where `choices` has it), and
+        why the sizes were those."""
+        block, cache = self.kernels[kernel]
+        sizes, why = self._block_sizes(entry, kernel, choices, device)
+        return (min(sizes, key=lambda b: (abs(math.log2(b / block)), b)),
+                cache if cache in choices.caches else choices.caches[0], why)
 
     def header_rules(self, algorithm: Any, device: Any) -> str:
         """`autotune_rules_<name>_(graph, queries, config)` in C (`thesis.header`, for the table export's header)."""

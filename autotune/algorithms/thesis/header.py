@@ -11,16 +11,11 @@ from autotune.launch import CacheState
 
 def header_rules(model: Any, algorithm: Any, device: Any) -> str:
     """`autotune_rules_<algorithm>_(graph, queries, config)` in C for `model` on `device`."""
-    import math
-
     choices = model.choices
     caches = list(CacheState)
     kernels = []
     for kernel in algorithm.kernels:
-        block, cache = model.kernels[kernel]
-        sizes, _ = model._block_sizes(algorithm, kernel, choices, device)
-        size = min(sizes, key=lambda b: (abs(math.log2(b / block)), b))
-        cache = cache if cache in choices.caches else choices.caches[0]
+        size, cache, _ = model.kernel_launch(algorithm, kernel, choices, device)
         kernels.append((kernel, size, caches.index(CacheState(cache)), kernel in algorithm.lanes_kernels))
     name = algorithm.name
     limit = getattr(device, "max_concurrent_kernels", None) or 0
