@@ -3,6 +3,8 @@ PHAST's level sweeps, as the Python contraction's do; it refuses what the Python
 refuses; and where no compiler is found the Python contraction builds, with a warning."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -177,14 +179,34 @@ def test_a_build_past_its_time_limit_stops_says_so_and_keeps_nothing(compiled_bu
     try:
         with pytest.raises(Stopped):
             contract(graph, directory=tmp_path / "build", progress=lambda done, n: done >= 512)
-        ticks = iter(float(t) for t in range(10**6))
+        # a second a call while it estimates (it ends at about 64 s: within the limit's half), then ten
+        ticks = itertools.chain((float(t) for t in range(70)), (70.0 + 10 * t for t in range(10**6)))
         store, out = HierarchyStore(tmp_path / "kept"), io.StringIO()
-        assert build_kept(store, graph, out, clock=lambda: next(ticks), within_s=50.0,
+        assert build_kept(store, graph, out, clock=lambda: next(ticks), within_s=140.0,
                           limit_is="its share of the sweep's budget") is None
     finally:
         compiled.load.cache_clear()
     last = out.getvalue().splitlines()[-1]
     assert "contraction hierarchy stopped after" in last and "its share of the sweep's budget" in last
     assert "`autotune graph hierarchy grid14` builds and keeps it without a limit" in last
-    assert " of 16,384 vertices contracted" in last
+    assert " of 16,384 vertices contracted" in last and "foreseen" not in last
+    assert not store.kept(graph) and store.refusal(graph) is None
+
+
+def test_a_build_whose_first_estimates_foresee_it_past_its_limit_stops_at_once(tmp_path):
+    """grid24's estimates alone took 65 s of the 82 s its sweep gave the build (d3bc23d); a build takes
+    at least twice its estimates (`build.BUILD_OVER_ESTIMATES`): foreseen once 5% of them are made."""
+    import io
+
+    from autotune.hierarchy import HierarchyStore
+    from autotune.hierarchy.build import build_kept
+
+    graph = load_graph("grid14", use_cache=False)
+    ticks = iter(float(t) for t in range(10**6))  # a second a call: the 16,384 estimates end at about 64 s
+    store, out = HierarchyStore(tmp_path / "kept"), io.StringIO()
+    assert build_kept(store, graph, out, clock=lambda: next(ticks), within_s=100.0,
+                      limit_is="its share of the sweep's budget") is None
+    last = out.getvalue().splitlines()[-1]
+    assert "s, foreseen past its share of the sweep's budget (its importance " \
+           "estimates would end at 6" in last and "at least 2 times as long" in last
     assert not store.kept(graph) and store.refusal(graph) is None

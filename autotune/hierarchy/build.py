@@ -1,7 +1,8 @@
 """A hierarchy built for a command, as a user watches it: a line when it starts, progress by time
 (never a silent minute), and a line with its build time or why the graph gets none; where the
 command gives the build a time limit (a sweep gives it a share of its budget), a line saying it
-stopped there, and how to build it without one."""
+stopped there, or as soon as the pace of its first estimates foresaw it past the limit, and how to
+build it without one."""
 from __future__ import annotations
 
 import sys
@@ -9,21 +10,31 @@ import time
 from typing import Callable, TextIO
 
 from autotune.graphs.csr import CSRGraph
-from autotune.hierarchy.contraction import Stopped, Unsuited
+from autotune.hierarchy.contraction import PROGRESS_EVERY, Stopped, Unsuited
 from autotune.hierarchy.layout import Hierarchy
 from autotune.hierarchy.store import HierarchyStore
 
 EVERY_S = 10.0  # progress at most this often
+# A whole build takes at least this many times its first estimates of every vertex's importance (start-up
+# included): usa-roads 13.7, road-NY 8.2, road-FLA 8.1, road-NE 6.8, grid18 8.5, mesh-4elt 3.2, power-uswest
+# 2.8, delaunay_n15 2.3 (this VM at d3bc23d: docs/notes/phast.md). A build under a time limit stops as soon
+# as the estimates' pace foresees it past the limit (grid24's estimates alone took 65 s of its 82-s share).
+BUILD_OVER_ESTIMATES = 2.0
+FORESEEN_FROM = 0.05  # the share of the estimates made before their pace foresees the build
 
 
 def timed_progress(prefix: str, stream: TextIO, clock=time.perf_counter, every_s: float = EVERY_S,
-                   within_s: float | None = None, done: list[int] | None = None) -> Callable[[int, int], bool]:
+                   within_s: float | None = None, done: list[int] | None = None,
+                   foreseen: list[float] | None = None) -> Callable[[int, int], bool]:
     """A contraction's `progress(contracted, n)` that prints `prefix: X of N vertices contracted (T s)` to
     `stream` at most every `every_s` seconds (the contraction calls it every `contraction.PROGRESS_EVERY` vertices,
-    and with none contracted yet while it estimates every vertex's importance first), and asks it to stop
-    (returns True) once `within_s` seconds have passed; `done[0]`, where given, holds the vertices contracted."""
+    and with none contracted yet every as many first estimates of their importance), and asks it to stop (returns
+    True) once `within_s` seconds have passed, or once the estimates' pace foresees their end past `within_s` /
+    `BUILD_OVER_ESTIMATES` (that end is appended to `foreseen`, where given); `done[0]`, where given, holds the
+    vertices contracted."""
     start = clock()
     last = [start]
+    estimating: list[float] = []  # when each call during the estimates came
 
     def progress(contracted: int, n: int) -> bool:
         now = clock()
@@ -34,7 +45,19 @@ def timed_progress(prefix: str, stream: TextIO, clock=time.perf_counter, every_s
             said = f"{contracted:,} of {n:,} vertices contracted" if contracted else \
                 f"estimating the importance of its {n:,} vertices"
             print(f"{prefix}: {said} ({now - start:.0f} s)", file=stream, flush=True)
-        return within_s is not None and now - start > within_s
+        if within_s is None:
+            return False
+        if not contracted:
+            estimating.append(now)
+            made = len(estimating) * PROGRESS_EVERY
+            if made >= FORESEEN_FROM * n and now > estimating[0]:
+                pace = (len(estimating) - 1) * PROGRESS_EVERY / (now - estimating[0])
+                end = now - start + max(0, n - made) / pace
+                if BUILD_OVER_ESTIMATES * end > within_s:
+                    if foreseen is not None:
+                        foreseen.append(end)
+                    return True
+        return now - start > within_s
 
     return progress
 
@@ -48,9 +71,9 @@ def build_kept(store: HierarchyStore, graph: CSRGraph, stream: TextIO | None = N
     nothing kept, so that a later build without a limit starts afresh)."""
     out = sys.stderr if stream is None else stream
     start = clock()
-    done = [0]
+    done, foreseen = [0], []
     progress = timed_progress(f"autotune: {graph.name}: contraction hierarchy", out, clock, within_s=within_s,
-                              done=done)
+                              done=done, foreseen=foreseen)
 
     if not store.kept(graph):
         print(f"autotune: {graph.name}: building its contraction hierarchy ({graph.n_vertices:,} vertices; kept "
@@ -62,8 +85,11 @@ def build_kept(store: HierarchyStore, graph: CSRGraph, stream: TextIO | None = N
               flush=True)
         return None
     except Stopped:
-        print(f"autotune: {graph.name}: contraction hierarchy stopped after {clock() - start:.0f} s, {limit_is} "
-              f"({done[0]:,} of {graph.n_vertices:,} vertices contracted; `autotune graph hierarchy {graph.name}` "
+        where = f"its importance estimates would end at {foreseen[0]:.0f} s and a build takes at least " \
+            f"{BUILD_OVER_ESTIMATES:g} times as long" if foreseen else \
+            f"{done[0]:,} of {graph.n_vertices:,} vertices contracted"
+        print(f"autotune: {graph.name}: contraction hierarchy stopped after {clock() - start:.0f} s, "
+              f"{'foreseen past ' if foreseen else ''}{limit_is} ({where}; `autotune graph hierarchy {graph.name}` "
               "builds and keeps it without a limit)", file=out, flush=True)
         return None
     if store.built:

@@ -131,6 +131,27 @@ def test_no_trial_begins_that_even_the_study_s_quickest_would_end_past_the_run(s
     assert "search" in result.protocol["cut_by_budget"] and result.best is not None
 
 
+def test_no_trial_begins_whose_two_batches_at_the_graph_s_fastest_would_end_past_the_run(small_space, run_sweep):
+    """grid24 at d3bc23d: a trial begun with 51 s of the run left had not ended 157 s later (one solve
+    at CK 1 took 68.8 ms; a launch cannot be ended once begun)."""
+    from autotune.search.run.plan import Budget
+    from autotune.search.run.storage import ATTR_REASON
+
+    def sweep(rivals):  # 6 ms left, and always 6 ms left: the budget ends nothing by itself
+        timer = SyntheticTimer()
+        result, handle = run_sweep(timer, small_space, Bayes(trials=12, seed=1), rivals=rivals,
+                                   budget=Budget(run_end=1.0, slice_end=1.0, clock=lambda: 0.994))
+        return timer, result, handle
+
+    timer, result, _ = sweep(None)  # its own 2 to 4 ms per SSSP: two batches of 2 or 4 take 8 ms and more
+    assert {c.concurrent_kernels for c in timer.calls} == {1}
+    timer, result, handle = sweep(lambda: {8: 1.0})  # another study's 1 ms per SSSP: CK 1 and 2 fit, CK 4 does not
+    assert {c.concurrent_kernels for c in timer.calls} == {1, 2} and result.best is not None
+    said = [t.user_attrs.get(ATTR_REASON, "") for t in handle.study.get_trials(deepcopy=False)]
+    assert any(s.startswith("pruned: foreseen past the sweep's budget: two batches of 4 SSSPs at 1 ms each take")
+               for s in said)
+
+
 def test_the_quickest_trial_is_one_that_measured():
     """Answered from an earlier measurement (cached) or refused before any: no time a trial takes."""
     import datetime

@@ -206,6 +206,32 @@ class Budget:
         return self.run_end is None or self.clock() + seconds <= self.run_end
 
 
+BATCHES_AT_LEAST = 2  # a measurement's batches of CK SSSPs, at the fewest: its warm-up and one repetition
+
+
+def past_the_run(concurrent_kernels: int, fastest_ms: float | None, budget: Budget) -> str | None:
+    """Why a trial at `concurrent_kernels` is not begun, or None: at the graph's fastest verified
+    milliseconds per SSSP so far (any study, any CK: `fastest_ms`), its warm-up and one repetition
+    would end past the run. One batch is one launch, which no budget can end once begun: on grid24
+    at d3bc23d, a trial begun with 51 s of its run left had not ended 157 s later (its CK-1 solve
+    took 68.8 ms). Batching can beat the fastest seen, so a trial that might just fit is begun.
+
+    Example:
+        >>> budget = Budget(run_end=60.0, clock=lambda: 10.0)
+        >>> print(past_the_run(1024, 68.8, budget))
+        foreseen past the sweep's budget: two batches of 1,024 SSSPs at 68.8 ms each take 141 s, 50 s are left
+        >>> past_the_run(128, 68.8, budget) is None, past_the_run(1024, None, budget) is None
+        (True, True)
+    """
+    if fastest_ms is None or budget.run_end is None:
+        return None
+    seconds = BATCHES_AT_LEAST * concurrent_kernels * fastest_ms / 1e3
+    if budget.fits(seconds):
+        return None
+    return (f"foreseen past the sweep's budget: two batches of {concurrent_kernels:,} SSSPs at {fastest_ms:.3g} ms "
+            f"each take {seconds:.0f} s, {max(0.0, budget.run_end - budget.clock()):.0f} s are left")
+
+
 def references(specials: Specials) -> set[str]:
     """The keys of the configurations measured to compare with: the default and the baseline
     candidates, unless the model predicted the same."""

@@ -1,51 +1,51 @@
-"""The one sweep procedure: a graph's study goes through the same stages whether one process or a
-fleet of workers measures it; they differ only in what they are handed (the timer and where the
-study is stored).
+"""The one sweep procedure: a graph's study goes through the same stages whether one process or a fleet of workers
+measures it; they differ only in what they are handed (the timer and where the study is stored).
 
 Stages of a graph's study (its `stage` attribute):
 
-1. `search`: the specials in the space (the model's prediction, for a sampling search followed by
-   its `neighbours.neighbourhood`, the default, the baseline candidates) and the strategy's first
-   trials are enqueued (`prepare`); a Bayesian search's sampler then proposes the rest of its
-   budget. With pruning on, the baseline candidates are probes (`trials`' docstring), and once the
-   rest is done the slowest of them is enqueued to be measured whole, with the references outside
-   the space (a prediction outside it first). A search that samples then measures its sibling
-   studies' points at the CK values next to its own (phase `transfer`; left out by its slice: `curve`).
-2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until
-   none is faster (`climb`).
-3. `held`: the study's ends are measured. A run of several studies holds each here until every
-   study of the run has measured its ends (`sweep_graph`'s `hold`), so that no algorithm's curve
-   or rounds take the time another algorithm's ends need, and the rest is judged against them all.
-4. `curve`: the transfers not measured yet; for the queries curve (`plan.SweepSettings.bridge`),
-   every CK up to the best's that the search left without a verified point is bridged from its
-   neighbours (`plan.bridges`), measured as a warm-up and one repetition, never pruned. A bridge is
-   left out where another study's verified point at its CK is `prune_factor` times faster than the
-   fastest this study measured at any CK (`plan.outpaced`; the study's `outpaced` attribute counts them).
-5. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best
-   compositions are enqueued.
-6. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again
-   in `rounds` interleaved rounds (A B C A B C ...), so that noise does not pick the winner; a
-   finalist another study's point at its CK beats by more than `contender_factor` is not (it
-   cannot be that CK's point of the curve whatever the noise).
-7. `done`: the winner is the finalist with the lowest median over all its measurements. A
-   configuration that is ever invalid, wrong or pruned is never a winner, nor is one outside the
-   space the user gave, nor a reference (the default and baseline, `plan.references`): a special
-   is measured and reported, not chosen, unless it is the model's prediction.
+1. `search`: the specials in the space (the model's prediction, for a sampling search followed by its
+   `neighbours.neighbourhood`, the default, the baseline candidates) and the strategy's first trials are enqueued
+   (`prepare`); a Bayesian search's sampler then proposes the rest of its budget. With pruning on, the baseline
+   candidates are probes (`trials`' docstring), and once the rest is done the slowest of them is enqueued to be
+   measured whole, with the references outside the space (a prediction outside it first). A search that samples then
+   measures its sibling studies' points at the CK values next to its own (phase `transfer`; left out by its slice:
+   `curve`).
+2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until none is faster
+   (`climb`).
+3. `held`: the study's ends are measured. A run of several studies holds each here until every study of the run has
+   measured its ends (`sweep_graph`'s `hold`), so that no algorithm's curve or rounds take the time another
+   algorithm's ends need, and the rest is judged against them all.
+4. `curve`: the transfers not measured yet; for the queries curve (`plan.SweepSettings.bridge`), every CK up to the
+   best's that the search left without a verified point is bridged from its neighbours (`plan.bridges`), measured as a
+   warm-up and one repetition, never pruned. A bridge is left out where another study's verified point at its CK is
+   `prune_factor` times faster than the fastest this study measured at any CK (`plan.outpaced`; the study's `outpaced`
+   attribute counts them).
+5. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best compositions are
+   enqueued.
+6. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again in `rounds`
+   interleaved rounds (A B C A B C ...), so that noise does not pick the winner; a finalist another study's point at
+   its CK beats by more than `contender_factor` is not (it cannot be that CK's point of the curve whatever the noise).
+7. `done`: the winner is the finalist with the lowest median over all its measurements. A configuration that is ever
+   invalid, wrong or pruned is never a winner, nor is one outside the space the user gave, nor a reference (the
+   default and baseline, `plan.references`): a special is measured and reported, not chosen, unless it is the model's
+   prediction.
 
-A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop
-(their waiting trials are dropped) and the finalists get one round; past the run's end, the
-curve stage and the rounds are skipped. The table is still whole: each entry's best is the best
-measured, and the stages cut are named in its `x-sweep` protocol (`cut_by_budget`).
+A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop (their waiting
+trials are dropped) and the finalists get one round; past the run's end, the curve stage and the rounds are skipped.
+No trial begins that its study's quickest says would end past the run (`stages.quickest_trial_s`), nor one that two
+batches of its CK at the graph's fastest time per SSSP so far would take past it (`plan.past_the_run`: a launch cannot
+be ended once begun). The table is still whole: each entry's best is the best measured, and the stages cut are named
+in its `x-sweep` protocol (`cut_by_budget`).
 
-An auto sweep's algorithm tuned after another is *abandoned* (straight to `done`, no winner) once
-its first `ABANDON_AFTER` finished trials were all pruned or refused: on a road network each of
-GPU Crauser's costs a warm-up solve of about a second, hundreds of times Δ-stepping's best.
+An auto sweep's algorithm tuned after another is *abandoned* (straight to `done`, no winner) once its first
+`ABANDON_AFTER` finished trials were all pruned or refused: on a road network each of GPU Crauser's costs a warm-up
+solve of about a second, hundreds of times Δ-stepping's best.
 
-`GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still
-propose); `GraphSweep.advance` moves a study whose stage has nothing left in flight to the next
-stage. In one process (`local.sweep_graph`) the two alternate; in a fleet (`search.fleet`) the workers
-call `work` and the run's coordinator calls `advance`. Ctrl-C or SIGTERM stops at once: what was
-measured is kept in the study, and the result comes back `partial` with the best measured so far.
+`GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still propose);
+`GraphSweep.advance` moves a study whose stage has nothing left in flight to the next stage. In one process
+(`local.sweep_graph`) the two alternate; in a fleet (`search.fleet`) the workers call `work` and the run's coordinator
+calls `advance`. Ctrl-C or SIGTERM stops at once: what was measured is kept in the study, and the result comes back
+`partial` with the best measured so far.
 """
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
 from autotune.search.strategies.climb import climb_neighbours, next_centre
-from autotune.search.run.plan import Budget, GraphPlan, SweepSettings, bridges, converged_after, outpaced, tuned
+from autotune.search.run.plan import (Budget, GraphPlan, SweepSettings, bridges, converged_after, outpaced,
+                                      past_the_run, tuned)
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT,
                                     ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
@@ -113,7 +114,14 @@ class GraphSweep:
                              prune_specials=lambda: plan.settings.prune_references or (
                                  best_elsewhere is not None and best_elsewhere() is not None),
                              tell_sampler=plan.strategy.samples,
-                             run_over=self.budget.run_over if self.budget.run_end is not None else None)
+                             run_over=self.budget.run_over if self.budget.run_end is not None else None,
+                             past_the_run=lambda config: past_the_run(config.concurrent_kernels, self.fastest_ms(),
+                                                                      self.budget))
+
+    def fastest_ms(self) -> float | None:
+        """The graph's fastest verified ms per SSSP so far: this study's, and the `rivals`' at any CK."""
+        own = [t.values[0] for t in self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.values]
+        return min([*own, *(self.rivals().values() if self.rivals is not None else ())], default=None)
 
     def _attr(self, key: str, default: Any = None) -> Any:
         """One user attribute of the study, read from the storage without copying the others
@@ -368,26 +376,13 @@ class GraphSweep:
         replay_stats = getattr(self.trials.timer, "stats", None)
         counts = self.trials.counts()
         return GraphResult(
-            graph=plan.graph,
-            algorithm=plan.algorithm,
-            device=dict(device),
-            strategy=plan.strategy.label,
-            strategy_parameters=plan.strategy.parameters(),
-            space=plan.space.to_json(),
-            best=best,
-            predicted=predicted,
-            prediction=plan.specials.prediction_details,
-            default=get(plan.specials.default),
-            baseline=slowest(candidates),
-            baseline_candidates=candidates,
-            finalists=tuple(finalist_results),
-            evaluations=len(evaluations),
-            trials=counts["trials"],
-            configurations=len(results),
-            failed=sum(1 for r in results.values() if not r.ok),
-            tuning_seconds=elapsed_s,
-            measure_seconds=sum(e.wall_s for e in evaluations),
-            partial=partial,
+            graph=plan.graph, algorithm=plan.algorithm, device=dict(device),
+            strategy=plan.strategy.label, strategy_parameters=plan.strategy.parameters(), space=plan.space.to_json(),
+            best=best, predicted=predicted, prediction=plan.specials.prediction_details,
+            default=get(plan.specials.default), baseline=slowest(candidates), baseline_candidates=candidates,
+            finalists=tuple(finalist_results), evaluations=len(evaluations), trials=counts["trials"],
+            configurations=len(results), failed=sum(1 for r in results.values() if not r.ok),
+            tuning_seconds=elapsed_s, measure_seconds=sum(e.wall_s for e in evaluations), partial=partial,
             study={"storage": self.handle.storage_url, "name": self.handle.name, "resumed": self.handle.resumed},
             replay=replay_stats.to_json() if hasattr(replay_stats, "to_json") else None,
             curve=tuple(curve[ck] for ck in sorted(curve)),

@@ -140,6 +140,9 @@ class Trials:
             proposes points learns from it); each value is one write to the storage.
         run_over: whether the sweep's wall-time budget has ended (`plan.Budget.run_over`): a
             measurement in flight then ends at its next step (`BudgetStop`); None: no budget.
+        past_the_run: why a configuration's trial is not begun (`plan.past_the_run`: foreseen to
+            end past the budget), or None; a trial not begun is PRUNED, measured nothing, and is
+            never an answer for its configuration.
     """
 
     def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
@@ -148,9 +151,11 @@ class Trials:
                  clock: Callable[[], float] = time.perf_counter,
                  may_sample: Callable[[], bool] = lambda: True,
                  prune_specials: Callable[[], bool] = lambda: False, tell_sampler: bool = True,
-                 run_over: Callable[[], bool] | None = None) -> None:
+                 run_over: Callable[[], bool] | None = None,
+                 past_the_run: Callable[[LaunchConfig], str | None] | None = None) -> None:
         self.study = study
         self.run_over = run_over
+        self.past_the_run = past_the_run
         self.space = space
         self.timer = timer
         self.roles = dict(roles or {})
@@ -313,8 +318,11 @@ class Trials:
         self.refresh()
         cached = phase != "remeasure" and config.key() in self._first  # a pruned probe is never in _first
         wall_s = 0.0
+        unbegun = None if cached or self.past_the_run is None else self.past_the_run(config)
         if cached:
             measurement = self._first[config.key()]
+        elif unbegun is not None:
+            measurement = Measurement(config, Status.PRUNED, reason=unbegun)
         else:
             trial.set_user_attr(ATTR_WORKER, this_worker())
             ready = getattr(self.timer, "ready", None)
@@ -340,7 +348,7 @@ class Trials:
         if not measurement.ok:
             trial.set_user_attr(st.ATTR_REASON, f"{measurement.status}: {measurement.reason}")
         trial.set_user_attr(ATTRS, attrs)
-        if not cached and not probed_only(phase, measurement):
+        if not cached and unbegun is None and not probed_only(phase, measurement):
             self._first.setdefault(config.key(), measurement)
         if self.on_trial is not None:
             self.on_trial(measurement, cached)
