@@ -24,6 +24,9 @@ batch covers part of the sample; a batch of CK >= the sample covers it whole, th
 repetition, and is reported as one. A `limit_ms` (per SSSP, the pruning bound at the time) also
 stops the warm-up batch on the host clock once it has run CK x that long (twice that for a
 partial one), so a hopeless configuration costs little more than the bound however slow it is.
+A `stop` with a `left_ms()` (the sweep's budget: `search.run.pruning.BudgetStop`; `time_left_ms`)
+also stops every batch once that time is up: a batch so stopped measured nothing, and the
+measurement keeps the whole repetitions before it (as ENOUGH), or without one is PRUNED.
 """
 from __future__ import annotations
 
@@ -205,6 +208,12 @@ class Measurement:
             reason=data.get("reason"),
             warm_up_ms=None if data.get("warm_up_ms") is None else float(data["warm_up_ms"]),
         )
+
+
+def time_left_ms(stop: StopAsk | None) -> float | None:
+    """How long the measurement `stop` is asked for may still run, in ms (its `left_ms()`), or None."""
+    left = getattr(stop, "left_ms", None)
+    return left() if callable(left) else None
 
 
 class Timer(TypingProtocol):

@@ -78,7 +78,8 @@ namespace cg = cooperative_groups;
 // Per-instance state, structure of arrays: field f of instance k is state[f * ck + k].
 enum {
   F_DONE = 0,       // first, so the host copies one contiguous row
-  F_ERROR,          // 1: a barrier timed out; 2: the iteration cap was reached; 3: a queue overflowed
+  F_ERROR,          // 1: a barrier timed out; 2: the iteration cap was reached; 3: a queue overflowed;
+                    // 4: stopped by the host at its deadline (written there while the solve runs); the first stays
   F_THRESHOLD,      // T
   F_FAR_SEL,        // which far buffer is the pile (0/1)
   F_FAR_COUNT0,     // far pile counts, by buffer
@@ -1028,7 +1029,7 @@ __device__ bool instance_barrier(const Instance &in) {
     const long long start = clock64();
     while (((before ^ barrier_count(count)) & 0x80000000u) == 0) {
       if (clock64() - start > BARRIER_TIMEOUT_CYCLES || *(volatile int *)in.field(F_ERROR)) {
-        atomicExch(in.field(F_ERROR), 1);
+        atomicCAS(in.field(F_ERROR), 0, 1);
         ok = 0;
         break;
       }
@@ -1232,6 +1233,9 @@ struct BlockSolve {
 // TARGETED solve_block checks whether its target is final every this many iterations (each check
 // is a barrier); the stop comes at most this many iterations late.
 #define TARGET_CHECK_EVERY 4
+// solve_block reads its error field, which the host writes at a solve's deadline, every this many
+// iterations (a barrier each time); solve_grid's blocks read it at every barrier.
+#define STOP_CHECK_EVERY 32
 
 // target_settled for solve_block, on the target's distance it keeps in shared memory.
 __device__ __forceinline__ bool block_target_settled(const BlockSolve &b, dist_t threshold) {
@@ -1325,6 +1329,12 @@ __device__ __forceinline__ bool block_iteration(BlockSolve &b) {
   if (b.iteration >= b.max_iterations) {
     if (threadIdx.x == 0) *b.in.field(F_ERROR) = 2;
     return false;
+  }
+  if (b.iteration % STOP_CHECK_EVERY == 0) {  // the same branch in every thread: has the host stopped it?
+    __shared__ int stopped;
+    if (threadIdx.x == 0) stopped = *(volatile int *)b.in.field(F_ERROR);
+    __syncthreads();
+    if (stopped) return false;
   }
   return true;
 }

@@ -198,3 +198,31 @@ def test_distances_read_after_the_solver_closed_are_refused():
     Solver.close(solver)
     with pytest.raises(RuntimeError, match="after its solver closed"):
         result.distances
+
+
+class BudgetAsk:
+    """A `stop` that always goes on, with the time left to a budget (`measure.time_left_ms`): `left`
+    ms at each ask, the last one repeated."""
+
+    def __init__(self, *left):
+        self.left = list(left)
+
+    def __call__(self, times, warm_up):
+        return Ask.GO_ON
+
+    def left_ms(self):
+        return self.left.pop(0) if len(self.left) > 1 else self.left[0]
+
+
+def test_the_budget_stops_a_batch_the_warm_up_included():
+    """grid24 at d3bc23d: a trial begun with 51 s of its budget left had not ended 157 s later."""
+    warm = timer_of([5.0]).measure(CONFIG, BudgetAsk(4.0))
+    assert warm.status is Status.PRUNED and warm.reason == "the sweep's budget ended it in its warm-up"
+    first = timer_of([5.0]).measure(PARTIAL, BudgetAsk(100.0, 4.0))  # the warm-up fits, a batch does not
+    assert first.status is Status.PRUNED and first.reason == "the sweep's budget ended it in its first repetition"
+    kept = timer_of([1.0, 1.0, 1.0, 5.0], minimum=3).measure(PARTIAL, BudgetAsk(100.0, 100.0, 100.0, 4.0))
+    assert kept.status is Status.OK and kept.times_ms == (0.5,) and kept.kernel_ms == {}  # its whole repetition
+
+
+def test_without_a_budget_no_batch_has_a_deadline():
+    assert timer_of([50.0]).measure(CONFIG, lambda times, warm_up: Ask.GO_ON).status is Status.OK

@@ -165,6 +165,38 @@ def timed_span(solver: Solver, stream, deadline_ms: float | None = None) -> Iter
     solver.recycle(start, end)
 
 
+STOP_POLL_S = 0.001  # how often `stopped_at_deadline` looks whether the launch has ended
+
+
+def stopped_at_deadline(solver: Solver, stream, deadline_s: float | None, stop: Callable[[], None]) -> bool:
+    """Wait on the host clock for what is queued on `stream` to end; where `deadline_s` passes
+    first, call `stop` (which asks the running launch to end: `stop_writer`) and return True. A
+    persistent kernel is one launch, which the host cannot end otherwise. No deadline: False at once."""
+    if deadline_s is None:
+        return False
+    marker = solver.event()
+    marker.record(stream)
+    while not (ended := marker.query()) and not past(deadline_s):
+        time.sleep(STOP_POLL_S)
+    solver.recycle(marker)
+    if not ended:
+        stop()
+    return not ended
+
+
+def stop_writer(solver: Solver, address: int, count: int, value: int) -> Callable[[], None]:
+    """`stopped_at_deadline`'s `stop` for kernels whose instances end once their error field says so:
+    `value` copied into the `count` ints at device `address` on a stream of its own, by the copy
+    engine (a kernel, a memset among them, would wait for the running one's SMs)."""
+    def stop() -> None:
+        values, side = solver.cuda.pagelocked_empty(count, np.int32), solver.cuda.Stream()
+        values[:] = value
+        solver.cuda.memcpy_htod_async(address, values, side)
+        side.synchronize()
+
+    return stop
+
+
 def host_loop(solver: Solver, launch: Launcher, steps: Sequence[tuple[str, PackedLaunch]], ring: np.ndarray,
               done_row: int, count: int, stream, deadline_s: float | None = None) -> bool:
     """Launch `steps` (kernel name, launch) once per iteration until all `count` done flags at
@@ -205,8 +237,8 @@ class Solver:
 
     Subclasses implement `solve(config, sources, profile=False, deadline_ms=None) -> SolveResult`;
     a solve still running `deadline_ms` after its first launch (host clock) stops launching and
-    raises `Overtime` (a host-loop solve checks between iterations; one that cannot stop early, a
-    persistent kernel, runs to its end).
+    raises `Overtime` (a host-loop solve checks between iterations; Δ-stepping's persistent kernels
+    are told to end, `stopped_at_deadline`; a launch that cannot be, ADDS' or PHAST's, runs to its end).
     """
 
     def __init__(self, graph: CSRGraph, algorithm: Any) -> None:

@@ -12,7 +12,7 @@ from autotune.graphs.csr import CSRGraph
 from autotune.gpu.engine import Overtime, SolveResult, Solver
 from autotune.gpu.verify import DEVICE_CHECK_BYTES, DeviceCheck
 from autotune.launch import LaunchConfig
-from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batches
+from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batches, time_left_ms
 from autotune.reference.cache import ReferenceCache
 
 
@@ -103,12 +103,19 @@ class CudaEventTimer:
             return Measurement(config, Status.PRUNED, times_ms=tuple(times_ms), edges=edges, reason=reason,
                                warm_up_ms=warm_ms)
 
+        def budget_ended(times_ms: Sequence[float], where: str) -> Measurement:
+            return pruned(times_ms, f"the sweep's budget ended it {where}")
+
         try:
-            deadline_ms = None if limit_ms is None else limit_ms * ck * (2.0 if partial_warm_up else 1.0)
+            pruning_ms = None if limit_ms is None else limit_ms * ck * (2.0 if partial_warm_up else 1.0)
+            left_ms = time_left_ms(stop)
+            deadline_ms = min((d for d in (pruning_ms, left_ms) if d is not None), default=None)
             try:
                 warm_ms = self._batch(config, plan[0], deadline_ms=deadline_ms).elapsed_ms / ck
             except Overtime as overtime:
                 warm_ms = overtime.elapsed_ms / ck
+                if pruning_ms is None or (left_ms is not None and left_ms < pruning_ms):
+                    return budget_ended((warm_ms,), "in its warm-up")
                 if stop is not None:
                     stop([warm_ms], partial_warm_up)  # reported like any warm-up; pruned whatever it says
                 return pruned((warm_ms,), f"pruned during the warm-up: its batch ran past {deadline_ms:.1f} ms")
@@ -117,20 +124,33 @@ class CudaEventTimer:
             while not self.protocol.settled(times):
                 elapsed = wall = launch = 0.0
                 for index, sources in enumerate(plan):
-                    result = self._batch(config, sources)
+                    try:
+                        result = self._batch(config, sources, deadline_ms=time_left_ms(stop))
+                    except Overtime:  # only the budget's end stops a timed batch
+                        if not times:
+                            return budget_ended((), "in its first repetition")
+                        break
                     elapsed, wall, launch = elapsed + result.elapsed_ms, wall + result.wall_ms, launch + result.launch_ms
                     iterations.extend(result.iterations.tolist())
                     partial = elapsed / ((index + 1) * ck)
                     if stop is not None and index + 1 < len(plan) and stop([*times, partial], False) is Ask.PRUNE:
                         return pruned((*times, partial), f"pruned after {len(times)} repetitions and {index + 1} batches")
-                times.append(elapsed / (len(plan) * ck))
-                launch_shares.append(launch / wall if wall else 0.0)
-                answer = stop(times, False) if stop is not None and not self.protocol.settled(times) else Ask.GO_ON
-                if answer is Ask.PRUNE:
-                    return pruned(times, f"pruned after {len(times)} repetitions")
-                if answer is Ask.ENOUGH:
-                    break
-            profiled = self._batch(config, plan[0], profile=True) if profile else None
+                else:
+                    times.append(elapsed / (len(plan) * ck))
+                    launch_shares.append(launch / wall if wall else 0.0)
+                    answer = stop(times, False) if stop is not None and not self.protocol.settled(times) else Ask.GO_ON
+                    if answer is Ask.PRUNE:
+                        return pruned(times, f"pruned after {len(times)} repetitions")
+                    if answer is Ask.ENOUGH:
+                        break
+                    continue
+                profile = False  # a batch the budget stopped: the repetitions before it are the measurement
+                break
+            try:
+                profiled = self._batch(config, plan[0], profile=True, deadline_ms=time_left_ms(stop)) if profile \
+                    else None
+            except Overtime:
+                profiled = None
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, edges=edges, reason=rejected.reason)
         except WrongResult as wrong:

@@ -233,3 +233,23 @@ def test_the_delta_host_loop_stops_at_its_deadline(session, data_dir):
             solver.solve(default.replace(loop="host", delta=10), [0], deadline_ms=0.5)  # thousands of phases
         assert stopped.value.elapsed_ms < 50
         assert solver.solve(default, [0]).iterations[0] > 0  # usable afterwards
+
+
+@pytest.mark.parametrize("blocks", [128, 1])  # solve_grid's blocks read the error at their barriers, solve_block's
+def test_a_persistent_delta_solve_stops_at_its_deadline(session, data_dir, blocks):
+    """A persistent kernel is one launch: the host writes its instances' error fields at the deadline
+    (`engine.stopped_at_deadline`); grid24's sweep at d3bc23d ran 100 s past its budget."""
+    from autotune.algorithms import get
+    from autotune.algorithms import open_solver
+    from autotune.gpu.engine import Overtime
+    from autotune.reference.oracle import reference_distances
+
+    graph = load_graph(str(data_dir / "usa-roads.gr.gz"))
+    default = get("delta").default_config()
+    slow = default.replace(loop="persistent", blocks=blocks, delta=1)  # a phase per unit of distance: seconds
+    with open_solver(graph, "delta") as solver:
+        with pytest.raises(Overtime) as stopped:
+            solver.solve(slow, [0], deadline_ms=5.0)
+        assert stopped.value.elapsed_ms < 200
+        whole = solver.solve(default, [0])  # usable afterwards, and right
+        assert whole.distances[0].tolist() == reference_distances(graph, [0])[0].tolist()

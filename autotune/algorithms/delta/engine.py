@@ -58,6 +58,8 @@ from autotune.gpu.engine import (
     host_loop,
     init_blocks,
     raise_instance_errors,
+    stop_writer,
+    stopped_at_deadline,
     timed_span,
 )
 from autotune.gpu.memory import DeviceArrays
@@ -92,6 +94,7 @@ def state_bytes(fields: int, columns: int, width: DistanceWidth = NARROW, wide_f
 
 ERRORS = {1: "a barrier timed out (the instance's blocks were not all resident)",
           2: "the iteration cap was reached", 3: "a queue overflowed"}
+STOPPED_ERROR = 4  # what the host writes into a persistent solve's error fields at its deadline (delta.cu)
 
 
 def stops_early(config: LaunchConfig) -> bool:
@@ -205,8 +208,8 @@ class DeltaSolver(Solver):
 
         With `profile`, CUDA events surround every launch and `kernel_ms` sums their times per
         kernel (`advance`, `split` in host mode; `advance` for a persistent solve; `other` = init).
-        A host-loop solve stops at `deadline_ms` (host clock) and raises `Overtime`; a persistent
-        one runs to its end.
+        A solve stops at `deadline_ms` (host clock) and raises `Overtime`: a host-loop one launches
+        no more, a persistent one is told to end (`stopped_at_deadline`: its error fields).
 
         Raises:
             LaunchRejected: the configuration cannot run on this GPU (resources, residency, memory).
@@ -242,6 +245,9 @@ class DeltaSolver(Solver):
             finished = True
             if loop in (PERSISTENT, SHARED):
                 launch("advance", launches["solve"], stream)
+                error_row = int(workspace.state) + 4 * self.fields["F_ERROR"] * ck
+                finished = not stopped_at_deadline(self, stream, span.deadline_s,
+                                                   stop_writer(self, error_row, ck, STOPPED_ERROR))
             else:
                 steps = (("advance", launches["advance"]), ("split", launches["finish"]))
                 finished = host_loop(self, launch, steps, workspace.ring, done_row, ck, stream, span.deadline_s)

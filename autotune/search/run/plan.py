@@ -201,6 +201,10 @@ class Budget:
     def run_over(self) -> bool:
         return self.run_end is not None and self.clock() >= self.run_end
 
+    def left_s(self) -> float | None:
+        """Seconds left to the run (None: no bound)."""
+        return None if self.run_end is None else max(0.0, self.run_end - self.clock())
+
     def fits(self, seconds: float) -> bool:
         """Whether `seconds` from now end before the run does."""
         return self.run_end is None or self.clock() + seconds <= self.run_end

@@ -72,14 +72,21 @@ class BudgetStop:
     """`stop`, unless the sweep's budget has ended: then a measurement still in its warm-up is
     pruned, and one past it ends with its repetition in hand (the timer finishes a repetition it
     has begun; a measurement of one whole repetition is still a measurement); `ended` says whether
-    it did. Without this, one special of a large batch took the budget 28 s past its end: the
+    it did. With `left_s`, a batch still running when the budget ends is stopped there (`left_ms`). Without this, one special of a large batch took the budget 28 s past its end: the
     prediction's warm-up, three repetitions and a profiled batch of 1,024 rmat22 sources, 35.8 s
     begun 8 s before it."""
 
-    def __init__(self, stop: StopAsk | None, run_over: Callable[[], bool]) -> None:
+    def __init__(self, stop: StopAsk | None, run_over: Callable[[], bool],
+                 left_s: Callable[[], float | None] | None = None) -> None:
         self.stop = stop
         self.run_over = run_over
+        self.left_s = left_s
         self.ended = False
+
+    def left_ms(self) -> float | None:
+        """The time left to the sweep's budget (`measure.time_left_ms`: a timer stops a batch there)."""
+        left = self.left_s() if self.left_s is not None else None
+        return None if left is None else 1e3 * left
 
     def __call__(self, times_ms: Sequence[float], warm_up: bool) -> Ask:
         if self.run_over():

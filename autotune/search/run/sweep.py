@@ -116,7 +116,7 @@ class GraphSweep:
                              tell_sampler=plan.strategy.samples,
                              run_over=self.budget.run_over if self.budget.run_end is not None else None,
                              past_the_run=lambda config: past_the_run(config.concurrent_kernels, self.fastest_ms(),
-                                                                      self.budget))
+                                                                      self.budget), left_s=self.budget.left_s)
 
     def fastest_ms(self) -> float | None:
         """The graph's fastest verified ms per SSSP so far: this study's, and the `rivals`' at any CK."""

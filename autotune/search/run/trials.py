@@ -140,6 +140,8 @@ class Trials:
             proposes points learns from it); each value is one write to the storage.
         run_over: whether the sweep's wall-time budget has ended (`plan.Budget.run_over`): a
             measurement in flight then ends at its next step (`BudgetStop`); None: no budget.
+        left_s: the seconds left to that budget (`plan.Budget.left_s`): a batch still running
+            then is stopped (`measure.time_left_ms`).
         past_the_run: why a configuration's trial is not begun (`plan.past_the_run`: foreseen to
             end past the budget), or None; a trial not begun is PRUNED, measured nothing, and is
             never an answer for its configuration.
@@ -152,9 +154,11 @@ class Trials:
                  may_sample: Callable[[], bool] = lambda: True,
                  prune_specials: Callable[[], bool] = lambda: False, tell_sampler: bool = True,
                  run_over: Callable[[], bool] | None = None,
-                 past_the_run: Callable[[LaunchConfig], str | None] | None = None) -> None:
+                 past_the_run: Callable[[LaunchConfig], str | None] | None = None,
+                 left_s: Callable[[], float | None] | None = None) -> None:
         self.study = study
         self.run_over = run_over
+        self.left_s = left_s
         self.past_the_run = past_the_run
         self.space = space
         self.timer = timer
@@ -292,7 +296,7 @@ class Trials:
 
             stop = enough_unless_contending
         try:
-            bounded = stop if self.run_over is None else BudgetStop(stop, self.run_over)
+            bounded = stop if self.run_over is None else BudgetStop(stop, self.run_over, self.left_s)
             measurement = self.timer.measure(config, bounded, limit_ms=limit_ms, profile=profile)
         except LaunchRejected as rejected:
             return Measurement(config, Status.INVALID, reason=rejected.reason)
