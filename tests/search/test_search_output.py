@@ -95,11 +95,13 @@ def test_the_table_validates_against_the_shipped_schema(exhaustive_result, devic
     assert "x-partial" not in table
 
 
-def test_a_partial_sweep_s_table_is_marked_partial(small_space, run_sweep, device):
+def test_a_partial_sweep_s_table_is_marked_partial(small_space, run_sweep, device, capsys):
     result, _ = run_sweep(SyntheticTimer(interrupt_after=3), small_space, Exhaustive())
     table = sweep_table([result], device, "crauser")
     tables.validate_table(table, require_jsonschema=True)
     assert table["x-partial"] is True and table["entries"][0]["partial"] is True
+    said = capsys.readouterr().err  # what was in flight (grid24's sweep was stopped in one, unnamed)
+    assert said.startswith("autotune: interrupted ") and " s into measuring crauser CK" in said
 
 
 def test_specials_that_failed_are_kept_out_of_the_measured_parts(small_space, run_sweep, device):

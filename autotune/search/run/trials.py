@@ -42,6 +42,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune.algorithms import config_from_json
 from autotune.errors import LaunchRejected, WrongResult
+from autotune.files import note
 from autotune.launch import LaunchConfig
 from autotune.measure import Ask, Measurement, Status, StopAsk, Timer
 from autotune.search.run import storage as st
@@ -336,6 +337,7 @@ class Trials:
             try:
                 measurement = self._measure(trial, config, phase)
             except KeyboardInterrupt:
+                note(f"interrupted {self.clock() - start:.1f} s into measuring {config} ({phase})")
                 trial.set_user_attr(st.ATTR_INTERRUPTED, True)
                 if task_of(trial) is not None:  # its task goes back to the queue; a sampled one is sampled anew
                     self.enqueue(config, phase, round_)
