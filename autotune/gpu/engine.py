@@ -165,19 +165,21 @@ def timed_span(solver: Solver, stream, deadline_ms: float | None = None) -> Iter
     solver.recycle(start, end)
 
 
-STOP_POLL_S = 0.001  # how often `stopped_at_deadline` looks whether the launch has ended
+SPIN_S, STOP_POLL_S = 0.01, 0.001  # `stopped_at_deadline` spins so long, then looks this often
 
 
 def stopped_at_deadline(solver: Solver, stream, deadline_s: float | None, stop: Callable[[], None]) -> bool:
-    """Wait on the host clock for what is queued on `stream` to end; where `deadline_s` passes
-    first, call `stop` (which asks the running launch to end: `stop_writer`) and return True. A
-    persistent kernel is one launch, which the host cannot end otherwise. No deadline: False at once."""
+    """Wait on the host clock for what is queued on `stream` to end (spinning `SPIN_S` first: a sleep would add to
+    each of a sweep's short batches); where `deadline_s` passes first, call `stop` (which asks the running launch to
+    end, `stop_writer`: a persistent kernel is one launch) and return True. No deadline: False at once."""
     if deadline_s is None:
         return False
     marker = solver.event()
     marker.record(stream)
+    spin_until = time.perf_counter() + SPIN_S
     while not (ended := marker.query()) and not past(deadline_s):
-        time.sleep(STOP_POLL_S)
+        if time.perf_counter() > spin_until:
+            time.sleep(STOP_POLL_S)
     solver.recycle(marker)
     if not ended:
         stop()

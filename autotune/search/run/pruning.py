@@ -72,9 +72,10 @@ class BudgetStop:
     """`stop`, unless the sweep's budget has ended: then a measurement still in its warm-up is
     pruned, and one past it ends with its repetition in hand (the timer finishes a repetition it
     has begun; a measurement of one whole repetition is still a measurement); `ended` says whether
-    it did. With `left_s`, a batch still running when the budget ends is stopped there (`left_ms`). Without this, one special of a large batch took the budget 28 s past its end: the
+    it did. Without this, one special of a large batch took the budget 28 s past its end: the
     prediction's warm-up, three repetitions and a profiled batch of 1,024 rmat22 sources, 35.8 s
-    begun 8 s before it."""
+    begun 8 s before it. With `left_s`, a batch still running when the budget ends is stopped
+    there too (`left_ms`; on grid24 a batch-end trial ran 105 s, stopped by it)."""
 
     def __init__(self, stop: StopAsk | None, run_over: Callable[[], bool],
                  left_s: Callable[[], float | None] | None = None) -> None:
