@@ -216,9 +216,10 @@ BATCHES_AT_LEAST = 2  # a measurement's batches of CK SSSPs, at the fewest: its 
 def past_the_run(concurrent_kernels: int, fastest_ms: float | None, budget: Budget) -> str | None:
     """Why a trial at `concurrent_kernels` is not begun, or None: at the graph's fastest verified
     milliseconds per SSSP so far (any study, any CK: `fastest_ms`), its warm-up and one repetition
-    would end past the run. One batch is one launch, which no budget can end once begun: on grid24
-    at d3bc23d, a trial begun with 51 s of its run left had not ended 157 s later (its CK-1 solve
-    took 68.8 ms). Batching can beat the fastest seen, so a trial that might just fit is begun.
+    would end past the run: a batch the budget stops measures nothing (and ADDS' and PHAST's launches
+    cannot be stopped). On grid24 at d3bc23d a trial begun with 51 s of its run left had not ended
+    157 s later (its CK-1 solve took 68.8 ms). Batching can beat the fastest seen, so a trial that
+    might just fit is begun.
 
     Example:
         >>> budget = Budget(run_end=60.0, clock=lambda: 10.0)

@@ -33,8 +33,8 @@ Stages of a graph's study (its `stage` attribute):
 A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop (their waiting
 trials are dropped) and the finalists get one round; past the run's end, the curve stage and the rounds are skipped.
 No trial begins that its study's quickest says would end past the run (`stages.quickest_trial_s`), nor one that two
-batches of its CK at the graph's fastest time per SSSP so far would take past it (`plan.past_the_run`: a launch cannot
-be ended once begun). The table is still whole: each entry's best is the best measured, and the stages cut are named
+batches of its CK at the graph's fastest time per SSSP so far would take past it (`plan.past_the_run`), and a batch
+still running at the run's end is stopped there (`measure.time_left_ms`). The table is still whole: each entry's best is the best measured, and the stages cut are named
 in its `x-sweep` protocol (`cut_by_budget`).
 
 An auto sweep's algorithm tuned after another is *abandoned* (straight to `done`, no winner) once its first
