@@ -133,7 +133,7 @@ def test_no_trial_begins_that_even_the_study_s_quickest_would_end_past_the_run(s
 
 def test_no_trial_begins_whose_two_batches_at_the_graph_s_fastest_would_end_past_the_run(small_space, run_sweep):
     """grid24 at d3bc23d: a trial begun with 51 s of the run left had not ended 157 s later (one solve
-    at CK 1 took 68.8 ms; a launch cannot be ended once begun)."""
+    at CK 1 took 68.8 ms; a batch the budget stops measures nothing)."""
     from autotune.search.run.plan import Budget
     from autotune.search.run.storage import ATTR_REASON
 
