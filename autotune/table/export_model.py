@@ -9,7 +9,7 @@ where it cannot, and that algorithm's configuration by its fitted model or its r
 (`predict.auto.predicted`). Whatever depends on the GPU alone (the block sizes that launch, the
 occupancy steps, the memory) is computed here and written as constants; what depends on the graph
 is C, each algorithm's in its own package (`Algorithm.header_rules`, `FittedModel.header_rules`), so
-the two agree by construction: `tests/table/test_export_model.py` compiles the header and compares
+the two agree by construction: `tests/test_table_export_model.py` compiles the header and compares
 its answers with Python's for every graph of the shipped tables at every power-of-two K.
 """
 from __future__ import annotations

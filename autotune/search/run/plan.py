@@ -234,7 +234,7 @@ def past_the_run(concurrent_kernels: int, fastest_ms: float | None, budget: Budg
     if budget.fits(seconds):
         return None
     return (f"foreseen past the sweep's budget: two batches of {concurrent_kernels:,} SSSPs at {fastest_ms:.3g} ms "
-            f"each take {seconds:.0f} s, {max(0.0, budget.run_end - budget.clock()):.0f} s are left")
+            f"each take {seconds:.0f} s, {budget.left_s():.0f} s are left")
 
 
 def references(specials: Specials) -> set[str]:

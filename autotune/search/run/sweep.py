@@ -115,8 +115,9 @@ class GraphSweep:
                                  best_elsewhere is not None and best_elsewhere() is not None),
                              tell_sampler=plan.strategy.samples,
                              run_over=self.budget.run_over if self.budget.run_end is not None else None,
-                             past_the_run=lambda config: past_the_run(config.concurrent_kernels, self.fastest_ms(),
-                                                                      self.budget), left_s=self.budget.left_s)
+                             past_the_run=None if self.budget.run_end is None else lambda config: past_the_run(
+                                 config.concurrent_kernels, self.fastest_ms(), self.budget),
+                             left_s=self.budget.left_s)
 
     def fastest_ms(self) -> float | None:
         """The graph's fastest verified ms per SSSP so far: this study's, and the `rivals`' at any CK."""
