@@ -237,6 +237,20 @@ def past_the_run(concurrent_kernels: int, fastest_ms: float | None, budget: Budg
             f"each take {seconds:.0f} s, {budget.left_s():.0f} s are left")
 
 
+def fastest_up_to(concurrent_kernels: int, fastest_by_ck: Mapping[int, float]) -> float | None:
+    """The fastest verified ms per SSSP at any CK up to `concurrent_kernels` (None: none yet). A
+    configuration of that CK slower per SSSP than this is dominated: its CK SSSPs, run as batches of
+    that smaller CK, take no longer. Before a study of the batch end has a best of its own, this bounds
+    its trials (`trials.Trials`' `floor_ms`): on grid24 at 0a78e87 a CK-32 trial of delta_lanes ran
+    its warm-up for 105 s at 2.5 s per SSSP, where Δ-stepping had verified 68.3 ms at CK 1.
+
+    Example:
+        >>> fastest_up_to(32, {1: 68.3, 64: 9.0}), fastest_up_to(64, {1: 68.3, 64: 9.0}), fastest_up_to(1, {2: 5.0})
+        (68.3, 9.0, None)
+    """
+    return min((ms for ck, ms in fastest_by_ck.items() if ck <= concurrent_kernels), default=None)
+
+
 def references(specials: Specials) -> set[str]:
     """The keys of the configurations measured to compare with: the default and the baseline
     candidates, unless the model predicted the same."""

@@ -30,16 +30,19 @@ Stages of a graph's study (its `stage` attribute):
    default and baseline, `plan.references`): a special is measured and reported, not chosen, unless it is the model's
    prediction.
 
-A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop (their waiting
-trials are dropped) and the finalists get one round; past the run's end, the curve stage and the rounds are skipped.
-No trial begins that its study's quickest says would end past the run (`stages.quickest_trial_s`), nor one that two
-batches of its CK at the graph's fastest time per SSSP so far would take past it (`plan.past_the_run`), and a batch
-still running at the run's end is stopped there (`measure.time_left_ms`). The table is still whole: each entry's best is the best measured, and the stages cut are named
-in its `x-sweep` protocol (`cut_by_budget`).
+A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop (their waiting trials
+are dropped) and the finalists get one round; past the run's end, the curve stage and the rounds are skipped. No trial
+begins that its study's quickest says would end past the run (`stages.quickest_trial_s`), nor one that two batches of
+its CK at the graph's fastest time per SSSP so far would take past it (`plan.past_the_run`), and a batch still running
+at the run's end is stopped there (`measure.time_left_ms`). The table is still whole: each entry's best is the best
+measured, and the stages cut are named in its `x-sweep` protocol (`cut_by_budget`). Pruning also stops a trial
+pruned once it is `prune_factor` times slower per SSSP than the graph's fastest at its CK or a smaller one
+(`plan.fastest_up_to`: it is dominated), even before its study has a best.
 
-An auto sweep's algorithm tuned after another is *abandoned* (straight to `done`, no winner) once its first
-`ABANDON_AFTER` finished trials were all pruned or refused: on a road network each of GPU Crauser's costs a warm-up
-solve of about a second, hundreds of times Δ-stepping's best.
+A study is *abandoned* (straight to `done`, no winner) once its first `ABANDON_AFTER` finished trials were all pruned or
+refused while another study of the graph had a verified point: an auto sweep's algorithm tuned after another (on a road
+network each of GPU Crauser's costs a warm-up solve of about a second, hundreds of times Δ-stepping's best), or an end
+that smaller batches dominate (grid24's batch end).
 
 `GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still propose);
 `GraphSweep.advance` moves a study whose stage has nothing left in flight to the next stage. In one process
@@ -54,18 +57,19 @@ from typing import Any, Callable, Iterable, Mapping
 
 from optuna.trial import TrialState
 
+from autotune.algorithms import config_from_json
 from autotune.launch import LaunchConfig
 from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
 from autotune.search.strategies.climb import climb_neighbours, next_centre
-from autotune.search.run.plan import (Budget, GraphPlan, SweepSettings, bridges, converged_after, outpaced,
-                                      past_the_run, tuned)
+from autotune.search.run.plan import (Budget, GraphPlan, SweepSettings, bridges, converged_after, fastest_up_to,
+                                      outpaced, past_the_run, tuned)
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT,
                                     ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
                                     REFINE, REMEASURE, SEARCH, quickest_trial_s, sampled_trials)
 from autotune.search.run.storage import StudyHandle
-from autotune.search.run.transfer import transfers
+from autotune.search.run.transfer import fastest_ms_per_ck, transfers
 from autotune.search.run.pruning import RelativePruner
 from autotune.search.run.trials import CATCH, PROBE, Trials
 
@@ -82,14 +86,12 @@ class GraphSweep:
         timer: what measures (None for a process that only advances the stages).
         on_trial: called after every finished trial of this process with (measurement, cached).
         clock: seconds (for tests).
-        best_elsewhere: the best time of the graph's other sweeps (an auto sweep's other
-            algorithms), which the pruner also measures against.
+        best_elsewhere: the best time of the graph's other sweeps at its end (an auto sweep's), which the pruner uses.
         budget: the wall time it may take (the module's doc says what it cuts).
         siblings: the fastest configuration per CK of the graph's studies of the other ends of
             its queries curve, read when the search ends (`transfer.fastest_per_ck`).
-        rivals: the fastest verified ms per SSSP at each CK of the graph's other studies (every
-            algorithm, every end; `transfer.fastest_ms_per_ck`), read when the curve is queued and
-            the finalists' rounds: what is outpaced at its CK is not measured (the module's doc).
+        rivals: the fastest verified ms per SSSP at each CK of the graph's other studies (every algorithm, every end;
+            `transfer.fastest_ms_per_ck`): what is outpaced or dominated at its CK is not measured (the module's doc).
     """
 
     def __init__(self, plan: GraphPlan, handle: StudyHandle, timer: Timer | None,
@@ -116,13 +118,17 @@ class GraphSweep:
                              tell_sampler=plan.strategy.samples,
                              run_over=self.budget.run_over if self.budget.run_end is not None else None,
                              past_the_run=None if self.budget.run_end is None else lambda config: past_the_run(
-                                 config.concurrent_kernels, self.fastest_ms(), self.budget),
-                             left_s=self.budget.left_s)
+                                 config.concurrent_kernels, min(self.fastest_by_ck().values(), default=None),
+                                 self.budget),
+                             left_s=self.budget.left_s,
+                             floor_ms=lambda ck: fastest_up_to(ck, self.fastest_by_ck()))
 
-    def fastest_ms(self) -> float | None:
-        """The graph's fastest verified ms per SSSP so far: this study's, and the `rivals`' at any CK."""
-        own = [t.values[0] for t in self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.values]
-        return min([*own, *(self.rivals().values() if self.rivals is not None else ())], default=None)
+    def fastest_by_ck(self) -> dict[int, float]:
+        """The graph's fastest verified ms per SSSP at each CK so far: this study's and the `rivals`'."""
+        fastest = fastest_ms_per_ck(self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+        for ck, ms in (self.rivals() if self.rivals is not None else {}).items():
+            fastest[ck] = min(ms, fastest.get(ck, ms))
+        return fastest
 
     def _attr(self, key: str, default: Any = None) -> Any:
         """One user attribute of the study, read from the storage without copying the others
@@ -244,7 +250,8 @@ class GraphSweep:
         """Whether this algorithm is abandoned (see the module's doc): decided once, kept in the study."""
         if self._attr(ATTR_ABANDONED):
             return True
-        if self.best_elsewhere is None or self.best_elsewhere() is None:
+        elsewhere = self.best_elsewhere is not None and self.best_elsewhere() is not None
+        if not elsewhere and not self.fastest_by_ck():  # nothing verified elsewhere to judge its trials against
             return False
         finished = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
         if len(finished) < ABANDON_AFTER or any(t.state is TrialState.COMPLETE for t in finished):
@@ -346,8 +353,6 @@ class GraphSweep:
         return self.stage == DONE
 
     def finalists(self) -> list[LaunchConfig]:
-        from autotune.algorithms import config_from_json
-
         saved = self._attr(ATTR_FINALISTS) or []
         return [config_from_json(data, "study finalists", self.plan.algorithm) for data in saved]
 
@@ -356,9 +361,8 @@ class GraphSweep:
         evaluations = self.trials.evaluations()
         results = pooled(self.trials.measurements(evaluations))
         finalist_results = [results[c.key()] for c in self.finalists() if c.key() in results]
-        # The winner is the best finalist; without finalists (interrupted), or should every finalist
-        # have failed a re-measurement, the best configuration inside the space whose every
-        # measurement was ok.
+        # The winner is the best finalist; without finalists (interrupted), or should every finalist have failed a
+        # re-measurement, the best configuration inside the space whose every measurement was ok.
         pool = [r for r in finalist_results if r.ok] if not partial and self.done else []
         # References are never the best nor a curve point; with nothing tuned, the prediction is.
         inside = tuned(results, plan.space, plan.specials)

@@ -146,6 +146,9 @@ class Trials:
         past_the_run: why a configuration's trial is not begun (`plan.past_the_run`: foreseen to
             end past the budget), or None; a trial not begun is PRUNED, measured nothing, and is
             never an answer for its configuration.
+        floor_ms: the graph's fastest verified ms per SSSP at any CK up to a given one
+            (`plan.fastest_up_to`): a pruned trial more than the pruner's factor times slower is
+            dominated there, pruned as such (its warm-up bounded by it) before its study has a best.
     """
 
     def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
@@ -156,8 +159,10 @@ class Trials:
                  prune_specials: Callable[[], bool] = lambda: False, tell_sampler: bool = True,
                  run_over: Callable[[], bool] | None = None,
                  past_the_run: Callable[[LaunchConfig], str | None] | None = None,
-                 left_s: Callable[[], float | None] | None = None) -> None:
+                 left_s: Callable[[], float | None] | None = None,
+                 floor_ms: Callable[[int], float | None] | None = None) -> None:
         self.study = study
+        self.floor_ms = floor_ms
         self.run_over = run_over
         self.left_s = left_s
         self.past_the_run = past_the_run
@@ -253,6 +258,7 @@ class Trials:
     def _measure(self, trial: optuna.Trial, config: LaunchConfig, phase: str) -> Measurement:
         stop: StopAsk | None = None
         limit_ms: float | None = None
+        dominated: float | None = None  # the graph's fastest at a CK up to this one, where it is the bound
         profile = True
         pruner = self.study.pruner if isinstance(self.study.pruner, RelativePruner) else None
         study = self.study
@@ -280,15 +286,21 @@ class Trials:
             stop = probe
         elif not self.roles.get(config.key()) or self.prune_specials():
             steps = itertools.count(1)  # 0 is a partial warm-up; every later report has its own step
+            floor = self.floor_ms(config.concurrent_kernels) if self.floor_ms and pruner else None
+            dominated_ms = None if floor is None or pruner is None else pruner.factor * floor
 
             def report_and_ask(times_ms: Sequence[float], warm_up: bool) -> Ask:
                 trial.report(min(times_ms), 0 if warm_up else next(steps))
                 if trial.should_prune():
                     return Ask.PRUNE
+                if dominated_ms is not None and min(times_ms) > (2.0 if warm_up else 1.0) * dominated_ms:
+                    return Ask.PRUNE
                 return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
 
             stop = report_and_ask
             limit_ms = pruner.bound(study) if pruner is not None else None
+            if dominated_ms is not None and (limit_ms is None or dominated_ms < limit_ms):
+                limit_ms, dominated = dominated_ms, floor
         else:
             # A special measured for the record (default, baseline, prediction): never pruned, but
             # once a whole repetition finds it out of contention, its repetitions end there.
@@ -305,6 +317,10 @@ class Trials:
             return Measurement(config, Status.WRONG, reason=str(wrong))
         if measurement.status is Status.PRUNED and isinstance(bounded, BudgetStop) and bounded.ended:
             measurement = dataclasses.replace(measurement, reason=f"the sweep's budget ended it ({measurement.reason})")
+        elif measurement.status is Status.PRUNED and dominated is not None:
+            measurement = dataclasses.replace(measurement, reason=f"{measurement.reason}: dominated, the graph's "
+                                              f"fastest at CK {config.concurrent_kernels:,} or less is "
+                                              f"{dominated:.3g} ms per SSSP")
         if probed_only(phase, measurement):
             return dataclasses.replace(measurement, reason="probed: a baseline candidate far behind the best on "
                                        "its warm-up (the slowest candidate is measured whole)")
