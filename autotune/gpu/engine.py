@@ -64,8 +64,7 @@ class SolveResult:
         its `inf` for unreachable; valid until the solver's next solve or its close.
 
         Raises:
-            RuntimeError: first read after the solver's next solve, which overwrote them, or after it
-                closed.
+            RuntimeError: first read after the solver's next solve (which overwrote them) or its close.
         """
         return self.rows() if callable(self.rows) else self.rows
 
@@ -138,9 +137,8 @@ class Launcher:
 
 @dataclass
 class Span:
-    """A solve's span on one stream (`timed_span`): its `start` event (other streams of the solve
-    wait for it), `deadline_s` on the host clock, and once the span is closed `elapsed_ms` (CUDA
-    events) and `wall_ms` (host clock)."""
+    """A solve's span on one stream (`timed_span`): its `start` event (other streams of the solve wait on it),
+    `deadline_s` on the host clock, once closed `elapsed_ms` (CUDA events) and `wall_ms` (host clock)."""
 
     start: Any
     deadline_s: float | None = None
@@ -201,10 +199,11 @@ def stop_writer(solver: Solver, address: int, count: int, value: int) -> Callabl
 
 def host_loop(solver: Solver, launch: Launcher, steps: Sequence[tuple[str, PackedLaunch]], ring: np.ndarray,
               done_row: int, count: int, stream, deadline_s: float | None = None) -> bool:
-    """Launch `steps` (kernel name, launch) once per iteration until all `count` done flags at
-    device address `done_row` read 1, copying them into a row of the pinned `ring` after every
-    iteration and reading them up to `POLL_DEPTH` iterations behind; False if the host clock
-    passed `deadline_s` first.
+    """Launch `steps` (kernel name, launch) once per iteration until all `count` done flags at device address
+    `done_row` read 1, copying them into a row of the pinned `ring` after every iteration and reading them up to
+    `POLL_DEPTH` iterations behind; False if the host clock passed `deadline_s` first, the done flags then set by
+    the copy engine (`stop_writer`) so that the iterations queued return at once (a done instance's kernels do
+    nothing: delta_lanes' batch at CK 1,024 on urand24 had run 45 s past the budget's end).
 
     Raises:
         WrongResult: more iterations than the solver's cap (the kernels cap themselves: a bug).
@@ -214,6 +213,7 @@ def host_loop(solver: Solver, launch: Launcher, steps: Sequence[tuple[str, Packe
     limit = solver.max_iterations() + POLL_DEPTH
     for iteration in range(limit):
         if past(deadline_s):
+            stop_writer(solver, done_row, count, 1)()
             solver.recycle(*(event for _slot, event in pending))
             return False
         for name, packed in steps:

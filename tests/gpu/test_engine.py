@@ -236,6 +236,29 @@ def test_the_delta_host_loop_stops_at_its_deadline(session, data_dir):
         assert solver.solve(default, [0]).iterations[0] > 0  # usable afterwards
 
 
+def test_the_iterations_a_host_loop_queued_return_at_once_past_its_deadline(session):
+    """The host runs up to `POLL_DEPTH` iterations ahead: at the deadline it sets the done flags, and
+    those iterations do nothing (delta_lanes at CK 1,024 on urand24 ran 45 s past a sweep's budget)."""
+    from autotune.algorithms import get, open_solver
+    from autotune.gpu.engine import Overtime
+    from autotune.reference.cache import INF
+    from autotune.reference.oracle import reference_distances
+
+    graph = load_graph("rmat18")
+    config = get("delta_lanes").default_config().replace(concurrent_kernels=1024, delta="inf")
+    sources = list(choose_sources(graph, 1024))
+    with open_solver(graph, "delta_lanes") as solver:
+        solver.solve(config, sources)  # warm
+        whole = solver.solve(config, sources)
+        assert whole.iterations.max() >= 8  # more iterations than the host queues
+        with pytest.raises(Overtime) as stopped:
+            solver.solve(config, sources, deadline_ms=0.5)
+        assert stopped.value.elapsed_ms < whole.elapsed_ms / 3
+        again = solver.solve(config, sources[:1] * 1024)  # usable afterwards, and right
+        expected = reference_distances(graph, sources[:1])[0]
+        assert np.array_equal(again.distances[5], np.where(expected < 0, INF, expected))
+
+
 @pytest.mark.parametrize("blocks", [128, 1])  # solve_grid's blocks read the error at their barriers, solve_block's
 def test_a_persistent_delta_solve_stops_at_its_deadline(session, data_dir, blocks):
     """A persistent kernel is one launch: the host writes its instances' error fields at the deadline

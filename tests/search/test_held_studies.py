@@ -183,17 +183,25 @@ def test_the_quickest_trial_is_one_that_measured():
 def test_a_trial_slower_than_the_graph_s_fastest_at_a_smaller_ck_is_pruned_as_dominated(small_space, run_sweep):
     """grid24 at 0a78e87: delta_lanes' first batch-end trial ran its warm-up 105 s at 2.5 s per SSSP,
     where Δ-stepping had verified 68.3 ms at CK 1; nothing bounded it, its study having no best yet."""
+    import dataclasses
+
+    from autotune.algorithms.thesis import CRAUSER
+    from autotune.measure import Status
     from autotune.search.run.storage import ATTR_REASON
+    from search_shared import default_specials
     from optuna.trial import TrialState
 
     settings = SweepSettings(prune=True)
-    free, _ = run_sweep(SyntheticTimer(), small_space, Bayes(trials=12, seed=1), settings=settings)
+    specials = dataclasses.replace(default_specials(), prediction=CRAUSER.uniform(128, "prefer_l1", 4))
+    free, _ = run_sweep(SyntheticTimer(), small_space, Bayes(trials=12, seed=1), settings=settings, specials=specials)
     assert {p.config.concurrent_kernels for p in free.curve} == {1, 2, 4}
 
     result, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=12, seed=1), settings=settings,
-                               rivals=lambda: {2: 1e-3})  # another study's CK 2: far faster per SSSP
+                               specials=specials, rivals=lambda: {2: 1e-3})  # another study's CK 2: far faster
     trials = handle.study.get_trials(deepcopy=False)
     said = [t.user_attrs.get(ATTR_REASON, "") for t in trials]
     assert any("dominated, the graph's fastest at CK 4 or less is 0.001 ms per SSSP" in s for s in said)
     assert {p.config.concurrent_kernels for p in result.curve} == {1}  # CK 1 has nothing faster at its CK or below
     assert all(t.state is not TrialState.COMPLETE for t in trials if t.params.get("concurrent_kernels_log2", 0) > 0)
+    assert free.predicted.ok and result.predicted.status is Status.PRUNED  # a special too (the prediction)
+    assert "dominated" in result.predicted.reason

@@ -14,11 +14,11 @@ A configuration measured before in the study (by any process) is answered from t
 (`cached`), so samplers that propose a point twice cost no GPU time; re-measurements always measure.
 
 Pruning (`search.run.pruning`): the timer reports the time per SSSP after its warm-up and after
-every batch (`trial.report`), and the study's pruner stops a measurement far behind the best.
-The specials (default, baseline candidates, prediction) are not pruned, the table reports them
-(one out of contention stops after a repetition too); except in an auto sweep, for the algorithms
-tuned after the first (GPU Crauser's default on a road network takes 20,000 times the Δ-stepping
-best). With pruning on, two more savings apply:
+every batch (`trial.report`), and the study's pruner stops a measurement far behind the best. The
+specials (default, baseline candidates, prediction) are not pruned, the table reports them (one out
+of contention stops after a repetition too), but where dominated at a smaller CK (`floor_ms`);
+except in an auto sweep, for the algorithms tuned after the first (GPU Crauser's default on a road
+network takes 20,000 times the Δ-stepping best). With pruning on, two more savings apply:
 
 - the baseline candidates are *probed* (phase `probe`, `search.baseline`): a probe stopped at its
   warm-up never answers for its configuration, nor stays in the results once it is measured whole;
@@ -258,13 +258,21 @@ class Trials:
     def _measure(self, trial: optuna.Trial, config: LaunchConfig, phase: str) -> Measurement:
         stop: StopAsk | None = None
         limit_ms: float | None = None
-        dominated: float | None = None  # the graph's fastest at a CK up to this one, where it is the bound
+        dominated: tuple[float, int] | None = None  # the graph's fastest at a CK up to the second, where it bounds
+        dominated_ms: float | None = None  # a time per SSSP past which the configuration is dominated
         profile = True
         pruner = self.study.pruner if isinstance(self.study.pruner, RelativePruner) else None
         study = self.study
 
         def contends(times_ms: Sequence[float], warm_up: bool) -> bool:
             return warm_up or pruner is None or pruner.contends(study, min(times_ms))
+
+        def floor_at(ck: int) -> tuple[tuple[float, int] | None, float | None]:  # the floor at CK <= ck, its bound
+            floor = self.floor_ms(ck) if self.floor_ms and pruner and ck >= 1 else None
+            return (None, None) if floor is None or pruner is None else ((floor, ck), pruner.factor * floor)
+
+        def is_dominated(times_ms: Sequence[float], warm_up: bool) -> bool:
+            return dominated_ms is not None and min(times_ms) > (2.0 if warm_up else 1.0) * dominated_ms
 
         if not self.prune:
             pass
@@ -286,14 +294,11 @@ class Trials:
             stop = probe
         elif not self.roles.get(config.key()) or self.prune_specials():
             steps = itertools.count(1)  # 0 is a partial warm-up; every later report has its own step
-            floor = self.floor_ms(config.concurrent_kernels) if self.floor_ms and pruner else None
-            dominated_ms = None if floor is None or pruner is None else pruner.factor * floor
+            floor, dominated_ms = floor_at(config.concurrent_kernels)
 
             def report_and_ask(times_ms: Sequence[float], warm_up: bool) -> Ask:
                 trial.report(min(times_ms), 0 if warm_up else next(steps))
-                if trial.should_prune():
-                    return Ask.PRUNE
-                if dominated_ms is not None and min(times_ms) > (2.0 if warm_up else 1.0) * dominated_ms:
+                if trial.should_prune() or is_dominated(times_ms, warm_up):
                     return Ask.PRUNE
                 return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
 
@@ -302,12 +307,17 @@ class Trials:
             if dominated_ms is not None and (limit_ms is None or dominated_ms < limit_ms):
                 limit_ms, dominated = dominated_ms, floor
         else:
-            # A special measured for the record (default, baseline, prediction): never pruned, but
-            # once a whole repetition finds it out of contention, its repetitions end there.
+            # A special measured for the record (default, baseline, prediction): pruned only where dominated at a
+            # smaller CK (random4194304-d16's delta_lanes prediction at CK 1,024 took 81 s at twice CK 1's time per
+            # SSSP); once a whole repetition finds it out of contention, its repetitions end there.
+            floor, dominated_ms = floor_at(config.concurrent_kernels - 1)
+
             def enough_unless_contending(times_ms: Sequence[float], warm_up: bool) -> Ask:
+                if is_dominated(times_ms, warm_up):
+                    return Ask.PRUNE
                 return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
 
-            stop = enough_unless_contending
+            stop, limit_ms, dominated = enough_unless_contending, dominated_ms, floor
         try:
             bounded = stop if self.run_over is None else BudgetStop(stop, self.run_over, self.left_s)
             measurement = self.timer.measure(config, bounded, limit_ms=limit_ms, profile=profile)
@@ -318,9 +328,9 @@ class Trials:
         if measurement.status is Status.PRUNED and isinstance(bounded, BudgetStop) and bounded.ended:
             measurement = dataclasses.replace(measurement, reason=f"the sweep's budget ended it ({measurement.reason})")
         elif measurement.status is Status.PRUNED and dominated is not None:
+            floor_ms, below = dominated
             measurement = dataclasses.replace(measurement, reason=f"{measurement.reason}: dominated, the graph's "
-                                              f"fastest at CK {config.concurrent_kernels:,} or less is "
-                                              f"{dominated:.3g} ms per SSSP")
+                                              f"fastest at CK {below:,} or less is {floor_ms:.3g} ms per SSSP")
         if probed_only(phase, measurement):
             return dataclasses.replace(measurement, reason="probed: a baseline candidate far behind the best on "
                                        "its warm-up (the slowest candidate is measured whole)")
