@@ -258,7 +258,7 @@ class Trials:
     def _measure(self, trial: optuna.Trial, config: LaunchConfig, phase: str) -> Measurement:
         stop: StopAsk | None = None
         limit_ms: float | None = None
-        dominated: tuple[float, int] | None = None  # the graph's fastest at a CK up to the second, where it bounds
+        dominated: tuple[float, str] | None = None  # the graph's fastest at the CK values named, where it bounds
         dominated_ms: float | None = None  # a time per SSSP past which the configuration is dominated
         profile = True
         pruner = self.study.pruner if isinstance(self.study.pruner, RelativePruner) else None
@@ -267,9 +267,11 @@ class Trials:
         def contends(times_ms: Sequence[float], warm_up: bool) -> bool:
             return warm_up or pruner is None or pruner.contends(study, min(times_ms))
 
-        def floor_at(ck: int) -> tuple[tuple[float, int] | None, float | None]:  # the floor at CK <= ck, its bound
-            floor = self.floor_ms(ck) if self.floor_ms and pruner and ck >= 1 else None
-            return (None, None) if floor is None or pruner is None else ((floor, ck), pruner.factor * floor)
+        def floor_at(ck: int, below: bool = False) -> tuple[tuple[float, str] | None, float | None]:
+            """The graph's fastest at CK up to `ck` (below it), with the CK values named, and the bound it makes."""
+            floor = self.floor_ms(ck - below) if self.floor_ms and pruner and ck - below >= 1 else None
+            named = f"below {ck:,}" if below else f"{ck:,} or less"
+            return (None, None) if floor is None or pruner is None else ((floor, named), pruner.factor * floor)
 
         def is_dominated(times_ms: Sequence[float], warm_up: bool) -> bool:
             return dominated_ms is not None and min(times_ms) > (2.0 if warm_up else 1.0) * dominated_ms
@@ -310,7 +312,7 @@ class Trials:
             # A special measured for the record (default, baseline, prediction): pruned only where dominated at a
             # smaller CK (random4194304-d16's delta_lanes prediction at CK 1,024 took 81 s at twice CK 1's time per
             # SSSP); once a whole repetition finds it out of contention, its repetitions end there.
-            floor, dominated_ms = floor_at(config.concurrent_kernels - 1)
+            floor, dominated_ms = floor_at(config.concurrent_kernels, below=True)
 
             def enough_unless_contending(times_ms: Sequence[float], warm_up: bool) -> Ask:
                 if is_dominated(times_ms, warm_up):
@@ -328,9 +330,9 @@ class Trials:
         if measurement.status is Status.PRUNED and isinstance(bounded, BudgetStop) and bounded.ended:
             measurement = dataclasses.replace(measurement, reason=f"the sweep's budget ended it ({measurement.reason})")
         elif measurement.status is Status.PRUNED and dominated is not None:
-            floor_ms, below = dominated
+            floor_ms, named = dominated
             measurement = dataclasses.replace(measurement, reason=f"{measurement.reason}: dominated, the graph's "
-                                              f"fastest at CK {below:,} or less is {floor_ms:.3g} ms per SSSP")
+                                              f"fastest at CK {named} is {floor_ms:.3g} ms per SSSP")
         if probed_only(phase, measurement):
             return dataclasses.replace(measurement, reason="probed: a baseline candidate far behind the best on "
                                        "its warm-up (the slowest candidate is measured whole)")
