@@ -226,3 +226,17 @@ def test_the_budget_stops_a_batch_the_warm_up_included():
 
 def test_without_a_budget_no_batch_has_a_deadline():
     assert timer_of([50.0]).measure(CONFIG, lambda times, warm_up: Ask.GO_ON).status is Status.OK
+
+
+def test_a_long_row_is_compared_in_chunks_and_every_difference_found():
+    """`differing` splits a row past two chunks over threads: the differences at the chunks' edges
+    and the row's ends are all found, in order, and an equal row has none."""
+    from autotune.gpu.timer import COMPARE_CHUNK, differing, distance_error
+
+    expected = np.arange(2 * COMPARE_CHUNK + 7, dtype=np.int32)
+    got = expected.copy()
+    assert differing(got, expected).size == 0 and distance_error(3, got, expected) is None
+    where = [0, COMPARE_CHUNK - 1, COMPARE_CHUNK, 2 * COMPARE_CHUNK, len(got) - 1]
+    got[where] += 1
+    assert differing(got, expected).tolist() == where
+    assert distance_error(3, got, expected).startswith("source 3: 5 distances differ from the CPU reference (vertex 0:")

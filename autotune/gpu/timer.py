@@ -2,7 +2,10 @@
 distances (on the GPU for a large batch: `autotune.gpu.verify`)."""
 from __future__ import annotations
 
+import os
 import statistics
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -16,10 +19,31 @@ from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batche
 from autotune.reference.cache import ReferenceCache
 
 
+COMPARE_CHUNK = 1 << 20  # distances one thread compares at a time
+
+
+@cache
+def _comparers() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="autotune-check")
+
+
+def differing(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """The indices where `got` and `expected` differ, a row of more than two `COMPARE_CHUNK`s compared
+    in chunks on threads (numpy lets go of the GIL): one thread took 3.7-5.3 ms for a row of grid22's
+    4.2M vertices on the H200's host, most of the 6-8 ms a CK-1 batch of a graph that size spends
+    outside its solve (18-29 ms at 16.8M, whose row of 64 MiB is checked here too; suite `large`'s
+    records). On this project's 2-core VM: 2.40 -> 1.34 ms at 4.2M, 14.4 -> 8.6 ms at 16.8M."""
+    if len(got) <= 2 * COMPARE_CHUNK:
+        return np.flatnonzero(got != expected)
+    starts = range(0, len(got), COMPARE_CHUNK)
+    return np.concatenate(list(_comparers().map(
+        lambda lo: lo + np.flatnonzero(got[lo:lo + COMPARE_CHUNK] != expected[lo:lo + COMPARE_CHUNK]), starts)))
+
+
 def distance_error(source: int, got: np.ndarray, expected: np.ndarray) -> str | None:
     """Why the GPU's distances `got` from `source` are wrong against the CPU's `expected` (how many
     differ, and the first), or None when they agree."""
-    differ = np.flatnonzero(got != expected)
+    differ = differing(got, expected)
     if not len(differ):
         return None
     v = int(differ[0])

@@ -147,8 +147,9 @@ class Trials:
             end past the budget), or None; a trial not begun is PRUNED, measured nothing, and is
             never an answer for its configuration.
         floor_ms: the graph's fastest verified ms per SSSP at any CK up to a given one
-            (`plan.fastest_up_to`): a pruned trial more than the pruner's factor times slower is
-            dominated there, pruned as such (its warm-up bounded by it) before its study has a best.
+            (`plan.fastest_up_to`): a prunable trial more than the pruner's factor times slower is
+            dominated, pruned as such (its warm-up bounded by it) even before its study has a best;
+            a special, against the CK values below its own.
     """
 
     def __init__(self, study: optuna.Study, space: SearchSpace, timer: Timer | None,
@@ -267,8 +268,7 @@ class Trials:
         def contends(times_ms: Sequence[float], warm_up: bool) -> bool:
             return warm_up or pruner is None or pruner.contends(study, min(times_ms))
 
-        def floor_at(ck: int, below: bool = False) -> tuple[tuple[float, str] | None, float | None]:
-            """The graph's fastest at CK up to `ck` (below it), with the CK values named, and the bound it makes."""
+        def floor_at(ck: int, below: bool = False) -> tuple[tuple[float, str] | None, float | None]:  # floor, bound
             floor = self.floor_ms(ck - below) if self.floor_ms and pruner and ck - below >= 1 else None
             named = f"below {ck:,}" if below else f"{ck:,} or less"
             return (None, None) if floor is None or pruner is None else ((floor, named), pruner.factor * floor)
