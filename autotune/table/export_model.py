@@ -14,6 +14,7 @@ its answers with Python's for every graph of the shipped tables at every power-o
 """
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from autotune import algorithms
@@ -114,11 +115,7 @@ def most_degree(entry: Any, limit: int = 1 << 30) -> int:
     on), or -1 for any."""
     if entry.unsuited(limit) is None:
         return -1
-    low, high = 0, limit  # unsuited(high), not unsuited(low - 1)
-    while low < high:
-        middle = (low + high) // 2
-        low, high = (low, middle) if entry.unsuited(middle) is not None else (middle + 1, high)
-    return low - 1
+    return bisect.bisect_left(range(limit + 1), True, key=lambda degree: entry.unsuited(degree) is not None) - 1
 
 
 def model_section(table: Any) -> str:

@@ -6,6 +6,7 @@ size of the ladder the most vertices whose duplicate bitmaps it keeps (`rules.ke
 falls as the vertices grow)."""
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Any
 
@@ -18,11 +19,8 @@ def most_vertices_kept(device: Any, characterization: Any, block: int, ck: int) 
     """The most vertices for which blocks of `block` keep their bitmaps at `ck` instances (0: none)."""
     if not keeps_bitmaps(1, device, characterization, block, ck):
         return 0
-    low, high = 1, 1 << 31
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if keeps_bitmaps(middle, device, characterization, block, ck) else (low, middle - 1)
-    return low
+    vertices = range(1, (1 << 31) + 1)  # the first not kept is at index its count - 1: the answer
+    return bisect.bisect_left(vertices, True, key=lambda n: not keeps_bitmaps(n, device, characterization, block, ck))
 
 
 def _threshold(value: Any) -> str:
