@@ -37,7 +37,7 @@ its CK at the graph's fastest time per SSSP so far would take past it (`plan.pas
 at the run's end is stopped there (`measure.time_left_ms`). The table is still whole: each entry's best is the best
 measured, and the stages cut are named in its `x-sweep` protocol (`cut_by_budget`). Pruning also stops a trial once
 it is `prune_factor` times slower per SSSP than the graph's fastest at its CK or a smaller one (`plan.fastest_up_to`:
-it is dominated), even before its study has a best (a reference: at a smaller CK).
+it is dominated), even before its study has a best (a special: at a smaller CK).
 
 A study is *abandoned* (straight to `done`, no winner) once its first `ABANDON_AFTER` finished trials were all pruned or
 refused while another study of the graph had a verified point: an auto sweep's algorithm tuned after another (on a road
