@@ -205,3 +205,17 @@ def test_a_trial_slower_than_the_graph_s_fastest_at_a_smaller_ck_is_pruned_as_do
     assert all(t.state is not TrialState.COMPLETE for t in trials if t.params.get("concurrent_kernels_log2", 0) > 0)
     assert free.predicted.ok and result.predicted.status is Status.PRUNED  # a special too (the prediction)
     assert "dominated" in result.predicted.reason
+
+
+def test_a_study_whose_first_trials_are_all_dominated_is_abandoned(small_space, run_sweep):
+    """grid24's delta_lanes: every CK of its space dominated by another study's CK 1 (here 1e-6 ms
+    per SSSP): its first `ABANDON_AFTER` trials, specials included, are pruned and it is given up."""
+    from autotune.algorithms.thesis import CRAUSER
+    from autotune.search import Specials
+    from autotune.search.run.sweep import ABANDON_AFTER
+
+    specials = Specials(CRAUSER.uniform(128, "default", 2), prediction=CRAUSER.uniform(256, "default", 4))
+    result, handle = run_sweep(SyntheticTimer(), small_space, Bayes(trials=30, seed=1),
+                               settings=SweepSettings(prune=True), specials=specials, rivals=lambda: {1: 1e-6})
+    trials = handle.study.get_trials(deepcopy=False)
+    assert len(trials) == ABANDON_AFTER and result.best is None and not result.partial
