@@ -10,6 +10,8 @@ from typing import Any, Iterator, Sequence
 from benchmarks import answers, data
 
 SPAN = 64  # the Deltas of a Delta grid: the domain's within this factor of the predicted one
+LANES_SIZES = (256, 512, 1024)  # the lanes grid's block sizes (both kernels)
+LANES_WEIGHTS = (1, 4, 16)  # ... and its finite Deltas, in the graph's largest weights (then INF)
 
 
 def probe_rows(name: str, graph: Any, grid: Sequence[Any], reference: Any, sources: Sequence[int], expected: dict,
@@ -38,12 +40,31 @@ def delta_grid(predicted: Any, domain: tuple) -> list[Any]:
                                             for d in deltas_around(predicted.params["delta"], domain))]))
 
 
+def lanes_grid(predicted: Any, features: Any) -> list[Any]:
+    """`predicted` (a `delta_lanes` configuration) and every configuration of block size (`LANES_SIZES`,
+    both kernels, its L1 state kept), blocks per SM (the parameter's values) and Delta (`LANES_WEIGHTS` x
+    the graph's largest weight, the nearest power of two of its domain, and INF) at its CK, for a graph of
+    `features` (`GraphFeatures`): the rows that the lane-interleaved model's constants are fitted on
+    (`autotune.algorithms.delta_lanes.fit`)."""
+    from autotune.algorithms import get
+    from autotune.algorithms.delta.rules import nearest_power
+    from autotune.launch import KernelLaunch
+
+    algorithm = get("delta_lanes")
+    domain = algorithm.parameter("delta").domain(features)
+    deltas = dict.fromkeys([*(nearest_power(m * features.max_weight, domain) for m in LANES_WEIGHTS), domain[-1]])
+    return list(dict.fromkeys([predicted, *(
+        predicted.replace(delta=delta, blocks_per_sm=per_sm,
+                          **{k: KernelLaunch(size, launch.cache) for k, launch in predicted.kernels.items()})
+        for size in LANES_SIZES for per_sm in algorithm.parameter("blocks_per_sm").values for delta in deltas)]))
+
+
 def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, Any, Any]]:
     """The batch probes' graphs (`scripts/probe_batch_ck.py`, `probe_batch_bitmaps.py`,
     `probe_delta_grid.py`), in one GPU session: each graph of `names` with its sources and their
     distances (`data.suite_graphs`), Delta-stepping's batch-end prediction with the graph's level
     width measured, a function that gives it another CK and block size (`shaped()`: the prediction
-    itself), and the shipped table's batch best."""
+    itself; `shaped.profile`: the GPU's profile), and the shipped table's batch best."""
     from autotune import algorithms
     from autotune.gpu import device_description, gpu_session
     from autotune.launch import KernelLaunch
@@ -66,6 +87,7 @@ def batch_shapes(names: str, sample: int) -> Iterator[tuple[str, Any, Any, Any, 
                 return predicted.replace(concurrent_kernels=ck or predicted.concurrent_kernels,
                                          **{k: KernelLaunch(size, launch.cache) for k, launch in predicted.kernels.items()})
 
+            shaped.profile = profile  # type: ignore[attr-defined]  # the GPU's profile, for other predictions
             yield name, graph, sources, expected, shaped, table.lookup(graph, device=gpu, allow_other_device=False).config
 
 

@@ -341,6 +341,22 @@ def test_a_delta_grid_spans_64_times_either_side_of_the_prediction_which_leads_i
     assert len(probes.delta_grid(predicted.replace(delta=64), domain)) == 13  # the prediction among its Deltas once
 
 
+def test_a_lanes_grid_crosses_block_sizes_blocks_per_sm_and_deltas_in_largest_weights_at_the_predicted_ck():
+    from types import SimpleNamespace
+
+    from autotune.algorithms import get
+    from benchmarks import probes
+
+    predicted = get("delta_lanes").default_config().replace(concurrent_kernels=512)
+    grid = probes.lanes_grid(predicted, SimpleNamespace(min_positive_weight=1, max_weight=100))
+    assert grid[0] == predicted and len(grid) == 3 * 4 * 4  # the prediction is one of them: listed once
+    assert {c.param("delta") for c in grid} == {128, 512, 2048, "inf"}  # 100, 400, 1,600: powers of two
+    assert {c.param("blocks_per_sm") for c in grid} == {1, 2, 4, 8}
+    assert {c.kernels["advance"].block_size for c in grid} == {c.kernels["split"].block_size for c in grid} == \
+        {256, 512, 1024}
+    assert {c.concurrent_kernels for c in grid} == {512}
+
+
 def _h100_session(monkeypatch):
     import contextlib
 
