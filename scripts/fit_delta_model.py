@@ -11,6 +11,12 @@ level width on, the widths read from `--shapes`; the suite `classout` checks the
         --wide-rows benchmarks/data/h100/ck-bs-grid-e6e4b8e.jsonl.gz --write autotune/algorithms/delta/delta.toml
 
 The graphs' features are the shipped H100 table's (`benchmarks.classout.record_features`).
+
+`--lanes-rows` fits the lane-interleaved model's launch on skewed graphs instead
+(`autotune/algorithms/delta_lanes/fit.py`, on `scripts/probe_delta_grid.py --lanes` rows):
+
+    python3 scripts/fit_delta_model.py --lanes-rows benchmarks/data/h200/lanes-grid-d0d9efe.jsonl.gz \
+        --write autotune/algorithms/delta_lanes/lanes.toml
 """
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from autotune import algorithms  # noqa: E402
 from autotune.algorithms.delta import fit as delta_fit  # noqa: E402
+from autotune.algorithms.delta_lanes import fit as lanes_fit  # noqa: E402
 from autotune.algorithms.delta.rules import per_sm  # noqa: E402
 from autotune.model.device import load_device  # noqa: E402
 from benchmarks.classout import ladder_taken, record_features, shapes_in  # noqa: E402
@@ -31,7 +38,9 @@ from benchmarks.data import graph_class  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("rows", type=Path, nargs="+", help="benchmark rows (JSON Lines, plain or gzip)")
+    parser.add_argument("rows", type=Path, nargs="*", help="benchmark rows (JSON Lines, plain or gzip)")
+    parser.add_argument("--lanes-rows", type=Path, nargs="+", default=[],
+                        help="lanes-grid rows: fit the lane-interleaved model's launch on skewed graphs instead")
     parser.add_argument("--width-rows", type=Path, nargs="*", default=[],
                         help="block-size rows (`bins grid`) to fit rule 5's ladder by level width on")
     parser.add_argument("--wide-rows", type=Path, nargs="*", default=[],
@@ -41,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the graphs' level widths (default benchmarks/data/shapes.json)")
     parser.add_argument("--write", type=Path, default=None, help="rewrite this characterization's [model] constants")
     args = parser.parse_args(argv)
+    if args.lanes_rows:
+        return fit_lanes(args.lanes_rows, args.write)
+    if not args.rows:
+        parser.error("give the benchmark rows (or --lanes-rows)")
     rows = delta_fit.read_rows(args.rows)
     graphs = {name: record_features(name) for name in sorted(rows)}
     constants, size = delta_fit.fit(rows, graphs)
@@ -70,6 +83,20 @@ def main(argv: list[str] | None = None) -> int:
             " --wide-rows " + " ".join(str(f) for f in wide_files) if wide_files else "")
         delta_fit.write_constants(args.write, constants, size, files, command, base=ROOT, ladder=ladder, wide=wide)
         print(f"wrote the [model] constants of {args.write}")
+    return 0
+
+
+def fit_lanes(paths: list[Path], write: Path | None) -> int:
+    """The lane-interleaved model's skewed-graph launch fitted on `paths`, written into `write` where given."""
+    grid = lanes_fit.read_grid(paths)
+    size, per_sm, slowdown = lanes_fit.fit(grid)
+    print(f"{len(grid)} graphs: skew_block_size = {size}, skew_blocks_per_sm = {per_sm} "
+          f"(geometric-mean slowdown {slowdown:.3f} against each graph's best of the grid)")
+    if write is not None:
+        files = [p.resolve().relative_to(ROOT) if p.resolve().is_relative_to(ROOT) else p for p in paths]
+        command = "python3 scripts/fit_delta_model.py --lanes-rows " + " ".join(str(f) for f in files)
+        lanes_fit.write_constants(write, size, per_sm, slowdown, sorted(grid), files, command, base=ROOT)
+        print(f"wrote the skewed graphs' launch into {write}")
     return 0
 
 

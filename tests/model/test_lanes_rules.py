@@ -33,9 +33,15 @@ def test_every_value_has_its_rule_and_the_batch_fills_the_gpu():
     assert prediction.to_json()["model"] == "lanes-rules"
 
 
-def test_fewer_blocks_per_sm_where_fewer_fit():
+def test_skewed_graphs_take_the_fitted_launch_and_their_blocks_even_where_fewer_fit_at_once():
     h100 = load_device("hopper-h100")
+    constants = get("delta_lanes").characterization.model
+    prediction = get("delta_lanes").predict(POWER_LAW, h100)
+    assert prediction.config.param("blocks_per_sm") == constants["skew_blocks_per_sm"] != constants["blocks_per_sm"]
+    assert prediction.config.kernel("advance").block_size == constants["skew_block_size"]
+    assert get("delta_lanes").predict(ROADS, h100).config.param("blocks_per_sm") == constants["blocks_per_sm"]
     small = dataclasses.replace(h100, max_threads_per_sm=512, max_threads_per_block=512)
     prediction = get("delta_lanes").predict(POWER_LAW, small)
-    assert prediction.config.param("blocks_per_sm") == 1
-    assert "1 fit on an SM" in {d.parameter: d.reason for d in prediction.decisions}["blocks_per_sm"]
+    assert prediction.config.kernel("advance").block_size == 512  # the largest that launches there
+    assert prediction.config.param("blocks_per_sm") == constants["skew_blocks_per_sm"]
+    assert "1 at once on an SM" in {d.parameter: d.reason for d in prediction.decisions}["blocks_per_sm"]

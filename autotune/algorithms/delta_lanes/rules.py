@@ -10,9 +10,14 @@ from the device profile, the kernels' characterization (`algorithms/delta_lanes/
    domain. A graph without weights (all 0) gets INF.
 2. Concurrent instances: the largest of the algorithm's CK values (1024 at most) whose
    workspaces fit in the device's memory: more groups, more lines in flight.
-3. Block size: `block_size` for both kernels, among the sizes an SM can hold (the largest such
-   otherwise).
-4. Blocks per SM: `blocks_per_sm`, or fewer where the advance's occupancy allows fewer.
+3. Block size: `block_size` for both kernels (`skew_block_size` on a graph of skewed degrees, as
+   rule 1 tells them), among the sizes an SM can hold (the largest such otherwise).
+4. Blocks per SM: `blocks_per_sm` (`skew_blocks_per_sm` on a skewed graph), launched even where
+   fewer fit on an SM at once (the blocks take tiles of their group's queue from a counter, no barrier
+   waits on them; more blocks per group share out a group's queue: 8 a SM of 1,024 threads, one
+   resident, ran 1.3x faster than 1 on the skewed graphs of `benchmarks/data/h200/lanes-grid-d0d9efe`).
+   The skewed graphs' pair is fitted (`autotune.algorithms.delta_lanes.fit`, on
+   `scripts/probe_delta_grid.py --lanes` rows); the others' are not.
 5. L1 state: default (a vertex's line of distances is read again for each of its edges).
 
 Example::
@@ -24,6 +29,11 @@ Example::
     >>> config = get("delta_lanes").predict(roads, load_device("hopper-h100")).config
     >>> config.param("delta"), config.param("blocks_per_sm"), config.concurrent_kernels
     (4096, 2, 1024)
+    >>> social = GraphFeatures("social", 159316, 1_000_000, max_degree=5000, mean_weight=50.0,
+    ...                        min_positive_weight=1, max_weight=100, degree_cv=12.7)
+    >>> config = get("delta_lanes").predict(social, load_device("hopper-h100")).config
+    >>> config.param("delta"), config.param("blocks_per_sm"), config.kernels["advance"].block_size
+    ('inf', 8, 1024)
 """
 from __future__ import annotations
 
@@ -39,21 +49,29 @@ from autotune.model.memory import memory_bound
 from autotune.model.occupancy import candidate_block_sizes, occupancy
 from autotune.model.decision import Decision
 
-DEFAULTS = {"inf_skew": 1.0, "delta_factor": 8.0, "block_size": 512, "blocks_per_sm": 2}
+DEFAULTS = {"inf_skew": 1.0, "delta_factor": 8.0, "block_size": 512, "blocks_per_sm": 2,
+            "skew_block_size": 512, "skew_blocks_per_sm": 2}
 
 
-def launch_of(device: DeviceProfile, characterization: Characterization, constants: dict[str, float]
-              ) -> tuple[int, int, int] | None:
-    """Rules 3 and 4 (the graph does not enter them): (block size, blocks per SM, the blocks of that
-    size an SM holds), or None where no block of the advance kernel launches on `device`."""
+def wanted_launch(constants: dict[str, float], skewed: bool) -> tuple[int, int]:
+    """The (block size, blocks per SM) rules 3 and 4 ask for: the skewed graphs' pair or the others'."""
+    prefix = "skew_" if skewed else ""
+    return int(constants[f"{prefix}block_size"]), int(constants[f"{prefix}blocks_per_sm"])
+
+
+def launch_of(device: DeviceProfile, characterization: Characterization, constants: dict[str, float],
+              skewed: bool = False) -> tuple[int, int, int] | None:
+    """Rules 3 and 4 (of the graph only whether its degrees are `skewed`): (block size, blocks per SM,
+    the blocks of that size an SM holds at once), or None where no block of the advance kernel launches
+    on `device`."""
     advance = characterization.kernel("advance").resources
     sizes = [b for b in candidate_block_sizes(device) if b % 32 == 0 and occupancy(device, advance, b).blocks_per_sm > 0]
     if not sizes:
         return None
-    wanted = int(constants["block_size"])
+    wanted, per_sm = wanted_launch(constants, skewed)
     block_size = wanted if wanted in sizes else max(sizes)
     fit = occupancy(device, advance, block_size).blocks_per_sm
-    return block_size, min(int(constants["blocks_per_sm"]), fit), fit
+    return block_size, per_sm, fit
 
 
 def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, characterization: Characterization,
@@ -73,11 +91,12 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     constants = constants_of(characterization, DEFAULTS)
     decisions: list[Decision] = []
     skew = graph.degree_cv or 0.0
+    skewed = skew >= constants["inf_skew"]
     single = graph_target(constants_of(delta_characterization), graph)
     if single is None:
         delta: Any = "inf"
         why = "no positive weight known: relaxed settlement (INF)"
-    elif skew >= constants["inf_skew"]:
+    elif skewed:
         delta = "inf"
         why = f"degree skew cv(G) {skew:.2f} >= {constants['inf_skew']:g}: relaxed settlement (INF)"
     else:
@@ -92,15 +111,16 @@ def predict(features: GraphFeatures | GraphClasses, device: DeviceProfile, chara
     decisions.append(Decision("concurrent_kernels", ck, "lanes 2", f"the largest CK, {largest}" +
                               (f"; {bound}" if bound else "")))
 
-    launched = launch_of(device, characterization, constants)
+    launched = launch_of(device, characterization, constants, skewed)
     if launched is None:
         raise InputError(f"{algorithm.name} cannot run on {device.name}: no block of its advance kernel launches there")
     block_size, per_sm, fit = launched
-    wanted = int(constants["block_size"])
-    decisions.append(Decision("block_size", block_size, "lanes 3", f"block_size {wanted}" if block_size == wanted
-                              else f"block_size {wanted} does not launch on {device.name}: the largest that does"))
-    decisions.append(Decision("blocks_per_sm", per_sm, "lanes 4", f"blocks_per_sm {int(constants['blocks_per_sm'])}"
-                              + ("" if per_sm == int(constants["blocks_per_sm"]) else f"; {fit} fit on an SM")))
+    wanted, _ = wanted_launch(constants, skewed)
+    prefix = "skew_" if skewed else ""
+    decisions.append(Decision("block_size", block_size, "lanes 3", f"{prefix}block_size {wanted}" if block_size == wanted
+                              else f"{prefix}block_size {wanted} does not launch on {device.name}: the largest that does"))
+    decisions.append(Decision("blocks_per_sm", per_sm, "lanes 4", f"{prefix}blocks_per_sm {per_sm}"
+                              + ("" if per_sm <= fit else f" ({fit} at once on an SM: the others wait for a slot)")))
     decisions.append(Decision("cache", CacheState.DEFAULT, "lanes 5", "a vertex's line is read again per edge"))
 
     launch = KernelLaunch(block_size, CacheState.DEFAULT)
