@@ -116,3 +116,33 @@ def test_only_a_sweep_that_builds_delta_stepping_anyway_solves_references_on_the
 
     assert gpu_shares_references("auto") and gpu_shares_references("delta")
     assert not gpu_shares_references("crauser") and not gpu_shares_references("phast")
+
+
+def test_a_throughput_study_measures_the_one_query_prediction_too_where_its_ck_reach_1():
+    """`--objective throughput` takes the least time per SSSP over every CK: on urand22 CK 1's 5.22 ms
+    beat the batch end's 6.83, a shape the batch prediction's neighbourhood never reached."""
+    from autotune.measure import Measurement, Status
+    from autotune.search.results.records import Record
+
+    profile = load_device("hopper-h100")
+    info, every = _job((1, 2, 4, 1024))
+    width = lambda: 5000.0  # noqa: E731
+    _, latency = _job((1,))
+    expected = sp.model_specials(info, profile, "delta", space=latency, level_width=width).prediction
+    specials = sp.model_specials(info, profile, "delta", space=every, level_width=width, with_one_query=True)
+    assert specials.one_query == expected and expected.concurrent_kernels == 1 and every.contains(expected)
+    assert specials.prediction.concurrent_kernels == 1024 and not specials.leads  # the batch prediction still leads
+    assert specials.ordered()[:2] == [specials.prediction, expected]
+    neighbour = specials.prediction.replace(delta=2)
+    assert specials.first([specials.prediction, specials.default, expected], [neighbour]) == \
+        [specials.prediction, expected, neighbour, specials.default]  # before the batch's neighbours
+    assert specials.roles()[expected.key()] == (sp.ONE_QUERY,)
+    assert sp.Specials.from_json(specials.to_json(), "delta") == specials
+    assert sp.model_specials(info, profile, "delta", space=every, level_width=width).one_query is None  # the curve's
+    assert sp.model_specials(info, profile, "delta", space=latency, level_width=width,
+                             with_one_query=True).one_query is None  # its own prediction already
+    _, batch = _job((1024,))
+    assert sp.model_specials(info, profile, "delta", space=batch, level_width=width, with_one_query=True).one_query is None
+    record = Record(graph=info, algorithm="delta", device={"name": "test GPU"}, strategy="bayes-tpe", trial=3,
+                    phase="search", roles=(sp.ONE_QUERY,), measurement=Measurement(expected, Status.OK, (5.2,)))
+    assert sp.recorded_specials([record], info, profile, "delta", space=every).one_query == expected

@@ -32,7 +32,8 @@ from autotune.search.results import GraphInfo, GraphResult
 NOT_RECORDED = "not recorded in the replayed records"  # a replay's reason for a configuration it cannot answer
 
 RECORDS_FORMAT = "autotune.records/1"
-ROLES = ("default", "baseline_candidate", "prediction")
+ONE_QUERY = "one_query_prediction"  # a throughput study's one-query prediction (`run.specials.Specials.one_query`)
+ROLES = ("default", "baseline_candidate", "prediction", ONE_QUERY)
 
 
 @dataclass(frozen=True)

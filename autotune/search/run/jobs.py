@@ -352,7 +352,8 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
             spaces = end_spaces(options, objective, entry.name, info, None, algorithm != algorithms.AUTO)
             jobs += jobs_of_algorithm(
                 info, entry.name, spaces,
-                lambda space, e=entry.name, f=fitted, w=width: sp.model_specials(info, profile, e, f, space, w),
+                lambda space, e=entry.name, f=fitted, w=width: sp.model_specials(
+                    info, profile, e, f, space, w, with_one_query=objective == "throughput"),
                 lambda g=graph, e=entry.name: cuda_timer(g, e, protocol, references), source)
     return jobs
 

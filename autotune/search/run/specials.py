@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 from autotune import algorithms
 from autotune.errors import InputError
 from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
-from autotune.search.results.records import Record
+from autotune.search.results.records import ONE_QUERY, Record
 from autotune.search.results import GraphInfo
 
 
@@ -33,6 +33,10 @@ class Specials:
             classes), for the table's `predicted`.
         leads: the prediction is the model's for this end of the curve (Delta-stepping's one-query
             rules), not a batch prediction capped: the search measures it first (`first`).
+        one_query: the one-query rules' configuration at CK 1, measured too by a study of the least
+            time per SSSP over every CK (`--objective throughput`), whose best may be one instance's
+            (urand22: CK 1's 5.22 ms against 6.83 at CK 1,024, a shape the batch prediction's
+            neighbourhood never reaches); None elsewhere.
     """
 
     default: LaunchConfig
@@ -40,24 +44,29 @@ class Specials:
     prediction: LaunchConfig | None = None
     prediction_details: Mapping[str, Any] | None = None
     leads: bool = False
+    one_query: LaunchConfig | None = None
 
     def first(self, trials: Sequence[LaunchConfig], neighbours: Sequence[LaunchConfig] = ()) -> list[LaunchConfig]:
         """A strategy's first trials, the prediction moved to the front where it `leads`, and where
-        it is then first, its `neighbours` (`search.neighbours.neighbourhood`) right after it."""
+        it is then first, its `neighbours` (`search.neighbours.neighbourhood`) right after it and the
+        one-query prediction (a single instance's solve: cheap beside a batch's) between them."""
         trials = list(trials)
         if self.prediction not in trials or not (self.leads or trials[0] == self.prediction):
             return trials
-        return list(dict.fromkeys([self.prediction, *neighbours, *trials]))
+        single = [self.one_query] if self.one_query in trials else []
+        return list(dict.fromkeys([self.prediction, *single, *neighbours, *trials]))
 
     def ordered(self) -> list[LaunchConfig]:
-        """Prediction, default, baseline candidates; each configuration once."""
-        configs = ([self.prediction] if self.prediction else []) + [self.default, *self.baseline_candidates]
+        """Prediction, one-query prediction, default, baseline candidates; each configuration once."""
+        configs = [c for c in (self.prediction, self.one_query) if c] + [self.default, *self.baseline_candidates]
         return list({c.key(): c for c in configs}.values())
 
     def roles(self) -> dict[str, tuple[str, ...]]:
         roles: dict[str, list[str]] = {}
         if self.prediction is not None:
             roles.setdefault(self.prediction.key(), []).append("prediction")
+        if self.one_query is not None:
+            roles.setdefault(self.one_query.key(), []).append(ONE_QUERY)
         roles.setdefault(self.default.key(), []).append("default")
         for config in self.baseline_candidates:
             roles.setdefault(config.key(), []).append("baseline_candidate")
@@ -70,6 +79,7 @@ class Specials:
             "prediction": None if self.prediction is None else self.prediction.to_json(),
             "prediction_details": None if self.prediction_details is None else dict(self.prediction_details),
             "leads": self.leads,
+            **({} if self.one_query is None else {"one_query": self.one_query.to_json()}),
         }
 
     @classmethod
@@ -82,6 +92,8 @@ class Specials:
             prediction=None if prediction is None else read(prediction, f"{where}: prediction", algorithm),
             prediction_details=data.get("prediction_details"),
             leads=bool(data.get("leads", False)),
+            one_query=None if data.get("one_query") is None else read(data["one_query"], f"{where}: one query",
+                                                                      algorithm),
         )
 
 
@@ -134,13 +146,16 @@ def classify_graph(graph: GraphInfo, profile: Any | None) -> GraphInfo:
 
 
 def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = DEFAULT_ALGORITHM, fitted: Any = None,
-                   space: Any = None, level_width: Callable[[], float] | None = None) -> Specials:
+                   space: Any = None, level_width: Callable[[], float] | None = None,
+                   with_one_query: bool = False) -> Specials:
     """Prediction, default and baseline candidates of an algorithm from the model (the thesis's
     rules, or `fitted`, a `FittedModel`, which predicts within `space`'s values when given); without
     a profile only the default (the table then lacks `predicted`, `model` and `baseline`). For the
     curve's latency end (a space of CK 1 alone), Delta-stepping's prediction is its one-query
     rules' where the GPU's shipped choice model has them (`one_query`), given the graph's
     `level_width` (a callable: the breadth-first searches run only then), and it leads the search.
+    `with_one_query` (a study of the least time per SSSP over every CK): those rules' configuration
+    at CK 1 as well (`Specials.one_query`), where `space` holds CK 1 and more.
 
     Raises:
         InputError: the model cannot predict for this GPU (e.g. a kernel cannot launch).
@@ -155,8 +170,13 @@ def model_specials(graph: GraphInfo, profile: Any | None, algorithm: str = DEFAU
     prediction = entry.predict(entry.with_level_width(features(graph), level_width), profile)
     config, details = within_ck(prediction.config, prediction.to_json(), space)
     latency = one_query(config, details, graph, profile, space, level_width)
+    single = None
+    if with_one_query and space is not None and 1 in space.concurrent_kernels and len(space.concurrent_kernels) > 1:
+        found = one_query(config.replace(concurrent_kernels=1), details, graph, profile,
+                          dataclasses.replace(space, concurrent_kernels=(1,)), level_width)
+        single = None if found is None else found[0]
     return Specials(entry.default_config(), entry.baseline_candidates(profile), *(latency or (config, details)),
-                    leads=latency is not None)
+                    leads=latency is not None, one_query=single)
 
 
 def one_query(config: LaunchConfig, details: dict[str, Any], graph: GraphInfo, profile: Any, space: Any,
@@ -234,7 +254,8 @@ def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any 
     as (their `roles`), so a replay repeats the live sweep; where the records hold no roles, the
     model's (as in a live sweep). With `use_model` (a replay asked for `--model`), the model's
     prediction instead of the recorded one: `fitted`'s (a `FittedModel`), else the thesis's. Within
-    `space`'s CK, as in a live sweep (`within_ck`)."""
+    `space`'s CK, as in a live sweep (`within_ck`); the one-query prediction a throughput study
+    measured, where its records hold one (`Specials.one_query`)."""
     try:
         from_model = model_specials(graph, profile, algorithm, fitted) if profile is not None else None
     except InputError:
@@ -252,4 +273,5 @@ def recorded_specials(records: Sequence[Record], graph: GraphInfo, profile: Any 
     candidates = tuple(dict.fromkeys(r.measurement.config for r in records if "baseline_candidate" in r.roles))
     if not candidates and from_model is not None:
         candidates = from_model.baseline_candidates
-    return Specials(algorithms.get(algorithm).default_config(), candidates, prediction, details)
+    single = next((r.measurement.config for r in records if ONE_QUERY in r.roles), None)
+    return Specials(algorithms.get(algorithm).default_config(), candidates, prediction, details, one_query=single)
