@@ -17,7 +17,9 @@ from the start) and its stderr for the time of its CPU references (`reference.ca
 and of the GPU's share of them (`ReferenceCache.ensure`), its GPU memory per CK (`x-memory`) and the
 one query's and the batch end's bests; with `--large-dedicated S`, also the sweeps dedicated to each
 end (`--objective latency` and `--objective throughput`, `--budget S`: the issue's 10 minutes is
-600, one call of a lent machine each), against which the default sweep's ends are compared;
+600, more than a lent machine's 10-minute call holds with the graph's start-up, so 500-560 there; a
+dedicated sweep may converge and stop sooner, as rmat22's did at 225 and 280 s), against which the
+default sweep's ends are compared;
 `--large-sweeps latency` (or throughput) runs that one alone, a call of a lent machine, the rows of
 the others kept from earlier runs. `--large-keep DIR` keeps each sweep's table, records and stderr, to
 read where its time went; `--large-limit S` stops a sweep still running after S seconds (SIGTERM: it
