@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         per_sm_ck = per_sm(algorithms.get("delta").concurrent_kernels, load_device("hopper-h100"))  # the records' GPU
         wide = delta_fit.fit_wide(delta_fit.read_rows(args.wide_rows, delta_fit.WIDE_CLASSES), widths, ladder, per_sm_ck)
     named = [*args.rows, *args.width_rows, *args.wide_rows]
-    files = [path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path for path in named]
+    files = in_repository(named)
     print(f"{len(rows)} graphs: delta_scale = {constants[0]:g}, delta_skew = {constants[1]:g}, "
           f"delta_spread = {constants[2]:g}, block_size = {size}" +
           ("" if ladder is None else "; block sizes " + ", ".join(f"{s} from level width {w:g}"
@@ -86,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def in_repository(paths: list[Path]) -> list[Path]:
+    """`paths` relative to the repository's root where they lie in it (as the characterization names them)."""
+    return [p.resolve().relative_to(ROOT) if p.resolve().is_relative_to(ROOT) else p for p in paths]
+
+
 def fit_lanes(paths: list[Path], write: Path | None) -> int:
     """The lane-interleaved model's skewed-graph launch fitted on `paths`, written into `write` where given."""
     grid = lanes_fit.read_grid(paths)
@@ -93,7 +98,7 @@ def fit_lanes(paths: list[Path], write: Path | None) -> int:
     print(f"{len(grid)} graphs: skew_block_size = {size}, skew_blocks_per_sm = {per_sm} "
           f"(geometric-mean slowdown {slowdown:.3f} against each graph's best of the grid)")
     if write is not None:
-        files = [p.resolve().relative_to(ROOT) if p.resolve().is_relative_to(ROOT) else p for p in paths]
+        files = in_repository(paths)
         command = "python3 scripts/fit_delta_model.py --lanes-rows " + " ".join(str(f) for f in files)
         lanes_fit.write_constants(write, size, per_sm, slowdown, sorted(grid), files, command, base=ROOT)
         print(f"wrote the skewed graphs' launch into {write}")

@@ -11,8 +11,8 @@ block, then the fewer blocks. A graph without a row of a pair counts `MISSING` f
 from __future__ import annotations
 
 import hashlib
-import math
 import re
+import statistics
 import textwrap
 from collections import defaultdict
 from pathlib import Path
@@ -45,10 +45,6 @@ def slowdowns(grid: dict[str, dict[Key, float]], size: int, per_sm: int, delta: 
             for rows in grid.values()]
 
 
-def geometric_mean(values: Sequence[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 def fit(grid: dict[str, dict[Key, float]]) -> tuple[int, int, float]:
     """(skew_block_size, skew_blocks_per_sm, their geometric-mean slowdown) fitted on the graphs' rows.
 
@@ -60,7 +56,7 @@ def fit(grid: dict[str, dict[Key, float]]) -> tuple[int, int, float]:
         (1024, 8, 1.106)
     """
     pairs = sorted({(size, per_sm) for rows in grid.values() for size, per_sm, _ in rows})
-    priced = {pair: geometric_mean(slowdowns(grid, *pair)) for pair in pairs}
+    priced = {pair: statistics.geometric_mean(slowdowns(grid, *pair)) for pair in pairs}
     size, per_sm = min(pairs, key=lambda pair: (priced[pair], pair))
     return size, per_sm, priced[(size, per_sm)]
 

@@ -271,7 +271,7 @@ class Trials:
         def floor_at(ck: int, below: bool = False) -> tuple[tuple[float, str] | None, float | None]:  # floor, bound
             floor = self.floor_ms(ck - below) if self.floor_ms and pruner and ck - below >= 1 else None
             named = f"below {ck:,}" if below else f"{ck:,} or less"
-            return (None, None) if floor is None or pruner is None else ((floor, named), pruner.factor * floor)
+            return (None, None) if floor is None else ((floor, named), pruner.factor * floor)
 
         def is_dominated(times_ms: Sequence[float], warm_up: bool) -> bool:
             return dominated_ms is not None and min(times_ms) > (2.0 if warm_up else 1.0) * dominated_ms
