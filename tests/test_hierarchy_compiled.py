@@ -4,6 +4,7 @@ refuses; and where no compiler is found the Python contraction builds, with a wa
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -210,3 +211,51 @@ def test_a_build_whose_first_estimates_foresee_it_past_its_limit_stops_at_once(t
     assert "s, foreseen past its share of the sweep's budget (its importance " \
            "estimates would end at 6" in last and "at least 2 times as long" in last
     assert not store.kept(graph) and store.refusal(graph) is None
+
+
+@pytest.mark.parametrize("graph", [random_sparse(400, 1), random_sparse(150, 2), "tests/data/rome99.gr.gz", "grid12"])
+def test_the_contraction_in_rounds_gives_dijkstra_s_distances_and_one_hierarchy_for_any_number_of_threads(
+        graph, tmp_path):
+    graph = load_graph(graph, use_cache=False) if isinstance(graph, str) else graph
+    alone, on_three = (contract(graph, directory=tmp_path, rounds=threads) for threads in (1, 3))
+    assert all(np.array_equal(a, b) for a, b in zip(alone, on_three))
+    _sweeps_are_dijkstra(graph, on_three)
+    in_order = contract(graph, directory=tmp_path, rounds=0)
+    assert not all(np.array_equal(a, b) for a, b in zip(alone, in_order))  # another procedure: not the order's
+
+
+def test_the_contraction_in_rounds_refuses_what_the_contraction_in_order_refuses(tmp_path, monkeypatch):
+    with pytest.raises(Unsuited, match="densified it|uncontracted part"):
+        contract(load_graph("random1000-d3"), directory=tmp_path, locality=False, rounds=2)
+    with pytest.raises(Unsuited, match="grew past 0.5 x its"):
+        contract(random_sparse(400, 1), max_growth=0.5, directory=tmp_path, rounds=2)
+    monkeypatch.setattr(contraction, "WORK_FLOOR", 0)  # the small graphs' cost, as a large one's
+    with pytest.raises(Unsuited, match="witness searches scanned .* since the first estimates"):
+        contract(_mesh3d(12), directory=tmp_path, locality=False, rounds=2)
+    monkeypatch.setattr(contraction, "SAMPLE", 64)
+    with pytest.raises(Unsuited, match="first estimates alone would scan"):
+        contract(load_graph("random2048-d8", use_cache=False), directory=tmp_path, locality=False, rounds=2)
+
+
+def test_the_contraction_in_rounds_reports_progress_and_stops_when_asked(tmp_path):
+    from autotune.hierarchy import Stopped
+
+    graph, seen = load_graph("grid14", use_cache=False), []
+    _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path, rounds=2,
+                                         progress=lambda done, n: seen.append((done, n))))
+    estimating = [done for done, _ in seen if done == 0]
+    contracted = [done for done, _ in seen if done > 0]
+    assert len(estimating) == (16384 - contraction.SAMPLE) // 256  # one a 256 first estimates, the sample's first
+    assert contracted == sorted(contracted) and contracted[-1] > 16384 // 2
+    with pytest.raises(Stopped):
+        contract(graph, directory=tmp_path, rounds=2, progress=lambda done, n: done >= 512)
+
+
+def test_only_a_large_graph_contracts_in_rounds_and_on_every_core_it_may_use():
+    from types import SimpleNamespace
+
+    large, small = SimpleNamespace(n_vertices=contraction.ROUNDS_FROM), SimpleNamespace(n_vertices=1 << 20)
+    assert contraction.rounds_for(large, cores=16) == 16
+    assert contraction.rounds_for(large, cores=1) == 0 and contraction.rounds_for(small, cores=16) == 0
+    cores = len(os.sched_getaffinity(0))
+    assert contraction.rounds_for(large) == (cores if cores > 1 else 0)

@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 SOURCE = Path(__file__).with_name("contract.cpp")
+HEADERS = tuple(Path(__file__).with_name(name) for name in ("witness.hpp", "rounds.hpp"))  # what SOURCE includes
 DENSIFIED, GREW, CAPACITY, STOPPED, CORE, WORK, FORESEEN = 1, 2, 3, 4, 5, 6, 7
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)
 
@@ -36,8 +37,8 @@ def compiler() -> str | None:
 
 
 def library_path(directory: Path) -> Path:
-    """Where the build of this source is kept: named by the source's digest, so an edit rebuilds."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    """Where the build of this source is kept: named by its and its headers' digest, so an edit rebuilds."""
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in (SOURCE, *HEADERS))).hexdigest()[:16]
     return directory / f"contract-{digest}.so"
 
 
@@ -57,8 +58,8 @@ def load(directory: Path) -> ctypes.CDLL:
         handle, temporary = tempfile.mkstemp(prefix=".contract-", suffix=".so", dir=directory)
         os.close(handle)
         try:
-            done = subprocess.run([cxx, "-O3", "-std=c++17", "-shared", "-fPIC", "-o", temporary, str(SOURCE)],
-                                  capture_output=True, text=True)
+            command = [cxx, "-O3", "-std=c++17", "-shared", "-fPIC", "-pthread", "-o", temporary, str(SOURCE)]
+            done = subprocess.run(command, capture_output=True, text=True)
         except OSError as error:
             Path(temporary).unlink(missing_ok=True)
             raise CompilerMissing(f"{cxx} could not build the contraction: {error.strerror or error}") from None
@@ -74,7 +75,7 @@ def load(directory: Path) -> ctypes.CDLL:
     library.ch_contract.argtypes = [ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int,
                                     ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong,
                                     ctypes.c_longlong, ctypes.c_int, ctypes.c_longlong, PROGRESS,
-                                    ctypes.c_int,
+                                    ctypes.c_int, ctypes.c_int,
                                     pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
     return library
 
@@ -82,12 +83,14 @@ def load(directory: Path) -> ctypes.CDLL:
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
                       level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int, int],
                       sample: int, max_pairs: int, directory: Path, progress: Callable[[int, int], bool] | None,
-                      every: int) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
+                      every: int, rounds: int = 0) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
     with the refusal's numbers (`contract.cpp`); `max_work`: the arcs its witness searches may scan in
     all, after the first estimates early on, and in the first estimates, foreseen from those of
     `sample` vertices. `progress(contracted, n)`, called every `every` contractions (and with 0
-    every `every` first estimates) where given, returns True to stop.
+    every `every` first estimates) where given, returns True to stop. `rounds` 0: one vertex at a
+    time, in order (`contract_python`'s procedure); more: in rounds of independent vertices on that
+    many threads (`rounds.hpp`; the same hierarchy for any number).
 
     Raises:
         CompilerMissing: as `load`.
@@ -105,8 +108,8 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
 
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
     status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
-                                 max_core, *max_work, sample, max_pairs, callback, every if progress else 0, ptr(rank),
-                                 ptr(level), capacity, *(ptr(a) for a in out), ptr(count), ptr(info))
+                                 max_core, *max_work, sample, max_pairs, callback, every if progress else 0, rounds,
+                                 ptr(rank), ptr(level), capacity, *(ptr(a) for a in out), ptr(count), ptr(info))
     if status != 0:
         return status, tuple(int(x) for x in info)
     k = int(count[0])

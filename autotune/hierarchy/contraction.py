@@ -70,6 +70,11 @@ FIRST_WORK = 300
 SAMPLE = 1024
 WORK_FLOOR = 1 << 26
 PROGRESS_EVERY = 256  # contractions between two calls of a build's `progress`
+# A graph of at least this many vertices contracts in rounds of independent vertices on every core it
+# may use, where it may use more than one (`rounds.hpp`): grid22 in 137 s against 228 on this 2-core VM,
+# with more levels (grid20 141 against 127) and 2% more arcs, so smaller graphs, which contract within
+# seconds, keep the order's hierarchy (docs/notes/phast.md).
+ROUNDS_FROM = 1 << 21
 
 
 class Unsuited(Exception):
@@ -169,12 +174,13 @@ def build_directory() -> Path:
 
 def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_WEIGHT,
              max_growth: float = MAX_GROWTH, progress: Callable[[int, int], bool | None] | None = None,
-             directory: Path | None = None, locality: bool = True
+             directory: Path | None = None, locality: bool = True, rounds: int | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The hierarchy, as `contract_python` gives it, by the compiled contraction (built into
     `directory`, default `build_directory()`), or by `contract_python` where it cannot be built;
     with `locality`, of the graph renumbered in `locality_order` where it has one (the result in
-    the graph's own ids).
+    the graph's own ids); in rounds on `rounds` threads where that is more than 0 (default
+    `rounds_for(graph)`).
 
     Raises:
         Unsuited: as `contract_python`.
@@ -195,7 +201,8 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
     try:
         status, found = contract_compiled(
             n, tails, heads, graph.weights, settle, level_weight, max_growth, MAX_CORE, work_limits(graph), SAMPLE,
-            MAX_PAIRS, directory or build_directory(), progress, PROGRESS_EVERY)
+            MAX_PAIRS, directory or build_directory(), progress, PROGRESS_EVERY,
+            rounds_for(graph) if rounds is None else rounds)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
         if order is not None:
@@ -230,6 +237,14 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         return found  # type: ignore[return-value]
     rank, level, new_tails, new_heads, weights = found
     return rank[new_of], level[new_of], order[new_tails], order[new_heads], weights  # type: ignore[index]
+
+
+def rounds_for(graph: CSRGraph, cores: int | None = None) -> int:
+    """The threads a graph of at least `ROUNDS_FROM` vertices contracts on in rounds: the `cores`
+    this process may use (default all of them); 0 (in order) for a smaller graph or a single core."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores if graph.n_vertices >= ROUNDS_FROM and cores > 1 else 0
 
 
 def core_refusal(live: int, left: int, n: int) -> str:

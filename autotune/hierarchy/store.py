@@ -30,9 +30,10 @@ _log = logging.getLogger(__name__)
 
 # The kept hierarchies' version: the layout's format and the contraction's bounds (a new procedure
 # bumps the leading number; v2: witnesses by tentative distances, one search per pair of a symmetric graph;
-# v3: a vertex's key raised with its level; a bound's change is a new version too, so that a graph's verdict
-# is the same for every run).
-VERSION = f"v3-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}-{FIRST_WORK}"
+# v3: a vertex's key raised with its level; v4: a graph of `ROUNDS_FROM` vertices or more contracted in rounds
+# where it may use more than one core; a bound's change is a new version too, so that a graph's verdict is the
+# same for every run).
+VERSION = f"v4-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}-{FIRST_WORK}"
 
 
 def default_directory() -> Path:

@@ -1,0 +1,368 @@
+// What both contractions (contract.cpp: in order; rounds.hpp: in rounds on several threads) share:
+// the uncontracted part's arcs, the bounded witness search, a vertex's contraction, and the arcs
+// written out at the end.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr int CH_DENSIFIED = 1;
+constexpr int CH_GREW = 2;
+constexpr int CH_CAPACITY = 3;
+constexpr int CH_STOPPED = 4;
+constexpr int CH_CORE = 5;
+constexpr int CH_WORK = 6;
+constexpr int CH_FORESEEN = 7;
+constexpr long long INF = 1LL << 62;
+constexpr long long COMPACT_MIN = 256;   // the uncontracted part is renumbered once it is at most
+constexpr long long COMPACT_SHARE = 2;   // half of the arrays (and at least this many vertices)
+
+using Progress = int (*)(int contracted, int n);
+
+struct Arc {
+    int to;
+    long long w;
+};
+
+using Adjacency = std::vector<std::vector<Arc>>;
+
+// The lightest arc u->v kept in adj[u], or INF.
+long long arc_weight(const std::vector<Arc>& arcs, int v) {
+    for (const Arc& a : arcs) {
+        if (a.to == v) return a.w;
+    }
+    return INF;
+}
+
+void set_arc(std::vector<Arc>& arcs, int v, long long w) {
+    for (Arc& a : arcs) {
+        if (a.to == v) {
+            a.w = std::min(a.w, w);
+            return;
+        }
+    }
+    arcs.push_back({v, w});
+}
+
+void erase_arc(std::vector<Arc>& arcs, int v) {
+    for (size_t i = 0; i < arcs.size(); ++i) {
+        if (arcs[i].to == v) {
+            arcs[i] = arcs.back();
+            arcs.pop_back();
+            return;
+        }
+    }
+}
+
+struct Shortcut {
+    int from, to;
+    long long w;
+};
+
+// Bounded Dijkstra from `source` avoiding `skip`, reusing its arrays between calls.
+struct Witness {
+    using Item = std::pair<long long, int>;
+    std::vector<long long> dist;
+    std::vector<int> touched;
+    std::vector<int> target_stamp;
+    std::vector<int> target_index;
+    std::vector<Item> heap;  // a 4-ary min-heap (`push`, `pop`), kept between calls
+    int stamp = 0;
+    long long work = 0;  // arcs scanned by all searches so far (the contraction's cost)
+
+    explicit Witness(int n) : dist(n, INF), target_stamp(n, 0), target_index(n, 0) {}
+
+    // A 4-ary min-heap in (distance, vertex) order: the same order std::push_heap/pop_heap gave,
+    // so the same vertices are settled; fewer levels than a binary heap's, and its children share
+    // a cache line.
+    void push(Item item) {
+        size_t i = heap.size();
+        heap.push_back(item);
+        while (i > 0) {
+            size_t parent = (i - 1) / 4;
+            if (!(item < heap[parent])) break;
+            heap[i] = heap[parent];
+            i = parent;
+        }
+        heap[i] = item;
+    }
+
+    Item pop() {
+        Item top = heap[0];
+        Item last = heap.back();
+        heap.pop_back();
+        size_t n = heap.size();
+        if (n == 0) return top;
+        size_t i = 0;
+        while (true) {
+            size_t first = 4 * i + 1;
+            if (first >= n) break;
+            size_t least = first;
+            size_t end = std::min(first + 4, n);
+            for (size_t c = first + 1; c < end; ++c) {
+                if (heap[c] < heap[least]) least = c;
+            }
+            if (!(heap[least] < last)) break;
+            heap[i] = heap[least];
+            i = least;
+        }
+        heap[i] = last;
+        return top;
+    }
+
+    // Whether a path from `source` avoiding `skip` (and, where Blocking, every vertex `blocked`
+    // marks) reaches each target at most as long as its `via` (a witness: no shortcut needed),
+    // written into `witnessed` by target index. A target is witnessed as soon as a tentative
+    // distance to it is within its via (a path that long exists); the search settles at most
+    // `settle` vertices, in (distance, vertex) order, and stops once every target is witnessed or
+    // lies beyond its via.
+    template <bool Blocking>
+    void run(const Adjacency& out, int source, int skip, const char* blocked, const std::vector<int>& targets,
+             const std::vector<long long>& via, int settle, std::vector<char>& witnessed) {
+        ++stamp;
+        for (size_t i = 0; i < targets.size(); ++i) {
+            target_stamp[targets[i]] = stamp;
+            target_index[targets[i]] = static_cast<int>(i);
+        }
+        for (int t : touched) dist[t] = INF;
+        touched.clear();
+        witnessed.assign(targets.size(), 0);
+        size_t wanted = targets.size(), got = 0;
+        long long bound = 0;  // the largest via of a target not witnessed yet
+        for (long long w : via) bound = std::max(bound, w);
+        auto witness = [&](int t, long long d) {
+            int i = target_index[t];
+            if (witnessed[i] || d > via[i]) return;
+            witnessed[i] = 1;
+            ++got;
+            bound = 0;
+            for (size_t j = 0; j < targets.size(); ++j) {
+                if (!witnessed[j]) bound = std::max(bound, via[j]);
+            }
+        };
+        heap.clear();
+        dist[source] = 0;
+        touched.push_back(source);
+        heap.push_back({0, source});
+        int settled = 0;
+        while (!heap.empty() && settled < settle && got < wanted) {
+            auto [d, u] = pop();
+            if (d > dist[u]) continue;
+            if (d > bound) break;
+            ++settled;
+            if (!heap.empty()) __builtin_prefetch(out[heap[0].second].data());  // the likely next one's arcs
+            work += static_cast<long long>(out[u].size());
+            for (const Arc& a : out[u]) {
+                long long dw = d + a.w;
+                if (dw <= bound && a.to != skip && dw < dist[a.to] && !(Blocking && blocked[a.to])) {
+                    if (dist[a.to] == INF) touched.push_back(a.to);
+                    dist[a.to] = dw;
+                    if (target_stamp[a.to] == stamp) {
+                        witness(a.to, dw);
+                        if (got == wanted) return;
+                    }
+                    __builtin_prefetch(&out[a.to]);  // its arcs' place, read when it is settled
+                    push({dw, a.to});
+                }
+            }
+        }
+    }
+};
+
+// The in-arcs of the vertices `in_sample` marks (or of the others), by tail.
+void fill_in_arcs(const Adjacency& out, Adjacency& into, const std::vector<char>& in_sample, bool of_sample) {
+    int n = static_cast<int>(out.size());
+    for (int u = 0; u < n; ++u) {
+        for (const Arc& a : out[u]) {
+            if (static_cast<bool>(in_sample[a.to]) == of_sample) into[a.to].push_back({u, a.w});
+        }
+    }
+}
+
+// The graph's arcs (the lightest of parallel ones, self-loops dropped) in arrays sized first, so
+// that none grows: out-arcs in the order given, in-arcs by tail (a graph's CSR order), those of the
+// vertices `in_sample` marks first (`fill_into(true)`), the others' once the sample's cost is
+// foreseen (`fill_into(false)`). Where in-arcs were each looked for and grown as they came, a
+// random graph of 4M vertices and mean degree 16 spent 33 of its 40 s here before its refusal.
+struct GraphArcs {
+    Adjacency out, into;
+    std::vector<char> in_sample;
+
+    GraphArcs(int n, long long m, const int* tails, const int* heads, const int* weights, long long sampled)
+        : out(n), into(n), in_sample(n, 0) {
+        for (long long i = 0; i < sampled; ++i) in_sample[i * n / sampled] = 1;
+        std::vector<int> degree(n, 0);
+        for (long long i = 0; i < m; ++i) {
+            if (tails[i] != heads[i]) ++degree[tails[i]];
+        }
+        for (int u = 0; u < n; ++u) out[u].reserve(static_cast<size_t>(degree[u]));
+        for (long long i = 0; i < m; ++i) {
+            if (tails[i] != heads[i]) set_arc(out[tails[i]], heads[i], weights[i]);
+        }
+        std::fill(degree.begin(), degree.end(), 0);
+        for (int u = 0; u < n; ++u) {
+            for (const Arc& a : out[u]) ++degree[a.to];
+        }
+        for (int v = 0; v < n; ++v) into[v].reserve(static_cast<size_t>(degree[v]));
+        fill_into(true);
+    }
+
+    void fill_into(bool of_sample) { fill_in_arcs(out, into, in_sample, of_sample); }
+
+    // Whether every arc's reverse has its weight (a road network). Such a graph stays symmetric as
+    // it contracts: a shortcut u->w is needed exactly when w->u is, so one search decides both.
+    bool symmetric() const {
+        int n = static_cast<int>(out.size());
+        for (int u = 0; u < n; ++u) {
+            for (const Arc& a : out[u]) {
+                if (arc_weight(out[a.to], u) != a.w) return false;
+            }
+        }
+        return true;
+    }
+
+    long long arcs() const {
+        long long count = 0;
+        for (const std::vector<Arc>& arcs : out) count += static_cast<long long>(arcs.size());
+        return count;
+    }
+};
+
+// The uncontracted part: its arcs, each vertex's contracted neighbours, level, rank (-1 until
+// contracted), id in the graph given and key; renumbered 0..left-1 in the order of its ids as it
+// shrinks (`compact`), so that the dense core, where most of the time goes, a few thousand vertices
+// scattered over all the ids, fits the caches.
+struct Uncontracted {
+    Adjacency out, into;
+    std::vector<long long> deleted, lvl, rnk;
+    std::vector<int> old_of;
+    std::vector<double> key;
+
+    Uncontracted(GraphArcs&& arcs, int n)
+        : out(std::move(arcs.out)), into(std::move(arcs.into)), deleted(n, 0), lvl(n, 0), rnk(n, -1), old_of(n),
+          key(n, 0.0) {
+        for (int v = 0; v < n; ++v) old_of[v] = v;
+    }
+
+    int size() const { return static_cast<int>(out.size()); }
+
+    // Whether `left` uncontracted vertices are few enough to renumber.
+    bool worth_compacting(long long left) const {
+        return left >= COMPACT_MIN && left * COMPACT_SHARE <= static_cast<long long>(out.size());
+    }
+
+    // Renumbers the uncontracted part, its arcs copied in their order (every search and every tie
+    // goes as before: the same hierarchy); returns each old id's new one (-1: contracted).
+    std::vector<int> compact() {
+        int n = size();
+        std::vector<int> new_of(n, -1);
+        int k_n = 0;
+        for (int u = 0; u < n; ++u) {
+            if (rnk[u] < 0) new_of[u] = k_n++;
+        }
+        Adjacency out2(k_n), into2(k_n);
+        std::vector<long long> deleted2(k_n), lvl2(k_n), rnk2(k_n, -1);
+        std::vector<int> old2(k_n);
+        std::vector<double> key2(k_n);
+        for (int u = 0; u < n; ++u) {
+            int k = new_of[u];
+            if (k < 0) continue;
+            out2[k].reserve(out[u].size());
+            for (const Arc& a : out[u]) out2[k].push_back({new_of[a.to], a.w});
+            into2[k].reserve(into[u].size());
+            for (const Arc& a : into[u]) into2[k].push_back({new_of[a.to], a.w});
+            deleted2[k] = deleted[u];
+            lvl2[k] = lvl[u];
+            old2[k] = old_of[u];
+            key2[k] = key[u];
+        }
+        out.swap(out2);
+        into.swap(into2);
+        deleted.swap(deleted2);
+        lvl.swap(lvl2);
+        rnk.swap(rnk2);
+        old_of.swap(old2);
+        key.swap(key2);
+        return new_of;
+    }
+
+    // v's importance, given the shortcuts its contraction needs now.
+    double importance(int v, size_t shortcuts, double level_weight) const {
+        return static_cast<double>(shortcuts) - static_cast<double>(out[v].size()) -
+               static_cast<double>(into[v].size()) + static_cast<double>(deleted[v]) +
+               level_weight * static_cast<double>(lvl[v]);
+    }
+
+    // Adds v's shortcuts (each lighter than the arc it finds, if any), `lock(x)` and `unlock(x)`
+    // around each change of x's arcs; returns the arcs that are new.
+    template <class Lock, class Unlock>
+    long long add_shortcuts(const std::vector<Shortcut>& shortcuts, Lock lock, Unlock unlock) {
+        long long added = 0;
+        for (const Shortcut& s : shortcuts) {
+            lock(s.from);
+            long long had = arc_weight(out[s.from], s.to);
+            if (s.w < had) {
+                if (had == INF) ++added;
+                set_arc(out[s.from], s.to, s.w);
+            }
+            unlock(s.from);
+            if (s.w < had) {
+                lock(s.to);
+                set_arc(into[s.to], s.from, s.w);
+                unlock(s.to);
+            }
+        }
+        return added;
+    }
+
+    // Removes contracted v: each of its arcs ends (into `ends`, in the graph's ids, with its weight
+    // then), each neighbour counts one more contracted neighbour and has its level raised past v's
+    // (`raise(x, level)`), under `lock(x)`; returns the arcs removed.
+    template <class Lock, class Unlock, class Raise>
+    long long remove(int v, std::vector<Shortcut>& ends, Lock lock, Unlock unlock, Raise raise) {
+        for (const Arc& in : into[v]) {
+            ends.push_back({old_of[in.to], old_of[v], in.w});
+            lock(in.to);
+            erase_arc(out[in.to], v);
+            deleted[in.to] += 1;
+            raise(in.to, lvl[v] + 1);
+            unlock(in.to);
+        }
+        for (const Arc& o : out[v]) {
+            ends.push_back({old_of[v], old_of[o.to], o.w});
+            lock(o.to);
+            erase_arc(into[o.to], v);
+            deleted[o.to] += 1;
+            raise(o.to, lvl[v] + 1);
+            unlock(o.to);
+        }
+        long long removed = static_cast<long long>(out[v].size() + into[v].size());
+        std::vector<Arc>().swap(out[v]);
+        std::vector<Arc>().swap(into[v]);
+        return removed;
+    }
+};
+
+// The arcs, the graph's and the shortcuts, in (tail, head) order into the output arrays; false
+// where they pass `capacity`.
+bool write_arcs(std::vector<Shortcut>& ended, long long capacity, long long* out_tails, long long* out_heads,
+                long long* out_weights, long long* out_count) {
+    if (static_cast<long long>(ended.size()) > capacity) return false;
+    std::sort(ended.begin(), ended.end(),
+              [](const Shortcut& a, const Shortcut& b) { return a.from != b.from ? a.from < b.from : a.to < b.to; });
+    long long k = 0;
+    for (const Shortcut& arc : ended) {
+        out_tails[k] = arc.from;
+        out_heads[k] = arc.to;
+        out_weights[k] = arc.w;
+        ++k;
+    }
+    *out_count = k;
+    return true;
+}
+
+}  // namespace
