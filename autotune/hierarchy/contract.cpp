@@ -1,7 +1,7 @@
 // Contraction of a graph into a hierarchy, compiled: the same procedure as
 // autotune/hierarchy/contraction.py's `contract_python` (its docstring says what and why), in C++
 // so that a road network of a million vertices contracts in seconds; or, where the caller asks
-// (`rounds` threads, contraction.py's `ROUNDS_FROM`), in rounds of independent vertices on several
+// (`rounds` threads, rounds.py's `ROUNDS_FROM`), in rounds of independent vertices on several
 // threads (rounds.hpp). Built once per machine by autotune/hierarchy/compiled.py (g++ -O3 -shared
 // -pthread) and called through ctypes; C linkage, no exceptions across the boundary, no global state
 // (two calls may run at once).

@@ -13,8 +13,8 @@ needed, never misses one, so the distances stay exact. A target is witnessed as 
 distance to it is within its via, and on a symmetric graph one search decides a pair of neighbours
 both ways (`witness`, `is_symmetric`).
 
-`contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`), and
-where no C++ compiler is found, with a warning, `contract_python`, the same procedure in plain
+`contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`; a
+large graph's in rounds on every core: `rounds`), and where no C++ compiler is found, with a warning, `contract_python`, the same procedure in plain
 Python (27.3 s for usa-roads' 87,575 vertices on this project's VM at f9ac53c,
 `contract_python(load_graph(...))`, against 1.8 s compiled by `graph hierarchy`: docs/notes/phast.md;
 the same 79 levels and 629,756 arcs); the tests hold the two to the same hierarchy on rome99.
@@ -43,6 +43,7 @@ import numpy as np
 
 from autotune.graphs.csr import CSRGraph
 from autotune.hierarchy.locality import locality_order
+from autotune.hierarchy.rounds import rounds_for
 
 SETTLE = 200  # witness searches' bound (run V: 119 levels on usa-roads, against 382 at 60)
 LEVEL_WEIGHT = 4.0
@@ -70,11 +71,6 @@ FIRST_WORK = 300
 SAMPLE = 1024
 WORK_FLOOR = 1 << 26
 PROGRESS_EVERY = 256  # contractions between two calls of a build's `progress`
-# A graph of at least this many vertices contracts in rounds of independent vertices on every core it
-# may use, where it may use more than one (`rounds.hpp`): grid22 in 137 s against 228 on this 2-core VM,
-# with more levels (grid20 141 against 127) and 2% more arcs, so smaller graphs, which contract within
-# seconds, keep the order's hierarchy (docs/notes/phast.md).
-ROUNDS_FROM = 1 << 21
 
 
 class Unsuited(Exception):
@@ -237,14 +233,6 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         return found  # type: ignore[return-value]
     rank, level, new_tails, new_heads, weights = found
     return rank[new_of], level[new_of], order[new_tails], order[new_heads], weights  # type: ignore[index]
-
-
-def rounds_for(graph: CSRGraph, cores: int | None = None) -> int:
-    """The threads a graph of at least `ROUNDS_FROM` vertices contracts on in rounds: the `cores`
-    this process may use (default all of them); 0 (in order) for a smaller graph or a single core."""
-    if cores is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores if graph.n_vertices >= ROUNDS_FROM and cores > 1 else 0
 
 
 def core_refusal(live: int, left: int, n: int) -> str:

@@ -1,0 +1,29 @@
+"""Which graphs contract in rounds, and on how many threads.
+
+The compiled contraction contracts one vertex at a time, least important first (`contract.cpp`), or in
+rounds of independent vertices on several threads (`rounds.hpp`): each round every uncontracted vertex
+whose key is less than each neighbour's, their shortcuts found at once by witness searches that avoid
+all of the round's vertices. The same hierarchy for any number of threads, but not the order's: on
+this project's 2-core VM grid22 contracted in 137 s against 228 in order, with more levels (grid20 141
+against 127, usa-roads 89 against 79) and 2% more arcs, so a graph that contracts within seconds keeps
+the order's hierarchy (docs/notes/phast.md).
+"""
+from __future__ import annotations
+
+import os
+
+from autotune.graphs.csr import CSRGraph
+
+ROUNDS_FROM = 1 << 21  # vertices: a graph this large contracts in rounds where it may use several cores
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def rounds_for(graph: CSRGraph, cores: int | None = None) -> int:
+    """The threads a graph of at least `ROUNDS_FROM` vertices contracts on in rounds: the `cores`
+    this process may use (default `usable_cores()`); 0 (in order) for a smaller graph or a single core."""
+    cores = usable_cores() if cores is None else cores
+    return cores if graph.n_vertices >= ROUNDS_FROM and cores > 1 else 0
