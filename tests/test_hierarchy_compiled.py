@@ -254,10 +254,10 @@ def test_the_contraction_in_rounds_reports_progress_and_stops_when_asked(tmp_pat
 def test_only_a_large_graph_contracts_in_rounds_and_on_every_core_it_may_use():
     from types import SimpleNamespace
 
-    from autotune.hierarchy.rounds import ROUNDS_FROM, rounds_for
+    from autotune.hierarchy.rounds import MAX_THREADS, ROUNDS_FROM, rounds_for
 
     large, small = SimpleNamespace(n_vertices=ROUNDS_FROM), SimpleNamespace(n_vertices=ROUNDS_FROM - 1)
-    assert rounds_for(large, cores=16) == 16
+    assert rounds_for(large, cores=8) == 8 and rounds_for(large, cores=4 * MAX_THREADS) == MAX_THREADS
     assert rounds_for(large, cores=1) == 0 and rounds_for(small, cores=16) == 0
     cores = len(os.sched_getaffinity(0))
-    assert rounds_for(large) == (cores if cores > 1 else 0)
+    assert rounds_for(large) == (min(cores, MAX_THREADS) if cores > 1 else 0)

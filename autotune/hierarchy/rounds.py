@@ -15,6 +15,9 @@ import os
 from autotune.graphs.csr import CSRGraph
 
 ROUNDS_FROM = 1 << 21  # vertices: a graph this large contracts in rounds where it may use several cores
+# At most this many threads: each keeps its own witness search's arrays, 16 bytes a vertex (grid24 on 16
+# threads: 4.3 GB of them; its build peaked at 16 GB resident on the H200's host); measured up to 16 cores.
+MAX_THREADS = 16
 
 
 def usable_cores() -> int:
@@ -24,6 +27,7 @@ def usable_cores() -> int:
 
 def rounds_for(graph: CSRGraph, cores: int | None = None) -> int:
     """The threads a graph of at least `ROUNDS_FROM` vertices contracts on in rounds: the `cores`
-    this process may use (default `usable_cores()`); 0 (in order) for a smaller graph or a single core."""
+    this process may use (default `usable_cores()`), at most `MAX_THREADS`; 0 (in order) for a
+    smaller graph or a single core."""
     cores = usable_cores() if cores is None else cores
-    return cores if graph.n_vertices >= ROUNDS_FROM and cores > 1 else 0
+    return min(cores, MAX_THREADS) if graph.n_vertices >= ROUNDS_FROM and cores > 1 else 0
