@@ -14,15 +14,16 @@ distance to it is within its via, and on a symmetric graph one search decides a 
 both ways (`witness`, `is_symmetric`).
 
 `contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`; a
-large graph's in rounds on every core: `rounds`), and where no C++ compiler is found, with a warning, `contract_python`, the same procedure in plain
-Python (27.3 s for usa-roads' 87,575 vertices on this project's VM at f9ac53c,
-`contract_python(load_graph(...))`, against 1.8 s compiled by `graph hierarchy`: docs/notes/phast.md;
-the same 79 levels and 629,756 arcs); the tests hold the two to the same hierarchy on rome99.
-`Unsuited` is raised where the graph is no candidate (large degrees: the contraction would densify
-it), or where the contraction densifies it: the shortcuts grow past `max_growth` x its arcs, its
-uncontracted part past `MAX_CORE` x them, its witness searches scan more arcs than `work_limits`
-allows (the first estimates' cost foreseen from a sample's, so that such a graph is refused in
-seconds), or a vertex to contract has more than `MAX_PAIRS` pairs of in- and out-arcs.
+large graph's in rounds on every core: `rounds`), and where no C++ compiler is found, with a
+warning, `contract_python`, the same procedure in plain Python (27.3 s for usa-roads' 87,575
+vertices on this project's VM at f9ac53c, `contract_python(load_graph(...))`, against 1.8 s compiled
+by `graph hierarchy`: docs/notes/phast.md; the same 79 levels and 629,756 arcs); the tests hold the
+two to the same hierarchy on rome99. `Unsuited` is raised where the graph is no candidate (large
+degrees: the contraction would densify it), or where the contraction densifies it: the shortcuts
+grow past `max_growth` x its arcs, its uncontracted part past `MAX_CORE` x them, its witness
+searches scan more arcs than `work_limits` allows (the first estimates' cost foreseen from a
+sample's, so that such a graph is refused in seconds), or a vertex to contract has more than
+`MAX_PAIRS` pairs of in- and out-arcs.
 
 Example:
     >>> import numpy as np
