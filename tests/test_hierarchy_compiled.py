@@ -225,7 +225,7 @@ def test_the_contraction_in_rounds_gives_dijkstra_s_distances_and_one_hierarchy_
 
 
 def test_the_contraction_in_rounds_refuses_what_the_contraction_in_order_refuses(tmp_path, monkeypatch):
-    with pytest.raises(Unsuited, match="densified it|uncontracted part"):
+    with pytest.raises(Unsuited, match="densified it"):
         contract(load_graph("random1000-d3"), directory=tmp_path, locality=False, rounds=2)
     with pytest.raises(Unsuited, match="grew past 0.5 x its"):
         contract(random_sparse(400, 1), max_growth=0.5, directory=tmp_path, rounds=2)
