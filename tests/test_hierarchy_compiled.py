@@ -261,3 +261,25 @@ def test_only_a_large_graph_contracts_in_rounds_and_on_every_core_it_may_use():
     assert rounds_for(large, cores=1) == 0 and rounds_for(small, cores=16) == 0
     cores = len(os.sched_getaffinity(0))
     assert rounds_for(large) == (min(cores, MAX_THREADS) if cores > 1 else 0)
+
+
+def test_a_build_stopped_at_its_limit_is_not_tried_again_under_no_longer_one(tmp_path):
+    """A sweep's build that stopped at its share (grid24's in rounds, past its 82.5 s) would stop again in the next
+    sweep of the same budget: it is not tried again under a limit no longer, and is built without one."""
+    import io
+
+    from autotune.hierarchy import HierarchyStore
+    from autotune.hierarchy.build import build_kept
+
+    graph = load_graph("grid14", use_cache=False)
+    store, out = HierarchyStore(tmp_path / "kept"), io.StringIO()
+    ticks = itertools.chain((float(t) for t in range(70)), (70.0 + 10 * t for t in range(10**6)))
+    assert build_kept(store, graph, out, clock=lambda: next(ticks), within_s=140.0) is None
+    assert store.stopped_within(graph) == 140.0 and not store.kept(graph) and store.refusal(graph) is None
+    again = io.StringIO()
+    assert build_kept(store, graph, again, clock=lambda: 0.0, within_s=100.0) is None
+    assert again.getvalue().splitlines() == [
+        "autotune: grid14: contraction hierarchy not built: an earlier build stopped at its limit of 140 s, and this "
+        "one's is 100 s (`autotune graph hierarchy grid14` builds and keeps it without a limit)"]
+    assert build_kept(store, graph, io.StringIO(), within_s=None) is not None
+    assert store.kept(graph) and store.stopped_within(graph) is None

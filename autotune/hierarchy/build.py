@@ -2,7 +2,7 @@
 (never a silent minute), and a line with its build time or why the graph gets none; where the
 command gives the build a time limit (a sweep gives it a share of its budget), a line saying it
 stopped there, or as soon as the pace of its first estimates foresaw it past the limit, and how to
-build it without one."""
+build it without one; a later command whose limit is no longer gets that line at once, no build."""
 from __future__ import annotations
 
 import sys
@@ -67,14 +67,21 @@ def build_kept(store: HierarchyStore, graph: CSRGraph, stream: TextIO | None = N
                ) -> Hierarchy | None:
     """The graph's hierarchy from `store`, built (and kept) where it is not yet, reporting on
     `stream` (stderr by default); None where the graph gets none (the reason reported and kept) or
-    where a build passes `within_s` seconds (stopped and reported, `limit_is` naming the limit;
-    nothing kept, so that a later build without a limit starts afresh)."""
+    where a build passes `within_s` seconds (stopped and reported, `limit_is` naming the limit; only
+    that limit kept, so that a later build under no longer one is not tried again, and one without
+    a limit starts afresh)."""
     out = sys.stderr if stream is None else stream
     start = clock()
     done, foreseen = [0], []
     progress = timed_progress(f"autotune: {graph.name}: contraction hierarchy", out, clock, within_s=within_s,
                               done=done, foreseen=foreseen)
 
+    earlier = store.stopped_within(graph)
+    if within_s is not None and earlier is not None and within_s <= earlier and not store.kept(graph):
+        print(f"autotune: {graph.name}: contraction hierarchy not built: an earlier build stopped at its limit of "
+              f"{earlier:.0f} s, and this one's is {within_s:.0f} s (`autotune graph hierarchy {graph.name}` builds "
+              "and keeps it without a limit)", file=out, flush=True)
+        return None
     if not store.kept(graph):
         print(f"autotune: {graph.name}: building its contraction hierarchy ({graph.n_vertices:,} vertices; kept "
               "for later runs; --no-hierarchy skips it)", file=out, flush=True)
@@ -85,6 +92,8 @@ def build_kept(store: HierarchyStore, graph: CSRGraph, stream: TextIO | None = N
               flush=True)
         return None
     except Stopped:
+        if within_s is not None:
+            store.note_stopped(graph, within_s)
         where = f"its importance estimates would end at {foreseen[0]:.0f} s and a build takes at least " \
             f"{BUILD_OVER_ESTIMATES:g} times as long" if foreseen else \
             f"{done[0]:,} of {graph.n_vertices:,} vertices contracted"

@@ -1,6 +1,7 @@
 """Hierarchies built once per graph and kept on disk, content-addressed by the graph's sha256:
 `<directory>/<sha256>.npz` (written atomically), or `<sha256>.unsuited`, the one line of why the
-graph gets none, so that no sweep builds it twice. The default directory is versioned, in the
+graph gets none, so that no sweep builds it twice; `<sha256>.stopped` holds the time limit at which
+a build stopped, until one ends. The default directory is versioned, in the
 cache directory (`$AUTOTUNE_CACHE_DIR/hierarchies/<VERSION>` when that is set).
 
 Example:
@@ -64,6 +65,21 @@ class HierarchyStore:
         path = self._path(graph, ".unsuited")
         return path.read_text().strip() if path is not None and path.is_file() else None
 
+    def stopped_within(self, graph: CSRGraph) -> float | None:
+        """The time limit (s) at which an earlier build of the graph stopped, if one did and none ended since."""
+        path = self._path(graph, ".stopped")
+        try:
+            return float(path.read_text()) if path is not None and path.is_file() else None
+        except (OSError, ValueError):
+            return None
+
+    def note_stopped(self, graph: CSRGraph, within_s: float) -> None:
+        """Keep that a build of the graph stopped at a limit of `within_s` seconds (`build.build_kept`
+        tries no build under a limit as short again; one without a limit, or a longer one, does)."""
+        path = self._path(graph, ".stopped")
+        if path is not None:
+            atomic_write(path, f"{within_s:g}\n".encode(), "stopped build's note")
+
     def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], bool | None] | None = None) -> Hierarchy:
         """The graph's hierarchy: read where kept, else built and kept; a build logs its progress,
         and calls `progress(contracted, n)` every `contraction.PROGRESS_EVERY` vertices when given,
@@ -89,11 +105,13 @@ class HierarchyStore:
             _log.info("%s: %d of %d vertices contracted", graph.name, done, n)
             return progress is not None and bool(progress(done, n))
 
+        stopped = self._path(graph, ".stopped")
         try:
             built = contract(graph, progress=report)
         except Unsuited as why:
             if refused is not None:
                 atomic_write(refused, f"{why}\n".encode(), "hierarchy refusal")
+                stopped.unlink(missing_ok=True)
             raise
         h = Hierarchy.from_contraction(*built)
         self.built += 1
@@ -101,4 +119,5 @@ class HierarchyStore:
                   time.perf_counter() - start)
         if kept is not None:
             atomic_write(kept, h.to_bytes(), "hierarchy")
+            stopped.unlink(missing_ok=True)
         return h
