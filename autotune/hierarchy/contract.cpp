@@ -38,9 +38,9 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
                 long long max_first_work, int sample, long long max_pairs, Progress progress, int every, int rounds,
                 long long* rank, long long* level, long long capacity, long long* out_tails, long long* out_heads,
                 long long* out_weights, long long* out_count, long long* info) {
+    const Limits limits{settle, level_weight, max_growth, max_core, max_work, max_early_work,
+                        max_first_work, sample, max_pairs};
     if (rounds > 0) {
-        const Limits limits{settle, level_weight, max_growth, max_core, max_work, max_early_work,
-                            max_first_work, sample, max_pairs};
         return contract_in_rounds(n, m, tails, heads, weights, limits, progress, every, rounds, rank, level, capacity,
                                   out_tails, out_heads, out_weights, out_count, info);
     }
@@ -54,47 +54,21 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     // from when it first joins the uncontracted part (a shortcut between two uncontracted vertices
     // is new exactly when no arc joins them now).
     long long total = live;
+    const long long first_live = live;
     std::vector<Shortcut> ended;
     ended.reserve(static_cast<size_t>(
         std::min<double>(static_cast<double>(capacity), 2.5 * static_cast<double>(live) + 16)));
-    const double limit = max_growth * static_cast<double>(std::max<long long>(m, 1));
-    const double core_limit = max_core * static_cast<double>(std::max<long long>(live, 1));
     std::vector<char> in_sample = arcs.in_sample;
     Uncontracted g(std::move(arcs), n);
-    Witness witness(n);
-    std::vector<int> targets;
-    std::vector<long long> via;
-    std::vector<char> witnessed;
+    Searcher searcher(n);
     std::vector<Shortcut> needed;
     int order = 0;
 
     // v's importance now, and in `shortcuts` what its contraction needs; false if it densified.
     auto priority = [&](int v, std::vector<Shortcut>& shortcuts, double& value) -> bool {
-        long long pairs = static_cast<long long>(g.out[v].size()) * static_cast<long long>(g.into[v].size());
-        if (pairs > max_pairs) {
-            info[0] = static_cast<long long>(g.into[v].size());
-            info[1] = static_cast<long long>(g.out[v].size());
-            info[2] = n - order;
+        if (!needed_shortcuts(searcher, g, v, symmetric, settle, max_pairs, nullptr, shortcuts)) {
+            densified(g, v, n - order, info);
             return false;
-        }
-        shortcuts.clear();
-        for (const Arc& in : g.into[v]) {
-            int u = in.to;
-            targets.clear();
-            via.clear();
-            for (const Arc& o : g.out[v]) {
-                if (o.to == u || (symmetric && o.to < u)) continue;
-                targets.push_back(o.to);
-                via.push_back(in.w + o.w);
-            }
-            if (targets.empty()) continue;
-            witness.run<false>(g.out, u, v, nullptr, targets, via, settle, witnessed);
-            for (size_t i = 0; i < targets.size(); ++i) {
-                if (!witnessed[i]) {
-                    shortcuts.push_back({u, targets[i], via[i]});
-                    if (symmetric) shortcuts.push_back({targets[i], u, via[i]});
-                }
-            }
         }
         value = g.importance(v, shortcuts.size(), level_weight);
         return true;
@@ -132,14 +106,7 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     for (long long i = 0; i < sampled; ++i) {
         if (!estimate(static_cast<int>(i * n / sampled))) return CH_DENSIFIED;
     }
-    const double foreseen =
-        static_cast<double>(witness.work) * static_cast<double>(n) / static_cast<double>(std::max(sampled, 1LL));
-    if (foreseen > static_cast<double>(max_first_work)) {
-        info[0] = static_cast<long long>(foreseen);
-        info[1] = sampled;
-        info[2] = witness.work;
-        return CH_FORESEEN;
-    }
+    if (limits.foreseen(searcher.witness.work, sampled, n, info)) return CH_FORESEEN;
     fill_in_arcs(g.out, g.into, in_sample, false);
     long long estimated = sampled;
     for (int v = 0; v < n; ++v) {
@@ -147,15 +114,8 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         if (!estimate(v)) return CH_DENSIFIED;
         if (progress != nullptr && every > 0 && ++estimated % every == 0 && progress(0, n) != 0) return CH_STOPPED;
     }
-    const long long first_work = witness.work;  // the first estimates' cost
-    auto overworked = [&]() {
-        bool early = static_cast<long long>(n - order) * 5 > n;
-        if (witness.work <= max_work && !(early && witness.work - first_work > max_early_work)) return false;
-        info[0] = witness.work;
-        info[1] = n - order;
-        info[2] = witness.work - first_work;
-        return true;
-    };
+    const long long first_work = searcher.witness.work;  // the first estimates' cost
+    auto overworked = [&]() { return limits.overworked(searcher.witness.work, first_work, n, n - order, info); };
     if (overworked()) return CH_WORK;
     while (!heap.empty()) {
         Item top = heap.top();
@@ -173,21 +133,13 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         long long added = g.add_shortcuts(needed, no_lock, no_lock);
         live += added;
         total += added;
-        if (static_cast<double>(total) > limit) {
-            info[0] = total;
-            info[1] = n - order;
-            return CH_GREW;
-        }
+        if (limits.grew(total, m, n - order, info)) return CH_GREW;
         g.rnk[v] = order;
         rank[g.old_of[v]] = order++;
         level[g.old_of[v]] = g.lvl[v];  // final: its neighbours' contractions raised it, and none is left
         if (progress != nullptr && every > 0 && order % every == 0 && progress(order, n) != 0) return CH_STOPPED;
         live -= g.remove(v, ended, no_lock, no_lock, raise_level);
-        if (static_cast<double>(live) > core_limit) {
-            info[0] = live;
-            info[1] = n - order;
-            return CH_CORE;
-        }
+        if (limits.outgrown(live, first_live, n - order, info)) return CH_CORE;
         if (overworked()) return CH_WORK;
         if (g.worth_compacting(static_cast<long long>(n) - order)) {
             std::vector<int> new_of = g.compact();
@@ -206,9 +158,9 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
                 heap.pop();
             }
             heap = decltype(heap)(std::greater<Item>(), std::move(waiting));
-            long long work = witness.work;
-            witness = Witness(g.size());
-            witness.work = work;
+            long long work = searcher.witness.work;
+            searcher.witness = Witness(g.size());
+            searcher.witness.work = work;
         }
     }
     return write_arcs(ended, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;

@@ -19,15 +19,6 @@
 
 namespace {
 
-// The contraction's bounds (ch_contract's arguments of the same names).
-struct Limits {
-    int settle;
-    double level_weight, max_growth, max_core;
-    long long max_work, max_early_work, max_first_work;
-    int sample;
-    long long max_pairs;
-};
-
 // f(thread, i) for each i in [0, count), on up to `threads` threads taking `grain` items at a time
 // (the calling thread one of them; alone where there is no more than one grain).
 template <class F>
@@ -50,49 +41,6 @@ void parallel_for(int threads, size_t count, size_t grain, const F& f) {
     for (int t = 1; t < used; ++t) pool.emplace_back(work, t);
     work(0);
     for (std::thread& thread : pool) thread.join();
-}
-
-// One thread's witness searches and their scratch.
-struct Searcher {
-    Witness witness;
-    std::vector<int> targets;
-    std::vector<long long> via;
-    std::vector<char> witnessed;
-    std::vector<Shortcut> scratch;
-    explicit Searcher(int n) : witness(n) {}
-};
-
-// The shortcuts v's contraction needs (into `shortcuts`): those no path avoiding v, and the
-// vertices `blocked` marks where given, is as short as; false where v has more than `max_pairs`
-// pairs of neighbours (it densified).
-bool needed_shortcuts(Searcher& s, const Uncontracted& g, int v, bool symmetric, int settle, long long max_pairs,
-                      const char* blocked, std::vector<Shortcut>& shortcuts) {
-    long long pairs = static_cast<long long>(g.out[v].size()) * static_cast<long long>(g.into[v].size());
-    if (pairs > max_pairs) return false;
-    shortcuts.clear();
-    for (const Arc& in : g.into[v]) {
-        int u = in.to;
-        s.targets.clear();
-        s.via.clear();
-        for (const Arc& o : g.out[v]) {
-            if (o.to == u || (symmetric && o.to < u)) continue;
-            s.targets.push_back(o.to);
-            s.via.push_back(in.w + o.w);
-        }
-        if (s.targets.empty()) continue;
-        if (blocked != nullptr) {
-            s.witness.run<true>(g.out, u, v, blocked, s.targets, s.via, settle, s.witnessed);
-        } else {
-            s.witness.run<false>(g.out, u, v, nullptr, s.targets, s.via, settle, s.witnessed);
-        }
-        for (size_t i = 0; i < s.targets.size(); ++i) {
-            if (!s.witnessed[i]) {
-                shortcuts.push_back({u, s.targets[i], s.via[i]});
-                if (symmetric) shortcuts.push_back({s.targets[i], u, s.via[i]});
-            }
-        }
-    }
-    return true;
 }
 
 // One spin lock a vertex (a vertex's arcs, contracted neighbours, level and key).
@@ -120,10 +68,9 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
     GraphArcs arcs(n, m, tails, heads, weights, sampled);
     const bool symmetric = arcs.symmetric();
     long long live = arcs.arcs();
+    const long long first_live = live;
     long long total = live;
     std::vector<Shortcut> ended;
-    const double limit = limits.max_growth * static_cast<double>(std::max<long long>(m, 1));
-    const double core_limit = limits.max_core * static_cast<double>(std::max<long long>(live, 1));
     std::vector<char> in_sample = arcs.in_sample;
     Uncontracted g(std::move(arcs), n);
     threads = std::max(threads, 1);
@@ -136,12 +83,6 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         return sum;
     };
     int order = 0;
-    auto densified = [&](int v) {
-        info[0] = static_cast<long long>(g.into[v].size());
-        info[1] = static_cast<long long>(g.out[v].size());
-        info[2] = n - order;
-        return CH_DENSIFIED;
-    };
     // Each of `vertices`' keys computed afresh, on every thread; -1, or the first (in order) that densified.
     std::vector<char> fine;
     auto estimate = [&](const std::vector<int>& vertices) {
@@ -161,15 +102,8 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
     // the others' in pieces, `progress` called once for each `every` of them.
     std::vector<int> piece;
     for (long long i = 0; i < sampled; ++i) piece.push_back(static_cast<int>(i * n / sampled));
-    if (int v = estimate(piece); v >= 0) return densified(v);
-    const double foreseen =
-        static_cast<double>(work()) * static_cast<double>(n) / static_cast<double>(std::max(sampled, 1LL));
-    if (foreseen > static_cast<double>(limits.max_first_work)) {
-        info[0] = static_cast<long long>(foreseen);
-        info[1] = sampled;
-        info[2] = work();
-        return CH_FORESEEN;
-    }
+    if (int v = estimate(piece); v >= 0) return densified(g, v, n - order, info);
+    if (limits.foreseen(work(), sampled, n, info)) return CH_FORESEEN;
     fill_in_arcs(g.out, g.into, in_sample, false);
     const size_t piece_size = static_cast<size_t>(std::max(every, 256)) * 4 * static_cast<size_t>(threads);
     for (int next = 0; next < n;) {
@@ -177,21 +111,13 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         for (; next < n && piece.size() < piece_size; ++next) {
             if (!in_sample[next]) piece.push_back(next);
         }
-        if (int v = estimate(piece); v >= 0) return densified(v);
+        if (int v = estimate(piece); v >= 0) return densified(g, v, n - order, info);
         for (size_t k = every; progress != nullptr && every > 0 && k <= piece.size(); k += every) {
             if (progress(0, n) != 0) return CH_STOPPED;
         }
     }
     const long long first_work = work();
-    auto overworked = [&]() {
-        long long done = work();
-        bool early = static_cast<long long>(n - order) * 5 > n;
-        if (done <= limits.max_work && !(early && done - first_work > limits.max_early_work)) return false;
-        info[0] = done;
-        info[1] = n - order;
-        info[2] = done - first_work;
-        return true;
-    };
+    auto overworked = [&]() { return limits.overworked(work(), first_work, n, n - order, info); };
     if (overworked()) return CH_WORK;
 
     std::vector<int> alive(n);
@@ -241,7 +167,7 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         taken.clear();
         for (size_t i = 0; i < round.size(); ++i) {
             int v = round[i];
-            if (!fine[i]) return densified(v);
+            if (!fine[i]) return densified(g, v, n - order, info);
             double now = g.importance(v, found[i].size(), limits.level_weight);
             if (least_around(v, now)) {
                 std::swap(found[taken.size()], found[i]);
@@ -267,16 +193,8 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
             live += added[t] - removed[t];
             total += added[t];
         }
-        if (static_cast<double>(total) > limit) {
-            info[0] = total;
-            info[1] = n - order;
-            return CH_GREW;
-        }
-        if (static_cast<double>(live) > core_limit) {
-            info[0] = live;
-            info[1] = n - order;
-            return CH_CORE;
-        }
+        if (limits.grew(total, m, n - order, info)) return CH_GREW;
+        if (limits.outgrown(live, first_live, n - order, info)) return CH_CORE;
         if (overworked()) return CH_WORK;
         if (progress != nullptr && every > 0 && order / every > reported / every) {
             reported = order;

@@ -1,6 +1,6 @@
 // What both contractions (contract.cpp: in order; rounds.hpp: in rounds on several threads) share:
-// the uncontracted part's arcs, the bounded witness search, a vertex's contraction, and the arcs
-// written out at the end.
+// the uncontracted part's arcs, the bounded witness search and the shortcuts it finds, a vertex's
+// contraction, the bounds and their refusals, and the arcs written out at the end.
 #pragma once
 
 #include <algorithm>
@@ -346,6 +346,108 @@ struct Uncontracted {
         return removed;
     }
 };
+
+// The contraction's bounds (ch_contract's arguments of the same names), and the refusals they make,
+// each writing its numbers into `info` (ch_contract's comment says which).
+struct Limits {
+    int settle;
+    double level_weight, max_growth, max_core;
+    long long max_work, max_early_work, max_first_work;
+    int sample;
+    long long max_pairs;
+
+    // Whether the first estimates of `sampled` of the `n` vertices, which scanned `work` arcs, foresee
+    // all of them past max_first_work.
+    bool foreseen(long long work, long long sampled, int n, long long* info) const {
+        const double all =
+            static_cast<double>(work) * static_cast<double>(n) / static_cast<double>(std::max(sampled, 1LL));
+        if (all <= static_cast<double>(max_first_work)) return false;
+        info[0] = static_cast<long long>(all);
+        info[1] = sampled;
+        info[2] = work;
+        return true;
+    }
+
+    // Whether the searches' `work` (`first_work` of it the first estimates) is past the bounds, with
+    // `left` of the `n` vertices left.
+    bool overworked(long long work, long long first_work, int n, long long left, long long* info) const {
+        bool early = left * 5 > n;
+        if (work <= max_work && !(early && work - first_work > max_early_work)) return false;
+        info[0] = work;
+        info[1] = left;
+        info[2] = work - first_work;
+        return true;
+    }
+
+    // Whether the arcs with shortcuts so far, `total`, grew past max_growth x the graph's `m`.
+    bool grew(long long total, long long m, long long left, long long* info) const {
+        if (static_cast<double>(total) <= max_growth * static_cast<double>(std::max<long long>(m, 1))) return false;
+        info[0] = total;
+        info[1] = left;
+        return true;
+    }
+
+    // Whether the uncontracted part's arcs, `live`, passed max_core x its first, `first_live`.
+    bool outgrown(long long live, long long first_live, long long left, long long* info) const {
+        if (static_cast<double>(live) <= max_core * static_cast<double>(std::max<long long>(first_live, 1))) {
+            return false;
+        }
+        info[0] = live;
+        info[1] = left;
+        return true;
+    }
+};
+
+// One thread's witness searches and their scratch.
+struct Searcher {
+    Witness witness;
+    std::vector<int> targets;
+    std::vector<long long> via;
+    std::vector<char> witnessed;
+    std::vector<Shortcut> scratch;
+    explicit Searcher(int n) : witness(n) {}
+};
+
+// The shortcuts v's contraction needs (into `shortcuts`): those no path avoiding v, and the
+// vertices `blocked` marks where given, is as short as; false where v has more than `max_pairs`
+// pairs of neighbours (it densified).
+bool needed_shortcuts(Searcher& s, const Uncontracted& g, int v, bool symmetric, int settle, long long max_pairs,
+                      const char* blocked, std::vector<Shortcut>& shortcuts) {
+    long long pairs = static_cast<long long>(g.out[v].size()) * static_cast<long long>(g.into[v].size());
+    if (pairs > max_pairs) return false;
+    shortcuts.clear();
+    for (const Arc& in : g.into[v]) {
+        int u = in.to;
+        s.targets.clear();
+        s.via.clear();
+        for (const Arc& o : g.out[v]) {
+            if (o.to == u || (symmetric && o.to < u)) continue;
+            s.targets.push_back(o.to);
+            s.via.push_back(in.w + o.w);
+        }
+        if (s.targets.empty()) continue;
+        if (blocked != nullptr) {
+            s.witness.run<true>(g.out, u, v, blocked, s.targets, s.via, settle, s.witnessed);
+        } else {
+            s.witness.run<false>(g.out, u, v, nullptr, s.targets, s.via, settle, s.witnessed);
+        }
+        for (size_t i = 0; i < s.targets.size(); ++i) {
+            if (!s.witnessed[i]) {
+                shortcuts.push_back({u, s.targets[i], s.via[i]});
+                if (symmetric) shortcuts.push_back({s.targets[i], u, s.via[i]});
+            }
+        }
+    }
+    return true;
+}
+
+// v's numbers for a refusal as densified (more than max_pairs pairs of neighbours), `left` vertices left.
+int densified(const Uncontracted& g, int v, long long left, long long* info) {
+    info[0] = static_cast<long long>(g.into[v].size());
+    info[1] = static_cast<long long>(g.out[v].size());
+    info[2] = left;
+    return CH_DENSIFIED;
+}
 
 // The arcs, the graph's and the shortcuts, in (tail, head) order into the output arrays; false
 // where they pass `capacity`.
