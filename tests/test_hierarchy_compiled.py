@@ -283,3 +283,43 @@ def test_a_build_stopped_at_its_limit_is_not_tried_again_under_no_longer_one(tmp
         "one's is 100 s (`autotune graph hierarchy grid14` builds and keeps it without a limit)"]
     assert build_kept(store, graph, io.StringIO(), within_s=None) is not None
     assert store.kept(graph) and store.stopped_within(graph) is None
+
+
+@pytest.mark.parametrize("rounds", [0, 3])
+def test_a_core_that_densifies_late_is_contracted_dense_and_gives_dijkstra_s_distances(rounds, tmp_path, monkeypatch):
+    """grid16's uncontracted part, allowed 600 pairs of neighbours a vertex, densifies with at most a
+    64th of it left: those are contracted at once (core.hpp), in order and in rounds (the same for
+    one thread as for three); with no dense core allowed it is refused."""
+    graph = load_graph("grid16", use_cache=False)
+    monkeypatch.setattr(contraction, "MAX_PAIRS", 600)
+    seen = []
+    built = contract(graph, directory=tmp_path, rounds=rounds, progress=lambda done, n: seen.append(done))
+    _sweeps_are_dijkstra(graph, built)
+    assert seen[-1] > graph.n_vertices - graph.n_vertices // 64  # the core's steps report too
+    if rounds:
+        assert all(np.array_equal(a, b) for a, b in zip(built, contract(graph, directory=tmp_path, rounds=1)))
+    monkeypatch.setattr(contraction, "DENSE_CORE", 0)
+    with pytest.raises(Unsuited, match="densified it"):
+        contract(graph, directory=tmp_path, rounds=rounds)
+
+
+@pytest.mark.parametrize("graph", [random_sparse(400, 1), "tests/data/rome99.gr.gz", "grid12"])
+def test_the_compiled_layout_is_numpy_s(graph, tmp_path, monkeypatch):
+    from dataclasses import fields
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))
+    graph = load_graph(graph, use_cache=False) if isinstance(graph, str) else graph
+    built = contract(graph, directory=tmp_path)
+    ours, numpy_s = Hierarchy.from_contraction(*built), Hierarchy.laid_out(*built)
+    for f in fields(Hierarchy):
+        a, b = getattr(ours, f.name), getattr(numpy_s, f.name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), f.name
+    assert compiled.layout_compiled(np.zeros(2, np.int64), *built[1:], tmp_path) is None  # ranks not a permutation
+
+
+def test_every_header_the_contraction_includes_is_in_its_build_s_digest():
+    import re
+
+    included = {name for path in (compiled.SOURCE, *compiled.HEADERS)
+                for name in re.findall(r'#include "([^"]+)"', path.read_text())}
+    assert included == {path.name for path in compiled.HEADERS}

@@ -91,6 +91,20 @@ def test_a_corrupt_kept_hierarchy_is_built_again_with_a_note(tmp_path, damage, c
     assert "building it again" in err and ("not a hierarchy file" in err or "60 vertices" in err)
 
 
+def test_the_last_hierarchy_is_kept_in_the_process_while_its_file_is_unchanged(tmp_path, monkeypatch):
+    import os
+
+    graph = random_sparse(100, 3)
+    built = HierarchyStore(tmp_path).hierarchy(graph)
+    with monkeypatch.context() as patched:
+        patched.setattr(Hierarchy, "from_file", classmethod(lambda cls, *args, **kw: pytest.fail("read again")))
+        assert HierarchyStore(tmp_path).hierarchy(graph) is built  # a sweep's timers each open it
+    [kept] = tmp_path.glob("*.npz")
+    os.utime(kept, ns=(0, 0))  # the file changed: read again
+    read = HierarchyStore(tmp_path).hierarchy(graph)
+    assert read is not built and np.array_equal(read.up_heads, built.up_heads)
+
+
 def test_the_cpu_reference_reads_the_kept_hierarchy(tmp_path, monkeypatch):
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
     graph = random_sparse(120, 4)

@@ -22,7 +22,8 @@ from typing import Callable
 import numpy as np
 
 SOURCE = Path(__file__).with_name("contract.cpp")
-HEADERS = tuple(Path(__file__).with_name(name) for name in ("witness.hpp", "rounds.hpp"))  # what SOURCE includes
+HEADERS = tuple(Path(__file__).with_name(name) for name in (
+    "witness.hpp", "rounds.hpp", "core.hpp", "parallel.hpp", "layout.hpp"))  # what SOURCE includes
 DENSIFIED, GREW, CAPACITY, STOPPED, CORE, WORK, FORESEEN = 1, 2, 3, 4, 5, 6, 7
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)
 
@@ -74,23 +75,30 @@ def load(directory: Path) -> ctypes.CDLL:
     library.ch_contract.restype = ctypes.c_int
     library.ch_contract.argtypes = [ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int,
                                     ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong,
-                                    ctypes.c_longlong, ctypes.c_int, ctypes.c_longlong, PROGRESS,
+                                    ctypes.c_longlong, ctypes.c_int, ctypes.c_longlong, ctypes.c_int, PROGRESS,
                                     ctypes.c_int, ctypes.c_int,
                                     pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
+    library.ch_upward.restype = ctypes.c_longlong
+    library.ch_upward.argtypes = [ctypes.c_longlong, pointer, pointer, pointer]
+    library.ch_layout.restype = ctypes.c_int
+    library.ch_layout.argtypes = [ctypes.c_int, ctypes.c_longlong, *[pointer] * 5, ctypes.c_int, *[pointer] * 4,
+                                  int_pointer, pointer, pointer, int_pointer, pointer]
     return library
 
 
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
                       level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int, int],
                       sample: int, max_pairs: int, directory: Path, progress: Callable[[int, int], bool] | None,
-                      every: int, rounds: int = 0) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
+                      every: int, rounds: int = 0, dense_core: int = 0) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
     with the refusal's numbers (`contract.cpp`); `max_work`: the arcs its witness searches may scan in
     all, after the first estimates early on, and in the first estimates, foreseen from those of
     `sample` vertices. `progress(contracted, n)`, called every `every` contractions (and with 0
     every `every` first estimates) where given, returns True to stop. `rounds` 0: one vertex at a
     time, in order (`contract_python`'s procedure); more: in rounds of independent vertices on that
-    many threads (`rounds.hpp`; the same hierarchy for any number).
+    many threads (`rounds.hpp`; the same hierarchy for any number). A vertex of more than `max_pairs`
+    pairs of neighbours refuses the graph unless at most `dense_core` vertices (and a 64th of them)
+    are left, which are then contracted as a dense core (`core.hpp`).
 
     Raises:
         CompilerMissing: as `load`.
@@ -108,9 +116,39 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
 
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
     status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
-                                 max_core, *max_work, sample, max_pairs, callback, every if progress else 0, rounds,
+                                 max_core, *max_work, sample, max_pairs, dense_core, callback, every if progress else 0, rounds,
                                  ptr(rank), ptr(level), capacity, *(ptr(a) for a in out), ptr(count), ptr(info))
     if status != 0:
         return status, tuple(int(x) for x in info)
     k = int(count[0])
     return 0, (rank, level, out[0][:k].copy(), out[1][:k].copy(), out[2][:k].copy())
+
+
+def layout_compiled(rank: np.ndarray, level: np.ndarray, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray,
+                    directory: Path) -> tuple[np.ndarray, ...] | None:
+    """`Hierarchy.from_contraction`'s arrays by `ch_layout` (`layout.hpp`; new_of, old_of, level_start,
+    then the upward and the downward CSR), or None where `rank` is not a permutation of the vertices.
+
+    Raises:
+        CompilerMissing: as `load`.
+    """
+    library = load(directory)
+    n, m = len(rank), len(tails)
+    rank, level, tails, heads, weights = (np.ascontiguousarray(a, dtype=np.int64)
+                                          for a in (rank, level, tails, heads, weights))
+    levels = int(level.max()) + 1 if n else 0
+
+    def ptr(array: np.ndarray, kind=ctypes.c_longlong):
+        return array.ctypes.data_as(ctypes.POINTER(kind))
+
+    up = int(library.ch_upward(m, ptr(rank), ptr(tails), ptr(heads)))
+    new_of, old_of, level_start = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(levels + 1, np.int64)
+    up_offsets, down_offsets = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+    up_heads, up_weights = np.empty(up, np.int32), np.empty(up, np.int64)
+    down_tails, down_weights = np.empty(m - up, np.int32), np.empty(m - up, np.int64)
+    status = library.ch_layout(n, m, ptr(rank), ptr(level), ptr(tails), ptr(heads), ptr(weights), levels, ptr(new_of),
+                               ptr(old_of), ptr(level_start), ptr(up_offsets), ptr(up_heads, ctypes.c_int),
+                               ptr(up_weights), ptr(down_offsets), ptr(down_tails, ctypes.c_int), ptr(down_weights))
+    if status != 0:
+        return None
+    return new_of, old_of, level_start, up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights

@@ -17,6 +17,8 @@
 #include <queue>
 #include <tuple>
 
+#include "core.hpp"
+#include "layout.hpp"
 #include "rounds.hpp"
 #include "witness.hpp"
 
@@ -27,7 +29,9 @@ extern "C" {
 // (more: it densifies, and is refused early), and its witness searches may scan at most `max_work`
 // arcs in all, at most `max_first_work` in the first estimates of every vertex (foreseen from those of
 // `sample` vertices spread over the ids, made first), and at most `max_early_work` after them while
-// more than a fifth of the vertices are left (more: the same, seen by its cost). Outputs: rank[n],
+// more than a fifth of the vertices are left (more: the same, seen by its cost). A vertex of more than
+// `max_pairs` pairs of in- and out-arcs densifies the graph, refused unless at most `dense_core` vertices
+// (and a 64th of them) are left: those are contracted as a dense core (core.hpp). Outputs: rank[n],
 // level[n] (int64) and the arcs with shortcuts (out_tails, out_heads, out_weights: int64, capacity
 // entries), their count in *out_count. `progress` (may be null) is called every `every` contractions,
 // and with 0 contracted every `every` first estimates; it returns nonzero to stop. `rounds` 0: one
@@ -35,11 +39,12 @@ extern "C" {
 // for any number).
 int ch_contract(int n, long long m, const int* tails, const int* heads, const int* weights, int settle,
                 double level_weight, double max_growth, double max_core, long long max_work, long long max_early_work,
-                long long max_first_work, int sample, long long max_pairs, Progress progress, int every, int rounds,
+                long long max_first_work, int sample, long long max_pairs, int dense_core, Progress progress, int every,
+                int rounds,
                 long long* rank, long long* level, long long capacity, long long* out_tails, long long* out_heads,
                 long long* out_weights, long long* out_count, long long* info) {
     const Limits limits{settle, level_weight, max_growth, max_core, max_work, max_early_work,
-                        max_first_work, sample, max_pairs};
+                        max_first_work, sample, max_pairs, dense_core};
     if (rounds > 0) {
         return contract_in_rounds(n, m, tails, heads, weights, limits, progress, every, rounds, rank, level, capacity,
                                   out_tails, out_heads, out_weights, out_count, info);
@@ -123,7 +128,18 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
         if (!current(top)) continue;
         int v = std::get<1>(top);
         double now;
-        if (!priority(v, needed, now)) return CH_DENSIFIED;
+        if (!priority(v, needed, now)) {  // densified: refused, unless a dense core is left (core.hpp)
+            if (!limits.dense(n - order, n)) return CH_DENSIFIED;
+            std::vector<int> left;
+            for (int u = 0; u < g.size(); ++u) {
+                if (g.rnk[u] < 0) left.push_back(u);
+            }
+            if (!contract_dense_core(g, left, order, rank, level, ended, 1, progress, every, n, total)) {
+                return CH_STOPPED;
+            }
+            if (limits.grew(total, m, 0, info)) return CH_GREW;
+            break;
+        }
         g.key[v] = now;
         while (!heap.empty() && !current(heap.top())) heap.pop();
         if (!heap.empty() && now > std::get<0>(heap.top())) {  // lazy update
@@ -163,7 +179,7 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             searcher.witness.work = work;
         }
     }
-    return write_arcs(ended, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
+    return write_arcs(ended, n, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
 }
 
 }  // extern "C"

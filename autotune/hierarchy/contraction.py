@@ -23,7 +23,8 @@ degrees: the contraction would densify it), or where the contraction densifies i
 grow past `max_growth` x its arcs, its uncontracted part past `MAX_CORE` x them, its witness
 searches scan more arcs than `work_limits` allows (the first estimates' cost foreseen from a
 sample's, so that such a graph is refused in seconds), or a vertex to contract has more than
-`MAX_PAIRS` pairs of in- and out-arcs.
+`MAX_PAIRS` pairs of in- and out-arcs with more than `DENSE_CORE` vertices (or a 64th of the graph)
+left (fewer are contracted at once as a dense core, compiled only: `core.hpp`).
 
 Example:
     >>> import numpy as np
@@ -51,6 +52,7 @@ LEVEL_WEIGHT = 4.0
 MAX_DEGREE = 64  # a vertex of more arcs is a hub whose contraction densifies the graph
 MAX_GROWTH = 4.0  # arcs with shortcuts, at most this many times the graph's arcs
 MAX_PAIRS = 16_384  # in- x out-arcs of a vertex to contract, at most (usa-roads reaches 3,700)
+DENSE_CORE = 4096  # vertices left (and a 64th) when one passes MAX_PAIRS: contracted dense (core.hpp)
 # The uncontracted part's arcs, at most this many times the graph's: a road network's only fall as
 # it contracts, a sparse random graph's grow (random98k-d2 refused with 26,572 of its 98,304 vertices
 # left, 12.8 s by `graph hierarchy` on this VM, 35.1 s with the 4x bound on all arcs alone: docs/notes/phast.md).
@@ -199,7 +201,7 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         status, found = contract_compiled(
             n, tails, heads, graph.weights, settle, level_weight, max_growth, MAX_CORE, work_limits(graph), SAMPLE,
             MAX_PAIRS, directory or build_directory(), progress, PROGRESS_EVERY,
-            rounds_for(graph) if rounds is None else rounds)
+            rounds_for(graph) if rounds is None else rounds, DENSE_CORE)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
         if order is not None:

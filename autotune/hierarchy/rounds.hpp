@@ -13,35 +13,12 @@
 #pragma once
 
 #include <atomic>
-#include <thread>
 
+#include "core.hpp"
+#include "parallel.hpp"
 #include "witness.hpp"
 
 namespace {
-
-// f(thread, i) for each i in [0, count), on up to `threads` threads taking `grain` items at a time
-// (the calling thread one of them; alone where there is no more than one grain).
-template <class F>
-void parallel_for(int threads, size_t count, size_t grain, const F& f) {
-    if (threads <= 1 || count <= grain) {
-        for (size_t i = 0; i < count; ++i) f(0, i);
-        return;
-    }
-    std::atomic<size_t> next{0};
-    auto work = [&](int t) {
-        while (true) {
-            size_t begin = next.fetch_add(grain, std::memory_order_relaxed);
-            if (begin >= count) return;
-            size_t end = std::min(begin + grain, count);
-            for (size_t i = begin; i < end; ++i) f(t, i);
-        }
-    };
-    int used = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), (count + grain - 1) / grain));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < used; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& thread : pool) thread.join();
-}
 
 // One spin lock a vertex (a vertex's arcs, contracted neighbours, level and key).
 class Locks {
@@ -165,15 +142,28 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         // Those still less important than each neighbour are contracted; where none is, the
         // round's least (so that each round contracts one).
         taken.clear();
+        bool dense = false;  // a vertex densified with a dense core left (core.hpp)
         for (size_t i = 0; i < round.size(); ++i) {
             int v = round[i];
-            if (!fine[i]) return densified(g, v, n - order, info);
+            if (!fine[i] && !limits.dense(n - order, n)) return densified(g, v, n - order, info);
+            if (!fine[i]) {
+                dense = true;
+                break;
+            }
             double now = g.importance(v, found[i].size(), limits.level_weight);
             if (least_around(v, now)) {
                 std::swap(found[taken.size()], found[i]);
                 taken.push_back(v);
             }
             g.key[v] = now;
+        }
+        if (dense) {
+            for (int v : round) blocked[v] = 0;
+            if (!contract_dense_core(g, alive, order, rank, level, ends[0], threads, progress, every, n, total)) {
+                return CH_STOPPED;
+            }
+            if (limits.grew(total, m, 0, info)) return CH_GREW;
+            break;
         }
         if (taken.empty()) taken.push_back(round[0]);
         std::fill(added.begin(), added.end(), 0);
@@ -217,7 +207,7 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         ended.insert(ended.end(), arcs_ended.begin(), arcs_ended.end());
         std::vector<Shortcut>().swap(arcs_ended);
     }
-    return write_arcs(ended, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
+    return write_arcs(ended, n, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
 }
 
 }  // namespace
