@@ -55,6 +55,7 @@ WITHIN = 0.15
 LARGE_ARCS = 300_000_000
 REFERENCES_SAID = re.compile(r"the CPU references of \d+ sources: ([0-9.]+) s")
 GPU_REFERENCES_SAID = re.compile(r"the references of (\d+) more sources solved on the GPU in ([0-9.]+) s")
+HIERARCHY_SAID = re.compile(r"contraction hierarchy of (\d+) levels built in ([0-9.]+) s")
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -138,7 +139,8 @@ def verified_by_ck(records: Path) -> dict[int, int]:
 def swept_row(name: str, objective: str, status: int, wall: float, err: str, table: Path, records: Path,
               started: float | None = None) -> dict[str, Any]:
     """A sweep's row: its wall time, when its first measurement ended, what it verified at each CK,
-    its ends' bests, its memory."""
+    its ends' bests, its memory, the hierarchy it built (PHAST's: absent where none was built, or
+    one was kept already)."""
     row: dict[str, Any] = {"graph": name, "objective": objective, "status": status, "wall_s": wall,
                            "commit": commit(), "date": now()}
     if started is not None:
@@ -147,6 +149,8 @@ def swept_row(name: str, objective: str, status: int, wall: float, err: str, tab
         row["references_s"] = float(said.group(1))
     if (said := GPU_REFERENCES_SAID.search(err)) is not None:  # `ReferenceCache.ensure`'s, of the GPU's share
         row["gpu_references"] = {"sources": int(said.group(1)), "s": float(said.group(2))}
+    if (said := HIERARCHY_SAID.search(err)) is not None:  # `hierarchy.build.build_kept`'s (none: kept already)
+        row["hierarchy"] = {"levels": int(said.group(1)), "built_s": float(said.group(2))}
     counts = verified_by_ck(records)
     row["verified_by_ck"] = {str(ck): n for ck, n in counts.items()}
     if not table.is_file():

@@ -581,7 +581,8 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
         lines[1]["timestamp"], lines[2]["timestamp"] = "2026-01-01T00:00:09+00:00", "2026-01-01T00:00:07.5+00:00"
         records.write_text("\n".join(json.dumps(line) for line in lines))
         started = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc).timestamp()
-        said = "autotune: rmat20: the CPU references of 32 sources: 4.2 s\n" if objective == "curve" else ""
+        said = "autotune: rmat20: the CPU references of 32 sources: 4.2 s\nautotune: rmat20: contraction " \
+            "hierarchy of 225 levels built in 48.8 s\n" if objective == "curve" else ""
         return 0, 12.5, said, table, records, started
 
     monkeypatch.setattr(large, "sweep", fake_sweep)
@@ -598,6 +599,7 @@ def test_the_large_suite_counts_each_end_and_sets_the_default_sweep_against_the_
     assert [r["objective"] for r in rows] == ["curve", "latency", "throughput"]
     curve = rows[0]
     assert curve["at_one"] == 31 and curve["at_batch_end"] == 1 and curve["target_s"] == 180.0
+    assert curve["hierarchy"] == {"levels": 225, "built_s": 48.8} and "hierarchy" not in rows[1]  # kept by then
     assert curve["first_measured_s"] == 7.5 and curve["prepared_s"] == 3.5 and curve["references_s"] == 4.2
     assert "references_s" not in rows[1]
     alone = argparse.Namespace(**{**vars(args), "large_sweeps": "latency"})
