@@ -21,6 +21,10 @@ from autotune.measure import Ask, StopAsk
 
 DEFAULT_PRUNE_FACTOR = 1.5
 DEFAULT_CONTENDER_FACTOR = 1.1
+# A special (default, baseline, prediction: measured for the record) whose warm-up passes this many times the
+# study's best is pruned there: grid22's default Δ-stepping launch (one block) took 11.3 s a SSSP against the
+# study's 29 ms and ran 170 s, until the sweep's budget ended it, so that PHAST's study had no turn (9335681).
+HOPELESS_FACTOR = 10.0
 
 
 class RelativePruner(BasePruner):
@@ -55,6 +59,11 @@ class RelativePruner(BasePruner):
         """The time per SSSP above which a whole repetition is pruned now (None: no best yet)."""
         best = self.best(study)
         return None if best is None else self.factor * best
+
+    def hopeless(self, study: optuna.Study) -> float | None:
+        """The time per SSSP above which even a special is pruned (None: no best yet)."""
+        best = self.best(study)
+        return None if best is None else HOPELESS_FACTOR * best
 
     def far_behind(self, study: optuna.Study, ms_per_sssp: float, slack: float = 1.0) -> bool:
         """Whether `ms_per_sssp` is more than `slack` x `factor` times the best so far (False

@@ -16,9 +16,8 @@ A configuration measured before in the study (by any process) is answered from t
 Pruning (`search.run.pruning`): the timer reports the time per SSSP after its warm-up and after
 every batch (`trial.report`), and the study's pruner stops a measurement far behind the best. The
 specials (default, baseline candidates, prediction) are not pruned, the table reports them (one out
-of contention stops after a repetition too), but where dominated at a smaller CK (`floor_ms`);
-except in an auto sweep, for the algorithms tuned after the first (GPU Crauser's default on a road
-network takes 20,000 times the Δ-stepping best). With pruning on, two more savings apply:
+of contention stops after a repetition too), but where dominated at a smaller CK (`floor_ms`),
+hopeless (`HOPELESS_FACTOR`), or `prune_specials` says so. With pruning on, two more savings apply:
 
 - the baseline candidates are *probed* (phase `probe`, `search.baseline`): a probe stopped at its
   warm-up never answers for its configuration, nor stays in the results once it is measured whole;
@@ -46,7 +45,7 @@ from autotune.files import note
 from autotune.launch import LaunchConfig
 from autotune.measure import Ask, Measurement, Status, StopAsk, Timer
 from autotune.search.run import storage as st
-from autotune.search.run.pruning import BudgetStop, RelativePruner
+from autotune.search.run.pruning import HOPELESS_FACTOR, BudgetStop, RelativePruner
 from autotune.search.space import SearchSpace
 
 CATCH = (LaunchRejected, WrongResult)
@@ -127,10 +126,9 @@ class Trials:
         space: the search space (the sampler's parameters).
         timer: what measures.
         roles: per configuration key, the roles it was measured for (default, ...).
-        prune: prune hopeless trials (the study's pruner decides how), end the repetitions of
-            a measurement out of contention after the first (`RelativePruner.contends`), probe
-            the baseline candidates and measure the finalists' rounds one repetition each (the
-            module docstring).
+        prune: prune hopeless trials (the study's pruner decides how), end the repetitions of a measurement out
+            of contention after the first (`RelativePruner.contends`), probe the baseline candidates and measure
+            the finalists' rounds one repetition each (the module docstring).
         on_trial: called after every finished trial of this process with (measurement, cached).
         clock: seconds, for the wall time of `measure` calls.
         may_sample: whether a trial that finds no queued task may sample a new point (False once
@@ -143,9 +141,8 @@ class Trials:
             measurement in flight then ends at its next step (`BudgetStop`); None: no budget.
         left_s: the seconds left to that budget (`plan.Budget.left_s`): a batch still running
             then is stopped (`measure.time_left_ms`).
-        past_the_run: why a configuration's trial is not begun (`plan.past_the_run`: foreseen to
-            end past the budget), or None; a trial not begun is PRUNED, measured nothing, and is
-            never an answer for its configuration.
+        past_the_run: why a configuration's trial is not begun (`plan.past_the_run`: foreseen to end past the
+            budget), or None; a trial not begun is PRUNED, measured nothing, never an answer for its configuration.
         floor_ms: the graph's fastest verified ms per SSSP at any CK up to a given one
             (`plan.fastest_up_to`): a prunable trial more than the pruner's factor times slower is
             dominated, pruned as such (its warm-up bounded by it) even before its study has a best;
@@ -320,6 +317,8 @@ class Trials:
                 return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
 
             stop, limit_ms, dominated = enough_unless_contending, dominated_ms, floor
+            if pruner is not None and (hopeless := pruner.hopeless(study)) and not (limit_ms and limit_ms < hopeless):
+                limit_ms, dominated = hopeless, (hopeless / HOPELESS_FACTOR, "hopeless: the study's best")
         try:
             bounded = stop if self.run_over is None else BudgetStop(stop, self.run_over, self.left_s)
             measurement = self.timer.measure(config, bounded, limit_ms=limit_ms, profile=profile)
@@ -331,8 +330,9 @@ class Trials:
             measurement = dataclasses.replace(measurement, reason=f"the sweep's budget ended it ({measurement.reason})")
         elif measurement.status is Status.PRUNED and dominated is not None:
             floor_ms, named = dominated
-            measurement = dataclasses.replace(measurement, reason=f"{measurement.reason}: dominated, the graph's "
-                                              f"fastest at CK {named} is {floor_ms:.3g} ms per SSSP")
+            said = named if named.startswith("hopeless") else f"dominated, the graph's fastest at CK {named}"
+            measurement = dataclasses.replace(measurement, reason=f"{measurement.reason}: {said} is {floor_ms:.3g} ms "
+                                              "per SSSP")
         if probed_only(phase, measurement):
             return dataclasses.replace(measurement, reason="probed: a baseline candidate far behind the best on "
                                        "its warm-up (the slowest candidate is measured whole)")
