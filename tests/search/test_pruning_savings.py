@@ -177,8 +177,9 @@ def test_a_measurement_in_flight_when_the_budget_ends_stops_at_its_next_step(sma
 
 def test_a_special_far_behind_the_study_s_best_gets_its_warm_up_bounded_as_hopeless(small_space, run_sweep):
     """grid22 at 9335681: the default Δ-stepping launch (one block) took 11.3 s a SSSP against the
-    study's 29 ms, and its repetitions ran until the sweep's budget ended them: a special measured
-    once the study has a best has its warm-up bounded at `HOPELESS_FACTOR` times it."""
+    study's 29 ms, and its repetitions ran until the sweep's budget ended them (grid24's baseline
+    probe too): a special or a probe measured once the study has a best has its warm-up bounded at
+    `HOPELESS_FACTOR` times it."""
     from autotune.search.run.pruning import HOPELESS_FACTOR
 
     timer = ScriptedTimer(lambda c: SLOW.get(c.key(), 1.0))
@@ -187,3 +188,5 @@ def test_a_special_far_behind_the_study_s_best_gets_its_warm_up_bounded_as_hopel
     default = CRAUSER.default_config().key()
     bounds = [limit for config, limit, _profile in timer.calls if config.key() == default]
     assert order.index(default) > 0 and bounds[0] == HOPELESS_FACTOR * 1.0  # the prediction's 1.0 came first
+    candidates = {CRAUSER.uniform(64).key(), CRAUSER.uniform(128).key()}  # probed: their warm-ups bounded too
+    assert [limit for config, limit, _ in timer.calls if config.key() in candidates][0] == HOPELESS_FACTOR * 1.0

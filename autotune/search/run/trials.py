@@ -135,12 +135,11 @@ class Trials:
             the strategy's trial budget is spent over every process of the study).
         prune_specials: whether to prune the specials too, asked before each (yes in an auto sweep
             once another algorithm has a best: the table reports the winner's specials whole).
-        tell_sampler: whether an enqueued trial also suggests its values (so that a sampler that
-            proposes points learns from it); each value is one write to the storage.
-        run_over: whether the sweep's wall-time budget has ended (`plan.Budget.run_over`): a
-            measurement in flight then ends at its next step (`BudgetStop`); None: no budget.
-        left_s: the seconds left to that budget (`plan.Budget.left_s`): a batch still running
-            then is stopped (`measure.time_left_ms`).
+        tell_sampler: whether an enqueued trial also suggests its values (so that a sampler that proposes points
+            learns from it); each value is one write to the storage.
+        run_over: whether the sweep's wall-time budget has ended (`plan.Budget.run_over`): a measurement in
+            flight then ends at its next step (`BudgetStop`); None: no budget.
+        left_s: the seconds left to that budget (`plan.Budget.left_s`): a batch still running then is stopped.
         past_the_run: why a configuration's trial is not begun (`plan.past_the_run`: foreseen to end past the
             budget), or None; a trial not begun is PRUNED, measured nothing, never an answer for its configuration.
         floor_ms: the graph's fastest verified ms per SSSP at any CK up to a given one
@@ -255,12 +254,13 @@ class Trials:
 
     def _measure(self, trial: optuna.Trial, config: LaunchConfig, phase: str) -> Measurement:
         stop: StopAsk | None = None
-        limit_ms: float | None = None
+        limit_ms: float | None = None  # the warm-up's bound (the timer's `limit_ms`)
         dominated: tuple[float, str] | None = None  # the graph's fastest at the CK values named, where it bounds
         dominated_ms: float | None = None  # a time per SSSP past which the configuration is dominated
         profile = True
         pruner = self.study.pruner if isinstance(self.study.pruner, RelativePruner) else None
         study = self.study
+        hopeless = pruner.hopeless(study) if pruner is not None else None  # bounds a special's warm-up, and a probe's
 
         def contends(times_ms: Sequence[float], warm_up: bool) -> bool:
             return warm_up or pruner is None or pruner.contends(study, min(times_ms))
@@ -290,7 +290,7 @@ class Trials:
                 trial.report(min(times_ms), 0 if warm_up else 1)
                 return Ask.PRUNE if trial.should_prune() else Ask.GO_ON
 
-            stop = probe
+            stop, limit_ms = probe, hopeless  # grid24's slowest baseline candidate: 105 s a SSSP, 68 ms the best
         elif not self.roles.get(config.key()) or self.prune_specials():
             steps = itertools.count(1)  # 0 is a partial warm-up; every later report has its own step
             floor, dominated_ms = floor_at(config.concurrent_kernels)
@@ -317,7 +317,7 @@ class Trials:
                 return Ask.GO_ON if contends(times_ms, warm_up) else Ask.ENOUGH
 
             stop, limit_ms, dominated = enough_unless_contending, dominated_ms, floor
-            if pruner is not None and (hopeless := pruner.hopeless(study)) and not (limit_ms and limit_ms < hopeless):
+            if hopeless is not None and not (limit_ms and limit_ms < hopeless):
                 limit_ms, dominated = hopeless, (hopeless / HOPELESS_FACTOR, "hopeless: the study's best")
         try:
             bounded = stop if self.run_over is None else BudgetStop(stop, self.run_over, self.left_s)
