@@ -73,11 +73,11 @@ def load(directory: Path) -> ctypes.CDLL:
     pointer = ctypes.POINTER(ctypes.c_longlong)
     int_pointer = ctypes.POINTER(ctypes.c_int)
     library.ch_contract.restype = ctypes.c_int
-    library.ch_contract.argtypes = [ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int,
-                                    ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong,
-                                    ctypes.c_longlong, ctypes.c_int, ctypes.c_longlong, ctypes.c_int, PROGRESS,
-                                    ctypes.c_int, ctypes.c_int,
-                                    pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
+    library.ch_contract.argtypes = [
+        ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int, ctypes.c_double,
+        ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int,
+        ctypes.c_longlong, ctypes.c_int, PROGRESS, ctypes.c_int, ctypes.c_int,
+        pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
     library.ch_upward.restype = ctypes.c_longlong
     library.ch_upward.argtypes = [ctypes.c_longlong, pointer, pointer, pointer]
     library.ch_layout.restype = ctypes.c_int
@@ -89,7 +89,8 @@ def load(directory: Path) -> ctypes.CDLL:
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
                       level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int, int],
                       sample: int, max_pairs: int, directory: Path, progress: Callable[[int, int], bool] | None,
-                      every: int, rounds: int = 0, dense_core: int = 0) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
+                      every: int, rounds: int = 0, dense_core: int = 0
+                      ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
     with the refusal's numbers (`contract.cpp`); `max_work`: the arcs its witness searches may scan in
     all, after the first estimates early on, and in the first estimates, foreseen from those of
@@ -116,8 +117,9 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
 
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
     status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
-                                 max_core, *max_work, sample, max_pairs, dense_core, callback, every if progress else 0, rounds,
-                                 ptr(rank), ptr(level), capacity, *(ptr(a) for a in out), ptr(count), ptr(info))
+                                 max_core, *max_work, sample, max_pairs, dense_core, callback,
+                                 every if progress else 0, rounds, ptr(rank), ptr(level), capacity,
+                                 *(ptr(a) for a in out), ptr(count), ptr(info))
     if status != 0:
         return status, tuple(int(x) for x in info)
     k = int(count[0])

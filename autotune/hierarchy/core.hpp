@@ -2,7 +2,7 @@
 // grid's top separators: grid24 had 3,969 vertices left, one of them with 149 in- and out-arcs, when
 // a vertex's pairs of neighbours passed `max_pairs` and the witness searches would have scanned the
 // whole core for each pair). Where at most `dense_core` vertices are left, they are contracted at once
-// as a matrix, least key first, every shortcut kept whose path is the shortest between its ends:
+// as a matrix, least level first, every shortcut kept whose path is the shortest between its ends:
 //
 // - D, every pair's distance in the uncontracted part (Floyd-Warshall), which the contraction of the
 //   vertices below keeps for every pair of vertices left;
@@ -67,8 +67,9 @@ bool contract_dense_core(Uncontracted& g, std::vector<int> left, long long order
             relax_row(&d[i * c], first, via, c);
         });
     }
-    // The next vertex: the least level, then the least key (`left`'s order), so that a level takes
-    // as many as it can (grid18's core forced by 800 pairs at most, on this VM: 89 levels against 206 least key first).
+    // The next vertex: the least level, then the least key (`left`'s order), so that a level takes as
+    // many as it can (grid18's core, forced by 800 pairs at most, on this VM: 89 levels against 206 least
+    // key first).
     std::vector<char> done(c, 0);
     for (size_t step = 0; step < c; ++step) {
         size_t k = c;
