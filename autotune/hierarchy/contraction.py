@@ -52,7 +52,7 @@ LEVEL_WEIGHT = 4.0
 MAX_DEGREE = 64  # a vertex of more arcs is a hub whose contraction densifies the graph
 MAX_GROWTH = 4.0  # arcs with shortcuts, at most this many times the graph's arcs
 MAX_PAIRS = 16_384  # in- x out-arcs of a vertex to contract, at most (usa-roads reaches 3,700)
-DENSE_CORE = 4096  # vertices left (and a 64th) when one passes MAX_PAIRS: contracted dense (core.hpp)
+DENSE_CORE = 5792  # vertices left (and a 64th) when one passes MAX_PAIRS, contracted dense: 2 x 8 c^2 <= 512 MiB
 # The uncontracted part's arcs, at most this many times the graph's: a road network's only fall as
 # it contracts, a sparse random graph's grow (random98k-d2 refused with 26,572 of its 98,304 vertices
 # left, 12.8 s by `graph hierarchy` on this VM, 35.1 s with the 4x bound on all arcs alone: docs/notes/phast.md).

@@ -12,8 +12,9 @@
 //   others are not needed: an up-and-down path of the hierarchy that M's arcs make (one exists for
 //   every shortest path) is a shortest path, so each of its arcs weighs its ends' distance.
 //
-// Both matrices cost c^2 x 8 bytes and c^3 steps for c vertices (4,096: 268 MB), bound by memory
-// (each step reads a matrix): a core of 4,096 vertices contracted on this VM's 2 threads in about 27 s.
+// Both matrices cost c^2 x 8 bytes and c^3 steps for c vertices (4,096: 268 MB; contraction.DENSE_CORE
+// holds them within 512 MiB), bound by memory (each step reads a matrix): a core of 4,096 vertices
+// contracted on this VM's 2 threads in about 27 s.
 #pragma once
 
 #include <algorithm>
