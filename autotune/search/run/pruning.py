@@ -21,9 +21,10 @@ from autotune.measure import Ask, StopAsk
 
 DEFAULT_PRUNE_FACTOR = 1.5
 DEFAULT_CONTENDER_FACTOR = 1.1
-# A special (default, baseline, prediction: measured for the record) whose warm-up passes this many times the
-# study's best is pruned there: grid22's default Δ-stepping launch (one block) took 11.3 s a SSSP against the
-# study's 29 ms and ran 170 s, until the sweep's budget ended it, so that PHAST's study had no turn (9335681).
+# A special (default, baseline, prediction: measured for the record) or a baseline's probe whose warm-up passes
+# this many times the study's best is pruned there: grid22's default Δ-stepping launch (one block) took 11.3 s a
+# SSSP against the study's 29 ms and ran 170 s, until the sweep's budget ended it, so that PHAST's study had no
+# turn (its latency sweep at 4968755; grid24's probe of it, 190 s at 4fd2e43).
 HOPELESS_FACTOR = 10.0
 
 
