@@ -1,16 +1,23 @@
-"""Locate the data directories shipped with autotune: `kernels/` and `characterizations/`.
+"""Locate the data directories shipped with autotune: `kernels/` and `characterizations/`; and the
+cores this process may run on (`usable_cores`).
 
 In a regular install they are inside the package, at `autotune/_data/<name>` (the wheel build puts
 them there); in an editable install or a source checkout they are at the repository's top level.
 """
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
 from autotune.errors import AutotuneError
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def data_dir(name: str) -> Path:

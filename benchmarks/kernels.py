@@ -81,11 +81,10 @@ def scipy_all_cores_ms(graph: Any, sources: Sequence[int]) -> tuple[float, int]:
     """scipy's Dijkstra from `sources` on every core (a forked worker per core, each solving its
     share in one Dijkstra call; the matrix built before the fork, every worker started before the
     clock), wall milliseconds per SSSP, and the cores."""
-    import os
-
     from autotune.reference.cache import forked_workers
+    from autotune.resources import usable_cores
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = usable_cores()
     with forked_workers(graph, cores) as pool:  # the matrix and scipy's Dijkstra loaded before the fork
         list(pool.map(time.sleep, [0.05] * cores))  # every worker started: none idle while the others start
         start = time.perf_counter()

@@ -158,7 +158,6 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
             g.key[v] = now;
         }
         if (dense) {
-            for (int v : round) blocked[v] = 0;
             if (!contract_dense_core(g, alive, order, rank, level, ends[0], threads, progress, every, n, total)) {
                 return CH_STOPPED;
             }

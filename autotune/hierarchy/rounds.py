@@ -10,19 +10,13 @@ the order's hierarchy (docs/notes/phast.md).
 """
 from __future__ import annotations
 
-import os
-
 from autotune.graphs.csr import CSRGraph
+from autotune.resources import usable_cores
 
 ROUNDS_FROM = 1 << 21  # vertices: a graph this large contracts in rounds where it may use several cores
 # At most this many threads: each keeps its own witness search's arrays, 16 bytes a vertex (grid24 on 16
 # threads: 4.3 GB of them; its build peaked at 16 GB resident on the H200's host); measured up to 16 cores.
 MAX_THREADS = 16
-
-
-def usable_cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def rounds_for(graph: CSRGraph, cores: int | None = None) -> int:
