@@ -263,6 +263,31 @@ def test_only_a_large_graph_contracts_in_rounds_and_on_every_core_it_may_use():
     assert rounds_for(large) == (min(cores, MAX_THREADS) if cores > 1 else 0)
 
 
+def test_a_build_beside_a_sweep_leaves_it_cores_and_stops_when_the_sweep_ends(tmp_path, monkeypatch):
+    """Stopped by the sweep's end, not by its limit: nothing kept, not even the limit, and said so."""
+    import io
+    import threading
+
+    from autotune.hierarchy import HierarchyStore, build
+
+    graph, cores = load_graph("grid14", use_cache=False), []
+    store, out, ended = HierarchyStore(tmp_path / "kept"), io.StringIO(), threading.Event()
+    hierarchy = store.hierarchy
+    monkeypatch.setattr(build, "usable_cores", lambda: 16)
+
+    def stopping(graph, progress, given=None):
+        cores.append(given)
+        ended.set()
+        return hierarchy(graph, progress, given)
+
+    monkeypatch.setattr(store, "hierarchy", stopping)
+    assert build.build_kept(store, graph, out, within_s=140.0, beside=ended) is None
+    assert cores == [16 - build.CORES_LEFT]
+    last = out.getvalue().splitlines()[-1]
+    assert "contraction hierarchy stopped after" in last and "the sweep ended first" in last
+    assert not store.kept(graph) and store.stopped_within(graph) is None and store.refusal(graph) is None
+
+
 def test_a_build_stopped_at_its_limit_is_not_tried_again_under_no_longer_one(tmp_path):
     """A sweep's build that stopped at its share (grid24's in rounds, past its 82.5 s) would stop again in the next
     sweep of the same budget: it is not tried again under a limit no longer, and is built without one."""

@@ -25,6 +25,8 @@ from autotune.launch import (
 from autotune.model.memory import MEMORY_SHARE  # of a GPU's memory, the most the solves may take
 
 if TYPE_CHECKING:
+    import threading
+
     from autotune.graphs.csr import CSRGraph
     from autotune.model.characterization import Characterization
     from autotune.model.device import DeviceProfile
@@ -285,11 +287,14 @@ class Algorithm:
         choice falls back on the next algorithm then)."""
         return None
 
-    def admits(self, graph: CSRGraph, prepare: bool = False, within_s: float | None = None) -> str | None:
+    def admits(self, graph: CSRGraph, prepare: bool = False, within_s: float | None = None,
+               beside: threading.Event | None = None) -> str | None:
         """Why `--algorithm auto` leaves this algorithm out on `graph`, or None where it tunes it
         (every graph whose distances its kernels hold, by default: `refuses_width`). With `prepare`,
         what the algorithm needs kept per graph (PHAST's hierarchy) is built first where the graph
-        qualifies, with progress on stderr, stopped where it takes more than `within_s` seconds."""
+        qualifies, with progress on stderr, stopped where it takes more than `within_s` seconds;
+        `beside`: it is made beside a sweep's measurements (a thread of `search.run.preparing`),
+        leaving them cores, and stopped once the event is set."""
         return self.refuses_width(graph)
 
     def refuses_width(self, graph: CSRGraph) -> str | None:

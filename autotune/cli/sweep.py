@@ -28,6 +28,7 @@ from autotune.cli import sweep_fleet
 from autotune.cli.options import GRAPH_HELP
 from autotune.search.run.jobs import Job
 from autotune.search.run.opening import OpenedOnUse
+from autotune.search.run.preparing import admitted, ready
 from autotune.search.run.order import batch_winner_guess, first_turns, order_for_auto
 from autotune.search.run.specials import profile_from_json
 from autotune.search.run.plan import DEFAULT_PATIENCE, graph_budgets_s
@@ -174,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--budget bounds a sweep in one process; a multi-GPU run measures until its trials are done")
         return sweep_fleet.run_fleet(args, request)
     outputs_of(args, request, list(request.graphs), None)  # a bad output is refused before any work
-    results: list[GraphResult] = []
+    results: dict[int, GraphResult] = {}  # by the study's index in the sweep's order
     written: list[str] = []
     interrupted = False
     with ExitStack() as stack:
@@ -193,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
         budget = Budget(None if (seconds := budget_s(request, jobs)) is None else started + seconds)
         rank = {a.name: a.auto_rank for a in algorithms.all_algorithms()}
         weights = [2.0 if rank[job.algorithm] == 0 else 1.0 for job in ordered]  # the work-efficient get more
-        handles: list[Any] = []
+        handles: dict[int, Any] = {}  # by the study's index, once opened
 
         def tune(index: int, weights_left: float, hold: bool) -> GraphResult:
             job = ordered[index]
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                              dataclasses.replace(request.settings, **job.settings))
             key = (job.graph.key, job.objective)
             budget.share(weights[index], weights_left)
-            others = [i for i in range(len(handles)) if i != index and ordered[i].graph.key == job.graph.key]
+            others = [i for i in handles if i != index and ordered[i].graph.key == job.graph.key]
             study_ids = {i: storage.get_study_id_from_name(handles[i].study.study_name) for i in others}
             siblings = [study_ids[i] for i in others if ordered[i].algorithm == job.algorithm]  # its curve's other ends
             # a replay's timer is kept over the study's turns and costs nothing to open; its stats, read
@@ -221,34 +222,40 @@ def run(args: argparse.Namespace) -> int:
             held after them: `order.first_turns`); then each study's curve and rounds, the fastest
             study of a graph first, so that a slower one's bridges and rounds outpaced at their CK
             are not measured."""
+
+            def opened(i: int) -> None:
+                handles[i] = request.open_study(storage, storage_url, ordered[i], device)
+
             for index, weights_left in first_turns(
-                    [job.objective for job in ordered], weights,
-                    opened=lambda i: handles.append(request.open_study(storage, storage_url, ordered[i], device)),
+                    [job.objective for job in ordered], weights, opened,
                     cut_short=lambda i: cut_short(handles[i]), reopened=lambda i: reopen(handles[i]),
-                    run_over=budget.run_over):
+                    run_over=budget.run_over, ready=lambda i: ready(ordered[i].prepared),
+                    admitted=lambda i: admitted(ordered[i].prepared)):
                 yield index, weights_left, True
             first = {job.graph.key: i for i, job in reversed(list(enumerate(ordered)))}
-            held = sorted((i for i, handle in enumerate(handles) if is_held(handle)), key=lambda i: (
+            held = sorted((i for i, handle in handles.items() if is_held(handle)), key=lambda i: (
                 first[ordered[i].graph.key], results[i].best.ms_per_sssp if results[i].best else float("inf"), i))
             for turn, index in enumerate(held):
                 yield index, sum(weights[i] for i in held[turn:]), False
 
         try:
             for index, weights_left, hold in turns():
-                result = tune(index, weights_left, hold)
-                if index < len(results):
-                    results[index] = result
-                else:
-                    results.append(result)
-                written = write_outputs(results, device, outputs)
+                results[index] = result = tune(index, weights_left, hold)
+                written = write_outputs(in_order(results), device, outputs)
                 if result.partial:
                     interrupted = True
                     break
         except KeyboardInterrupt:
             interrupted = True
             if results:
-                written = write_outputs(results, device, outputs, partial=True)
-    return report_outcome(results, device, outputs, written, interrupted)
+                written = write_outputs(in_order(results), device, outputs, partial=True)
+    return report_outcome(in_order(results), device, outputs, written, interrupted)
+
+
+def in_order(results: dict[int, GraphResult]) -> list[GraphResult]:
+    """The studies' results in the sweep's order (a study whose preparation is under way lets the next
+    ones go first, `order.first_turns`)."""
+    return [results[index] for index in sorted(results)]
 
 
 def budget_s(request: Request, jobs: list[Job]) -> float | None:

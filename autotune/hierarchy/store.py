@@ -28,6 +28,7 @@ from autotune.graphs.csr import CSRGraph
 from autotune.hierarchy.contraction import (DENSE_CORE, EARLY_WORK, FIRST_WORK, LEVEL_WEIGHT, MAX_GROWTH, MAX_WORK,
                                             SETTLE, Unsuited, contract)
 from autotune.hierarchy.layout import Hierarchy
+from autotune.hierarchy.rounds import rounds_for
 
 _log = logging.getLogger(__name__)
 
@@ -91,8 +92,10 @@ class HierarchyStore:
         if path is not None:
             atomic_write(path, f"{within_s:g}\n".encode(), "stopped build's note")
 
-    def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], bool | None] | None = None) -> Hierarchy:
-        """The graph's hierarchy: read where kept, else built and kept; a build logs its progress,
+    def hierarchy(self, graph: CSRGraph, progress: Callable[[int, int], bool | None] | None = None,
+                  cores: int | None = None) -> Hierarchy:
+        """The graph's hierarchy: read where kept, else built and kept (on `cores` cores where given,
+        else on every core this process may use: `rounds.rounds_for`); a build logs its progress,
         and calls `progress(contracted, n)` every `contraction.PROGRESS_EVERY` vertices when given,
         which stops it by returning true (nothing is kept then, neither a hierarchy nor a verdict).
 
@@ -120,7 +123,7 @@ class HierarchyStore:
 
         stopped = self._path(graph, ".stopped")
         try:
-            built = contract(graph, progress=report)
+            built = contract(graph, progress=report, rounds=None if cores is None else rounds_for(graph, cores))
         except Unsuited as why:
             if refused is not None:
                 atomic_write(refused, f"{why}\n".encode(), "hierarchy refusal")

@@ -140,6 +140,59 @@ def test_ends_cut_short_go_on_before_the_middles_with_the_middles_shares_counted
                                    lambda: bool(over))] == [(0, 9.0), (1, 7.0), (2, 5.0), (3, 4.0), (4, 3.0), (5, 1.0)]
 
 
+def test_a_study_whose_preparation_is_under_way_lets_the_others_go_first_and_one_left_out_takes_no_turn():
+    """PHAST's ends (0, 1) wait for the hierarchy built beside the sweep: Δ-stepping's go first, those
+    cut short go on, then PHAST's take their turns once it is ready; its middle (4) is left out
+    where the build stopped, its share going to the turns after it."""
+    from autotune.search.run.order import first_turns
+
+    objectives = ["latency", "throughput", "latency", "throughput", "few", "few"]
+    weights = [2.0, 2.0, 1.0, 1.0, 2.0, 1.0]
+    opened, built, waited = [], [], []
+
+    def admitted(index):
+        if index < 2:
+            waited.append(index)
+            built.append(True)  # waiting for it ends the build
+        return True
+
+    turns = list(first_turns(objectives, weights, opened.append, {3}.__contains__, lambda i: True, lambda: False,
+                             ready=lambda i: i > 1 or bool(built), admitted=admitted))
+    assert turns == [(2, 9.0), (3, 8.0),  # PHAST's ends' 4 counted as to come
+                     (3, 1.0 + 4.0 + 3.0),  # cut short: sent back before PHAST waits
+                     (0, 7.0), (1, 5.0), (4, 3.0), (5, 1.0)]
+    assert opened == [2, 3, 0, 1, 4, 5] and waited == [0, 1]
+    left_out = list(first_turns(objectives, weights, lambda i: None, lambda i: False, lambda i: True, lambda: False,
+                                ready=lambda i: i > 1, admitted=lambda i: i not in (0, 1, 4)))
+    assert left_out == [(2, 9.0), (3, 8.0), (5, 1.0)]
+
+
+def test_a_preparation_beside_the_sweep_says_why_it_leaves_its_algorithm_out_and_is_stopped_at_the_end(capsys):
+    import threading
+
+    from autotune.search.run.preparing import Preparations, admitted, ready
+
+    began, seen = threading.Event(), []
+
+    class Entry:
+        name = "phast"
+
+        def admits(self, graph, prepare, within_s, beside):
+            began.set()
+            seen.append((prepare, within_s))
+            beside.wait(10.0)  # a build stopped by the sweep's end
+            return "no contraction hierarchy: stopped" if beside.is_set() else None
+
+    graph = _graph()
+    with Preparations() as preparations:
+        future = preparations.start(graph, Entry(), 55.0)
+        assert began.wait(10.0) and not ready(future)
+    assert ready(future) and not admitted(future) and seen == [(True, 55.0)]
+    assert capsys.readouterr().err == f"autotune: {graph.name}: auto leaves phast out: no contraction hierarchy: " \
+        "stopped\n"
+    assert ready(None) and admitted(None)
+
+
 def test_each_graph_s_part_of_the_budget_bounds_its_preparation():
     from autotune.search.run.plan import PREPARE_SHARE, graph_budgets_s
 

@@ -68,3 +68,18 @@ def test_an_auto_sweep_tunes_every_algorithm_and_names_the_winner(tmp_path, monk
     records = read_records(tmp_path / "t.records.jsonl")
     graph = load_graph("rmat10")  # phast: its hubs get no contraction hierarchy, and auto leaves it out
     assert {r.algorithm for r in records} == {a.name for a in algorithms.resolve("auto") if a.admits(graph) is None}
+
+
+def test_an_auto_sweep_builds_a_road_network_s_hierarchy_beside_its_measurements_and_tunes_phast(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    table_path = tmp_path / "t.json"
+    status = main(["sweep", "--graph", "tests/data/rome99.gr.gz", "--trials", "6", "--sources", "8",
+                   "--repetitions", "1", "--storage", "memory", "-o", str(table_path), "-q"])
+    assert status == 0
+    err = capsys.readouterr().err
+    assert "rome99: building its contraction hierarchy" in err and "levels built in" in err
+    validate_table(json.loads(table_path.read_text()))
+    records = read_records(tmp_path / "t.records.jsonl")
+    assert {"phast", "delta"} <= {r.algorithm for r in records}
+    assert all(r.measurement.verified for r in records if r.measurement.status == "ok")

@@ -19,6 +19,8 @@ from autotune.algorithms.parameters import Parameter
 from autotune.launch import CONCURRENT_KERNEL_CHOICES, LaunchConfig, ParamValue
 
 if TYPE_CHECKING:
+    import threading
+
     from autotune.graphs.csr import CSRGraph
     from autotune.model.characterization import Characterization
     from autotune.model.device import DeviceProfile
@@ -104,7 +106,8 @@ class Phast(Algorithm):
 
         return f"builds no hierarchy for a vertex of {max_degree} arcs" if max_degree > MAX_DEGREE else None
 
-    def admits(self, graph: CSRGraph, prepare: bool = False, within_s: float | None = None) -> str | None:
+    def admits(self, graph: CSRGraph, prepare: bool = False, within_s: float | None = None,
+               beside: threading.Event | None = None) -> str | None:
         """Auto tunes PHAST where the graph's hierarchy is kept; with `prepare` it is built first
         where the graph qualifies (kept for later runs; `hierarchy.build.build_kept` reports it),
         and stopped where it takes more than `within_s` seconds (a sweep's share of its budget)."""
@@ -120,7 +123,7 @@ class Phast(Algorithm):
             from autotune.hierarchy.build import build_kept
 
             limit = "its share of the sweep's budget" if within_s is not None else "its time limit"
-            stopped = build_kept(store, graph, within_s=within_s, limit_is=limit) is None and \
+            stopped = build_kept(store, graph, within_s=within_s, limit_is=limit, beside=beside) is None and \
                 store.refusal(graph) is None
         if store.kept(graph):
             return None

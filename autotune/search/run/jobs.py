@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import functools
 import sys
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
@@ -16,6 +17,7 @@ from autotune.measure import Protocol, Timer, choose_sources
 from autotune.model.shape import level_width
 from autotune.search.run import specials as sp
 from autotune.search.run.opening import Reentrant
+from autotune.search.run.preparing import Preparations
 from autotune.search.run.references import gpu_reference_rows, reference_config
 from autotune.search.results.records import Record, read_records
 from autotune.search.timers.replay import recorded_space, replay_timer
@@ -119,6 +121,8 @@ class Job:
             objective.
         settings: what its study changes of the sweep's `SweepSettings` (the curve's ends: bridging,
             pruning the references).
+        prepared: the preparation its trials need, made beside the sweep (`preparing.Preparations`):
+            a future of why its algorithm is left out, or None; None: it needs none.
     """
 
     graph: GraphInfo
@@ -129,6 +133,7 @@ class Job:
     source: str = ""
     objective: str = "throughput"
     settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    prepared: Future | None = None
 
 
 @dataclass(frozen=True)
@@ -174,9 +179,10 @@ def end_spaces(options: SpaceOptions, objective: str, algorithm: str, graph: Gra
 
 def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, SearchSpace]],
                       specials_of: Callable[[SearchSpace], sp.Specials], timer: Callable[[], ContextManager[Timer]],
-                      source: str, keep_timer: bool = False) -> list[Job]:
+                      source: str, keep_timer: bool = False, prepared: Future | None = None) -> list[Job]:
     """The jobs of one algorithm on one graph: one per end, the batch end bridging every CK below
-    its best but those the other ends search; `keep_timer` as `Reentrant`'s `keep`."""
+    its best but those the other ends search; `keep_timer` as `Reentrant`'s `keep`; `prepared` as
+    `Job`'s."""
     searched = tuple(sorted({ck for end, space in spaces if end.curve and end.objective != "throughput"
                              for ck in space.concurrent_kernels}))
 
@@ -188,7 +194,7 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
         return {"prune_references": True, "bridge": end.objective == "few"}
 
     return [Job(graph, algorithm, space, specials_of(space), Reentrant(timer, keep_timer), source, end.objective,
-                settings(end)) for end, space in spaces]
+                settings(end), prepared) for end, space in spaces]
 
 
 def replay_records(path: str, algorithm: str) -> list[Record]:
@@ -323,7 +329,8 @@ def cuda_timer(graph: Any, algorithm: str, protocol: Protocol, references: Any) 
 def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, options: SpaceOptions,
              profile: Any, protocol: Protocol, seed: int, weights: str | None, references: Any,
              model: str = "auto", objective: str = "throughput", prepare: bool = True, shapes: Any = None,
-             ready: Callable[[], None] | None = None, prepare_within_s: Sequence[float] | None = None) -> list[Job]:
+             ready: Callable[[], None] | None = None, prepare_within_s: Sequence[float] | None = None,
+             beside: Preparations | None = None) -> list[Job]:
     """The jobs of a sweep on the GPU: per graph, per algorithm (the reference distances of each
     graph's sample are computed and kept before any timer opens, which reads them; on a large graph
     some solved on the GPU, `gpu_reference_rows`, where `ready` is given: the GPU is current, the
@@ -331,9 +338,10 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
     kernels' builds); the prediction is `model`'s (`--model`: auto, thesis, fitted or a file). With
     `prepare`, `auto` first builds what a conditional algorithm needs per graph (PHAST's hierarchy,
     `Algorithm.admits`), within the sweep's wall time, stopped after the graph's `prepare_within_s`
-    seconds where given (then that algorithm is left out). `shapes` (a `model.shape.ShapeCache`) gives
-    the level width the rules read where an earlier run kept it (a breadth-first search of seconds
-    on a large graph), else it is searched."""
+    seconds where given (then that algorithm is left out); with `beside`, a conditional algorithm's
+    preparation is made there, beside the sweep, and its jobs wait for it (`Job.prepared`).
+    `shapes` (a `model.shape.ShapeCache`) gives the level width the rules read where an earlier run
+    kept it (a breadth-first search of seconds on a large graph), else it is searched."""
     jobs = []
     for index, (graph, spec) in enumerate(zip(loaded, specs)):
         within = None if prepare_within_s is None else prepare_within_s[index]
@@ -345,16 +353,22 @@ def gpu_jobs(specs: Sequence[str], loaded: Sequence[Any], algorithm: str, option
         references.ensure(graph, choose_sources(graph, protocol.sample, protocol.seed), gpu_rows)
         source = str(Path(spec).resolve()) if Path(spec).exists() else spec
         for entry in algorithms.resolve(algorithm):
-            if algorithm == algorithms.AUTO and (why := entry.admits(graph, prepare, within)) is not None:
-                print(f"autotune: {graph.name}: auto leaves {entry.name} out: {why}", file=sys.stderr)
-                continue
+            prepared = None
+            if algorithm == algorithms.AUTO:
+                later = prepare and beside is not None and entry.conditional
+                why = entry.admits(graph, prepare and not later, within)
+                if why is not None and later:
+                    prepared, why = beside.start(graph, entry, within), None
+                if why is not None:
+                    print(f"autotune: {graph.name}: auto leaves {entry.name} out: {why}", file=sys.stderr)
+                    continue
             fitted = fitted_model(model, entry.name, profile, algorithm != algorithms.AUTO and model != "auto")
             spaces = end_spaces(options, objective, entry.name, info, None, algorithm != algorithms.AUTO)
             jobs += jobs_of_algorithm(
                 info, entry.name, spaces,
                 lambda space, e=entry.name, f=fitted, w=width: sp.model_specials(
                     info, profile, e, f, space, w, with_one_query=objective == "throughput"),
-                lambda g=graph, e=entry.name: cuda_timer(g, e, protocol, references), source)
+                lambda g=graph, e=entry.name: cuda_timer(g, e, protocol, references), source, prepared=prepared)
     return jobs
 
 

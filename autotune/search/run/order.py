@@ -48,24 +48,39 @@ def order_for_auto(jobs: list[Job], batch_first: Guess | None = None) -> list[Jo
 
 def first_turns(objectives: Sequence[str], weights: Sequence[float], opened: Callable[[int], None],
                 cut_short: Callable[[int], bool], reopened: Callable[[int], bool],
-                run_over: Callable[[], bool]) -> Iterator[tuple[int, float]]:
+                run_over: Callable[[], bool], ready: Callable[[int], bool] = lambda index: True,
+                admitted: Callable[[int], bool] = lambda index: True) -> Iterator[tuple[int, float]]:
     """The studies' turns before their curves (each its index in `order_for_auto`'s order and the
     weights of the turns left, its own included, to share the time left by): every curve end's
     first turn (`opened` just before), then, with the time they left unused, the ends whose share
     cut their search short (`cut_short`; `reopened` sends one back, False if it cannot go on),
     the middles' shares still to come counted against theirs; then the middles the same way. On
     rmat23 (4c6e6e7) the middles took 48 s while delta_lanes' batch end, stopped after one trial by
-    its share, had no time left to go on."""
+    its share, had no time left to go on.
+
+    A study whose preparation is under way (not `ready`: PHAST's hierarchy, built beside the sweep,
+    `preparing`) lets the next ones go first and takes its turn once it is ready, or after the
+    others' turns and those cut short, waiting for it then; one that its preparation leaves out
+    (not `admitted`, which waits) takes none, its share going to the turns after it."""
     middles = next((i for i, objective in enumerate(objectives) if objective == "few"), len(objectives))
     for group in (range(middles), range(middles, len(objectives))):
         later = sum(weights[group.stop:])
-        for index in group:
-            opened(index)
-            yield index, sum(weights[index:])
-        again = [i for i in group if cut_short(i)]
+        waiting, taken = list(group), []
+        while (index := next((i for i in waiting if ready(i)), None)) is not None:
+            waiting.remove(index)
+            if admitted(index):
+                taken.append(index)
+                opened(index)
+                yield index, weights[index] + sum(weights[i] for i in waiting) + later
+        preparing = sum(weights[i] for i in waiting)
+        again = [i for i in taken if cut_short(i)]
         for turn, index in enumerate(again):
             if not run_over() and reopened(index):
-                yield index, sum(weights[i] for i in again[turn:]) + later
+                yield index, sum(weights[i] for i in again[turn:]) + preparing + later
+        for turn, index in enumerate(waiting):
+            if admitted(index):
+                opened(index)
+                yield index, sum(weights[i] for i in waiting[turn:]) + later
 
 
 def batch_winner_guess(profile: Any) -> Guess | None:
