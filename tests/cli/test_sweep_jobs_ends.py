@@ -18,9 +18,9 @@ def test_the_curve_has_three_ends_and_the_batch_end_bridges_only_what_no_other_s
         ("throughput", (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)), ("latency", (1,)), ("few", (2, 4, 8, 16))]
     jobs = jobs_of_algorithm(_graph(), "delta", spaces, lambda space: None, lambda: None, "g")
     settings = {job.objective: dict(job.settings) for job in jobs}
-    assert settings["throughput"] == {"bridge": True, "searched_elsewhere": (1, 2, 4, 8, 16)}
+    assert settings["throughput"] == {"bridge": True, "searched_elsewhere": (1, 2, 4, 8, 16), "enough": 30}
     assert settings["few"] == {"prune_references": True, "bridge": True}
-    assert settings["latency"] == {"prune_references": True, "bridge": False}
+    assert settings["latency"] == {"prune_references": True, "enough": 30}
 
 
 def test_an_algorithm_without_small_ck_values_has_the_batch_end_alone():

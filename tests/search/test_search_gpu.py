@@ -78,7 +78,7 @@ def test_an_auto_sweep_builds_a_road_network_s_hierarchy_beside_its_measurements
                    "--repetitions", "1", "--storage", "memory", "-o", str(table_path), "-q"])
     assert status == 0
     err = capsys.readouterr().err
-    assert "rome99: building its contraction hierarchy" in err and "levels built in" in err
+    assert "rome99.gr.gz: building its contraction hierarchy" in err and "levels built in" in err
     validate_table(json.loads(table_path.read_text()))
     records = read_records(tmp_path / "t.records.jsonl")
     assert {"phast", "delta"} <= {r.algorithm for r in records}

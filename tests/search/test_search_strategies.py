@@ -366,6 +366,20 @@ def test_patience_ends_a_converged_search_before_its_trial_budget(small_space, r
     assert patient.protocol["converged_after"] == converged and "converged_after" not in whole.protocol
 
 
+def test_a_search_leading_its_end_converges_only_with_enough_configurations_at_its_best_s_ck(small_space, run_sweep):
+    """Issue 68: at least 30 configurations verified at each end of the curve. Patience alone ended
+    grid22's PHAST studies with 22 and 11 at 83 s of a 110-s budget; with `enough` the leading study
+    samples on until its best's CK has that many (where its trial budget allows)."""
+    settings = SweepSettings(patience=12)
+    patient, _ = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=200, seed=1), settings=settings)
+    thorough, handle = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=200, seed=1),
+                                 settings=dataclasses.replace(settings, enough=40))
+    ck = thorough.best.config.concurrent_kernels
+    verified = {e.config.key() for e in thorough.log if e.measurement.ok and e.config.concurrent_kernels == ck}
+    assert len(verified) >= 40 and thorough.trials > patient.trials
+    assert handle.study.user_attrs["converged_after"] <= thorough.trials
+
+
 def test_converged_after_counts_trials_without_a_gain():
     from autotune.search.run.plan import converged_after
 

@@ -17,6 +17,7 @@ from autotune.measure import Protocol, Timer, choose_sources
 from autotune.model.shape import level_width
 from autotune.search.run import specials as sp
 from autotune.search.run.opening import Reentrant
+from autotune.search.run.plan import ENOUGH_AT_END
 from autotune.search.run.preparing import Preparations
 from autotune.search.run.references import gpu_reference_rows, reference_config
 from autotune.search.results.records import Record, read_records
@@ -181,8 +182,8 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
                       specials_of: Callable[[SearchSpace], sp.Specials], timer: Callable[[], ContextManager[Timer]],
                       source: str, keep_timer: bool = False, prepared: Future | None = None) -> list[Job]:
     """The jobs of one algorithm on one graph: one per end, the batch end bridging every CK below
-    its best but those the other ends search; `keep_timer` as `Reentrant`'s `keep`; `prepared` as
-    `Job`'s."""
+    its best but those the other ends search, each end converging only once it has enough points
+    (`plan.short_of_enough`); `keep_timer` as `Reentrant`'s `keep`; `prepared` as `Job`'s."""
     searched = tuple(sorted({ck for end, space in spaces if end.curve and end.objective != "throughput"
                              for ck in space.concurrent_kernels}))
 
@@ -190,8 +191,10 @@ def jobs_of_algorithm(graph: GraphInfo, algorithm: str, spaces: list[tuple[End, 
         if not end.curve:
             return {}
         if end.objective == "throughput":
-            return {"bridge": True, "searched_elsewhere": searched}
-        return {"prune_references": True, "bridge": end.objective == "few"}
+            return {"bridge": True, "searched_elsewhere": searched, "enough": ENOUGH_AT_END}
+        if end.objective == "latency":
+            return {"prune_references": True, "enough": ENOUGH_AT_END}
+        return {"prune_references": True, "bridge": True}
 
     return [Job(graph, algorithm, space, specials_of(space), Reentrant(timer, keep_timer), source, end.objective,
                 settings(end), prepared) for end, space in spaces]

@@ -47,6 +47,8 @@ class SweepSettings:
             table reports the batch end's specials, so theirs are not measured whole).
         patience: a sampling search stops once this many trials in a row finished without bettering
             the study's best by `IMPROVEMENT` (0: it samples its whole trial budget).
+        enough: a search that leads its end of the curve stops for patience only once it has verified
+            this many configurations at its best's CK (`short_of_enough`; the curve's two ends).
     """
 
     finalists: int = 3
@@ -58,6 +60,7 @@ class SweepSettings:
     searched_elsewhere: tuple[int, ...] = ()
     prune_references: bool = False
     patience: int = 0
+    enough: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = {"finalists": self.finalists, "rounds": self.rounds, "prune": self.prune,
@@ -69,6 +72,8 @@ class SweepSettings:
             data["prune_references"] = True
         if self.patience:
             data["patience"] = self.patience
+        if self.enough:
+            data["enough"] = self.enough
         return data
 
 
@@ -124,6 +129,29 @@ def converged_after(values: Sequence[float | None], patience: int, improvement: 
         if since >= patience:
             return count
     return None
+
+
+ENOUGH_AT_END = 30  # verified configurations at each end of the curve before its leading study converges (issue 68)
+
+
+def short_of_enough(points: Sequence[ConfigResult], enough: int, best_elsewhere: float | None) -> bool:
+    """Whether a study may not converge yet: it leads its end of the curve (its fastest verified
+    point, `points` fastest first, is no slower than `best_elsewhere`, the graph's best at that end
+    by another study, where one is) and has verified fewer than `enough` configurations at that
+    point's CK. grid22's PHAST studies converged with 22 and 11 at 83 s of a 110-s budget (1a75c0c):
+    the sweep ended early with its ends' configurations mostly untried.
+
+    Example:
+        >>> from types import SimpleNamespace as P
+        >>> points = [P(ms_per_sssp=1.0, config=P(concurrent_kernels=1)),
+        ...           P(ms_per_sssp=2.0, config=P(concurrent_kernels=4))]
+        >>> short_of_enough(points, 2, None), short_of_enough(points, 1, None), short_of_enough(points, 2, 0.5)
+        (True, False, False)
+    """
+    if not enough or not points or (best_elsewhere is not None and points[0].ms_per_sssp > best_elsewhere):
+        return False
+    at = points[0].config.concurrent_kernels
+    return sum(1 for point in points if point.config.concurrent_kernels == at) < enough
 
 
 def outpaced(ms_per_sssp: float | None, rival_ms: float | None, factor: float) -> bool:

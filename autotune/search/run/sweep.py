@@ -63,7 +63,7 @@ from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
 from autotune.search.strategies.climb import climb_neighbours, next_centre
 from autotune.search.run.plan import (Budget, GraphPlan, SweepSettings, bridges, converged_after, fastest_up_to,
-                                      outpaced, past_the_run, tuned)
+                                      outpaced, past_the_run, short_of_enough, tuned)
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT,
                                     ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
@@ -176,11 +176,6 @@ class GraphSweep:
             self.trials.enqueue(config, "search" if plan.space.contains(config) else "fixed")
         return bool(configs)
 
-    def _enqueue_transfers(self) -> None:
-        """The sibling studies' points moved to this study's CK values (`transfer`), not yet measured."""
-        if self.plan.strategy.samples and self.siblings is not None:
-            self._enqueue_new(transfers(self.siblings(), self.plan.space), "transfer")
-
     def _enqueue_curve(self) -> None:
         """The curve stage's trials: the transfers not measured yet and, for the queries curve, the
         bridges, but those another study outpaced at their CK (`plan.outpaced`)."""
@@ -243,6 +238,9 @@ class GraphSweep:
         after = converged_after(values, patience)
         if after is None:
             return False
+        points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
+        if short_of_enough(points, self.plan.settings.enough, self.best_elsewhere and self.best_elsewhere()):
+            return False  # it leads its end of the curve with too few configurations verified there
         self.study.set_user_attr(ATTR_CONVERGED, after)
         return True
 
@@ -307,7 +305,8 @@ class GraphSweep:
             if not up:
                 if self._enqueue_references():
                     return True
-                self._enqueue_transfers()
+                if self.plan.strategy.samples and self.siblings is not None:  # the siblings' points moved here
+                    self._enqueue_new(transfers(self.siblings(), self.plan.space), "transfer")
             self.study.set_user_attr(ATTR_STAGE, REFINE)
             return True
         if stage == REFINE:
