@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "parallel.hpp"
+
 namespace {
 
 constexpr int CH_DENSIFIED = 1;
@@ -459,7 +461,7 @@ int densified(const Uncontracted& g, int v, long long left, long long* info) {
 // among n vertices), by a counting sort of the tails and a sort of each tail's few arcs: linear
 // where one sort of every arc took grid22's 43M arcs 6 s on this VM; false where they pass `capacity`.
 bool write_arcs(std::vector<Shortcut>& ended, int n, long long capacity, long long* out_tails, long long* out_heads,
-                long long* out_weights, long long* out_count) {
+                long long* out_weights, long long* out_count, int threads = 1) {
     if (static_cast<long long>(ended.size()) > capacity) return false;
     std::vector<long long> start(static_cast<size_t>(n) + 1, 0);
     for (const Shortcut& arc : ended) ++start[static_cast<size_t>(arc.from) + 1];
@@ -472,9 +474,10 @@ bool write_arcs(std::vector<Shortcut>& ended, int n, long long capacity, long lo
         out_weights[k] = arc.w;
     }
     std::vector<Shortcut>().swap(ended);
-    std::vector<std::pair<long long, long long>> arcs;  // one tail's (head, weight)
-    for (int v = 0; v < n; ++v) {
-        if (start[v + 1] - start[v] < 2) continue;
+    std::vector<std::vector<std::pair<long long, long long>>> sorting(static_cast<size_t>(std::max(threads, 1)));
+    parallel_for(threads, static_cast<size_t>(n), 4096, [&](int t, size_t v) {
+        if (start[v + 1] - start[v] < 2) return;
+        std::vector<std::pair<long long, long long>>& arcs = sorting[t];  // one tail's (head, weight)
         arcs.clear();
         for (long long k = start[v]; k < start[v + 1]; ++k) arcs.emplace_back(out_heads[k], out_weights[k]);
         std::sort(arcs.begin(), arcs.end());
@@ -482,7 +485,7 @@ bool write_arcs(std::vector<Shortcut>& ended, int n, long long capacity, long lo
             out_heads[k] = arcs[static_cast<size_t>(k - start[v])].first;
             out_weights[k] = arcs[static_cast<size_t>(k - start[v])].second;
         }
-    }
+    });
     *out_count = start[n];
     return true;
 }
