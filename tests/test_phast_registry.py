@@ -266,3 +266,14 @@ def test_a_sweep_s_share_of_its_budget_bounds_the_hierarchy_and_auto_says_why_ph
     why = PHAST.admits(graph, prepare=True, within_s=0.0)
     assert why.startswith("no contraction hierarchy: its build took more than 0 s") and "autotune graph hierarchy" in why
     assert PHAST.admits(graph, prepare=True, within_s=600.0) is None  # nothing was kept: built afresh, in time
+
+
+def test_a_build_beside_a_sweep_that_ended_says_so_keeps_nothing_and_has_no_limit_to_keep(tmp_path, monkeypatch):
+    import threading
+
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "graphs"))
+    graph, ended = load_graph("grid14", use_cache=False), threading.Event()
+    ended.set()
+    why = PHAST.admits(graph, prepare=True, within_s=600.0, beside=ended)
+    assert why.startswith("no contraction hierarchy: the sweep ended before its build") and "graph hierarchy" in why
+    assert PHAST.admits(graph, prepare=True, within_s=300.0) is None  # the ended build's limit was not kept

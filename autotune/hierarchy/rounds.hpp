@@ -124,9 +124,9 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
     };
     int reported = 0;
     while (!alive.empty()) {
-        // Each vertex's lot on every thread: contracted last round (2, dropped from `alive` here, in
-        // one pass that reads no vertex's data: grid22's removals had taken 4.4 of its 29 s of rounds on
-        // 16 threads), least around (1: in the round), or neither.
+        // Each vertex's lot, on every thread: contracted last round (2: dropped from `alive` by the
+        // serial pass below, which reads only these marks; removing them by their ranks had taken 4.4
+        // of grid22's 29 s of rounds on 16 threads), least around (1: in the round), or neither.
         least.assign(alive.size(), 0);
         parallel_for(threads, alive.size(), 1024, [&](int, size_t i) {
             int v = alive[i];

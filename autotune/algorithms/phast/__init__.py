@@ -129,9 +129,12 @@ class Phast(Algorithm):
             return None
         why = store.refusal(graph)
         build = f"`autotune graph hierarchy {graph.name}` builds one"
-        return f"no contraction hierarchy: {why}" if why else \
-            f"no contraction hierarchy: its build took more than {within_s:.0f} s ({build})" if stopped else \
-            f"no contraction hierarchy kept for {graph.name} ({build})"
+        if why or not stopped:
+            return f"no contraction hierarchy: {why}" if why else \
+                f"no contraction hierarchy kept for {graph.name} ({build})"
+        if beside is not None and beside.is_set():  # the sweep ended before the build, not its limit
+            return f"no contraction hierarchy: the sweep ended before its build ({build})"
+        return f"no contraction hierarchy: its build took more than {within_s:.0f} s ({build})"
 
     def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
         """The CPU reference: the same level sweeps on the graph's kept hierarchy (built if not kept).

@@ -30,7 +30,7 @@ class Preparations:
 
     def _admits(self, graph: Any, entry: Any, within_s: float | None) -> str | None:
         why = entry.admits(graph, True, within_s, beside=self._ended)
-        if why is not None:
+        if why is not None and not self._ended.is_set():  # once the sweep ended, the build's own line said it
             print(f"autotune: {graph.name}: auto leaves {entry.name} out: {why}", file=sys.stderr, flush=True)
         return why
 
