@@ -168,28 +168,36 @@ def test_a_study_whose_preparation_is_under_way_lets_the_others_go_first_and_one
 
 
 def test_a_preparation_beside_the_sweep_says_why_it_leaves_its_algorithm_out_and_is_stopped_at_the_end(capsys):
+    """One after the other: a refusal while the sweep runs is said; a build that the sweep's end
+    stops says nothing more (its own line said it)."""
     import threading
 
     from autotune.search.run.preparing import Preparations, admitted, ready
 
     began, seen = threading.Event(), []
 
-    class Entry:
+    class Refused:
         name = "phast"
 
         def admits(self, graph, prepare, within_s, beside):
-            began.set()
             seen.append((prepare, within_s))
-            beside.wait(10.0)  # a build stopped by the sweep's end
-            return "no contraction hierarchy: stopped" if beside.is_set() else None
+            return "no contraction hierarchy: densified"
+
+    class Building(Refused):
+        def admits(self, graph, prepare, within_s, beside):
+            began.set()
+            beside.wait(10.0)  # a build that the sweep's end stops
+            return "no contraction hierarchy: the sweep ended before its build" if beside.is_set() else None
 
     graph = _graph()
     with Preparations() as preparations:
-        future = preparations.start(graph, Entry(), 55.0)
-        assert began.wait(10.0) and not ready(future)
-    assert ready(future) and not admitted(future) and seen == [(True, 55.0)]
+        refused = preparations.start(graph, Refused(), 55.0)
+        building = preparations.start(graph, Building(), 55.0)
+        assert not admitted(refused) and seen == [(True, 55.0)]
+        assert began.wait(10.0) and not ready(building)
+    assert ready(building) and not admitted(building)
     assert capsys.readouterr().err == f"autotune: {graph.name}: auto leaves phast out: no contraction hierarchy: " \
-        "stopped\n"
+        "densified\n"
     assert ready(None) and admitted(None)
 
 
