@@ -1,13 +1,12 @@
 """The reference distances kept on disk: `ensure` computes only what is missing and reads nothing."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 from autotune.graphs import build_csr
 from autotune.reference.cache import ReferenceCache
+from autotune.resources import usable_cores
 
 
 def _graph():
@@ -95,8 +94,11 @@ def test_a_large_graphs_references_are_said_on_stderr_with_their_time(tmp_path, 
     ReferenceCache(tmp_path / "other").distances(graph, [0, 1])
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "autotune: rmat10: the CPU references (scipy's Dijkstra) of 2 sources on " \
-        f"{min(2, os.cpu_count() or 1)} cores ..."
+        f"{min(2, usable_cores())} core{'s' if usable_cores() > 1 else ''} ..."
     assert err[1].startswith("autotune: rmat10: the CPU references of 2 sources: ") and err[1].endswith(" s")
+    monkeypatch.setattr(cache, "usable_cores", lambda: 1)  # a process kept to one core (taskset) forks no worker
+    ReferenceCache(tmp_path / "third").distances(graph, [0, 1])
+    assert capsys.readouterr().err.splitlines()[0].endswith("of 2 sources on 1 core ...")
 
 
 def test_references_started_ahead_fork_their_workers_at_once_and_are_waited_for_and_kept_once(tmp_path):

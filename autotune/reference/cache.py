@@ -40,6 +40,7 @@ from autotune.files import atomic_write
 from autotune.graphs.csr import CSRGraph
 from autotune.reference.distance_range import NARROW, check_reference, surely_fits, width_for
 from autotune.reference.oracle import load_for, reference_distances
+from autotune.resources import usable_cores
 
 INF = NARROW.inf  # unreachable in a 32-bit row (a 64-bit one's: `distance_range.WIDE.inf`)
 PARALLEL_EDGES = 100_000  # above this, missing distances are computed in worker processes
@@ -118,12 +119,12 @@ class Computation:
         self.finished: float | None = None
         self._rows: dict[int, np.ndarray] | None = None
         self._running: tuple[contextlib.ExitStack, ProcessPoolExecutor, list[Any], np.ndarray] | None = None
-        workers = min(len(self.sources), os.cpu_count() or 1)
+        workers = min(len(self.sources), usable_cores())  # the cores this process may run on (taskset)
         if graph.n_edges >= NOTED_EDGES:
             from autotune.files import note
 
             note(f"{graph.name}: the CPU references (scipy's Dijkstra) of {len(self.sources)} sources on {workers} "
-                 "cores ...")
+                 f"core{'s' if workers > 1 else ''} ...")
         if graph.n_edges < PARALLEL_EDGES or workers < 2:
             return  # computed in `result`, in this process
         width = width_for(graph)  # found here, before the fork: the workers inherit it
