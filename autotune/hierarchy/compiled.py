@@ -123,8 +123,8 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
     if status != 0:
         return status, tuple(int(x) for x in info)
     k = int(count[0])
-    # views, not copies: the pages past the k arcs were never touched, so they hold no memory (grid24's 174M arcs
-    # are 4.2 GB of them)
+    # views, not copies (grid24's 174M arcs would be 4.2 GB more): the pages past the k arcs were never touched, so
+    # they hold no memory
     return 0, (rank, level, out[0][:k], out[1][:k], out[2][:k])
 
 

@@ -129,9 +129,10 @@ class Phast(Algorithm):
             return None
         why = store.refusal(graph)
         build = f"`autotune graph hierarchy {graph.name}` builds one"
-        if why or not stopped:
-            return f"no contraction hierarchy: {why}" if why else \
-                f"no contraction hierarchy kept for {graph.name} ({build})"
+        if why:
+            return f"no contraction hierarchy: {why}"
+        if not stopped:
+            return f"no contraction hierarchy kept for {graph.name} ({build})"
         if beside is not None and beside.is_set():  # the sweep ended before the build, not its limit
             return f"no contraction hierarchy: the sweep ended before its build ({build})"
         return f"no contraction hierarchy: its build took more than {within_s:.0f} s ({build})"
