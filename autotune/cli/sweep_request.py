@@ -27,7 +27,7 @@ from autotune.search.run.storage import MEMORY, StudyHandle, StudyKey, open_stud
 from autotune.search.strategies import Strategy, make_strategy
 from autotune.search.run.interrupts import quiet_optuna
 from autotune.search.run.preparing import Preparations
-from autotune.search.run.plan import DEFAULT_PATIENCE, PREPARE_SHARE, graph_budgets_s
+from autotune.search.run.plan import DEFAULT_PATIENCE, graph_budgets_s, prepare_within_s
 from autotune.search.run.sweep import SweepSettings
 
 
@@ -253,9 +253,9 @@ class CheckedJobs:
         # a graph's preparation (PHAST's hierarchy) may take a share of its part of the budget, the rest is measuring
         parts = graph_budgets_s(request.budget_s, request.objective == "curve",
                                 [(g.n_vertices, g.n_edges) for g in self.graphs])
-        within = None if parts is None else [PREPARE_SHARE * part for part in parts]
         # on the GPU a preparation is made beside the other algorithms' measurements; a run's coordinator waits
         beside = None if stack is None else stack.enter_context(Preparations())
+        within = prepare_within_s(parts, beside is not None)
         jobs = gpu_jobs(request.graphs, self.graphs, request.algorithm, space, profile, request.protocol,
                         request.seed, request.weights, references, request.model, request.objective,
                         request.hierarchy, ShapeCache.from_env(), compiled if gpu_share else None, within, beside)

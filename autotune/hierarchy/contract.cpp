@@ -179,7 +179,9 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             searcher.witness.work = work;
         }
     }
-    return write_arcs(ended, n, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
+    std::vector<std::vector<Shortcut>> lists(1);
+    lists[0].swap(ended);
+    return write_arcs(lists, n, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
 }
 
 }  // extern "C"

@@ -3,13 +3,16 @@
 // Each round takes every uncontracted vertex whose key is less than each neighbour's (ties by id):
 // an independent set. Each one's shortcuts are found at once, by witness searches that avoid all of
 // the round's vertices, so that no witness passes through another vertex contracted with it (every
-// pair of remaining vertices keeps its distance). A vertex whose importance, so computed, is no
-// longer less than each neighbour's key waits with its new key, as the contraction in order puts
-// it back; the others are contracted at once, each thread changing only its vertex's neighbours'
-// arcs, under their locks (no two of the round's vertices are neighbours). Keys rise with levels as
-// in order. The same hierarchy for any number of threads; against the contraction in order (this
-// VM, 2 threads): grid20 in 28.1 s against 34.6, 141 levels against 127, 2% more arcs
-// (docs/notes/phast.md).
+// pair of remaining vertices keeps its distance). A vertex whose importance, so computed, passes a
+// neighbour's key by a level's weight (`level_weight`) or more waits with its new key, as the
+// contraction in order puts it back; the others are contracted at once (ranked in the order of their
+// ids), each thread changing only its vertex's neighbours' arcs, under their locks (no two of the
+// round's vertices are neighbours). Keys rise with levels as in order. The same hierarchy for any
+// number of threads. Waiting only where a key is no longer less at all had searched 2.2 vertices for
+// each one contracted (grid20 in rounds: 2.33M searches, 1.57M with a level's weight, 1.34M with two;
+// this VM, 2 threads: 18.7, 15.4 and 14.4 s, 141, 143 and 150 levels, and the same arcs within 0.5%).
+// Against the contraction in order: grid20 in 14.1 s against 25.6, 142 levels against 127, 2% more
+// arcs (docs/notes/phast.md).
 #pragma once
 
 #include <atomic>
@@ -42,18 +45,24 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
                        long long* out_tails, long long* out_heads, long long* out_weights, long long* out_count,
                        long long* info) {
     const long long sampled = std::min<long long>(std::max(limits.sample, 1), n);
-    GraphArcs arcs(n, m, tails, heads, weights, sampled);
+    threads = std::max(threads, 1);
+    GraphArcs arcs(n, m, tails, heads, weights, sampled, threads);
     const bool symmetric = arcs.symmetric();
     long long live = arcs.arcs();
     const long long first_live = live;
     long long total = live;
-    std::vector<Shortcut> ended;
     std::vector<char> in_sample = arcs.in_sample;
     Uncontracted g(std::move(arcs), n);
-    threads = std::max(threads, 1);
-    std::vector<Searcher> searchers;
-    searchers.reserve(static_cast<size_t>(threads));
-    for (int t = 0; t < threads; ++t) searchers.emplace_back(n);
+    // Each thread's search arrays, n entries each, allocated (and first touched) on its own thread.
+    std::vector<Searcher> searchers(static_cast<size_t>(threads), Searcher(0));
+    auto fresh_searchers = [&](int size) {
+        parallel_for(threads, searchers.size(), 1, [&](int, size_t t) {
+            long long done = searchers[t].witness.work;
+            searchers[t].witness = Witness(size);
+            searchers[t].witness.work = done;
+        });
+    };
+    fresh_searchers(n);
     auto work = [&]() {
         long long sum = 0;
         for (const Searcher& s : searchers) sum += s.witness.work;
@@ -110,8 +119,12 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
     };
     std::vector<std::vector<Shortcut>> ends(static_cast<size_t>(threads));
     std::vector<long long> added(static_cast<size_t>(threads)), removed(static_cast<size_t>(threads));
-    std::vector<int> round, taken;
+    std::vector<int> round, taken, next_alive;
+    std::vector<size_t> kept_before, round_before;  // per piece of `alive`: those kept, and in the round, before it
+    constexpr size_t PIECE = 1 << 14;
     std::vector<std::vector<Shortcut>> found;
+    std::vector<double> now;
+    std::vector<char> still;
     auto before = [&](int u, int v) { return g.key[u] < g.key[v] || (g.key[u] == g.key[v] && u < v); };
     auto least_around = [&](int v, double value) {  // whether `value` is v's key, is less than each neighbour's
         for (const Arc& a : g.out[v]) {
@@ -124,24 +137,40 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
     };
     int reported = 0;
     while (!alive.empty()) {
-        // Each vertex's lot, on every thread: contracted last round (2: dropped from `alive` by the
-        // serial pass below, which reads only these marks; removing them by their ranks had taken 4.4
-        // of grid22's 29 s of rounds on 16 threads), least around (1: in the round), or neither.
+        // Each vertex's lot, on every thread: contracted last round (2: dropped from `alive`; removing
+        // them by their ranks had taken 4.4 of grid22's 29 s of rounds on 16 threads), least around (1:
+        // in the round), or neither; then `alive` and the round written in alive's order, each piece
+        // on a thread at its place (one thread's pass, and sorting the round by key, had taken 5.9 of
+        // grid24's 82 s on 16).
         least.assign(alive.size(), 0);
         parallel_for(threads, alive.size(), 1024, [&](int, size_t i) {
             int v = alive[i];
             least[i] = g.rnk[v] >= 0 ? 2 : least_around(v, g.key[v]) ? 1 : 0;
         });
-        round.clear();
-        size_t kept = 0;
-        for (size_t i = 0; i < alive.size(); ++i) {
-            if (least[i] == 2) continue;
-            if (least[i]) round.push_back(alive[i]);
-            alive[kept++] = alive[i];
+        const size_t pieces = (alive.size() + PIECE - 1) / PIECE;
+        kept_before.assign(pieces + 1, 0);
+        round_before.assign(pieces + 1, 0);
+        parallel_for(threads, pieces, 1, [&](int, size_t p) {
+            for (size_t i = p * PIECE; i < std::min(alive.size(), (p + 1) * PIECE); ++i) {
+                kept_before[p + 1] += least[i] != 2;
+                round_before[p + 1] += least[i] == 1;
+            }
+        });
+        for (size_t p = 0; p < pieces; ++p) {
+            kept_before[p + 1] += kept_before[p];
+            round_before[p + 1] += round_before[p];
         }
-        alive.resize(kept);
+        next_alive.resize(kept_before[pieces]);
+        round.resize(round_before[pieces]);
+        parallel_for(threads, pieces, 1, [&](int, size_t p) {
+            size_t k = kept_before[p], r = round_before[p];
+            for (size_t i = p * PIECE; i < std::min(alive.size(), (p + 1) * PIECE); ++i) {
+                if (least[i] != 2) next_alive[k++] = alive[i];
+                if (least[i] == 1) round[r++] = alive[i];
+            }
+        });
+        alive.swap(next_alive);
         if (alive.empty()) break;
-        std::sort(round.begin(), round.end(), before);
         for (int v : round) blocked[v] = 1;
         found.resize(round.size());
         fine.assign(round.size(), 1);
@@ -149,8 +178,17 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
             fine[i] = needed_shortcuts(searchers[t], g, round[i], symmetric, limits.settle, limits.max_pairs,
                                        blocked.data(), found[i]);
         });
-        // Those still less important than each neighbour are contracted; where none is, the
-        // round's least (so that each round contracts one).
+        // Those whose key now is still less than each neighbour's, give or take one level's weight,
+        // are contracted; where none is, the round's least (so that each round contracts one). Each
+        // one's key and verdict on every thread (no two of the round's vertices are neighbours: none
+        // reads a key another changes), then taken in the round's order.
+        now.assign(round.size(), 0.0);
+        still.assign(round.size(), 0);
+        parallel_for(threads, round.size(), 64, [&](int, size_t i) {
+            if (!fine[i]) return;
+            now[i] = g.importance(round[i], found[i].size(), limits.level_weight);
+            still[i] = least_around(round[i], now[i] - limits.level_weight);
+        });
         taken.clear();
         bool dense = false;  // a vertex densified with a dense core left (core.hpp)
         for (size_t i = 0; i < round.size(); ++i) {
@@ -160,12 +198,11 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
                 dense = true;
                 break;
             }
-            double now = g.importance(v, found[i].size(), limits.level_weight);
-            if (least_around(v, now)) {
+            if (still[i]) {
                 std::swap(found[taken.size()], found[i]);
                 taken.push_back(v);
             }
-            g.key[v] = now;
+            g.key[v] = now[i];
         }
         if (dense) {
             if (!contract_dense_core(g, alive, order, rank, level, ends[0], threads, progress, every, n, total)) {
@@ -174,7 +211,11 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
             if (limits.grew(total, m, 0, info)) return CH_GREW;
             break;
         }
-        if (taken.empty()) taken.push_back(round[0]);
+        if (taken.empty()) {
+            auto least_one = static_cast<size_t>(std::min_element(round.begin(), round.end(), before) - round.begin());
+            std::swap(found[0], found[least_one]);
+            taken.push_back(round[least_one]);
+        }
         std::fill(added.begin(), added.end(), 0);
         std::fill(removed.begin(), removed.end(), 0);
         parallel_for(threads, taken.size(), 4, [&](int t, size_t i) {
@@ -202,22 +243,14 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         if (g.worth_compacting(static_cast<long long>(alive.size() - taken.size()))) {
             alive.erase(std::remove_if(alive.begin(), alive.end(), [&](int v) { return g.rnk[v] >= 0; }),
                         alive.end());
-            std::vector<int> new_of = g.compact();
+            std::vector<int> new_of = g.compact(threads);
             for (int& v : alive) v = new_of[v];
             blocked.assign(static_cast<size_t>(g.size()), 0);
             locks = Locks(g.size());
-            for (Searcher& s : searchers) {
-                long long done = s.witness.work;
-                s.witness = Witness(g.size());
-                s.witness.work = done;
-            }
+            fresh_searchers(g.size());
         }
     }
-    for (std::vector<Shortcut>& arcs_ended : ends) {
-        ended.insert(ended.end(), arcs_ended.begin(), arcs_ended.end());
-        std::vector<Shortcut>().swap(arcs_ended);
-    }
-    return write_arcs(ended, n, capacity, out_tails, out_heads, out_weights, out_count, threads) ? 0 : CH_CAPACITY;
+    return write_arcs(ends, n, capacity, out_tails, out_heads, out_weights, out_count, threads) ? 0 : CH_CAPACITY;
 }
 
 }  // namespace

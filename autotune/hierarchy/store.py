@@ -36,8 +36,9 @@ _log = logging.getLogger(__name__)
 # bumps the leading number; v2: witnesses by tentative distances, one search per pair of a symmetric graph;
 # v3: a vertex's key raised with its level; v4: a graph of `ROUNDS_FROM` vertices or more contracted in rounds
 # where it may use more than one core; v5: a dense core of at most `DENSE_CORE` vertices contracted at once;
-# a bound's change is a new version too, so that a graph's verdict is the same for every run).
-VERSION = f"v5-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}-{FIRST_WORK}" \
+# v6: in rounds, a vertex within a level's weight of its neighbours' keys contracted, those of a round ranked by
+# id; a bound's change is a new version too, so that a graph's verdict is the same for every run).
+VERSION = f"v6-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}-{FIRST_WORK}" \
     f"-core{DENSE_CORE}"
 
 

@@ -189,27 +189,44 @@ void fill_in_arcs(const Adjacency& out, Adjacency& into, const std::vector<char>
 // that none grows: out-arcs in the order given, in-arcs by tail (a graph's CSR order), those of the
 // vertices `in_sample` marks first (`fill_into(true)`), the others' once the sample's cost is
 // foreseen (`fill_into(false)`). Where in-arcs were each looked for and grown as they came, a
-// random graph of 4M vertices and mean degree 16 spent 33 of its 40 s here before its refusal.
+// random graph of 4M vertices and mean degree 16 spent 33 of its 40 s here before its refusal. Each
+// vertex's arrays are allocated and filled on `threads` threads, the arcs bucketed by tail first (on
+// one thread, grid22's 4M vertices' allocations took 1.9 of the 2.3 s this took).
 struct GraphArcs {
     Adjacency out, into;
     std::vector<char> in_sample;
+    int threads;
 
-    GraphArcs(int n, long long m, const int* tails, const int* heads, const int* weights, long long sampled)
-        : out(n), into(n), in_sample(n, 0) {
+    GraphArcs(int n, long long m, const int* tails, const int* heads, const int* weights, long long sampled,
+              int threads_ = 1)
+        : out(n), into(n), in_sample(n, 0), threads(threads_) {
         for (long long i = 0; i < sampled; ++i) in_sample[i * n / sampled] = 1;
+        std::vector<long long> start(static_cast<size_t>(n) + 1, 0);
+        for (long long i = 0; i < m; ++i) {
+            if (tails[i] != heads[i]) ++start[static_cast<size_t>(tails[i]) + 1];
+        }
+        for (int u = 0; u < n; ++u) start[u + 1] += start[u];
+        std::vector<long long> by_tail(static_cast<size_t>(start[n]));  // each tail's arcs, in the order given
+        {
+            std::vector<long long> next(start.begin(), start.end() - 1);
+            for (long long i = 0; i < m; ++i) {
+                if (tails[i] != heads[i]) by_tail[static_cast<size_t>(next[tails[i]]++)] = i;
+            }
+        }
+        parallel_for(threads, static_cast<size_t>(n), 1024, [&](int, size_t u) {
+            out[u].reserve(static_cast<size_t>(start[u + 1] - start[u]));
+            for (long long k = start[u]; k < start[u + 1]; ++k) {
+                long long i = by_tail[static_cast<size_t>(k)];
+                set_arc(out[u], heads[i], weights[i]);
+            }
+        });
+        std::vector<long long>().swap(by_tail);
         std::vector<int> degree(n, 0);
-        for (long long i = 0; i < m; ++i) {
-            if (tails[i] != heads[i]) ++degree[tails[i]];
-        }
-        for (int u = 0; u < n; ++u) out[u].reserve(static_cast<size_t>(degree[u]));
-        for (long long i = 0; i < m; ++i) {
-            if (tails[i] != heads[i]) set_arc(out[tails[i]], heads[i], weights[i]);
-        }
-        std::fill(degree.begin(), degree.end(), 0);
         for (int u = 0; u < n; ++u) {
             for (const Arc& a : out[u]) ++degree[a.to];
         }
-        for (int v = 0; v < n; ++v) into[v].reserve(static_cast<size_t>(degree[v]));
+        parallel_for(threads, static_cast<size_t>(n), 1024,
+                     [&](int, size_t v) { into[v].reserve(static_cast<size_t>(degree[v])); });
         fill_into(true);
     }
 
@@ -257,31 +274,35 @@ struct Uncontracted {
         return left >= COMPACT_MIN && left * COMPACT_SHARE <= static_cast<long long>(out.size());
     }
 
-    // Renumbers the uncontracted part, its arcs copied in their order (every search and every tie
-    // goes as before: the same hierarchy); returns each old id's new one (-1: contracted).
-    std::vector<int> compact() {
+    // Renumbers the uncontracted part, its arcs moved, not copied, and renamed in their order (every
+    // search and every tie goes as before: the same hierarchy), each vertex's on one of `threads`
+    // threads (grid22's copies on one had taken 5 of its 86 s on this VM's 2 threads); returns each
+    // old id's new one (-1: contracted).
+    std::vector<int> compact(int threads = 1) {
         int n = size();
-        std::vector<int> new_of(n, -1);
-        int k_n = 0;
+        std::vector<int> new_of(n, -1), old_ids;
         for (int u = 0; u < n; ++u) {
-            if (rnk[u] < 0) new_of[u] = k_n++;
+            if (rnk[u] < 0) {
+                new_of[u] = static_cast<int>(old_ids.size());
+                old_ids.push_back(u);
+            }
         }
+        const size_t k_n = old_ids.size();
         Adjacency out2(k_n), into2(k_n);
         std::vector<long long> deleted2(k_n), lvl2(k_n), rnk2(k_n, -1);
         std::vector<int> old2(k_n);
         std::vector<double> key2(k_n);
-        for (int u = 0; u < n; ++u) {
-            int k = new_of[u];
-            if (k < 0) continue;
-            out2[k].reserve(out[u].size());
-            for (const Arc& a : out[u]) out2[k].push_back({new_of[a.to], a.w});
-            into2[k].reserve(into[u].size());
-            for (const Arc& a : into[u]) into2[k].push_back({new_of[a.to], a.w});
+        parallel_for(threads, k_n, 1024, [&](int, size_t k) {
+            int u = old_ids[k];
+            out2[k].swap(out[u]);
+            for (Arc& a : out2[k]) a.to = new_of[a.to];
+            into2[k].swap(into[u]);
+            for (Arc& a : into2[k]) a.to = new_of[a.to];
             deleted2[k] = deleted[u];
             lvl2[k] = lvl[u];
             old2[k] = old_of[u];
             key2[k] = key[u];
-        }
+        });
         out.swap(out2);
         into.swap(into2);
         deleted.swap(deleted2);
@@ -457,24 +478,41 @@ int densified(const Uncontracted& g, int v, long long left, long long* info) {
     return CH_DENSIFIED;
 }
 
-// The arcs, the graph's and the shortcuts, in (tail, head) order into the output arrays (tails
-// among n vertices), by a counting sort of the tails and a sort of each tail's few arcs (on
-// `threads` threads): linear where one sort of every arc took grid22's 43M arcs 6 s on this VM;
-// false where they pass `capacity`.
-bool write_arcs(std::vector<Shortcut>& ended, int n, long long capacity, long long* out_tails, long long* out_heads,
-                long long* out_weights, long long* out_count, int threads = 1) {
-    if (static_cast<long long>(ended.size()) > capacity) return false;
+// The arcs, the graph's and the shortcuts, each in one of `lists` (a thread's each, or one), in
+// (tail, head) order into the output arrays (tails among n vertices), by a counting sort of the
+// tails and a sort of each tail's few arcs by (head, weight), on `threads` threads: linear where one
+// sort of every arc took grid22's 43M arcs 6 s on this VM, and the same arrays however the lists
+// divide the arcs; false where they pass `capacity`. The lists are emptied.
+bool write_arcs(std::vector<std::vector<Shortcut>>& lists, int n, long long capacity, long long* out_tails,
+                long long* out_heads, long long* out_weights, long long* out_count, int threads = 1) {
+    constexpr size_t CHUNK = 1 << 16;
+    std::vector<std::pair<size_t, size_t>> chunks;  // (list, first arc)
+    long long count = 0;
+    for (size_t l = 0; l < lists.size(); ++l) {
+        count += static_cast<long long>(lists[l].size());
+        for (size_t first = 0; first < lists[l].size(); first += CHUNK) chunks.emplace_back(l, first);
+    }
+    if (count > capacity) return false;
     std::vector<long long> start(static_cast<size_t>(n) + 1, 0);
-    for (const Shortcut& arc : ended) ++start[static_cast<size_t>(arc.from) + 1];
+    auto each_arc = [&](const auto& f) {
+        parallel_for(threads, chunks.size(), 1, [&](int, size_t c) {
+            const std::vector<Shortcut>& list = lists[chunks[c].first];
+            const size_t end = std::min(chunks[c].second + CHUNK, list.size());
+            for (size_t i = chunks[c].second; i < end; ++i) f(list[i]);
+        });
+    };
+    each_arc([&](const Shortcut& arc) {
+        __atomic_fetch_add(&start[static_cast<size_t>(arc.from) + 1], 1, __ATOMIC_RELAXED);
+    });
     for (int v = 0; v < n; ++v) start[v + 1] += start[v];
     std::vector<long long> next(start.begin(), start.end() - 1);
-    for (const Shortcut& arc : ended) {
-        long long k = next[arc.from]++;
+    each_arc([&](const Shortcut& arc) {
+        long long k = __atomic_fetch_add(&next[arc.from], 1, __ATOMIC_RELAXED);
         out_tails[k] = arc.from;
         out_heads[k] = arc.to;
         out_weights[k] = arc.w;
-    }
-    std::vector<Shortcut>().swap(ended);
+    });
+    for (std::vector<Shortcut>& list : lists) std::vector<Shortcut>().swap(list);
     std::vector<std::vector<std::pair<long long, long long>>> sorting(static_cast<size_t>(std::max(threads, 1)));
     parallel_for(threads, static_cast<size_t>(n), 4096, [&](int t, size_t v) {
         if (start[v + 1] - start[v] < 2) return;

@@ -202,9 +202,11 @@ def test_a_preparation_beside_the_sweep_says_why_it_leaves_its_algorithm_out_and
 
 
 def test_each_graph_s_part_of_the_budget_bounds_its_preparation():
-    from autotune.search.run.plan import PREPARE_SHARE, graph_budgets_s
+    from autotune.search.run.plan import PREPARE_BESIDE_SHARE, PREPARE_SHARE, graph_budgets_s, prepare_within_s
 
     assert graph_budgets_s(120.0, True, [(10, 20), (30, 40)]) == [60.0, 60.0]  # --budget split over the graphs
     assert graph_budgets_s("auto", True, [(4_194_304, 16_769_024)]) == [110.0]  # grid22: 55 s for its hierarchy
     assert graph_budgets_s("auto", False, [(10, 20)]) is None and graph_budgets_s(None, True, [(10, 20)]) is None
-    assert 0 < PREPARE_SHARE < 1
+    assert 0 < PREPARE_SHARE < PREPARE_BESIDE_SHARE < 1  # beside the sweep, the others are measured meanwhile
+    assert prepare_within_s([110.0, 60.0], beside=False) == [110.0 * PREPARE_SHARE, 60.0 * PREPARE_SHARE]
+    assert prepare_within_s([110.0], beside=True) == [110.0 * PREPARE_BESIDE_SHARE]

@@ -187,6 +187,22 @@ def default_budget_s(n_vertices: int, n_edges: int) -> float:
 
 
 PREPARE_SHARE = 0.5  # the share of a graph's budget that preparing it may take (PHAST's hierarchy: `Algorithm.admits`)
+# ... and where it is made beside the other algorithms' measurements (`preparing`), which go on meanwhile: the rest is
+# the time of the studies that wait for it (grid22's PHAST studies converged in the 55 s after its hierarchy; grid24's
+# build beside its sweep took more than its 82.5-s half: docs/notes/phast.md)
+PREPARE_BESIDE_SHARE = 0.7
+
+
+def prepare_within_s(parts: Sequence[float] | None, beside: bool) -> list[float] | None:
+    """How long each graph's preparation may take, of its part of the budget (`graph_budgets_s`; None:
+    no bound): `PREPARE_BESIDE_SHARE` of it where made beside the sweep's measurements, else `PREPARE_SHARE`.
+
+    Example:
+        >>> prepare_within_s([110.0], beside=False), prepare_within_s([110.0], beside=True)
+        ([55.0], [77.0])
+    """
+    share = PREPARE_BESIDE_SHARE if beside else PREPARE_SHARE
+    return None if parts is None else [share * part for part in parts]
 
 
 def graph_budgets_s(budget_s: float | str | None, curve: bool, sizes: Sequence[tuple[int, int]]) -> list[float] | None:
