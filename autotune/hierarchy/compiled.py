@@ -77,19 +77,19 @@ def load(directory: Path) -> ctypes.CDLL:
         ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int, ctypes.c_double,
         ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int,
         ctypes.c_longlong, ctypes.c_int, PROGRESS, ctypes.c_int, ctypes.c_int,
-        pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
+        pointer, pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
     library.ch_upward.restype = ctypes.c_longlong
-    library.ch_upward.argtypes = [ctypes.c_longlong, pointer, pointer, pointer]
+    library.ch_upward.argtypes = [ctypes.c_longlong, pointer, pointer, pointer, ctypes.c_int]
     library.ch_layout.restype = ctypes.c_int
     library.ch_layout.argtypes = [ctypes.c_int, ctypes.c_longlong, *[pointer] * 5, ctypes.c_int, *[pointer] * 4,
-                                  int_pointer, pointer, pointer, int_pointer, pointer]
+                                  int_pointer, pointer, pointer, int_pointer, pointer, ctypes.c_int]
     return library
 
 
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
                       level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int, int],
                       sample: int, max_pairs: int, directory: Path, progress: Callable[[int, int], bool] | None,
-                      every: int, rounds: int = 0, dense_core: int = 0
+                      every: int, rounds: int = 0, dense_core: int = 0, old_ids: np.ndarray | None = None
                       ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
     """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
     with the refusal's numbers (`contract.cpp`); `max_work`: the arcs its witness searches may scan in
@@ -99,7 +99,9 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
     time, in order (`contract_python`'s procedure); more: in rounds of independent vertices on that
     many threads (`rounds.hpp`; the same hierarchy for any number). A vertex of more than `max_pairs`
     pairs of neighbours refuses the graph unless at most `dense_core` vertices (and a 64th of them)
-    are left, which are then contracted as a dense core (`core.hpp`).
+    are left, which are then contracted as a dense core (`core.hpp`). The arcs name their ends by
+    `old_ids` where given (each vertex's id in the graph's own ids: the graph was renumbered), else
+    as given; rank and level stay by the ids given.
 
     Raises:
         CompilerMissing: as `load`.
@@ -111,6 +113,7 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
     rank, level = np.empty(n, np.int64), np.empty(n, np.int64)
     out = [np.empty(capacity, np.int64) for _ in range(3)]
     count, info = np.zeros(1, np.int64), np.zeros(3, np.int64)
+    ids = None if old_ids is None else np.ascontiguousarray(old_ids, dtype=np.int64)
 
     def ptr(array: np.ndarray, kind=ctypes.c_longlong):
         return array.ctypes.data_as(ctypes.POINTER(kind))
@@ -118,7 +121,8 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
     status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
                                  max_core, *max_work, sample, max_pairs, dense_core, callback,
-                                 every if progress else 0, rounds, ptr(rank), ptr(level), capacity,
+                                 every if progress else 0, rounds, None if ids is None else ptr(ids),
+                                 ptr(rank), ptr(level), capacity,
                                  *(ptr(a) for a in out), ptr(count), ptr(info))
     if status != 0:
         return status, tuple(int(x) for x in info)
@@ -129,9 +133,10 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
 
 
 def layout_compiled(rank: np.ndarray, level: np.ndarray, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray,
-                    directory: Path) -> tuple[np.ndarray, ...] | None:
+                    directory: Path, threads: int = 1) -> tuple[np.ndarray, ...] | None:
     """`Hierarchy.from_contraction`'s arrays by `ch_layout` (`layout.hpp`; new_of, old_of, level_start,
-    then the upward and the downward CSR), or None where `rank` is not a permutation of the vertices.
+    then the upward and the downward CSR), or None where `rank` is not a permutation of the vertices;
+    the arcs' passes on `threads` threads (the same arrays for any number).
 
     Raises:
         CompilerMissing: as `load`.
@@ -145,14 +150,16 @@ def layout_compiled(rank: np.ndarray, level: np.ndarray, tails: np.ndarray, head
     def ptr(array: np.ndarray, kind=ctypes.c_longlong):
         return array.ctypes.data_as(ctypes.POINTER(kind))
 
-    up = int(library.ch_upward(m, ptr(rank), ptr(tails), ptr(heads)))
+    threads = max(1, threads)
+    up = int(library.ch_upward(m, ptr(rank), ptr(tails), ptr(heads), threads))
     new_of, old_of, level_start = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(levels + 1, np.int64)
     up_offsets, down_offsets = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
     up_heads, up_weights = np.empty(up, np.int32), np.empty(up, np.int64)
     down_tails, down_weights = np.empty(m - up, np.int32), np.empty(m - up, np.int64)
     status = library.ch_layout(n, m, ptr(rank), ptr(level), ptr(tails), ptr(heads), ptr(weights), levels, ptr(new_of),
                                ptr(old_of), ptr(level_start), ptr(up_offsets), ptr(up_heads, ctypes.c_int),
-                               ptr(up_weights), ptr(down_offsets), ptr(down_tails, ctypes.c_int), ptr(down_weights))
+                               ptr(up_weights), ptr(down_offsets), ptr(down_tails, ctypes.c_int), ptr(down_weights),
+                               threads)
     if status != 0:
         return None
     return new_of, old_of, level_start, up_offsets, up_heads, up_weights, down_offsets, down_tails, down_weights

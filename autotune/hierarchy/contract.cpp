@@ -36,18 +36,19 @@ extern "C" {
 // entries), their count in *out_count. `progress` (may be null) is called every `every` contractions,
 // and with 0 contracted every `every` first estimates; it returns nonzero to stop. `rounds` 0: one
 // vertex at a time, in order; more: in rounds on that many threads (rounds.hpp: the same hierarchy
-// for any number).
+// for any number). `old_ids` (may be null): each vertex's id in the graph the output arcs name (the
+// graph's own, of one contracted renumbered).
 int ch_contract(int n, long long m, const int* tails, const int* heads, const int* weights, int settle,
                 double level_weight, double max_growth, double max_core, long long max_work, long long max_early_work,
                 long long max_first_work, int sample, long long max_pairs, int dense_core, Progress progress, int every,
-                int rounds,
-                long long* rank, long long* level, long long capacity, long long* out_tails, long long* out_heads,
-                long long* out_weights, long long* out_count, long long* info) {
+                int rounds, const long long* old_ids, long long* rank, long long* level, long long capacity,
+                long long* out_tails, long long* out_heads, long long* out_weights, long long* out_count,
+                long long* info) {
     const Limits limits{settle, level_weight, max_growth, max_core, max_work, max_early_work,
                         max_first_work, sample, max_pairs, dense_core};
     if (rounds > 0) {
-        return contract_in_rounds(n, m, tails, heads, weights, limits, progress, every, rounds, rank, level, capacity,
-                                  out_tails, out_heads, out_weights, out_count, info);
+        return contract_in_rounds(n, m, tails, heads, weights, limits, progress, every, rounds, old_ids, rank, level,
+                                  capacity, out_tails, out_heads, out_weights, out_count, info);
     }
     // The vertices whose first estimates come first (below), `sample` spread evenly over the ids.
     const long long sampled = std::min<long long>(std::max(sample, 1), n);
@@ -181,7 +182,7 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
     }
     std::vector<std::vector<Shortcut>> lists(1);
     lists[0].swap(ended);
-    return write_arcs(lists, n, capacity, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
+    return write_arcs(lists, n, capacity, old_ids, out_tails, out_heads, out_weights, out_count) ? 0 : CH_CAPACITY;
 }
 
 }  // extern "C"

@@ -201,16 +201,16 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         status, found = contract_compiled(
             n, tails, heads, graph.weights, settle, level_weight, max_growth, MAX_CORE, work_limits(graph), SAMPLE,
             MAX_PAIRS, directory or build_directory(), progress, PROGRESS_EVERY,
-            rounds_for(graph) if rounds is None else rounds, DENSE_CORE)
+            rounds_for(graph) if rounds is None else rounds, DENSE_CORE, order)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
-        if order is not None:
-            from autotune.graphs.build import build_csr
-
-            renumbered = build_csr(graph.name, n, tails, heads, graph.weights)
-            status, found = 0, contract_python(renumbered, settle, level_weight, max_growth, progress)
-        else:
+        if order is None:
             return contract_python(graph, settle, level_weight, max_growth, progress)
+        from autotune.graphs.build import build_csr
+
+        rank, level, arc_tails, arc_heads, weights = contract_python(
+            build_csr(graph.name, n, tails, heads, graph.weights), settle, level_weight, max_growth, progress)
+        status, found = 0, (rank, level, order[arc_tails], order[arc_heads], weights)
     if status == DENSIFIED:
         into, out, left = found
         raise Unsuited(f"the contraction densified it (a vertex of {into} in- and {out} out-arcs "
@@ -232,10 +232,10 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         raise Unsuited(foreseen_refusal(graph, foreseen, sampled))
     if status != 0:
         raise RuntimeError(f"the compiled contraction stopped with status {status}")
-    if order is None:
-        return found  # type: ignore[return-value]
-    rank, level, new_tails, new_heads, weights = found
-    return rank[new_of], level[new_of], order[new_tails], order[new_heads], weights  # type: ignore[index]
+    rank, level, tails, heads, weights = found  # type: ignore[misc]  # the arcs in the graph's ids (`old_ids`)
+    if order is not None:
+        rank, level = rank[new_of], level[new_of]
+    return rank, level, tails, heads, weights
 
 
 def core_refusal(live: int, left: int, n: int) -> str:

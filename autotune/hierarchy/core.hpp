@@ -13,8 +13,8 @@
 //   every shortest path) is a shortest path, so each of its arcs weighs its ends' distance.
 //
 // Both matrices cost c^2 x 8 bytes and c^3 steps for c vertices (4,096: 268 MB; contraction.DENSE_CORE
-// holds them within 512 MiB), bound by memory (each step reads a matrix): a core of 4,096 vertices
-// contracted on this VM's 2 threads in about 27 s.
+// holds them within 512 MiB): a core of 4,096 vertices contracted on this VM's 2 threads in about 27 s
+// before D was made in blocks (`all_distances`); M's steps, in an order found as they go, are not.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +30,90 @@ namespace {
 __attribute__((target_clones("avx512f", "avx2", "default"))) void relax_row(long long* row, long long first,
                                                                          const long long* via, size_t c) {
     for (size_t j = 0; j < c; ++j) row[j] = std::min(row[j], first + via[j]);
+}
+
+// d[i][j] = min(d[i][j], d[i][k] + d[k][j]) for the rows i of [i0, i1) and the columns j of [j0, j1),
+// for each k of [k0, k1) in turn (c x c, row-major): one block's steps of Floyd-Warshall by blocks.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void relax_block(long long* d, size_t c, size_t i0,
+                                                                           size_t i1, size_t j0, size_t j1,
+                                                                           size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) {
+        const long long* via = &d[k * c];
+        size_t i = i0;
+        for (; i + 4 <= i1; i += 4) {  // four rows a pass over via
+            long long* r0 = &d[i * c];
+            long long* r1 = r0 + c;
+            long long* r2 = r1 + c;
+            long long* r3 = r2 + c;
+            const long long f0 = r0[k], f1 = r1[k], f2 = r2[k], f3 = r3[k];
+            // one at a time where a row is via itself, or a first is infinite (INF + INF overflows)
+            if ((k >= i && k < i + 4) || std::max(std::max(f0, f1), std::max(f2, f3)) >= INF) {
+                for (long long* row : {r0, r1, r2, r3}) {
+                    const long long first = row[k];
+                    if (first >= INF) continue;
+                    for (size_t j = j0; j < j1; ++j) row[j] = std::min(row[j], first + via[j]);
+                }
+                continue;
+            }
+            for (size_t j = j0; j < j1; ++j) {
+                const long long v = via[j];
+                r0[j] = std::min(r0[j], f0 + v);
+                r1[j] = std::min(r1[j], f1 + v);
+                r2[j] = std::min(r2[j], f2 + v);
+                r3[j] = std::min(r3[j], f3 + v);
+            }
+        }
+        for (; i < i1; ++i) {
+            long long* row = &d[i * c];
+            const long long first = row[k];
+            if (first >= INF) continue;
+            for (size_t j = j0; j < j1; ++j) row[j] = std::min(row[j], first + via[j]);
+        }
+    }
+}
+
+// Every pair's distance in d (c x c, row-major: the arcs, 0 on the diagonal, else INF) by
+// Floyd-Warshall in blocks of FW_BLOCK (Venkataraman, Sahni and Mukhopadhyaya, "A blocked
+// all-pairs shortest-paths algorithm", 2003): for each diagonal block, that block, then its
+// row's and column's blocks, then all the others from those, on `threads` threads. A block's 128
+// steps work within its 128 KB, where the steps of one k at a time each pass over the whole matrix
+// (grid24's core of 4,824 vertices, 186 MB): on the H200's host's 16 threads 2.5 s against 6.6
+// (`all_distances` and that loop timed on a matrix of 4,824 x 30 random arcs, the same distances).
+// False where `stop(step)`, called for each step (k + 1) as its block begins, asked to stop.
+template <class Stop>
+bool all_distances(std::vector<long long>& d, size_t c, int threads, const Stop& stop) {
+    constexpr size_t FW_BLOCK = 128;
+    const size_t blocks = (c + FW_BLOCK - 1) / FW_BLOCK;
+    auto lo = [&](size_t b) { return b * FW_BLOCK; };
+    auto hi = [&](size_t b) { return std::min(c, (b + 1) * FW_BLOCK); };
+    for (size_t kb = 0; kb < blocks; ++kb) {
+        for (size_t k = lo(kb); k < hi(kb); ++k) {
+            if (stop(k + 1)) return false;
+        }
+        relax_block(d.data(), c, lo(kb), hi(kb), lo(kb), hi(kb), lo(kb), hi(kb));
+        // kb's row and column, then the others; a task's blocks are whole rows of blocks, or for kb's row
+        // several blocks side by side, so that no two threads write one cache line often (on the H200's
+        // host a task a block, whose rows' ends share lines with the next block's, ran slower than the
+        // steps of one k at a time)
+        constexpr size_t ROW_SPAN = 8;  // blocks of kb's row a task
+        const size_t spans = (blocks + ROW_SPAN - 1) / ROW_SPAN;
+        parallel_for(threads, spans + blocks, 1, [&](int, size_t x) {
+            if (x < spans) {
+                for (size_t b = x * ROW_SPAN; b < std::min(blocks, (x + 1) * ROW_SPAN); ++b) {
+                    if (b != kb) relax_block(d.data(), c, lo(kb), hi(kb), lo(b), hi(b), lo(kb), hi(kb));
+                }
+            } else if (x - spans != kb) {
+                relax_block(d.data(), c, lo(x - spans), hi(x - spans), lo(kb), hi(kb), lo(kb), hi(kb));
+            }
+        });
+        parallel_for(threads, blocks, 1, [&](int, size_t ib) {
+            if (ib == kb) return;
+            for (size_t jb = 0; jb < blocks; ++jb) {
+                if (jb != kb) relax_block(d.data(), c, lo(ib), hi(ib), lo(jb), hi(jb), lo(kb), hi(kb));
+            }
+        });
+    }
+    return true;
 }
 
 // Contracts the vertices of g in `left` (uncontracted; any order), ranked from `order` on: their rank
@@ -59,15 +143,7 @@ bool contract_dense_core(Uncontracted& g, std::vector<int> left, long long order
         }
     }
     std::vector<long long> d(m);
-    for (size_t k = 0; k < c; ++k) {  // row and column k do not change while k is the way through
-        if (stop(k + 1, order)) return false;
-        const long long* via = &d[k * c];
-        parallel_for(threads, c, 16, [&](int, size_t i) {
-            const long long first = d[i * c + k];
-            if (first >= INF) return;
-            relax_row(&d[i * c], first, via, c);
-        });
-    }
+    if (!all_distances(d, c, threads, [&](size_t step) { return stop(step, order); })) return false;
     // The next vertex: the least level, then the least key (`left`'s order), so that a level takes as
     // many as it can (grid18's core, forced by 800 pairs at most, on this VM: 89 levels against 206 least
     // key first).

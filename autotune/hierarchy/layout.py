@@ -67,14 +67,15 @@ class Hierarchy:
 
     @classmethod
     def from_contraction(cls, rank: np.ndarray, level: np.ndarray, tails: np.ndarray, heads: np.ndarray,
-                         weights: np.ndarray) -> Hierarchy:
+                         weights: np.ndarray, threads: int = 1) -> Hierarchy:
         """The layout of `contract`'s result (ranks, levels and the arcs with shortcuts): compiled
-        (`layout.hpp`, linear: grid22's 43M arcs in 12.9 s of numpy on this VM), else `laid_out`'s numpy."""
+        (`layout.hpp`, linear: grid22's 43M arcs in 12.9 s of numpy on this VM; on `threads` threads),
+        else `laid_out`'s numpy."""
         from autotune.hierarchy.compiled import CompilerMissing, layout_compiled
         from autotune.hierarchy.contraction import build_directory
 
         try:
-            arrays = layout_compiled(rank, level, tails, heads, weights, build_directory())
+            arrays = layout_compiled(rank, level, tails, heads, weights, build_directory(), threads)
         except CompilerMissing:
             arrays = None
         return cls(*arrays) if arrays is not None else cls.laid_out(rank, level, tails, heads, weights)

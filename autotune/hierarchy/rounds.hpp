@@ -41,9 +41,9 @@ class Locks {
 
 // Arguments, outputs and refusals as ch_contract's; the witness searches' work is all the threads'.
 int contract_in_rounds(int n, long long m, const int* tails, const int* heads, const int* weights, const Limits& limits,
-                       Progress progress, int every, int threads, long long* rank, long long* level, long long capacity,
-                       long long* out_tails, long long* out_heads, long long* out_weights, long long* out_count,
-                       long long* info) {
+                       Progress progress, int every, int threads, const long long* old_ids, long long* rank,
+                       long long* level, long long capacity, long long* out_tails, long long* out_heads,
+                       long long* out_weights, long long* out_count, long long* info) {
     const long long sampled = std::min<long long>(std::max(limits.sample, 1), n);
     threads = std::max(threads, 1);
     GraphArcs arcs(n, m, tails, heads, weights, sampled, threads);
@@ -250,7 +250,8 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
             fresh_searchers(g.size());
         }
     }
-    return write_arcs(ends, n, capacity, out_tails, out_heads, out_weights, out_count, threads) ? 0 : CH_CAPACITY;
+    const bool written = write_arcs(ends, n, capacity, old_ids, out_tails, out_heads, out_weights, out_count, threads);
+    return written ? 0 : CH_CAPACITY;
 }
 
 }  // namespace

@@ -123,14 +123,15 @@ class HierarchyStore:
             return progress is not None and bool(progress(done, n))
 
         stopped = self._path(graph, ".stopped")
+        rounds = rounds_for(graph) if cores is None else rounds_for(graph, cores)
         try:
-            built = contract(graph, progress=report, rounds=None if cores is None else rounds_for(graph, cores))
+            built = contract(graph, progress=report, rounds=rounds)
         except Unsuited as why:
             if refused is not None:
                 atomic_write(refused, f"{why}\n".encode(), "hierarchy refusal")
                 stopped.unlink(missing_ok=True)
             raise
-        h = Hierarchy.from_contraction(*built)
+        h = Hierarchy.from_contraction(*built, threads=max(rounds, 1))  # laid out on the contraction's threads
         self.built += 1
         _log.info("%s: hierarchy of %d levels and %d arcs built in %.1f s", graph.name, h.levels, h.n_arcs,
                   time.perf_counter() - start)

@@ -482,9 +482,12 @@ int densified(const Uncontracted& g, int v, long long left, long long* info) {
 // (tail, head) order into the output arrays (tails among n vertices), by a counting sort of the
 // tails and a sort of each tail's few arcs by (head, weight), on `threads` threads: linear where one
 // sort of every arc took grid22's 43M arcs 6 s on this VM, and the same arrays however the lists
-// divide the arcs; false where they pass `capacity`. The lists are emptied.
-bool write_arcs(std::vector<std::vector<Shortcut>>& lists, int n, long long capacity, long long* out_tails,
-                long long* out_heads, long long* out_weights, long long* out_count, int threads = 1) {
+// divide the arcs; each end written as `old_ids` names it where given (the graph's own ids of a
+// graph contracted renumbered: numpy's pass over grid24's 174M arcs took seconds). False where
+// they pass `capacity`. The lists are emptied.
+bool write_arcs(std::vector<std::vector<Shortcut>>& lists, int n, long long capacity, const long long* old_ids,
+                long long* out_tails, long long* out_heads, long long* out_weights, long long* out_count,
+                int threads = 1) {
     constexpr size_t CHUNK = 1 << 16;
     std::vector<std::pair<size_t, size_t>> chunks;  // (list, first arc)
     long long count = 0;
@@ -515,14 +518,19 @@ bool write_arcs(std::vector<std::vector<Shortcut>>& lists, int n, long long capa
     for (std::vector<Shortcut>& list : lists) std::vector<Shortcut>().swap(list);
     std::vector<std::vector<std::pair<long long, long long>>> sorting(static_cast<size_t>(std::max(threads, 1)));
     parallel_for(threads, static_cast<size_t>(n), 4096, [&](int t, size_t v) {
-        if (start[v + 1] - start[v] < 2) return;
-        std::vector<std::pair<long long, long long>>& arcs = sorting[t];  // one tail's (head, weight)
-        arcs.clear();
-        for (long long k = start[v]; k < start[v + 1]; ++k) arcs.emplace_back(out_heads[k], out_weights[k]);
-        std::sort(arcs.begin(), arcs.end());
-        for (long long k = start[v]; k < start[v + 1]; ++k) {
-            out_heads[k] = arcs[static_cast<size_t>(k - start[v])].first;
-            out_weights[k] = arcs[static_cast<size_t>(k - start[v])].second;
+        if (start[v + 1] - start[v] >= 2) {
+            std::vector<std::pair<long long, long long>>& arcs = sorting[t];  // one tail's (head, weight)
+            arcs.clear();
+            for (long long k = start[v]; k < start[v + 1]; ++k) arcs.emplace_back(out_heads[k], out_weights[k]);
+            std::sort(arcs.begin(), arcs.end());
+            for (long long k = start[v]; k < start[v + 1]; ++k) {
+                out_heads[k] = arcs[static_cast<size_t>(k - start[v])].first;
+                out_weights[k] = arcs[static_cast<size_t>(k - start[v])].second;
+            }
+        }
+        for (long long k = start[v]; old_ids != nullptr && k < start[v + 1]; ++k) {
+            out_tails[k] = old_ids[out_tails[k]];
+            out_heads[k] = old_ids[out_heads[k]];
         }
     });
     *out_count = start[n];
