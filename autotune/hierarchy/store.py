@@ -123,7 +123,7 @@ class HierarchyStore:
             return progress is not None and bool(progress(done, n))
 
         stopped = self._path(graph, ".stopped")
-        rounds = rounds_for(graph) if cores is None else rounds_for(graph, cores)
+        rounds = rounds_for(graph, cores)  # on every core this process may use where cores is None
         try:
             built = contract(graph, progress=report, rounds=rounds)
         except Unsuited as why:

@@ -195,11 +195,10 @@ void fill_in_arcs(const Adjacency& out, Adjacency& into, const std::vector<char>
 struct GraphArcs {
     Adjacency out, into;
     std::vector<char> in_sample;
-    int threads;
 
     GraphArcs(int n, long long m, const int* tails, const int* heads, const int* weights, long long sampled,
-              int threads_ = 1)
-        : out(n), into(n), in_sample(n, 0), threads(threads_) {
+              int threads = 1)
+        : out(n), into(n), in_sample(n, 0) {
         for (long long i = 0; i < sampled; ++i) in_sample[i * n / sampled] = 1;
         std::vector<long long> start(static_cast<size_t>(n) + 1, 0);
         for (long long i = 0; i < m; ++i) {
