@@ -150,7 +150,6 @@ def layout_compiled(rank: np.ndarray, level: np.ndarray, tails: np.ndarray, head
     def ptr(array: np.ndarray, kind=ctypes.c_longlong):
         return array.ctypes.data_as(ctypes.POINTER(kind))
 
-    threads = max(1, threads)
     up = int(library.ch_upward(m, ptr(rank), ptr(tails), ptr(heads), threads))
     new_of, old_of, level_start = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(levels + 1, np.int64)
     up_offsets, down_offsets = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)

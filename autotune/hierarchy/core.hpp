@@ -39,6 +39,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void relax_block(lo
                                                                            size_t k0, size_t k1) {
     for (size_t k = k0; k < k1; ++k) {
         const long long* via = &d[k * c];
+        auto one_row = [&](long long* row) {  // an infinite first adds nothing (and INF + INF overflows)
+            if (row[k] < INF) relax_row(row + j0, row[k], via + j0, j1 - j0);
+        };
         size_t i = i0;
         for (; i + 4 <= i1; i += 4) {  // four rows a pass over via
             long long* r0 = &d[i * c];
@@ -48,11 +51,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void relax_block(lo
             const long long f0 = r0[k], f1 = r1[k], f2 = r2[k], f3 = r3[k];
             // one at a time where a row is via itself, or a first is infinite (INF + INF overflows)
             if ((k >= i && k < i + 4) || std::max(std::max(f0, f1), std::max(f2, f3)) >= INF) {
-                for (long long* row : {r0, r1, r2, r3}) {
-                    const long long first = row[k];
-                    if (first >= INF) continue;
-                    for (size_t j = j0; j < j1; ++j) row[j] = std::min(row[j], first + via[j]);
-                }
+                for (long long* row : {r0, r1, r2, r3}) one_row(row);
                 continue;
             }
             for (size_t j = j0; j < j1; ++j) {
@@ -63,12 +62,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void relax_block(lo
                 r3[j] = std::min(r3[j], f3 + v);
             }
         }
-        for (; i < i1; ++i) {
-            long long* row = &d[i * c];
-            const long long first = row[k];
-            if (first >= INF) continue;
-            for (size_t j = j0; j < j1; ++j) row[j] = std::min(row[j], first + via[j]);
-        }
+        for (; i < i1; ++i) one_row(&d[i * c]);
     }
 }
 

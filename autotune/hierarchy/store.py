@@ -131,7 +131,7 @@ class HierarchyStore:
                 atomic_write(refused, f"{why}\n".encode(), "hierarchy refusal")
                 stopped.unlink(missing_ok=True)
             raise
-        h = Hierarchy.from_contraction(*built, threads=max(rounds, 1))  # laid out on the contraction's threads
+        h = Hierarchy.from_contraction(*built, threads=rounds)  # laid out on the contraction's threads (0: one)
         self.built += 1
         _log.info("%s: hierarchy of %d levels and %d arcs built in %.1f s", graph.name, h.levels, h.n_arcs,
                   time.perf_counter() - start)
