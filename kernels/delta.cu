@@ -693,22 +693,81 @@ extern "C" __global__ void init(int n, int ck, const int *RESTRICT sources, int 
 }
 #endif
 
+// 1 (shipped): solve_grid's blocks expand their hub chunks as one stream of edges
+// (expand_chunk_stream); 0: a chunk at a time (advance_chunk), each thread relaxing one or two
+// edges of it, a chain of dependent loads per chunk (the chunk, its vertex's distance and edges,
+// the relaxation) that rmat20's one query waited on for a third of its time (H200, run AK:
+// 0.885 -> 0.732 ms, rmat19 0.548 -> 0.508, rmat18 0.369 -> 0.350, rmat17 0.287 -> 0.274; urand18
+// and the random graphs within 1%).
+#ifndef CHUNK_STREAM
+#define CHUNK_STREAM 1
+#endif
+
+// The hub chunks c = blockIdx.x, blockIdx.x + gridDim.x, ... below `chunks` as one stream of
+// edges: their first edges, ends and distances staged in `scratch` (SCRATCH_INTS ints a thread),
+// blockDim.x chunks at a time, then each thread relaxing slots t, t + blockDim.x, ... of the
+// stream U at once (a chunk's slots past its vertex's last edge relax nothing). Every thread of
+// the block calls it.
+template <int U>
+__device__ int expand_chunk_stream(const Push &p, const int2 *hub_in, int chunks, const int *RESTRICT row_offsets,
+                                   const int *RESTRICT columns, const int *RESTRICT weights, dist_t *dist,
+                                   int block_threshold, int *scratch) {
+  int *chunk_begin = scratch;                                 // blockDim.x
+  int *chunk_end = scratch + blockDim.x;                      // blockDim.x
+  dist_t *chunk_dist = (dist_t *)(scratch + 2 * blockDim.x);  // blockDim.x
+  const int mine = chunks > (int)blockIdx.x ? (chunks - (int)blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  const int shift = (block_threshold & (block_threshold - 1)) == 0 ? __ffs(block_threshold) - 1 : -1;
+  int scanned = 0;
+  for (int first_chunk = 0; first_chunk < mine; first_chunk += blockDim.x) {
+    const int batch = min(mine - first_chunk, (int)blockDim.x);
+    __syncthreads();  // the scratch's last readers are done
+    if ((int)threadIdx.x < batch) {
+      const int c = blockIdx.x + (first_chunk + threadIdx.x) * gridDim.x;
+      const int vertex = __ldcg(&hub_in[c].x), k = __ldcg(&hub_in[c].y);
+      const int begin = row_offsets[vertex] + k * block_threshold;
+      const int end = min(row_offsets[vertex + 1], begin + block_threshold);
+      chunk_begin[threadIdx.x] = begin;
+      chunk_end[threadIdx.x] = end;
+      chunk_dist[threadIdx.x] = __ldcg(&dist[vertex]);
+      scanned += end - begin;
+    }
+    __syncthreads();
+    const int slots = batch * block_threshold;  // a chunk's slots past its last edge relax nothing
+    for (int first = threadIdx.x; first < slots; first += U * blockDim.x) {
+      relax_unrolled<U>(p, dist, columns, weights, [&](int k) {
+        const int slot = first + k * blockDim.x;
+        if (slot >= slots) return edge_from(-1, 0);
+        const int i = shift >= 0 ? slot >> shift : slot / block_threshold;
+        const int e = chunk_begin[i] + (slot - i * block_threshold);
+        return edge_from(e < chunk_end[i] ? e : -1, chunk_dist[i]);
+      });
+    }
+  }
+  return scanned;
+}
+
 // Hub chunks hub_in[0, chunks), each of `block_threshold` edges, expanded by the instance's blocks:
-// taken from a counter (`dynamic_chunks`, host mode) or dealt out in turn (solve_grid).
+// taken one at a time from a counter (`dynamic_chunks`, host mode) or dealt out in turn (solve_grid:
+// as one stream, CHUNK_STREAM).
 template <bool dynamic_chunks>
 __device__ int expand_chunks(const Push &p, const int2 *hub_in, int chunks, int *next_chunk,
                              const int *RESTRICT row_offsets, const int *RESTRICT columns,
-                             const int *RESTRICT weights, dist_t *dist, int block_threshold) {
-  int scanned = 0;
+                             const int *RESTRICT weights, dist_t *dist, int block_threshold, int *scratch) {
   if (chunks <= 0) return 0;
-  for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
-       c = dynamic_chunks ? take(next_chunk, 1) : c + gridDim.x) {
-    int2 chunk;
-    chunk.x = __ldcg(&hub_in[c].x);
-    chunk.y = __ldcg(&hub_in[c].y);
-    scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold);
+  if constexpr (!dynamic_chunks && CHUNK_STREAM) {
+    return expand_chunk_stream<GRID_UNROLL>(p, hub_in, chunks, row_offsets, columns, weights, dist, block_threshold,
+                                            scratch);
+  } else {
+    int scanned = 0;
+    for (int c = dynamic_chunks ? take(next_chunk, 1) : blockIdx.x; c < chunks;
+         c = dynamic_chunks ? take(next_chunk, 1) : c + gridDim.x) {
+      int2 chunk;
+      chunk.x = __ldcg(&hub_in[c].x);
+      chunk.y = __ldcg(&hub_in[c].y);
+      scanned += advance_chunk<GRID_UNROLL>(p, chunk, row_offsets, columns, weights, dist, block_threshold);
+    }
+    return scanned;
   }
-  return scanned;
 }
 
 // Where solve_grid expands the hub chunks an advance cut: in the same iteration, after one more
@@ -829,7 +888,7 @@ __device__ int advance_shared_work(const Instance &in, int hub_capacity, int ite
   p.buffered = !dynamic_chunks && chunks * block_threshold >= BUFFER_FROM;  // solve_grid's
 #endif
   int scanned = expand_chunks<dynamic_chunks>(p, in.hubs(iteration & 1), chunks, in.field(F_CHUNK_NEXT0 + now),
-                                              row_offsets, columns, weights, in.dist, block_threshold);
+                                              row_offsets, columns, weights, in.dist, block_threshold, scratch);
   if (!dynamic_chunks && chunks > 0) flush_pushes(p);
   const int count = advance_field<dynamic_chunks>(in, F_NEAR_COUNT0 + now);
 #if BUFFERED_PUSH
@@ -1147,7 +1206,7 @@ extern "C" __global__ void __maxnreg__(64) solve_grid(
       p.buffered = hub_chunks * block_threshold >= BUFFER_FROM;
 #endif
       scanned += expand_chunks<false>(p, in.hubs((iteration + 1) & 1), hub_chunks, nullptr, row_offsets, columns,
-                                      weights, in.dist, block_threshold);
+                                      weights, in.dist, block_threshold, scratch);
       flush_pushes(p);
       if (defer_work > 0) flush_push_min(in, next, chunk_push_min);
       if (!barrier_counts(in) || grid_field(in, F_ERROR)) break;

@@ -45,16 +45,17 @@ def _resource_usage(options: list[str], tmp_path) -> str:
     return out.stdout + out.stderr
 
 
-def test_the_shipped_grid_solve_spills_at_most_two_words(tmp_path):
+def test_the_shipped_grid_solve_spills_at_most_five_words(tmp_path):
     # solve_grid runs one query on R-MAT and web graphs with 64 registers a thread; a spill in its
     # loop (a tile size kept in a register spilled 12 bytes) costs every iteration local memory.
-    # Since the block's copy of its fields (GRID_COUNTS) it keeps two words in local memory, stored
+    # Since the block's copy of its fields (GRID_COUNTS) it kept two words in local memory, stored
     # once before the loop and loaded once a tile's prefix sum and once a split (H100 SASS, run AF
-    # of docs/notes/delta-kernels.md); anything more is a new spill to measure.
+    # of docs/notes/delta-kernels.md); the hub chunks' stream (CHUNK_STREAM) spills three more (with
+    # them rmat20's one query 0.885 -> 0.732 ms, run AK). Anything more is a new spill to measure.
     usage = _resource_usage(algorithms.get("delta").compile_options(False), tmp_path)
     grid = usage.split("Function properties for solve_grid", 1)[1].splitlines()[1]
     spilled = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", grid)
-    assert spilled and int(spilled.group(1)) <= 8 and int(spilled.group(2)) <= 8, grid
+    assert spilled and int(spilled.group(1)) <= 20 and int(spilled.group(2)) <= 20, grid
 
 
 def test_only_the_grid_solve_carries_the_push_buffer(tmp_path):
@@ -70,7 +71,7 @@ def test_only_the_grid_solve_carries_the_push_buffer(tmp_path):
 @pytest.mark.parametrize("options", [["-DHUBS_AT_ONCE=0"], ["-DHUBS_AT_ONCE=2"], ["-DHUBS_AT_ONCE=2", "-DTARGETED=1"], ["-DGRID_TILES=0"],
                                      ["-DDEFER_ADAPT=0"], ["-DDEFER_ADAPT=2", "-DHUBS_AT_ONCE=0"],
                                      ["-DBUFFERED_PUSH=0"], ["-DBUFFER_FROM=0"], ["-DBUFFERED_PUSH=2048", "-DTARGETED=1"],
-                                     ["-DBARRIER_ACQUIRE=0", "-DGRID_COUNTS=0"]])
+                                     ["-DBARRIER_ACQUIRE=0", "-DGRID_COUNTS=0"], ["-DCHUNK_STREAM=0"]])
 def test_the_probe_options_of_delta_compile(options, tmp_path):
     # The kernel's A/B switches (each a measured alternative, docs/notes/delta-kernels.md) still compile.
     assert "Function properties for solve_grid" in _resource_usage(
