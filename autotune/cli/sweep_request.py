@@ -233,7 +233,7 @@ class CheckedJobs:
         compiled = None
         if stack is not None:
             from autotune import gpu
-            from autotune.gpu import verify
+            from autotune.gpu import renumber, verify
             from autotune.gpu.compile import precompile
             from autotune.gpu.memory import set_memory_cap
             from autotune.reference.distance_range import width_for
@@ -244,8 +244,8 @@ class CheckedJobs:
             # graphs whose distances need 64 bits, the 64-bit builds of the algorithms that have them
             wide = all(width_for(g).wide for g in self.graphs)
             builds = [a for a in algorithms.resolve(request.algorithm) if a.wide_distances or not wide]
-            compiled = precompile(builds, "sm_" + profile.compute_capability.replace(".", ""), (verify.SOURCE,),
-                                  wide=wide)
+            compiled = precompile(builds, "sm_" + profile.compute_capability.replace(".", ""),
+                                  (verify.SOURCE, renumber.SOURCE), wide=wide)
         memory = min((m for m in (profile.global_memory_bytes, request.max_memory) if m), default=None)
         if request.max_memory is not None:
             device["x-max-memory"] = request.max_memory

@@ -187,3 +187,28 @@ def test_sssp_command_with_delta_on_the_gpu(capsys, session):
     report = json.loads(capsys.readouterr().out)
     assert report["verified"] is True and report["algorithm"] == "delta"
     assert report["config"]["params"]["delta"] == 64
+
+
+def test_a_skewed_graph_is_relaxed_renumbered_and_answers_in_its_ids(session, graphs):
+    # rmat16 qualifies (autotune.graphs.order): every loop mode runs on the renumbered arcs built on
+    # the GPU, from renamed sources, and hands its rows back in the graph's ids, checked against scipy
+    # on the host and, at CK 512 (rows past DEVICE_CHECK_BYTES), on the GPU; a source-target query too
+    from autotune.algorithms import open_solver
+    from autotune.graphs.order import hub_order, renumbered
+
+    graph = graphs("rmat16")
+    order = hub_order(graph)
+    assert order is not None
+    with open_solver(graph, "delta") as solver:
+        expected = renumbered(graph, order)
+        got = solver.cuda.from_device(solver.renumbered.columns, (graph.n_edges,), np.int32)
+        assert np.array_equal(got, expected.columns)
+    configs = [config(ck, delta=d, **loop) for ck in (1, 4) for d in (64, INFINITE) for loop in (HOST, BLOCK, GRID)]
+    configs += [config(1, delta=INFINITE, loop="persistent", blocks=128, block_threshold=128, defer_work=200),
+                config(512, delta=64, **BLOCK)]
+    assert_all_ok(measure(graph, configs))
+    with open_solver(graph, "delta") as solver:
+        source, target = choose_sources(graph, 2, seed=3)
+        rows = solver.solve_to(config(1, delta=64, **BLOCK), [source], [target]).distances
+        whole = solver.solve(config(1, delta=64, **GRID), [source]).distances
+        assert rows[0][target] == whole[0][target] and whole[0][source] == 0

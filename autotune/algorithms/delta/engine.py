@@ -20,6 +20,9 @@ batched solves in one of its loop modes.
 
 Every solve's iterations, splits and scanned edges are read back per instance; an instance that
 reports an error (a barrier timeout, the iteration cap, a queue overflow) makes the solve WRONG.
+A skewed graph of scattered ids is relaxed renumbered by in-degree (`autotune.graphs.order`: its hubs'
+distances share cache lines), built on the GPU (`autotune.gpu.renumber`): sources and targets are
+renamed, and every solve ends by writing its rows back in the graph's ids (timed with it).
 A graph whose distances may pass 32 bits runs the 64-bit builds (`Solver.width`): dist of 8 bytes,
 the fields that hold distances in 64-bit rows after the int ones (`state_bytes`), a tile's
 distances in shared memory of 8 bytes a thread (`scratch_bytes_per_thread`).
@@ -63,6 +66,8 @@ from autotune.gpu.engine import (
     timed_span,
 )
 from autotune.gpu.memory import DeviceArrays
+from autotune.gpu.renumber import RenumberedGraph
+from autotune.graphs.order import hub_order
 from autotune.launch import KernelLaunch, LaunchConfig
 from autotune.model.occupancy import blocks_with_extra_shared
 from autotune.reference.distance_range import NARROW, DistanceWidth
@@ -162,6 +167,10 @@ class DeltaSolver(Solver):
         self.fields = state_fields(self.algorithm.source_path.read_text())
         self._stream = self.cuda.Stream()
         self._hub_capacities: dict[int, int] = {}
+        order = hub_order(graph)
+        # the kernels' graph: renumbered by in-degree where its hubs' distances then share cache lines
+        self.renumbered = None if order is None else RenumberedGraph(self.device_graph, order, self.width.wide)
+        self._rows_at = None  # where the last solve's rows are, by the graph's ids
 
     def hub_capacity(self, block_threshold: int) -> int:
         """Hub chunks one iteration can produce: ceil(degree / threshold) summed over the vertices
@@ -193,8 +202,18 @@ class DeltaSolver(Solver):
                                        f"{profile.sm_count} SMs): not every block is sure to be resident for the barrier")
 
     def device_distances(self):
-        """The work arrays begin with every instance's distances, a row each (delta.cu's layout)."""
-        return None if self._workspace is None else self._workspace.work
+        """The work arrays begin with every instance's distances, a row each (delta.cu's layout); on
+        a renumbered graph the rows by the graph's ids follow them (`rows_at`)."""
+        return None if self._workspace is None else self._rows_at
+
+    def rows_at(self, workspace: Workspace, ck: int):
+        """Where a solve of `ck` instances leaves their rows by the graph's ids: the work arrays'
+        start, or on a renumbered graph the near queues after the distances (`renumbered`), which the
+        rows put back in the graph's ids overwrite once the solve is done (the next solve's init
+        queues its sources afresh)."""
+        if self.renumbered is None:
+            return workspace.work
+        return int(workspace.work) + ck * self.graph.n_vertices * self.width.itemsize
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
         """`Solver.solve_to` with delta.cu's TARGETED build: an instance stops once nothing waiting
@@ -207,7 +226,8 @@ class DeltaSolver(Solver):
         """Solve SSSP from `len(sources) == CK` sources at once and return distances and timings.
 
         With `profile`, CUDA events surround every launch and `kernel_ms` sums their times per
-        kernel (`advance`, `split` in host mode; `advance` for a persistent solve; `other` = init).
+        kernel (`advance`, `split` in host mode; `advance` for a persistent solve; `other`: init, and
+        on a renumbered graph the rows put back in its ids).
         A solve stops at `deadline_ms` (host clock) and raises `Overtime`: a host-loop one launches
         no more, a persistent one is told to end (`stopped_at_deadline`: its error fields).
 
@@ -232,7 +252,9 @@ class DeltaSolver(Solver):
             launches = self._launches(config, workspace, loop, blocks, delta, warp, np.int32(hub_threshold),
                                       targets is not None)
         ends = [-1] * ck if targets is None else list(targets)
-        cuda.memcpy_htod(workspace.sources, np.asarray([*sources, *ends], dtype=np.int32))  # init reads both
+        ids = [*sources, *ends] if self.renumbered is None else self.renumbered.renamed([*sources, *ends])
+        cuda.memcpy_htod(workspace.sources, np.asarray(ids, dtype=np.int32))  # init reads both
+        self._rows_at = self.rows_at(workspace, ck)
         if "init" not in launches and workspace.barrier_zeroed_for != ck:  # solve_grid's init keeps the barrier
             cuda.memset_d32(workspace.state, 0, self.fields["N_FIELDS"] * ck)
         workspace.barrier_zeroed_for = None
@@ -251,13 +273,17 @@ class DeltaSolver(Solver):
             else:
                 steps = (("advance", launches["advance"]), ("split", launches["finish"]))
                 finished = host_loop(self, launch, steps, workspace.ring, done_row, ck, stream, span.deadline_s)
+            if finished and self.renumbered is not None:  # timed: part of what a solve's user waits for
+                launch("other", self.renumbered.rows_in_graph_order(ck, workspace.work, self._rows_at), stream)
         kernel_ms = launch.kernel_ms()
         if not finished:
             raise Overtime(span.elapsed_ms)
 
+        rows_at = self._rows_at
+
         def copy() -> np.ndarray:
             distances = workspace.rows(ck, self.graph.n_vertices)
-            cuda.memcpy_dtoh(distances, workspace.work)  # the dist arrays come first (delta.cu's layout)
+            cuda.memcpy_dtoh(distances, rows_at)
             return distances
 
         rows = self.copier(copy)
@@ -280,7 +306,7 @@ class DeltaSolver(Solver):
                   hub_threshold, targeted: bool) -> dict[str, PackedLaunch]:
         algorithm = self.algorithm
         n, ck = np.int32(self.graph.n_vertices), np.int32(config.concurrent_kernels)
-        g, w = self.device_graph, workspace
+        g, w = self.renumbered or self.device_graph, workspace
         hubs = w.hubs if w.hubs is not None else 0
         hub_capacity = np.int32(w.hub_capacity)
         max_iterations = np.int32(self.max_iterations())
