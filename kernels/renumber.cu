@@ -4,6 +4,8 @@
 // seconds of numpy), and hands out its distances in the graph's own ids. Distances are 64-bit in a
 // build with -DWIDE_DISTANCES=1 (distance.cuh).
 
+#include <cub/block/block_radix_sort.cuh>
+
 #include "distance.cuh"
 
 // Row r of the renumbered graph (its offsets already in new_offsets) is row old_of[r] of the graph,
@@ -19,6 +21,55 @@ extern "C" __global__ void renumber_arcs(int n, const int *__restrict__ row_offs
     for (int k = lane; k < degree; k += 32) {
       new_columns[to + k] = new_of[columns[from + k]];
       new_weights[to + k] = weights[from + k];
+    }
+  }
+}
+
+// Each row's arcs sorted by head (the renumbered ids: hubs first), so that a warp's consecutive
+// arcs reach the same few hubs' distances together: a thread a row of 2 to `small` arcs, by
+// insertion in place.
+extern "C" __global__ void sort_short_rows(int n, const int *__restrict__ offsets, int *__restrict__ columns,
+                                           int *__restrict__ weights, int small) {
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+    const int begin = offsets[r], end = offsets[r + 1];
+    if (end - begin < 2 || end - begin > small) continue;
+    for (int i = begin + 1; i < end; ++i) {
+      const int head = columns[i], weight = weights[i];
+      int j = i - 1;
+      for (; j >= begin && columns[j] > head; --j) {
+        columns[j + 1] = columns[j];
+        weights[j + 1] = weights[j];
+      }
+      columns[j + 1] = head;
+      weights[j + 1] = weight;
+    }
+  }
+}
+
+// The longer rows' arcs sorted by head in runs of SORT_RUN (a row of more is sorted run by run): a
+// block a run, run k at arcs runs[k] .. runs[k] + lengths[k].
+#define SORT_THREADS 256
+#define SORT_ITEMS 8
+#define SORT_RUN (SORT_THREADS * SORT_ITEMS)
+extern "C" __global__ void __launch_bounds__(SORT_THREADS) sort_long_runs(const int *__restrict__ runs,
+                                                                         const int *__restrict__ lengths,
+                                                                         int *__restrict__ columns,
+                                                                         int *__restrict__ weights) {
+  typedef cub::BlockRadixSort<int, SORT_THREADS, SORT_ITEMS, int> Sort;
+  __shared__ typename Sort::TempStorage temp;
+  const int first = runs[blockIdx.x], length = lengths[blockIdx.x];
+  int heads[SORT_ITEMS], values[SORT_ITEMS];
+  for (int i = 0; i < SORT_ITEMS; ++i) {
+    const int k = threadIdx.x * SORT_ITEMS + i;
+    heads[i] = k < length ? columns[first + k] : 0x7fffffff;  // past the run: sorted last, not stored
+    values[i] = k < length ? weights[first + k] : 0;
+  }
+  Sort(temp).Sort(heads, values);
+  for (int i = 0; i < SORT_ITEMS; ++i) {
+    const int k = threadIdx.x * SORT_ITEMS + i;
+    if (k < length) {
+      columns[first + k] = heads[i];
+      weights[first + k] = values[i];
     }
   }
 }

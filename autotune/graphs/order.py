@@ -71,13 +71,16 @@ def _order(graph: CSRGraph) -> VertexOrder | None:
 
 
 def renumbered(graph: CSRGraph, order: VertexOrder) -> CSRGraph:
-    """The graph in `order`'s ids: row r is row old_of[r] of the graph, its arcs in their order, each
-    head renamed (arc positions gathered in one pass, no sort)."""
+    """The graph in `order`'s ids: row r is row old_of[r] of the graph, each head renamed, its arcs
+    by head (what the GPU builds, `autotune.gpu.renumber`, whose rows of more than 2,048 arcs are
+    sorted in runs)."""
     degrees = graph.out_degrees[order.old_of].astype(np.int64)
     row_offsets = np.zeros(graph.n_vertices + 1, np.int64)
     np.cumsum(degrees, out=row_offsets[1:])
     # arc k of new row r sits at old_start[old_of[r]] + k: start of its old row minus the new one, plus its place
     shift = graph.row_offsets[:-1][order.old_of].astype(np.int64) - row_offsets[:-1]
     positions = np.repeat(shift, degrees) + np.arange(graph.n_edges, dtype=np.int64)
-    return CSRGraph(f"{graph.name} (by in-degree)", row_offsets.astype(np.int32),
-                    order.new_of[graph.columns[positions]], graph.weights[positions])
+    heads = order.new_of[graph.columns[positions]]
+    by_head = np.lexsort((heads, np.repeat(np.arange(graph.n_vertices), degrees)))
+    return CSRGraph(f"{graph.name} (by in-degree)", row_offsets.astype(np.int32), heads[by_head],
+                    graph.weights[positions][by_head])

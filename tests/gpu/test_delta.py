@@ -201,8 +201,16 @@ def test_a_skewed_graph_is_relaxed_renumbered_and_answers_in_its_ids(session, gr
     assert order is not None
     with open_solver(graph, "delta") as solver:
         expected = renumbered(graph, order)
-        got = solver.cuda.from_device(solver.renumbered.columns, (graph.n_edges,), np.int32)
-        assert np.array_equal(got, expected.columns)
+        arrays = solver.renumbered
+        sizes = (graph.n_vertices + 1, graph.n_edges, graph.n_edges)
+        got = [solver.cuda.from_device(a, (size,), np.int32)
+               for a, size in zip((arrays.row_offsets, arrays.columns, arrays.weights), sizes)]
+    assert np.array_equal(got[0], expected.row_offsets)
+    rows = np.repeat(np.arange(graph.n_vertices), np.diff(expected.row_offsets))
+    same = np.lexsort((got[1], rows))  # rows of more than 2,048 arcs are sorted in runs on the GPU
+    assert np.array_equal(got[1][same], expected.columns) and np.array_equal(got[2][same], expected.weights)
+    assert np.array_equal(got[1][np.diff(expected.row_offsets)[rows] <= 2048],
+                          expected.columns[np.diff(expected.row_offsets)[rows] <= 2048])
     configs = [config(ck, delta=d, **loop) for ck in (1, 4) for d in (64, INFINITE) for loop in (HOST, BLOCK, GRID)]
     configs += [config(1, delta=INFINITE, loop="persistent", blocks=128, block_threshold=128, defer_work=200),
                 config(512, delta=64, **BLOCK)]

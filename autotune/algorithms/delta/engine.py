@@ -213,7 +213,7 @@ class DeltaSolver(Solver):
         queues its sources afresh)."""
         if self.renumbered is None:
             return workspace.work
-        return int(workspace.work) + ck * self.graph.n_vertices * self.width.itemsize
+        return np.uintp(int(workspace.work) + ck * self.graph.n_vertices * self.width.itemsize)  # a kernel argument
 
     def solve_to(self, config: LaunchConfig, sources: Sequence[int], targets: Sequence[int]) -> SolveResult:
         """`Solver.solve_to` with delta.cu's TARGETED build: an instance stops once nothing waiting
@@ -283,7 +283,7 @@ class DeltaSolver(Solver):
 
         def copy() -> np.ndarray:
             distances = workspace.rows(ck, self.graph.n_vertices)
-            cuda.memcpy_dtoh(distances, rows_at)
+            cuda.memcpy_dtoh(distances, int(rows_at))
             return distances
 
         rows = self.copier(copy)
