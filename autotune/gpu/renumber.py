@@ -40,9 +40,10 @@ def long_runs(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class RenumberedGraph:
     """The CSR arrays of `device_graph`'s graph in `order`'s ids (`row_offsets`, `columns`,
     `weights`, as `GraphOnDevice`'s; each row's arcs by head, a row of more than `SORT_RUN` in runs
-    of that many: rmat20's one query 0.688 -> 0.647 ms against rows left in the graph's order) and the
-    renaming `new_of`, allocated with `device_graph` (freed with it); `wide`: the distances' 64-bit
-    build of the kernels that put rows back."""
+    of that many: rmat20's one query 0.688 -> 0.647 ms against rows left in the graph's order, by a
+    probe on host-built graphs, docs/notes/delta-kernels.md run AL) and the renaming `new_of`,
+    allocated with `device_graph` (freed with it); `wide`: the distances' 64-bit build of the
+    kernels that put rows back."""
 
     def __init__(self, device_graph: GraphOnDevice, order: VertexOrder, wide: bool = False) -> None:
         cuda = driver()

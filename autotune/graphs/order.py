@@ -2,8 +2,8 @@
 scattered distances: where a few vertices receive a large share of the arcs (R-MAT's hubs) and the
 ids carry no locality (Graph500's generators permute them), most relaxations read and lower the
 distances of a few thousand hubs, which renumbered first share a few cache lines instead of one
-each. Measured with Δ-stepping's one query on the H200 (docs/notes/delta-kernels.md, run AL, both ways
-in one run at 1973b96): rmat20's 0.725 -> 0.648 ms (0.648 -> 0.568 with block_threshold 128).
+each. Δ-stepping's one query on the H200 (docs/notes/delta-kernels.md, run AL): suite `kernels`
+at 1973b96 rmat20 0.652 ms against 0.741 at be07c40; a probe of both ways in one run 0.725 -> 0.648.
 
 `hub_order` decides from the graph alone (`HUB_SHARE` of the arcs into the top `TOP_SHARE` of the
 vertices, arcs that join ids `SCATTERED` x n apart at the median, `MIN_VERTICES` vertices at least),
