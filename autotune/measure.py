@@ -11,7 +11,10 @@ sources (`choose_sources`), whatever its CK, so that times at different CK measu
 over the SSSPs they solved. A measurement is a warm-up batch, `min_repetitions` to
 `max_repetitions` timed repetitions (after the minimum, it stops as soon as the spread of the
 repetitions is within `noise` of their median) and one profiled batch (CUDA events around every
-kernel; left out when the caller asks, as the finalists' re-measurement rounds do).
+kernel; left out when the caller asks, as the finalists' re-measurement rounds do). Where the
+warm-up solved the whole sample in `LONG_BATCH_MS` or more (a large graph's batch end), the batches
+are long: `LONG_REPETITIONS` repetitions suffice where they agree, and no batch is profiled (a
+trial of rmat22's batch end took five batches of 1.5 s; it takes three).
 
 A `stop` callback, asked after the warm-up and after every batch with the times so far, answers an
 `Ask`: PRUNE ends the measurement early as PRUNED (the search's pruning: far slower than the best so
@@ -45,6 +48,11 @@ from autotune.launch import DEFAULT_ALGORITHM, LaunchConfig
 DEFAULT_SAMPLE = 32
 DEFAULT_REPETITIONS = 3
 DEFAULT_NOISE = 0.03
+# A warm-up batch of the whole sample this long makes the batches long (`Protocol.for_long_batches`): on rmat22 at
+# 02935ed (H200, suite large's sweep) every batch of 1,024 SSSPs took 1.5-1.7 s, three repetitions of one
+# configuration spread 0.4-0.9%, the first within 0.35% of their median, the warm-up within 1.04% of it
+LONG_BATCH_MS = 1_000.0
+LONG_REPETITIONS = 2
 
 
 class Status(str, Enum):
@@ -87,6 +95,12 @@ class Protocol:
             return True
         median = statistics.median(times_ms)
         return median > 0 and (max(times_ms) - min(times_ms)) / median <= self.noise
+
+    def for_long_batches(self) -> Protocol:
+        """The protocol once a warm-up batch of the whole sample took `LONG_BATCH_MS` or more: at
+        most `LONG_REPETITIONS` repetitions at the least, each averaging over at least that long
+        (the module's docstring)."""
+        return dataclasses.replace(self, min_repetitions=min(self.min_repetitions, LONG_REPETITIONS))
 
     def to_json(self) -> dict[str, Any]:
         return {"sample": self.sample, "min_repetitions": self.min_repetitions,

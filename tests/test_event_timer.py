@@ -99,6 +99,19 @@ def test_a_measurement_without_the_profiled_batch_has_no_kernel_times():
     assert timer_of([1.0]).measure(CONFIG).kernel_ms == {"relax": 0.25}
 
 
+def test_long_batches_of_the_whole_sample_take_fewer_repetitions_and_no_profiled_batch():
+    """A warm-up of the whole sample of at least `LONG_BATCH_MS` (rmat22's batch end: 1.5 s a batch):
+    two agreeing repetitions suffice and no batch is profiled; a shorter one keeps the protocol's
+    three, and a partial warm-up that long keeps them too (it solved part of the sample)."""
+    long_ms = [1500.0, 1505.0, 1502.0]
+    measured = timer_of(long_ms, minimum=3).measure(CONFIG)
+    assert len(measured.times_ms) == 2 and measured.kernel_ms == {}
+    short = timer_of([ms / 10 for ms in long_ms], minimum=3).measure(CONFIG)
+    assert len(short.times_ms) == 3 and short.kernel_ms
+    partial = timer_of(long_ms, minimum=3).measure(PARTIAL)
+    assert len(partial.times_ms) == 3 and partial.kernel_ms
+
+
 def test_enough_after_a_repetition_ends_below_the_minimum():
     measurement = timer_of([1.0, 2.0], minimum=3).measure(CONFIG, lambda times, warm_up: Ask.ENOUGH)
     assert measurement.status is Status.OK and len(measurement.times_ms) == 1 and measurement.kernel_ms

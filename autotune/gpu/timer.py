@@ -15,7 +15,8 @@ from autotune.graphs.csr import CSRGraph
 from autotune.gpu.engine import Overtime, SolveResult, Solver
 from autotune.gpu.verify import DEVICE_CHECK_BYTES, DeviceCheck
 from autotune.launch import LaunchConfig
-from autotune.measure import Ask, Measurement, Protocol, Status, StopAsk, batches, time_left_ms
+from autotune.measure import (LONG_BATCH_MS, Ask, Measurement, Protocol, Status, StopAsk, batches,
+                              time_left_ms)
 from autotune.reference.cache import ReferenceCache
 
 
@@ -57,7 +58,8 @@ class CudaEventTimer:
     """Measures launch configurations of one algorithm on one graph (any engine's `Solver`), by
     the protocol of `autotune.measure`: a warm-up batch (stopped at `limit_ms` when given), timed
     repetitions over the whole sample (adaptive between the protocol's bounds), and one profiled
-    batch with CUDA events around every kernel (unless `profile` is off). Every solve's distances
+    batch with CUDA events around every kernel (unless `profile` is off, or the batches are long:
+    `Protocol.for_long_batches`). Every solve's distances
     are compared with scipy's Dijkstra; any difference makes the measurement WRONG.
 
     Args:
@@ -147,7 +149,10 @@ class CudaEventTimer:
                 return pruned((warm_ms,), f"pruned during the warm-up: its batch ran past {deadline_ms:.1f} ms")
             if stop is not None and stop([warm_ms], partial_warm_up) is Ask.PRUNE:
                 return pruned((warm_ms,), "pruned after the warm-up")
-            while not self.protocol.settled(times):
+            protocol = self.protocol
+            if not partial_warm_up and warm_ms * ck >= LONG_BATCH_MS:
+                protocol, profile = protocol.for_long_batches(), False
+            while not protocol.settled(times):
                 elapsed = wall = launch = 0.0
                 for index, sources in enumerate(plan):
                     try:
@@ -164,7 +169,7 @@ class CudaEventTimer:
                 else:
                     times.append(elapsed / (len(plan) * ck))
                     launch_shares.append(launch / wall if wall else 0.0)
-                    answer = stop(times, False) if stop is not None and not self.protocol.settled(times) else Ask.GO_ON
+                    answer = stop(times, False) if stop is not None and not protocol.settled(times) else Ask.GO_ON
                     if answer is Ask.PRUNE:
                         return pruned(times, f"pruned after {len(times)} repetitions")
                     if answer is Ask.ENOUGH:

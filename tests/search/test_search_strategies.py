@@ -380,6 +380,23 @@ def test_a_search_leading_its_end_converges_only_with_enough_configurations_at_i
     assert handle.study.user_attrs["converged_after"] <= thorough.trials
 
 
+def test_a_search_short_of_enough_configurations_samples_past_its_trial_budget(small_space, run_sweep):
+    """Issue 68: a leading end short of `enough` verified configurations at its best's CK samples on
+    past its strategy's trials (rmat22's latency end at 02935ed verified 13 in its 40), up to
+    `SAMPLED_WHILE_SHORT` x enough in all, the budget kept in the study."""
+    from autotune.search.run.plan import SAMPLED_WHILE_SHORT
+
+    settings = SweepSettings(patience=12)
+    plain, _ = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=10, seed=1), settings=settings)
+    extended, handle = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=10, seed=1),
+                                 settings=dataclasses.replace(settings, enough=20))
+    ck = extended.best.config.concurrent_kernels
+    verified = {e.config.key() for e in extended.log if e.measurement.ok and e.config.concurrent_kernels == ck}
+    sampled = handle.study.user_attrs["sampled_budget"]
+    assert len(verified) >= 20 and extended.trials > plain.trials
+    assert 10 < sampled <= SAMPLED_WHILE_SHORT * 20
+
+
 def test_converged_after_counts_trials_without_a_gain():
     from autotune.search.run.plan import converged_after
 

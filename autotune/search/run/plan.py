@@ -154,6 +154,26 @@ def short_of_enough(points: Sequence[ConfigResult], enough: int, best_elsewhere:
     return sum(1 for point in points if point.config.concurrent_kernels == at) < enough
 
 
+SAMPLED_WHILE_SHORT = 4  # a study short of enough samples on past its trial budget, up to this many times `enough`
+
+
+def sampled_budget(budget: int, taken: int, enough: int, short: Callable[[], bool]) -> int:
+    """The search trials a study's sampler may propose in all: its strategy's `budget` (`taken` of
+    them so far) or, once that is spent while the study leads its end of the curve short of `enough`
+    verified configurations there (`short()`: `short_of_enough`), one more than taken, up to
+    `SAMPLED_WHILE_SHORT` x `enough`; each trial still within its slice of the wall time. On rmat22
+    at 02935ed the latency end's 40 trials (a third of them refused or pruned at once) verified 13
+    configurations at CK 1 in 15 s of its 20-s slice, and the sweep ended 20 s inside its budget.
+
+    Example:
+        >>> sampled_budget(40, 40, 30, lambda: True), sampled_budget(40, 40, 30, lambda: False)
+        (41, 40)
+        >>> sampled_budget(40, 120, 30, lambda: True), sampled_budget(40, 12, 30, lambda: True)
+        (40, 40)
+    """
+    return taken + 1 if 0 < budget <= taken < SAMPLED_WHILE_SHORT * enough and short() else budget
+
+
 def outpaced(ms_per_sssp: float | None, rival_ms: float | None, factor: float) -> bool:
     """Whether a point of `ms_per_sssp` (a finalist's median, or for a bridge the fastest its study
     measured at any CK: a lower bound) cannot be its CK's point of the curve because another

@@ -63,7 +63,7 @@ from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
 from autotune.search.strategies.climb import climb_neighbours, next_centre
 from autotune.search.run.plan import (Budget, GraphPlan, SweepSettings, bridges, converged_after, fastest_up_to,
-                                      outpaced, past_the_run, short_of_enough, tuned)
+                                      outpaced, past_the_run, sampled_budget, short_of_enough, tuned)
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT,
                                     ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
@@ -180,7 +180,7 @@ class GraphSweep:
         """The curve stage's trials: the transfers not measured yet and, for the queries curve, the
         bridges, but those another study outpaced at their CK (`plan.outpaced`)."""
         settings = self.plan.settings
-        points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
+        points = self._points()
         fastest = points[0].ms_per_sssp if points else None
         rivals = self.rivals() if self.rivals is not None else {}
 
@@ -218,11 +218,21 @@ class GraphSweep:
         return states.count(TrialState.WAITING), states.count(TrialState.RUNNING)
 
     def _sampled_left(self, counting_running: bool = True) -> int:
-        """Search trials the sampler may still propose (`sampled_trials`); the ones in flight count
-        as taken, unless `counting_running` is off (the trial asking is one)."""
+        """Search trials the sampler may still propose (`sampled_trials`; past the strategy's budget
+        while the study leads its end short of enough: `plan.sampled_budget`); the ones in flight
+        count as taken, unless `counting_running` is off (the trial asking is one)."""
         if self.stage != SEARCH or self._converged():
             return 0
-        return max(0, int(self._attr(ATTR_SAMPLED, 0)) - sampled_trials(self.study, finished_only=not counting_running))
+        taken, budget = sampled_trials(self.study, finished_only=not counting_running), int(self._attr(ATTR_SAMPLED, 0))
+        if (more := sampled_budget(budget, taken, self.plan.settings.enough, self._short_of_enough)) > budget:
+            self.study.set_user_attr(ATTR_SAMPLED, more)  # kept: a slice ending it now leaves it cut short (`resume`)
+        return max(0, more - taken)
+
+    def _points(self) -> list[ConfigResult]:  # the study's verified configurations inside its space (`tuned`)
+        return tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
+
+    def _short_of_enough(self) -> bool:  # `plan.short_of_enough` of the study's points
+        return short_of_enough(self._points(), self.plan.settings.enough, self.best_elsewhere and self.best_elsewhere())
 
     def _converged(self) -> bool:
         """Whether the search has converged (`plan.converged_after` with the settings' patience:
@@ -238,8 +248,7 @@ class GraphSweep:
         after = converged_after(values, patience)
         if after is None:
             return False
-        points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
-        if short_of_enough(points, self.plan.settings.enough, self.best_elsewhere and self.best_elsewhere()):
+        if self._short_of_enough():
             return False  # it leads its end of the curve with too few configurations verified there
         self.study.set_user_attr(ATTR_CONVERGED, after)
         return True
@@ -310,7 +319,7 @@ class GraphSweep:
             self.study.set_user_attr(ATTR_STAGE, REFINE)
             return True
         if stage == REFINE:
-            points = tuned(pooled(self.trials.measurements()), self.plan.space, self.plan.specials)
+            points = self._points()
             centres = list(self._attr(ATTR_CENTRES) or [])
             centre = next_centre(points, centres) if self.plan.strategy.samples and not up else None
             if centre is not None:  # climb on: the best's neighbours (`climb`)
@@ -330,8 +339,7 @@ class GraphSweep:
             self.study.set_user_attr(ATTR_STAGE, COMPOSE)
             return True
         if stage == COMPOSE:
-            finalists = tuned(pooled(self.trials.measurements()), self.plan.space,
-                              self.plan.specials)[: settings.finalists]
+            finalists = self._points()[: settings.finalists]
             self.study.set_user_attr(ATTR_FINALISTS, [r.config.to_json() for r in finalists])
             rivals = self.rivals() if self.rivals is not None else {}
             contending = [r.config for r in finalists if not outpaced(
