@@ -13,8 +13,8 @@ over the SSSPs they solved. A measurement is a warm-up batch, `min_repetitions` 
 repetitions is within `noise` of their median) and one profiled batch (CUDA events around every
 kernel; left out when the caller asks, as the finalists' re-measurement rounds do). Where the
 warm-up solved the whole sample in `LONG_BATCH_MS` or more (a large graph's batch end), the batches
-are long: `LONG_REPETITIONS` repetitions suffice where they agree, and no batch is profiled (a
-trial of rmat22's batch end took five batches of 1.5 s; it takes three).
+are long (`long_batches`): `LONG_REPETITIONS` repetitions suffice where they agree, and no batch is
+profiled (a trial of rmat22's batch end took five batches of 1.5 s; it takes three).
 
 A `stop` callback, asked after the warm-up and after every batch with the times so far, answers an
 `Ask`: PRUNE ends the measurement early as PRUNED (the search's pruning: far slower than the best so
@@ -53,6 +53,17 @@ DEFAULT_NOISE = 0.03
 # configuration spread 0.4-0.9%, the first within 0.35% of their median, the warm-up within 1.04% of it
 LONG_BATCH_MS = 1_000.0
 LONG_REPETITIONS = 2
+
+
+def long_batches(ms_per_sssp: float | None, concurrent_kernels: int, sample: int) -> bool:
+    """Whether a configuration's batches are long: each solves the whole sample (CK at least its
+    size) in `LONG_BATCH_MS` or more, at `ms_per_sssp` (None: unknown, not long).
+
+    Example:
+        >>> long_batches(1.5, 1024, 32), long_batches(1.5, 512, 32), long_batches(100.0, 16, 32)
+        (True, False, False)
+    """
+    return ms_per_sssp is not None and concurrent_kernels >= sample and ms_per_sssp * concurrent_kernels >= LONG_BATCH_MS
 
 
 class Status(str, Enum):

@@ -15,7 +15,7 @@ from autotune.graphs.csr import CSRGraph
 from autotune.gpu.engine import Overtime, SolveResult, Solver
 from autotune.gpu.verify import DEVICE_CHECK_BYTES, DeviceCheck
 from autotune.launch import LaunchConfig
-from autotune.measure import (LONG_BATCH_MS, Ask, Measurement, Protocol, Status, StopAsk, batches,
+from autotune.measure import (Ask, Measurement, Protocol, Status, StopAsk, batches, long_batches,
                               time_left_ms)
 from autotune.reference.cache import ReferenceCache
 
@@ -150,7 +150,7 @@ class CudaEventTimer:
             if stop is not None and stop([warm_ms], partial_warm_up) is Ask.PRUNE:
                 return pruned((warm_ms,), "pruned after the warm-up")
             protocol = self.protocol
-            if not partial_warm_up and warm_ms * ck >= LONG_BATCH_MS:
+            if long_batches(warm_ms, ck, len(self.sample)):
                 protocol, profile = protocol.for_long_batches(), False
             while not protocol.settled(times):
                 elapsed = wall = launch = 0.0

@@ -1,8 +1,10 @@
 """What pruning saves besides pruned trials (`search.trials`' docstring): the baseline candidates
 probed on their warm-up, the repetitions of configurations out of contention, the re-measurement
-rounds of one repetition, and the warm-up's time limit handed to the timer."""
+rounds of one repetition (and one round of long batches), and the warm-up's time limit handed to
+the timer."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable
 
 import pytest
@@ -10,8 +12,8 @@ import pytest
 from autotune.algorithms.thesis import CRAUSER
 from autotune.launch import LaunchConfig
 from autotune.measure import Ask, Measurement, Status
-from autotune.search import SweepSettings
-from autotune.search.strategies import Bayes, ModelOnly
+from autotune.search import SearchSpace, SweepSettings
+from autotune.search.strategies import Bayes, Exhaustive, ModelOnly
 
 from search_shared import default_specials
 
@@ -92,6 +94,17 @@ def test_re_measurement_rounds_take_one_repetition_without_the_profile_when_prun
     assert all((not e.measurement.kernel_ms) is prune for e in rounds)
     assert result.best.kernel_ms  # the search's profile stays
     assert len(result.best.times_ms) == 4 + 3 * (1 if prune else 4)  # every repetition pooled
+
+
+@pytest.mark.parametrize("ms, rounds", [(40.0, 1), (1.0, 3)])
+def test_finalists_whose_batches_are_long_are_re_measured_in_one_round(run_sweep, ms, rounds):
+    """Batches of the whole sample of a second or more (40 ms x CK 32: 1.28 s) spread within 1% (rmat22's
+    batch end): one round of the finalists, not three; 1 ms x 32 keeps three."""
+    space = SearchSpace.from_options("crauser", block_sizes="64,128,256", caches="default", ck="32", lanes="1")
+    result, _ = run_sweep(ScriptedTimer(lambda c: ms), space, Exhaustive(), specials=default_specials(),
+                          settings=SweepSettings(prune=True))
+    again = Counter(e.config.key() for e in result.log if e.phase == "remeasure")
+    assert len(again) == 3 and set(again.values()) == {rounds}
 
 
 def test_out_of_contention_trials_stop_after_one_repetition_and_the_warm_up_gets_the_bound(small_space, run_sweep):

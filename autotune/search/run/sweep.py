@@ -23,7 +23,8 @@ Stages of a graph's study (its `stage` attribute):
 5. `compose` (exhaustive): each kernel's best launch composed from the uniform runs; the best compositions are
    enqueued.
 6. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again in `rounds`
-   interleaved rounds (A B C A B C ...), so that noise does not pick the winner; a finalist another study's point at
+   interleaved rounds (A B C A B C ...), so that noise does not pick the winner (one where their batches are long:
+   `plan.rounds_of`); a finalist another study's point at
    its CK beats by more than `contender_factor` is not (it cannot be that CK's point of the curve whatever the noise).
 7. `done`: the winner is the finalist with the lowest median over all its measurements. A configuration that is ever
    invalid, wrong or pruned is never a winner, nor is one outside the space the user gave, nor a reference (the
@@ -63,7 +64,7 @@ from autotune.measure import Measurement, Timer
 from autotune.search.run.baseline import probed, slowest, to_measure_whole
 from autotune.search.strategies.climb import climb_neighbours, next_centre
 from autotune.search.run.plan import (Budget, GraphPlan, SweepSettings, bridges, converged_after, fastest_up_to,
-                                      outpaced, past_the_run, sampled_budget, short_of_enough, tuned)
+                                      outpaced, past_the_run, rounds_of, sampled_budget, short_of_enough, tuned)
 from autotune.search.results import ConfigResult, GraphResult, fastest_configurations, pooled
 from autotune.search.run.stages import (ATTR_ABANDONED, ATTR_BASELINE, ATTR_CENTRES, ATTR_CONVERGED, ATTR_CUT,
                                     ATTR_FINALISTS, ATTR_OUTPACED, ATTR_SAMPLED, ATTR_STAGE, COMPOSE, CURVE, DONE, HELD,
@@ -344,7 +345,8 @@ class GraphSweep:
             rivals = self.rivals() if self.rivals is not None else {}
             contending = [r.config for r in finalists if not outpaced(
                 r.ms_per_sssp, rivals.get(r.config.concurrent_kernels), settings.contender_factor)]
-            rounds = 0 if self.budget.run_over() else 1 if self.budget.slice_over() else settings.rounds
+            rounds = 0 if self.budget.run_over() else 1 if self.budget.slice_over() else \
+                rounds_of(finalists, settings.rounds, self._attr("protocol"))
             if rounds and len(contending) < len(finalists):
                 self._count_outpaced("rounds", rounds * (len(finalists) - len(contending)))
             for round_ in range(rounds):
