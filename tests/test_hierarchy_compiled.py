@@ -253,16 +253,16 @@ def test_the_contraction_in_rounds_reports_progress_and_stops_when_asked(tmp_pat
         contract(graph, directory=tmp_path, rounds=2, progress=lambda done, n: done >= 512)
 
 
-def test_only_a_large_graph_contracts_in_rounds_and_on_every_core_it_may_use():
+def test_only_a_large_graph_contracts_in_rounds_on_every_core_it_may_use_one_included():
     from types import SimpleNamespace
 
     from autotune.hierarchy.rounds import MAX_THREADS, ROUNDS_FROM, rounds_for
 
     large, small = SimpleNamespace(n_vertices=ROUNDS_FROM), SimpleNamespace(n_vertices=ROUNDS_FROM - 1)
     assert rounds_for(large, cores=8) == 8 and rounds_for(large, cores=4 * MAX_THREADS) == MAX_THREADS
-    assert rounds_for(large, cores=1) == 0 and rounds_for(small, cores=16) == 0
+    assert rounds_for(large, cores=1) == 1 and rounds_for(small, cores=16) == 0  # one core: rounds, one thread
     cores = len(os.sched_getaffinity(0))
-    assert rounds_for(large) == (min(cores, MAX_THREADS) if cores > 1 else 0)
+    assert rounds_for(large) == min(cores, MAX_THREADS)
 
 
 def test_a_build_beside_a_sweep_leaves_it_cores_and_stops_when_the_sweep_ends(tmp_path, monkeypatch):
