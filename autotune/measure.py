@@ -63,7 +63,8 @@ def long_batches(ms_per_sssp: float | None, concurrent_kernels: int, sample: int
         >>> long_batches(1.5, 1024, 32), long_batches(1.5, 512, 32), long_batches(100.0, 16, 32)
         (True, False, False)
     """
-    return ms_per_sssp is not None and concurrent_kernels >= sample and ms_per_sssp * concurrent_kernels >= LONG_BATCH_MS
+    return ms_per_sssp is not None and concurrent_kernels >= sample \
+        and ms_per_sssp * concurrent_kernels >= LONG_BATCH_MS
 
 
 class Status(str, Enum):
@@ -108,9 +109,9 @@ class Protocol:
         return median > 0 and (max(times_ms) - min(times_ms)) / median <= self.noise
 
     def for_long_batches(self) -> Protocol:
-        """The protocol once a warm-up batch of the whole sample took `LONG_BATCH_MS` or more: at
-        most `LONG_REPETITIONS` repetitions at the least, each averaging over at least that long
-        (the module's docstring)."""
+        """The protocol once a warm-up batch of the whole sample took `LONG_BATCH_MS` or more: its
+        minimum of repetitions at most `LONG_REPETITIONS`, each repetition averaging over at least
+        that long (the module's docstring)."""
         return dataclasses.replace(self, min_repetitions=min(self.min_repetitions, LONG_REPETITIONS))
 
     def to_json(self) -> dict[str, Any]:

@@ -24,8 +24,8 @@ Stages of a graph's study (its `stage` attribute):
    enqueued.
 6. `remeasure`: the `finalists` best configurations *inside the space* by median are enqueued again in `rounds`
    interleaved rounds (A B C A B C ...), so that noise does not pick the winner (one where their batches are long:
-   `plan.rounds_of`); a finalist another study's point at
-   its CK beats by more than `contender_factor` is not (it cannot be that CK's point of the curve whatever the noise).
+   `plan.rounds_of`); a finalist another study's point at its CK beats by more than `contender_factor` is not (it
+   cannot be that CK's point of the curve whatever the noise).
 7. `done`: the winner is the finalist with the lowest median over all its measurements. A configuration that is ever
    invalid, wrong or pruned is never a winner, nor is one outside the space the user gave, nor a reference (the
    default and baseline, `plan.references`): a special is measured and reported, not chosen, unless it is the model's
