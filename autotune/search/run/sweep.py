@@ -8,10 +8,8 @@ Stages of a graph's study (its `stage` attribute):
    (`prepare`); a Bayesian search's sampler then proposes the rest of its budget. With pruning on, the baseline
    candidates are probes (`trials`' docstring), and once the rest is done the slowest of them is enqueued to be
    measured whole, with the references outside the space (a prediction outside it first). A search that samples then
-   measures its sibling studies' points at the CK values next to its own (phase `transfer`; left out by its slice:
-   `curve`).
-2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until none is faster
-   (`climb`).
+   measures its sibling studies' points at the CK values next to its own (phase `transfer`; cut by its slice: `curve`).
+2. `refine` (a search that samples): a hill climb from the best, its neighbours measured until none is faster.
 3. `held`: the study's ends are measured. A run of several studies holds each here until every study of the run has
    measured its ends (`sweep_graph`'s `hold`), so that no algorithm's curve or rounds take the time another
    algorithm's ends need, and the rest is judged against them all.
@@ -28,28 +26,22 @@ Stages of a graph's study (its `stage` attribute):
    cannot be that CK's point of the curve whatever the noise).
 7. `done`: the winner is the finalist with the lowest median over all its measurements. A configuration that is ever
    invalid, wrong or pruned is never a winner, nor is one outside the space the user gave, nor a reference (the
-   default and baseline, `plan.references`): a special is measured and reported, not chosen, unless it is the model's
-   prediction.
+   default and baseline, `plan.references`: measured and reported, not chosen, unless the model's prediction).
 
 A wall-time `plan.Budget` cuts stages short: past the study's slice the search and the climb stop (their waiting trials
 are dropped) and the finalists get one round; past the run's end, the curve stage and the rounds are skipped. No trial
 begins that its study's quickest says would end past the run (`stages.quickest_trial_s`), nor one that two batches of
 its CK at the graph's fastest time per SSSP so far would take past it (`plan.past_the_run`), and a batch still running
-at the run's end is stopped there (`measure.time_left_ms`). The table is still whole: each entry's best is the best
-measured, and the stages cut are named in its `x-sweep` protocol (`cut_by_budget`). Pruning also stops a trial once
-it is `prune_factor` times slower per SSSP than the graph's fastest at its CK or a smaller one (`plan.fastest_up_to`:
-it is dominated), even before its study has a best (a special: at a smaller CK).
+at the run's end is stopped there (`measure.time_left_ms`). The table is still whole; the stages cut are named in its
+`x-sweep` protocol (`cut_by_budget`). Pruning also stops a trial once it is `prune_factor` times slower per SSSP than
+the graph's fastest at its CK or a smaller one (dominated: `plan.fastest_up_to`), even before its study has a best.
 
-A study is *abandoned* (straight to `done`, no winner) once its first `ABANDON_AFTER` finished trials were all pruned or
-refused while another study of the graph had a verified point: an auto sweep's algorithm tuned after another (on a road
-network each of GPU Crauser's costs a warm-up solve of about a second, hundreds of times Δ-stepping's best), or an end
-that smaller batches dominate (grid24's batch end).
+A study is *abandoned* (`done`, no winner) once its first `ABANDON_AFTER` finished trials were all pruned or refused
+while another study of the graph had a verified point (GPU Crauser on a road network; grid24's batch end).
 
-`GraphSweep.work` measures whatever its study offers (a WAITING trial, or one the sampler may still propose);
-`GraphSweep.advance` moves a study whose stage has nothing left in flight to the next stage. In one process
-(`local.sweep_graph`) the two alternate; in a fleet (`search.fleet`) the workers call `work` and the run's coordinator
-calls `advance`. Ctrl-C or SIGTERM stops at once: what was measured is kept in the study, and the result comes back
-`partial` with the best measured so far.
+`GraphSweep.work` measures what its study offers; `GraphSweep.advance` moves a study with nothing in flight to its next
+stage: alternately in one process (`local.sweep_graph`), by workers and the coordinator in a fleet (`search.fleet`).
+Ctrl-C or SIGTERM stops at once: what was measured is kept, and the result comes back `partial`.
 """
 from __future__ import annotations
 
@@ -219,9 +211,8 @@ class GraphSweep:
         return states.count(TrialState.WAITING), states.count(TrialState.RUNNING)
 
     def _sampled_left(self, counting_running: bool = True) -> int:
-        """Search trials the sampler may still propose (`sampled_trials`; past the strategy's budget
-        while the study leads its end short of enough: `plan.sampled_budget`); the ones in flight
-        count as taken, unless `counting_running` is off (the trial asking is one)."""
+        """Search trials the sampler may still propose (`sampled_trials`, `plan.sampled_budget`); those in
+        flight count as taken, unless `counting_running` is off (the trial asking is one)."""
         if self.stage != SEARCH or self._converged():
             return 0
         taken, budget = sampled_trials(self.study, finished_only=not counting_running), int(self._attr(ATTR_SAMPLED, 0))
