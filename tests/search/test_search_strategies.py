@@ -366,16 +366,23 @@ def test_patience_ends_a_converged_search_before_its_trial_budget(small_space, r
     assert patient.protocol["converged_after"] == converged and "converged_after" not in whole.protocol
 
 
+def _patient_sweeps(run_sweep, space, trials: int, enough: int):
+    """Two patient sweeps of `trials` sampled trials, without and with `enough`: the first's result,
+    the second's, its study handle and its verified configurations at its best's CK."""
+    settings = SweepSettings(patience=12)
+    plain, _ = run_sweep(SyntheticTimer(noise=0.01), space, Bayes(trials=trials, seed=1), settings=settings)
+    thorough, handle = run_sweep(SyntheticTimer(noise=0.01), space, Bayes(trials=trials, seed=1),
+                                 settings=dataclasses.replace(settings, enough=enough))
+    ck = thorough.best.config.concurrent_kernels
+    return plain, thorough, handle, {e.config.key() for e in thorough.log
+                                     if e.measurement.ok and e.config.concurrent_kernels == ck}
+
+
 def test_a_search_leading_its_end_converges_only_with_enough_configurations_at_its_best_s_ck(small_space, run_sweep):
     """Issue 68: at least 30 configurations verified at each end of the curve. Patience alone ended
     grid22's PHAST studies with 22 and 11 at 83 s of a 110-s budget; with `enough` the leading study
     samples on until its best's CK has that many (where its trial budget allows)."""
-    settings = SweepSettings(patience=12)
-    patient, _ = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=200, seed=1), settings=settings)
-    thorough, handle = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=200, seed=1),
-                                 settings=dataclasses.replace(settings, enough=40))
-    ck = thorough.best.config.concurrent_kernels
-    verified = {e.config.key() for e in thorough.log if e.measurement.ok and e.config.concurrent_kernels == ck}
+    patient, thorough, handle, verified = _patient_sweeps(run_sweep, small_space, 200, 40)
     assert len(verified) >= 40 and thorough.trials > patient.trials
     assert handle.study.user_attrs["converged_after"] <= thorough.trials
 
@@ -386,15 +393,9 @@ def test_a_search_short_of_enough_configurations_samples_past_its_trial_budget(s
     `SAMPLED_WHILE_SHORT` x enough in all, the budget kept in the study."""
     from autotune.search.run.plan import SAMPLED_WHILE_SHORT
 
-    settings = SweepSettings(patience=12)
-    plain, _ = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=10, seed=1), settings=settings)
-    extended, handle = run_sweep(SyntheticTimer(noise=0.01), small_space, Bayes(trials=10, seed=1),
-                                 settings=dataclasses.replace(settings, enough=20))
-    ck = extended.best.config.concurrent_kernels
-    verified = {e.config.key() for e in extended.log if e.measurement.ok and e.config.concurrent_kernels == ck}
-    sampled = handle.study.user_attrs["sampled_budget"]
+    plain, extended, handle, verified = _patient_sweeps(run_sweep, small_space, 10, 20)
     assert len(verified) >= 20 and extended.trials > plain.trials
-    assert 10 < sampled <= SAMPLED_WHILE_SHORT * 20
+    assert 10 < handle.study.user_attrs["sampled_budget"] <= SAMPLED_WHILE_SHORT * 20
 
 
 def test_converged_after_counts_trials_without_a_gain():
