@@ -49,8 +49,9 @@ DEFAULT_SAMPLE = 32
 DEFAULT_REPETITIONS = 3
 DEFAULT_NOISE = 0.03
 # A warm-up batch of the whole sample this long makes the batches long (`Protocol.for_long_batches`): on rmat22 at
-# 02935ed (H200, suite large's sweep) every batch of 1,024 SSSPs took 1.5-1.7 s, three repetitions of one
-# configuration spread 0.4-0.9%, the first within 0.35% of their median, the warm-up within 1.04% of it
+# 02935ed (H200, suite large's sweep; its records: benchmarks/data/h200/rmat22-curve-02935ed.records.jsonl.gz) every
+# batch of 1,024 SSSPs took 1.5-1.7 s, three repetitions of one configuration spread 0.4-0.9%, the first within 0.35%
+# of their median, the warm-up within 1.04% of it
 LONG_BATCH_MS = 1_000.0
 LONG_REPETITIONS = 2
 

@@ -1,8 +1,8 @@
 // A graph renumbered on the GPU, and distances put back in the graph's ids
 // (autotune/gpu/renumber.py): Δ-stepping relaxes a skewed graph in an order of its vertices by
 // in-degree (autotune/graphs/order.py), built here from the graph already in GPU memory rather than
-// on the host (rmat20's 31M arcs took 1.8 s of numpy on the project's VM, timed by hand), and hands
-// out its distances in the graph's own ids. Distances are 64-bit in a build with -DWIDE_DISTANCES=1
+// on the host (`graphs.order.renumbered`, numpy: seconds for rmat20's 31M arcs), and hands out its
+// distances in the graph's own ids. Distances are 64-bit in a build with -DWIDE_DISTANCES=1
 // (distance.cuh).
 
 #include <cub/block/block_radix_sort.cuh>

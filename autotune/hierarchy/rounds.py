@@ -24,7 +24,6 @@ def rounds_for(graph: CSRGraph, cores: int | None = None) -> int:
     this process may use (default `usable_cores()`), at most `MAX_THREADS`, one at the least; 0 (in
     order) for a smaller graph. On one core too, so that a graph's hierarchy does not depend on the
     machine: on this VM's one core `graph hierarchy grid24` built in 425.2 s against 702.3 in order
-    (249 levels against 251, 2% more arcs), grid22 contracted in 80.7 s against 103.5, grid20 in
-    17.1 against 23.5 (docs/notes/phast.md)."""
+    (249 levels against 251, 2% more arcs; docs/notes/phast.md)."""
     cores = usable_cores() if cores is None else cores
     return max(1, min(cores, MAX_THREADS)) if graph.n_vertices >= ROUNDS_FROM else 0

@@ -164,7 +164,8 @@ def sampled_budget(budget: int, taken: int, enough: int, short: Callable[[], boo
     verified configurations there (`short()`: `short_of_enough`), one more than taken, up to
     `SAMPLED_WHILE_SHORT` x `enough`; each trial still within its slice of the wall time. On rmat22
     at 02935ed the latency end's 40 trials (a third of them refused or pruned at once) verified 13
-    configurations at CK 1 in 15 s of its 20-s slice, and the sweep ended 20 s inside its budget.
+    configurations at CK 1 in 15 s of its 20-s slice, and the sweep ended 20 s inside its budget
+    (benchmarks/data/h200/rmat22-curve-02935ed.records.jsonl.gz).
 
     Example:
         >>> sampled_budget(40, 40, 30, lambda: True), sampled_budget(40, 40, 30, lambda: False)
@@ -179,7 +180,7 @@ def rounds_of(finalists: Sequence[ConfigResult], rounds: int, protocol: Mapping[
     """The finalists' re-measurement rounds: one where every finalist's batches are long
     (`measure.long_batches` at the `protocol`'s sample; their repetitions spread within 1%: rmat22's
     nine rounds of 1,024 SSSPs took 27 s of its 155-s sweep at 79a9d59 and moved no finalist's
-    median by 1%), else `rounds`.
+    median by 0.4%, benchmarks/data/h200/rmat22-curve-79a9d59.records.jsonl.gz), else `rounds`.
 
     Example:
         >>> from types import SimpleNamespace as P
