@@ -147,7 +147,7 @@ int ch_contract(int n, long long m, const int* tails, const int* heads, const in
             heap.push({now, v, ++version[v]});
             continue;
         }
-        long long added = g.add_shortcuts(needed, no_lock, no_lock);
+        long long added = g.add_shortcuts(needed.data(), needed.data() + needed.size(), no_lock, no_lock);
         live += added;
         total += added;
         if (limits.grew(total, m, n - order, info)) return CH_GREW;

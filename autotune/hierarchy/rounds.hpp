@@ -122,7 +122,15 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
     std::vector<int> round, taken, next_alive;
     std::vector<size_t> kept_before, round_before;  // per piece of `alive`: those kept, and in the round, before it
     constexpr size_t PIECE = 1 << 14;
-    std::vector<std::vector<Shortcut>> found;
+    // Each of the round's vertices' shortcuts: a span of its thread's list, the lists kept from round to
+    // round (a vector a vertex, allocated as it grew and freed once added, had spent 6% of grid24's build
+    // on one core in malloc and free).
+    struct Span {
+        int thread;
+        size_t first, count;
+    };
+    std::vector<std::vector<Shortcut>> lists(static_cast<size_t>(threads));
+    std::vector<Span> found;
     std::vector<double> now;
     std::vector<char> still;
     auto before = [&](int u, int v) { return g.key[u] < g.key[v] || (g.key[u] == g.key[v] && u < v); };
@@ -173,10 +181,14 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         if (alive.empty()) break;
         for (int v : round) blocked[v] = 1;
         found.resize(round.size());
+        for (std::vector<Shortcut>& list : lists) list.clear();
         fine.assign(round.size(), 1);
         parallel_for(threads, round.size(), 4, [&](int t, size_t i) {
             fine[i] = needed_shortcuts(searchers[t], g, round[i], symmetric, limits.settle, limits.max_pairs,
-                                       blocked.data(), found[i]);
+                                       blocked.data(), searchers[t].scratch);
+            const std::vector<Shortcut>& shortcuts = searchers[t].scratch;
+            found[i] = {t, lists[t].size(), shortcuts.size()};
+            lists[t].insert(lists[t].end(), shortcuts.begin(), shortcuts.end());
         });
         // Those whose key now is still less than each neighbour's, give or take one level's weight,
         // are contracted; where none is, the round's least (so that each round contracts one). Each
@@ -186,7 +198,7 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         still.assign(round.size(), 0);
         parallel_for(threads, round.size(), 64, [&](int, size_t i) {
             if (!fine[i]) return;
-            now[i] = g.importance(round[i], found[i].size(), limits.level_weight);
+            now[i] = g.importance(round[i], found[i].count, limits.level_weight);
             still[i] = least_around(round[i], now[i] - limits.level_weight);
         });
         taken.clear();
@@ -199,7 +211,7 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
                 break;
             }
             if (still[i]) {
-                std::swap(found[taken.size()], found[i]);
+                found[taken.size()] = found[i];
                 taken.push_back(v);
             }
             g.key[v] = now[i];
@@ -213,19 +225,19 @@ int contract_in_rounds(int n, long long m, const int* tails, const int* heads, c
         }
         if (taken.empty()) {
             auto least_one = static_cast<size_t>(std::min_element(round.begin(), round.end(), before) - round.begin());
-            std::swap(found[0], found[least_one]);
+            found[0] = found[least_one];
             taken.push_back(round[least_one]);
         }
         std::fill(added.begin(), added.end(), 0);
         std::fill(removed.begin(), removed.end(), 0);
         parallel_for(threads, taken.size(), 4, [&](int t, size_t i) {
             int v = taken[i];
-            added[t] += g.add_shortcuts(found[i], lock, unlock);
+            const Shortcut* first = lists[found[i].thread].data() + found[i].first;
+            added[t] += g.add_shortcuts(first, first + found[i].count, lock, unlock);
             g.rnk[v] = order + static_cast<long long>(i);
             rank[g.old_of[v]] = order + static_cast<long long>(i);
             level[g.old_of[v]] = g.lvl[v];
             removed[t] += g.remove(v, ends[t], lock, unlock, raise_level);
-            std::vector<Shortcut>().swap(found[i]);
         });
         order += static_cast<int>(taken.size());
         for (int v : round) blocked[v] = 0;

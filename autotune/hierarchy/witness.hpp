@@ -322,9 +322,10 @@ struct Uncontracted {
     // Adds v's shortcuts (each lighter than the arc it finds, if any), `lock(x)` and `unlock(x)`
     // around each change of x's arcs; returns the arcs that are new.
     template <class Lock, class Unlock>
-    long long add_shortcuts(const std::vector<Shortcut>& shortcuts, Lock lock, Unlock unlock) {
+    long long add_shortcuts(const Shortcut* first, const Shortcut* last, Lock lock, Unlock unlock) {
         long long added = 0;
-        for (const Shortcut& s : shortcuts) {
+        for (const Shortcut* shortcut = first; shortcut != last; ++shortcut) {
+            const Shortcut& s = *shortcut;
             lock(s.from);
             long long had = arc_weight(out[s.from], s.to);
             if (s.w < had) {
