@@ -542,6 +542,39 @@ def test_the_hierarchy_suite_times_a_build_on_one_core_and_reads_a_refusal(tmp_p
     assert refused["exit"] == 2 and "no contraction hierarchy" in refused["reason"] and refused["build_s"] is None
 
 
+def test_the_hierarchy_suite_writes_each_graph_as_it_goes_and_keeps_the_graphs_it_did_not_build(fake_gpu, tmp_path,
+                                                                                                 monkeypatch):
+    """A run of one graph (grid24's build is a call of its own) keeps the earlier run's other rows,
+    and its results are on disk once the build is timed, before PHAST runs on it."""
+    from autotune.gpu import device_description, device_handle
+    from benchmarks import hierarchy
+
+    gpu = device_description(device_handle(0))
+    old = {"kind": "built", "graph": "road-FLA", "build_s": 11.2, "met": True, "target_s": 20.0, "wall_s": 12.0,
+           "vertices": 1070376, "levels": 90, "hierarchy_arcs": 5, "exit": 0}
+    results.write(results.Results("hierarchy", gpu, "python3 -m benchmarks run hierarchy", "old", "2026-11-29",
+                                  {}, {"version": "v3", "repeats": 3}, (old,), {}), tmp_path)
+    monkeypatch.setattr(hierarchy, "build", lambda name, spec, cache, repeats: {
+        "graph": name, "vertices": 16, "arcs": 48, "sha256": "x", "walls_s": [400.0], "builds_s": [380.0],
+        "exit": 0, "levels": 9, "hierarchy_arcs": 60, "wall_s": 400.0, "build_s": 380.0})
+    on_disk = []
+
+    def phast_times(spec, cache, table, config):
+        on_disk.append(results.newest("hierarchy", tmp_path)[0].measurements)
+        return {"config": None, "one_query_ms": 1.5, "batch_ms_per_sssp": 0.5}
+
+    monkeypatch.setattr(hierarchy, "phast_times", phast_times)
+    args = argparse.Namespace(hierarchy_graphs="grid24", hierarchy_refused="", hierarchy_table="t.json",
+                              hierarchy_repeats=1, hierarchy_baseline=None, results=tmp_path)
+    found = hierarchy.run(args)
+    assert [(r["graph"], "phast" in r) for r in on_disk[0]] == [("grid24", False), ("road-FLA", False)]
+    grid, kept = found.measurements
+    assert grid["met"] is False and grid["target_s"] == 300.0 and grid["phast"]["one_query_ms"] == 1.5
+    assert kept["commit"] == "old" and not found.summary["build_met"]  # grid24's 380 s past its 5 minutes
+    text = "\n".join(hierarchy.render([found]))
+    assert "| grid24 | 16 | 380.0 | 400.0 | 300 (not met) |" in text and "benchmarks/data`): road-FLA" in text
+
+
 def test_a_suite_s_process_past_its_limit_is_stopped_and_its_stderr_kept(tmp_path):
     """`--large-limit`: a sweep still running at its limit is stopped (status 124, as `timeout`
     says), so that the call's own limit does not lose the row, and its stderr is kept whole."""
