@@ -44,6 +44,7 @@ from benchmarks.results import (Results, command_line, commit, earlier_rows, gra
 TARGETS_S = {"usa-roads.gr.gz": 3.0, "road-FLA": 20.0, "road-NE": 30.0, "grid24": 300.0}
 REFUSAL_TARGET_S = 30.0
 MESH = "mesh3d54"  # the refused list's name for the 3D mesh the suite writes
+STOPPED = 124  # a build's exit where `--hierarchy-limit` stopped it (as `timeout` says)
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +58,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="the table PHAST's configurations come from")
     parser.add_argument("--hierarchy-repeats", type=int, default=3,
                         help="builds of each graph, each in an empty hierarchy directory (the median reported)")
+    parser.add_argument("--hierarchy-limit", type=float, default=None,
+                        help="seconds a build may take: one still running then is stopped, its last progress line "
+                             "kept (grid24 on one core of the H200's host within one 10-minute call)")
     parser.add_argument("--hierarchy-baseline", type=Path, default=None,
                         help="a directory of kept hierarchies (<sha256>.npz) from an earlier contraction, timed "
                              "against this one's")
@@ -83,10 +87,12 @@ def environment(cache: Path) -> dict[str, str]:
     return {**os.environ, "AUTOTUNE_CACHE_DIR": str(cache)}
 
 
-def build(name: str, spec: str, cache: Path, repeats: int) -> dict[str, Any]:
+def build(name: str, spec: str, cache: Path, repeats: int, limit_s: float | None = None) -> dict[str, Any]:
     """`graph hierarchy` on one core, `repeats` times, each in an empty hierarchy directory, with the
     graph cached and the contraction compiled first (the graph's load and the compiler's one run a
-    machine apart): the median build and wall times, every run's, and the last run's hierarchy."""
+    machine apart): the median build and wall times, every run's, and the last run's hierarchy. A
+    build still running after `limit_s` is stopped (exit `STOPPED`), its last progress line kept as
+    the reason, and no other is made."""
     from autotune.graphs import load_graph
     from autotune.hierarchy.compiled import load
 
@@ -97,8 +103,15 @@ def build(name: str, spec: str, cache: Path, repeats: int) -> dict[str, Any]:
     for _ in range(max(1, repeats)):
         shutil.rmtree(cache / "hierarchies", ignore_errors=True)
         start = time.perf_counter()
-        done = subprocess.run([*one_core(), sys.executable, "-m", "autotune", "graph", "hierarchy", "--quiet", spec],
-                              capture_output=True, text=True, env=environment(cache))
+        quiet = ["--quiet"] if limit_s is None else []  # progress lines say how far a stopped build got
+        try:
+            done = subprocess.run([*one_core(), sys.executable, "-m", "autotune", "graph", "hierarchy", *quiet, spec],
+                                  capture_output=True, text=True, env=environment(cache), timeout=limit_s)
+        except subprocess.TimeoutExpired as stopped:
+            row["walls_s"].append(time.perf_counter() - start)
+            lines = (stopped.stderr or b"").decode(errors="replace").strip().splitlines()
+            row.update(exit=STOPPED, reason=f"stopped after {limit_s:g} s" + (f": {lines[-1]}" if lines else ""))
+            break
         row["walls_s"].append(time.perf_counter() - start)
         row["exit"] = done.returncode
         text = (done.stdout + done.stderr).strip()
@@ -159,7 +172,7 @@ def run(args: argparse.Namespace) -> Results:
         refused = [r for r in every if r["kind"] == "refused"]
         return Results("hierarchy", gpu, command_line(), commit(), now(), host(),
                        {"graphs": args.hierarchy_graphs, "refused": args.hierarchy_refused,
-                        "table": args.hierarchy_table, "version": VERSION,
+                        "table": args.hierarchy_table, "version": VERSION, "limit_s": args.hierarchy_limit,
                         "baseline": str(args.hierarchy_baseline or ""), "repeats": args.hierarchy_repeats},
                        tuple(every),
                        {"build_met": bool(built) and all(r["met"] for r in built),
@@ -181,7 +194,7 @@ def run(args: argparse.Namespace) -> Results:
             print(f"hierarchy: {name} refused in {row['wall_s']:.1f} s: {row.get('reason', 'built')}", flush=True)
         for name in (n for n in args.hierarchy_graphs.split(",") if n):
             spec, cache = data.spec(name), work / f"built-{name}"
-            row = build(name, spec, cache, args.hierarchy_repeats)
+            row = build(name, spec, cache, args.hierarchy_repeats, args.hierarchy_limit)
             target = TARGETS_S.get(name)
             row.update(kind="built", target_s=target, command=command_line(),
                        met=None if target is None else row.get("build_s") is not None and row["build_s"] <= target)
@@ -232,6 +245,9 @@ def render(found: Sequence[Results]) -> list[str]:
                          f"{r.get('levels', '-')} | {r.get('hierarchy_arcs', 0):,} | {_ms(p.get('one_query_ms'))} | "
                          f"{_ms(p.get('batch_ms_per_sssp'))} | {earlier} |")
         lines.append("")
+        for r in results.measurements:
+            if r["kind"] == "built" and r.get("build_s") is None:
+                lines.append(f"- {r['graph']} ({r['vertices']:,} vertices): not built, {r.get('reason', '')}")
         for r in results.measurements:
             if r["kind"] == "refused":
                 lines.append(f"- {r['graph']} ({r['vertices']:,} vertices): {'refused' if r['exit'] == 2 else 'NOT refused'}"

@@ -540,6 +540,9 @@ def test_the_hierarchy_suite_times_a_build_on_one_core_and_reads_a_refusal(tmp_p
     assert built["levels"] > 1 and built["hierarchy_arcs"] >= built["arcs"]
     refused = hierarchy.build("rmat12", "rmat12", tmp_path / "refused", repeats=1)
     assert refused["exit"] == 2 and "no contraction hierarchy" in refused["reason"] and refused["build_s"] is None
+    stopped = hierarchy.build("grid16", "grid16", tmp_path / "stopped", repeats=3, limit_s=0.2)
+    assert stopped["exit"] == hierarchy.STOPPED and stopped["reason"].startswith("stopped after 0.2 s")
+    assert len(stopped["walls_s"]) == 1 and stopped["build_s"] is None  # no other build after it
 
 
 def test_the_hierarchy_suite_writes_each_graph_as_it_goes_and_keeps_the_graphs_it_did_not_build(fake_gpu, tmp_path,
@@ -554,7 +557,7 @@ def test_the_hierarchy_suite_writes_each_graph_as_it_goes_and_keeps_the_graphs_i
            "vertices": 1070376, "levels": 90, "hierarchy_arcs": 5, "exit": 0}
     results.write(results.Results("hierarchy", gpu, "python3 -m benchmarks run hierarchy", "old", "2026-11-29",
                                   {}, {"version": "v3", "repeats": 3}, (old,), {}), tmp_path)
-    monkeypatch.setattr(hierarchy, "build", lambda name, spec, cache, repeats: {
+    monkeypatch.setattr(hierarchy, "build", lambda name, spec, cache, repeats, limit_s: {
         "graph": name, "vertices": 16, "arcs": 48, "sha256": "x", "walls_s": [400.0], "builds_s": [380.0],
         "exit": 0, "levels": 9, "hierarchy_arcs": 60, "wall_s": 400.0, "build_s": 380.0})
     on_disk = []
@@ -565,7 +568,7 @@ def test_the_hierarchy_suite_writes_each_graph_as_it_goes_and_keeps_the_graphs_i
 
     monkeypatch.setattr(hierarchy, "phast_times", phast_times)
     args = argparse.Namespace(hierarchy_graphs="grid24", hierarchy_refused="", hierarchy_table="t.json",
-                              hierarchy_repeats=1, hierarchy_baseline=None, results=tmp_path)
+                              hierarchy_repeats=1, hierarchy_baseline=None, hierarchy_limit=None, results=tmp_path)
     found = hierarchy.run(args)
     assert [(r["graph"], "phast" in r) for r in on_disk[0]] == [("grid24", False), ("road-FLA", False)]
     grid, kept = found.measurements
