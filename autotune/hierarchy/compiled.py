@@ -75,8 +75,8 @@ def load(directory: Path) -> ctypes.CDLL:
     library.ch_contract.restype = ctypes.c_int
     library.ch_contract.argtypes = [
         ctypes.c_int, ctypes.c_longlong, int_pointer, int_pointer, int_pointer, ctypes.c_int, ctypes.c_double,
-        ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int,
-        ctypes.c_longlong, ctypes.c_int, PROGRESS, ctypes.c_int, ctypes.c_int,
+        ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong,
+        ctypes.c_int, ctypes.c_longlong, ctypes.c_int, PROGRESS, ctypes.c_int, ctypes.c_int,
         pointer, pointer, pointer, ctypes.c_longlong, pointer, pointer, pointer, pointer, pointer]
     library.ch_upward.restype = ctypes.c_longlong
     library.ch_upward.argtypes = [ctypes.c_longlong, pointer, pointer, pointer, ctypes.c_int]
@@ -87,21 +87,22 @@ def load(directory: Path) -> ctypes.CDLL:
 
 
 def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray, settle: int,
-                      level_weight: float, max_growth: float, max_core: float, max_work: tuple[int, int, int],
-                      sample: int, max_pairs: int, directory: Path, progress: Callable[[int, int], bool] | None,
-                      every: int, rounds: int = 0, dense_core: int = 0, old_ids: np.ndarray | None = None
-                      ) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
-    """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info)
-    with the refusal's numbers (`contract.cpp`); `max_work`: the arcs its witness searches may scan in
-    all, after the first estimates early on, and in the first estimates, foreseen from those of
-    `sample` vertices. `progress(contracted, n)`, called every `every` contractions (and with 0
-    every `every` first estimates) where given, returns True to stop. `rounds` 0: one vertex at a
-    time, in order (`contract_python`'s procedure); more: in rounds of independent vertices on that
+                      level_weight: float, lazy_slack: float, max_growth: float, max_core: float,
+                      max_work: tuple[int, int, int], sample: int, max_pairs: int, directory: Path,
+                      progress: Callable[[int, int], bool] | None, every: int, rounds: int = 0, dense_core: int = 0,
+                      old_ids: np.ndarray | None = None) -> tuple[int, tuple[np.ndarray, ...] | tuple[int, ...]]:
+    """Run `ch_contract`: (0, (rank, level, tails, heads, weights)) when done, else (code, info) with the
+    refusal's numbers (`contract.cpp`); `max_work`: the arcs its witness searches may scan in all, after
+    the first estimates early on, and in the first estimates, foreseen from those of `sample` vertices.
+    `progress(contracted, n)`, called every `every` contractions (and with 0 every `every` first
+    estimates) where given, returns True to stop. `rounds` 0: one vertex at a time, in order
+    (`contract_python`'s procedure: one computed again is put back where its importance passes the next
+    key by more than `lazy_slack` x `level_weight`); more: in rounds of independent vertices on that
     many threads (`rounds.hpp`; the same hierarchy for any number). A vertex of more than `max_pairs`
-    pairs of neighbours refuses the graph unless at most `dense_core` vertices (and a 64th of them)
-    are left, which are then contracted as a dense core (`core.hpp`). The arcs name their ends by
-    `old_ids` where given (each vertex's id in the graph's own ids: the graph was renumbered), else
-    as given; rank and level stay by the ids given.
+    pairs of neighbours refuses the graph unless at most `dense_core` vertices (and a 64th of them) are
+    left, which are then contracted as a dense core (`core.hpp`). The arcs name their ends by `old_ids`
+    where given (each vertex's id in the graph's own ids: the graph was renumbered), else as given; rank
+    and level stay by the ids given.
 
     Raises:
         CompilerMissing: as `load`.
@@ -119,8 +120,8 @@ def contract_compiled(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.
         return array.ctypes.data_as(ctypes.POINTER(kind))
 
     callback = PROGRESS(lambda done, total: int(bool(progress(done, total))) if progress else 0)
-    status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, max_growth,
-                                 max_core, *max_work, sample, max_pairs, dense_core, callback,
+    status = library.ch_contract(n, m, *(ptr(a, ctypes.c_int) for a in as_int), settle, level_weight, lazy_slack,
+                                 max_growth, max_core, *max_work, sample, max_pairs, dense_core, callback,
                                  every if progress else 0, rounds, None if ids is None else ptr(ids),
                                  ptr(rank), ptr(level), capacity,
                                  *(ptr(a) for a in out), ptr(count), ptr(info))

@@ -7,24 +7,23 @@ joins two vertices of one level.
 
 A vertex's importance: its edge difference (shortcuts its contraction needs minus its arcs), plus
 its contracted neighbours, plus `level_weight` x its level (PHAST's term for fewer levels), updated
-lazily (computed again when it comes first; its level's term raised as its level rises). Witness
+lazily (computed again when it comes first, put back where it then passes the next key by more than
+`LAZY_SLACK` x `level_weight`; its level's term raised as its level rises). Witness
 searches settle at most `settle` vertices: a search cut short adds a shortcut that may not be
 needed, never misses one, so the distances stay exact. A target is witnessed as soon as a tentative
 distance to it is within its via, and on a symmetric graph one search decides a pair of neighbours
 both ways (`witness`, `is_symmetric`).
 
-`contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`; a
-large graph's in rounds on every core: `rounds`), and where no C++ compiler is found, with a
-warning, `contract_python`, the same procedure in plain Python (27.3 s for usa-roads' 87,575
-vertices on this project's VM at f9ac53c, `contract_python(load_graph(...))`, against 1.8 s compiled
-by `graph hierarchy`: docs/notes/phast.md; the same 79 levels and 629,756 arcs); the tests hold the
-two to the same hierarchy on rome99. `Unsuited` is raised where the graph is no candidate (large
-degrees: the contraction would densify it), or where the contraction densifies it: the shortcuts
-grow past `max_growth` x its arcs, its uncontracted part past `MAX_CORE` x them, its witness
-searches scan more arcs than `work_limits` allows (the first estimates' cost foreseen from a
-sample's, so that such a graph is refused in seconds), or a vertex to contract has more than
-`MAX_PAIRS` pairs of in- and out-arcs with more than `DENSE_CORE` vertices (or a 64th of the graph)
-left (fewer are contracted at once as a dense core, compiled only: `core.hpp`).
+`contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`; a large
+graph's in rounds on every core: `rounds`), and where no C++ compiler is found, with a warning,
+`contract_python`, the same procedure in plain Python (usa-roads 27.3 s against 1.8 at f9ac53c:
+docs/notes/phast.md); the tests hold the two to the same hierarchy on rome99. `Unsuited` is raised where
+the graph is no candidate (large degrees: the contraction would densify it), or where the contraction
+densifies it: the shortcuts grow past `max_growth` x its arcs, its uncontracted part past `MAX_CORE` x
+them, its witness searches scan more arcs than `work_limits` allows (the first estimates' cost foreseen
+from a sample's, so that such a graph is refused in seconds), or a vertex to contract has more than
+`MAX_PAIRS` pairs of in- and out-arcs with more than `DENSE_CORE` vertices (or a 64th of the graph) left
+(fewer are contracted at once as a dense core, compiled only: `core.hpp`).
 
 Example:
     >>> import numpy as np
@@ -49,6 +48,7 @@ from autotune.hierarchy.rounds import rounds_for
 
 SETTLE = 200  # witness searches' bound (run V: 119 levels on usa-roads, against 382 at 60)
 LEVEL_WEIGHT = 4.0
+LAZY_SLACK = 0.5  # a vertex computed again is taken where it passes the next key by at most this x LEVEL_WEIGHT
 MAX_DEGREE = 64  # a vertex of more arcs is a hub whose contraction densifies the graph
 MAX_GROWTH = 4.0  # arcs with shortcuts, at most this many times the graph's arcs
 MAX_PAIRS = 16_384  # in- x out-arcs of a vertex to contract, at most (usa-roads reaches 3,700)
@@ -199,8 +199,8 @@ def contract(graph: CSRGraph, settle: int = SETTLE, level_weight: float = LEVEL_
         tails, heads = new_of[tails], new_of[heads]
     try:
         status, found = contract_compiled(
-            n, tails, heads, graph.weights, settle, level_weight, max_growth, MAX_CORE, work_limits(graph), SAMPLE,
-            MAX_PAIRS, directory or build_directory(), progress, PROGRESS_EVERY,
+            n, tails, heads, graph.weights, settle, level_weight, LAZY_SLACK, max_growth, MAX_CORE, work_limits(graph),
+            SAMPLE, MAX_PAIRS, directory or build_directory(), progress, PROGRESS_EVERY,
             rounds_for(graph) if rounds is None else rounds, DENSE_CORE, order)
     except CompilerMissing as why:
         note(f"{why}; contracting {graph.name} in Python instead (slow)")
@@ -361,7 +361,7 @@ def contract_python(graph: CSRGraph, settle: int = SETTLE, level_weight: float =
         key[v] = now
         while heap and not current(heap[0]):
             heapq.heappop(heap)
-        if heap and now > heap[0][0]:  # lazy update
+        if heap and now > heap[0][0] + LAZY_SLACK * level_weight:  # lazy update
             version[v] += 1
             heapq.heappush(heap, (now, v, version[v]))
             continue

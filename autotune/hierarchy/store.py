@@ -37,9 +37,10 @@ _log = logging.getLogger(__name__)
 # v3: a vertex's key raised with its level; v4: a graph of `ROUNDS_FROM` vertices or more contracted in rounds
 # where it may use more than one core; v5: a dense core of at most `DENSE_CORE` vertices contracted at once;
 # v6: in rounds, a vertex within a level's weight of its neighbours' keys contracted, those of a round ranked by
-# id; a bound's change is a new version too, so that a graph's verdict is the same for every run). A large graph
+# id; v7: in order, a vertex within half a level's weight of the next key contracted (`contraction.LAZY_SLACK`); a
+# bound's change is a new version too, so that a graph's verdict is the same for every run). A large graph
 # contracts in rounds on one core too since v6 (a one-core build in order kept before is still a hierarchy).
-VERSION = f"v6-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}-{FIRST_WORK}" \
+VERSION = f"v7-settle{SETTLE}-levels{LEVEL_WEIGHT:g}-growth{MAX_GROWTH:g}-work{MAX_WORK}-{EARLY_WORK}-{FIRST_WORK}" \
     f"-core{DENSE_CORE}"
 
 
