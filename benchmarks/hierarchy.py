@@ -158,10 +158,19 @@ def with_hierarchy(cache: Path, sha256: str, source: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> Results:
+    """The suite (the module's docstring).
+
+    Raises:
+        InputError: `--hierarchy-baseline` is not a directory (refused before anything is built).
+    """
+    from autotune.errors import InputError
     from autotune.gpu import device_description, device_handle
     from autotune.hierarchy import Hierarchy
     from autotune.hierarchy.store import VERSION
 
+    if args.hierarchy_baseline is not None and not args.hierarchy_baseline.is_dir():
+        raise InputError(f"--hierarchy-baseline {args.hierarchy_baseline}: is not a directory of kept hierarchies "
+                         "(<sha256>.npz)")
     gpu = device_description(device_handle(0))
     earlier = earlier_rows("hierarchy", args.results, gpu.get("name"))
     rows: list[dict[str, Any]] = []
@@ -204,7 +213,9 @@ def run(args: argparse.Namespace) -> Results:
                 continue
             row["phast"] = phast_times(spec, cache, args.hierarchy_table, None)
             baseline = args.hierarchy_baseline / f"{row['sha256']}.npz" if args.hierarchy_baseline else None
-            if baseline is not None and baseline.is_file():
+            if baseline is not None and not baseline.is_file():
+                print(f"hierarchy: {name}: no earlier hierarchy in {args.hierarchy_baseline}", flush=True)
+            elif baseline is not None:
                 earlier_cache = with_hierarchy(work / f"baseline-{name}", row["sha256"], baseline)
                 row["baseline"] = phast_times(spec, earlier_cache, args.hierarchy_table, row["phast"]["config"])
                 row["baseline_levels"] = Hierarchy.from_file(baseline, row["vertices"]).levels

@@ -574,6 +574,9 @@ def test_the_hierarchy_suite_writes_each_graph_as_it_goes_and_keeps_the_graphs_i
     grid, kept = found.measurements
     assert grid["met"] is False and grid["target_s"] == 300.0 and grid["phast"]["one_query_ms"] == 1.5
     assert kept["commit"] == "old" and not found.summary["build_met"]  # grid24's 380 s past its 5 minutes
+    args.hierarchy_baseline = tmp_path / "no-such-directory"
+    with pytest.raises(InputError, match="--hierarchy-baseline .*no-such-directory: is not a directory"):
+        hierarchy.run(args)
     text = "\n".join(hierarchy.render([found]))
     assert "| grid24 | 16 | 380.0 | 400.0 | 300 (not met) |" in text and "benchmarks/data`): road-FLA" in text
 
