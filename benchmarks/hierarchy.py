@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> Results:
     rows: list[dict[str, Any]] = []
 
     def results_of() -> Results:
-        every = rows + kept_rows(earlier, rows, key=lambda r: (r["kind"], graph_of(r)))
+        every = rows + kept_rows(earlier, rows, key=lambda r: (r.get("kind"), graph_of(r)))
         built = [r for r in every if r["kind"] == "built" and r.get("met") is not None]
         refused = [r for r in every if r["kind"] == "refused"]
         return Results("hierarchy", gpu, command_line(), commit(), now(), host(),
@@ -187,11 +187,10 @@ def run(args: argparse.Namespace) -> Results:
                        {"build_met": bool(built) and all(r["met"] for r in built),
                         "refusal_met": bool(refused) and all(r["met"] for r in refused)})
 
-    def measured(row: dict[str, Any]) -> dict[str, Any]:  # written at once: a call cut short keeps it
-        if row not in rows:
+    def measured(row: dict[str, Any]) -> None:  # written at once: a call cut short keeps it
+        if not any(r is row for r in rows):
             rows.append(row)
         write(results_of(), args.results)
-        return row
 
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)

@@ -47,6 +47,17 @@ def test_compiled_and_python_contractions_agree_on_rome99(tmp_path):
     assert ours.levels == python.levels and ours.n_arcs == python.n_arcs
 
 
+def test_the_lazy_update_s_slack_reaches_both_contractions(tmp_path, monkeypatch):
+    """`LAZY_SLACK` 0 (a vertex computed again goes back whenever it passes the next key, as before
+    v7) gives another order, the same in both contractions."""
+    graph = load_graph("tests/data/rome99.gr.gz")
+    with_slack = contract(graph, directory=tmp_path, locality=False)
+    monkeypatch.setattr(contraction, "LAZY_SLACK", 0.0)
+    built, by_python = contract(graph, directory=tmp_path, locality=False), contract_python(graph)
+    assert not np.array_equal(with_slack[0], built[0]) and np.array_equal(built[0], by_python[0])
+    _sweeps_are_dijkstra(graph, built)
+
+
 def test_compiled_and_python_contractions_refuse_a_densifying_core_alike(tmp_path):
     graph = load_graph("random1000-d3")
     reasons = []

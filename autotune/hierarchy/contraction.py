@@ -5,14 +5,13 @@ keep the remaining graph's distances, and every vertex gets a rank (its contract
 level (one more than the highest level of the neighbours contracted before it), so that no arc
 joins two vertices of one level.
 
-A vertex's importance: its edge difference (shortcuts its contraction needs minus its arcs), plus
-its contracted neighbours, plus `level_weight` x its level (PHAST's term for fewer levels), updated
-lazily (computed again when it comes first, put back where it then passes the next key by more than
-`LAZY_SLACK` x `level_weight`; its level's term raised as its level rises). Witness
-searches settle at most `settle` vertices: a search cut short adds a shortcut that may not be
-needed, never misses one, so the distances stay exact. A target is witnessed as soon as a tentative
-distance to it is within its via, and on a symmetric graph one search decides a pair of neighbours
-both ways (`witness`, `is_symmetric`).
+A vertex's importance: its edge difference (shortcuts its contraction needs minus its arcs), plus its
+contracted neighbours, plus `level_weight` x its level (PHAST's term for fewer levels), updated lazily
+(computed again when it comes first, put back where it then passes the next key by more than
+`LAZY_SLACK` x `level_weight`; its level's term raised as its level rises). Witness searches settle at
+most `settle` vertices: a search cut short adds a shortcut that may not be needed, never misses one, so
+the distances stay exact. A target is witnessed as soon as a tentative distance to it is within its via,
+and on a symmetric graph one search decides a pair of neighbours both ways (`witness`, `is_symmetric`).
 
 `contract` runs the compiled contraction (`contract.cpp`, built once per machine: `compiled`; a large
 graph's in rounds on every core: `rounds`), and where no C++ compiler is found, with a warning,
