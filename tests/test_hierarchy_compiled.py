@@ -20,6 +20,13 @@ from test_phast_registry import random_sparse  # the same small graphs as the Py
 pytestmark = pytest.mark.skipif(compiled.compiler() is None, reason="no C++ compiler on this machine")
 
 
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory):
+    """One build of the compiled contraction for this module's tests (a directory a test had cost a
+    compiler's run each: most of this module's time)."""
+    return tmp_path_factory.mktemp("cache") / "build"  # where a cache directory's builds go
+
+
 def _sweeps_are_dijkstra(graph, built) -> None:
     h = Hierarchy.from_contraction(*built)
     h.check(graph.n_vertices)
@@ -31,37 +38,37 @@ def _sweeps_are_dijkstra(graph, built) -> None:
 
 
 @pytest.mark.parametrize("graph", [random_sparse(400, 1), random_sparse(150, 2), "tests/data/rome99.gr.gz"])
-def test_the_compiled_hierarchy_gives_dijkstra_s_distances(graph, tmp_path):
+def test_the_compiled_hierarchy_gives_dijkstra_s_distances(graph, build_dir):
     graph = load_graph(graph) if isinstance(graph, str) else graph
-    _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path))
-    assert list(tmp_path.glob("contract-*.so"))  # built once, kept by the source's digest
+    _sweeps_are_dijkstra(graph, contract(graph, directory=build_dir))
+    assert list(build_dir.glob("contract-*.so"))  # built once, kept by the source's digest
 
 
-def test_compiled_and_python_contractions_agree_on_rome99(tmp_path):
+def test_compiled_and_python_contractions_agree_on_rome99(build_dir):
     """The same procedure, the same order: every vertex's rank and level, though the compiled one
     renumbers the uncontracted part as it shrinks (3,353 vertices: at 1,676, 838 and 419 left)."""
     graph = load_graph("tests/data/rome99.gr.gz")
-    built, by_python = contract(graph, directory=tmp_path, locality=False), contract_python(graph)
+    built, by_python = contract(graph, directory=build_dir, locality=False), contract_python(graph)
     assert np.array_equal(built[0], by_python[0]) and np.array_equal(built[1], by_python[1])
     ours, python = Hierarchy.from_contraction(*built), Hierarchy.from_contraction(*by_python)
     assert ours.levels == python.levels and ours.n_arcs == python.n_arcs
 
 
-def test_the_lazy_update_s_slack_reaches_both_contractions(tmp_path, monkeypatch):
+def test_the_lazy_update_s_slack_reaches_both_contractions(monkeypatch, build_dir):
     """`LAZY_SLACK` 0 (a vertex computed again goes back whenever it passes the next key, as before
     v7) gives another order, the same in both contractions."""
     graph = load_graph("tests/data/rome99.gr.gz")
-    with_slack = contract(graph, directory=tmp_path, locality=False)
+    with_slack = contract(graph, directory=build_dir, locality=False)
     monkeypatch.setattr(contraction, "LAZY_SLACK", 0.0)
-    built, by_python = contract(graph, directory=tmp_path, locality=False), contract_python(graph)
+    built, by_python = contract(graph, directory=build_dir, locality=False), contract_python(graph)
     assert not np.array_equal(with_slack[0], built[0]) and np.array_equal(built[0], by_python[0])
     _sweeps_are_dijkstra(graph, built)
 
 
-def test_compiled_and_python_contractions_refuse_a_densifying_core_alike(tmp_path):
+def test_compiled_and_python_contractions_refuse_a_densifying_core_alike(build_dir):
     graph = load_graph("random1000-d3")
     reasons = []
-    for build in (lambda: contract(graph, directory=tmp_path, locality=False), lambda: contract_python(graph)):
+    for build in (lambda: contract(graph, directory=build_dir, locality=False), lambda: contract_python(graph)):
         with pytest.raises(Unsuited, match="densified it") as refused:
             build()
         reasons.append(str(refused.value))
@@ -77,11 +84,11 @@ def _mesh3d(k: int):
     return build_csr(f"mesh3d{k}", k**3, tails, heads, weights, undirected=True)
 
 
-def test_a_3d_mesh_is_refused_by_its_contraction_s_cost_early_alike_and_a_2d_grid_is_not(tmp_path, monkeypatch):
+def test_a_3d_mesh_is_refused_by_its_contraction_s_cost_early_alike_and_a_2d_grid_is_not(monkeypatch, build_dir):
     monkeypatch.setattr(contraction, "WORK_FLOOR", 0)  # the small graphs' cost, as a large one's
     mesh = _mesh3d(14)  # 12^3 contracts within the bound since a vertex put back is taken with some slack (v7)
     reasons = []
-    for build in (lambda: contract(mesh, directory=tmp_path, locality=False), lambda: contract_python(mesh)):
+    for build in (lambda: contract(mesh, directory=build_dir, locality=False), lambda: contract_python(mesh)):
         with pytest.raises(Unsuited, match="witness searches scanned .* since the first estimates") as refused:
             build()
         reasons.append(str(refused.value))
@@ -89,15 +96,15 @@ def test_a_3d_mesh_is_refused_by_its_contraction_s_cost_early_alike_and_a_2d_gri
     left = int(reasons[0].split(" with ")[1].split(" of ")[0].replace(",", ""))
     assert left > mesh.n_vertices // 5  # refused while more than a fifth of it was left
     grid = load_graph("grid12", use_cache=False)
-    _sweeps_are_dijkstra(grid, contract(grid, directory=tmp_path))
+    _sweeps_are_dijkstra(grid, contract(grid, directory=build_dir))
 
 
-def test_a_graph_whose_first_estimates_would_cost_too_much_is_refused_from_a_sample_alike(tmp_path, monkeypatch):
+def test_a_graph_whose_first_estimates_would_cost_too_much_is_refused_from_a_sample_alike(monkeypatch, build_dir):
     monkeypatch.setattr(contraction, "WORK_FLOOR", 0)  # the small graphs' cost, as a large one's
     monkeypatch.setattr(contraction, "SAMPLE", 64)
     graph = load_graph("random2048-d8", use_cache=False)  # a random graph of 4M vertices and mean degree 16 took
     reasons = []                                           # minutes of estimates before this refusal
-    for build in (lambda: contract(graph, directory=tmp_path, locality=False), lambda: contract_python(graph)):
+    for build in (lambda: contract(graph, directory=build_dir, locality=False), lambda: contract_python(graph)):
         with pytest.raises(Unsuited, match=r"first estimates alone would scan about [\d,]+ arcs per arc of the graph, "
                                            r"more than 300, foreseen from 64 vertices") as refused:
             build()
@@ -105,51 +112,52 @@ def test_a_graph_whose_first_estimates_would_cost_too_much_is_refused_from_a_sam
     assert reasons[0] == reasons[1]
     monkeypatch.setattr(contraction, "FIRST_WORK", 10**6)  # the estimates go on; the graph is refused later
     with pytest.raises(Unsuited) as later:
-        contract(graph, directory=tmp_path, locality=False)
+        contract(graph, directory=build_dir, locality=False)
     assert "first estimates" not in str(later.value)
 
 
-def test_a_graph_whose_ids_scatter_neighbours_is_contracted_renumbered_and_answered_in_its_own_ids(tmp_path):
+def test_a_graph_whose_ids_scatter_neighbours_is_contracted_renumbered_and_answered_in_its_own_ids(build_dir):
     grid = load_graph("grid12", use_cache=False)
     assert locality.locality_order(grid) is None  # rows of 64: every arc joins ids at most 64 apart
     shuffled = np.random.default_rng(1).permutation(grid.n_vertices)
     scattered = build_csr("scattered", grid.n_vertices, shuffled[grid.tails], shuffled[grid.columns], grid.weights)
     order = locality.locality_order(scattered)
     assert sorted(order.tolist()) == list(range(grid.n_vertices))
-    _sweeps_are_dijkstra(scattered, contract(scattered, directory=tmp_path))
+    _sweeps_are_dijkstra(scattered, contract(scattered, directory=build_dir))
     assert locality.locality_order(load_graph("tests/data/usa-roads.gr.gz")) is None  # its own order kept
 
 
-def test_a_symmetric_graph_needs_no_shortcut_one_way_only(tmp_path):
+def test_a_symmetric_graph_needs_no_shortcut_one_way_only(build_dir):
     graph = load_graph("grid10")  # a road-like grid: every arc's reverse of its weight
-    rank, level, tails, heads, weights = contract(graph, directory=tmp_path)
+    rank, level, tails, heads, weights = contract(graph, directory=build_dir)
     arcs = dict(zip(zip(tails.tolist(), heads.tolist()), weights.tolist()))
     assert all(arcs.get((v, u)) == w for (u, v), w in arcs.items())
     _sweeps_are_dijkstra(graph, (rank, level, tails, heads, weights))
 
 
-def test_the_compiled_contraction_refuses_what_densifies(tmp_path):
+def test_the_compiled_contraction_refuses_what_densifies(build_dir):
     star = build_csr("star", 40, np.arange(1, 40), np.zeros(39, np.int64), np.ones(39, np.int64))
     clique = build_csr("clique", 30, *np.array([(u, v) for u in range(30) for v in range(30) if u != v]).T,
                        np.ones(870, np.int64))
     with pytest.raises(Unsuited, match="grew past 0.5 x its"):
-        contract(random_sparse(400, 1), max_growth=0.5, directory=tmp_path)
+        contract(random_sparse(400, 1), max_growth=0.5, directory=build_dir)
     with pytest.raises(Unsuited, match="densified it"):
         from autotune.hierarchy import contraction
 
         old = contraction.MAX_PAIRS
         try:
             contraction.MAX_PAIRS = 10
-            contract(clique, directory=tmp_path)
+            contract(clique, directory=build_dir)
         finally:
             contraction.MAX_PAIRS = old
-    assert contract(star, directory=tmp_path)[0].shape == (40,)
+    assert contract(star, directory=build_dir)[0].shape == (40,)
 
 
-def test_progress_is_reported_and_a_missing_compiler_falls_back_with_a_warning(tmp_path, monkeypatch, capsys):
+def test_progress_is_reported_and_a_missing_compiler_falls_back_with_a_warning(tmp_path, monkeypatch, capsys,
+                                                                               build_dir):
     graph = load_graph("grid14", use_cache=False)  # a road-like grid of 16,384 vertices
     seen = []
-    _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path, progress=lambda done, n: seen.append((done, n))))
+    _sweeps_are_dijkstra(graph, contract(graph, directory=build_dir, progress=lambda done, n: seen.append((done, n))))
     estimating = (16384 - contraction.SAMPLE) // 256  # a call every 256 first estimates, the sample's first
     assert seen[:estimating + 2] == [(0, 16384)] * estimating + [(256, 16384), (512, 16384)]
     compiled.load.cache_clear()
@@ -226,42 +234,42 @@ def test_a_build_whose_first_estimates_foresee_it_past_its_limit_stops_at_once(t
 
 @pytest.mark.parametrize("graph", [random_sparse(400, 1), random_sparse(150, 2), "tests/data/rome99.gr.gz", "grid12"])
 def test_the_contraction_in_rounds_gives_dijkstra_s_distances_and_one_hierarchy_for_any_number_of_threads(
-        graph, tmp_path):
+        graph, build_dir):
     graph = load_graph(graph, use_cache=False) if isinstance(graph, str) else graph
-    alone, on_three = (contract(graph, directory=tmp_path, rounds=threads) for threads in (1, 3))
+    alone, on_three = (contract(graph, directory=build_dir, rounds=threads) for threads in (1, 3))
     assert all(np.array_equal(a, b) for a, b in zip(alone, on_three))
     _sweeps_are_dijkstra(graph, on_three)
-    in_order = contract(graph, directory=tmp_path, rounds=0)
+    in_order = contract(graph, directory=build_dir, rounds=0)
     assert not all(np.array_equal(a, b) for a, b in zip(alone, in_order))  # another procedure: not the order's
 
 
-def test_the_contraction_in_rounds_refuses_what_the_contraction_in_order_refuses(tmp_path, monkeypatch):
+def test_the_contraction_in_rounds_refuses_what_the_contraction_in_order_refuses(monkeypatch, build_dir):
     with pytest.raises(Unsuited, match="densified it"):
-        contract(load_graph("random1000-d3"), directory=tmp_path, locality=False, rounds=2)
+        contract(load_graph("random1000-d3"), directory=build_dir, locality=False, rounds=2)
     with pytest.raises(Unsuited, match="grew past 0.5 x its"):
-        contract(random_sparse(400, 1), max_growth=0.5, directory=tmp_path, rounds=2)
+        contract(random_sparse(400, 1), max_growth=0.5, directory=build_dir, rounds=2)
     monkeypatch.setattr(contraction, "WORK_FLOOR", 0)  # the small graphs' cost, as a large one's
     with pytest.raises(Unsuited, match="witness searches scanned .* since the first estimates"):
         # (12^3 contracts in rounds within the bound: a vertex within a level's weight of its neighbours' keys is
         # taken, so fewer of its searches are done again)
-        contract(_mesh3d(14), directory=tmp_path, locality=False, rounds=2)
+        contract(_mesh3d(14), directory=build_dir, locality=False, rounds=2)
     monkeypatch.setattr(contraction, "SAMPLE", 64)
     with pytest.raises(Unsuited, match="first estimates alone would scan"):
-        contract(load_graph("random2048-d8", use_cache=False), directory=tmp_path, locality=False, rounds=2)
+        contract(load_graph("random2048-d8", use_cache=False), directory=build_dir, locality=False, rounds=2)
 
 
-def test_the_contraction_in_rounds_reports_progress_and_stops_when_asked(tmp_path):
+def test_the_contraction_in_rounds_reports_progress_and_stops_when_asked(build_dir):
     from autotune.hierarchy import Stopped
 
     graph, seen = load_graph("grid14", use_cache=False), []
-    _sweeps_are_dijkstra(graph, contract(graph, directory=tmp_path, rounds=2,
+    _sweeps_are_dijkstra(graph, contract(graph, directory=build_dir, rounds=2,
                                          progress=lambda done, n: seen.append((done, n))))
     estimating = [done for done, _ in seen if done == 0]
     contracted = [done for done, _ in seen if done > 0]
     assert len(estimating) == (16384 - contraction.SAMPLE) // 256  # one a 256 first estimates, the sample's first
     assert contracted == sorted(contracted) and contracted[-1] > 16384 // 2
     with pytest.raises(Stopped):
-        contract(graph, directory=tmp_path, rounds=2, progress=lambda done, n: done >= 512)
+        contract(graph, directory=build_dir, rounds=2, progress=lambda done, n: done >= 512)
 
 
 def test_only_a_large_graph_contracts_in_rounds_on_every_core_it_may_use_one_included():
@@ -324,7 +332,8 @@ def test_a_build_stopped_at_its_limit_is_not_tried_again_under_no_longer_one(tmp
 
 
 @pytest.mark.parametrize("rounds", [0, 3])
-def test_a_core_that_densifies_late_is_contracted_dense_and_gives_dijkstra_s_distances(rounds, tmp_path, monkeypatch):
+def test_a_core_that_densifies_late_is_contracted_dense_and_gives_dijkstra_s_distances(rounds, monkeypatch,
+                                                                                       build_dir):
     """grid16's uncontracted part, allowed 700 pairs of neighbours a vertex, densifies with at most a
     64th of it left (in order, 263 vertices; 600 pairs: 1,287, refused): those are contracted at once
     (core.hpp), in order and in rounds (the same for one thread as for three); with no dense core
@@ -332,30 +341,30 @@ def test_a_core_that_densifies_late_is_contracted_dense_and_gives_dijkstra_s_dis
     graph = load_graph("grid16", use_cache=False)
     monkeypatch.setattr(contraction, "MAX_PAIRS", 700)
     seen = []
-    built = contract(graph, directory=tmp_path, rounds=rounds, progress=lambda done, n: seen.append(done))
+    built = contract(graph, directory=build_dir, rounds=rounds, progress=lambda done, n: seen.append(done))
     _sweeps_are_dijkstra(graph, built)
     assert seen[-1] > graph.n_vertices - graph.n_vertices // 64  # the core's steps report too
     if rounds:
-        assert all(np.array_equal(a, b) for a, b in zip(built, contract(graph, directory=tmp_path, rounds=1)))
+        assert all(np.array_equal(a, b) for a, b in zip(built, contract(graph, directory=build_dir, rounds=1)))
     monkeypatch.setattr(contraction, "DENSE_CORE", 0)
     with pytest.raises(Unsuited, match="densified it"):
-        contract(graph, directory=tmp_path, rounds=rounds)
+        contract(graph, directory=build_dir, rounds=rounds)
 
 
 @pytest.mark.parametrize("graph", [random_sparse(400, 1), "tests/data/rome99.gr.gz", "grid12"])
-def test_the_compiled_layout_is_numpy_s(graph, tmp_path, monkeypatch):
+def test_the_compiled_layout_is_numpy_s(graph, monkeypatch, build_dir):
     from dataclasses import fields
 
-    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(build_dir.parent))  # the layout's build: the contraction's
     graph = load_graph(graph, use_cache=False) if isinstance(graph, str) else graph
-    built = contract(graph, directory=tmp_path)
+    built = contract(graph, directory=build_dir)
     numpy_s = Hierarchy.laid_out(*built)
     for threads in (1, 3):  # each arc's place taken on several threads, each vertex's arcs put back in their order
         ours = Hierarchy.from_contraction(*built, threads=threads)
         for f in fields(Hierarchy):
             a, b = getattr(ours, f.name), getattr(numpy_s, f.name)
             assert a.dtype == b.dtype and np.array_equal(a, b), (f.name, threads)
-    assert compiled.layout_compiled(np.zeros(2, np.int64), *built[1:], tmp_path) is None  # ranks not a permutation
+    assert compiled.layout_compiled(np.zeros(2, np.int64), *built[1:], build_dir) is None  # ranks not a permutation
 
 
 def test_every_header_the_contraction_includes_is_in_its_build_s_digest():
