@@ -187,9 +187,7 @@ def run(args: argparse.Namespace) -> Results:
                        {"build_met": bool(built) and all(r["met"] for r in built),
                         "refusal_met": bool(refused) and all(r["met"] for r in refused)})
 
-    def measured(row: dict[str, Any]) -> None:  # written at once: a call cut short keeps it
-        if not any(r is row for r in rows):
-            rows.append(row)
+    def save() -> None:  # the rows so far written at once: a call cut short keeps them
         write(results_of(), args.results)
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -197,8 +195,9 @@ def run(args: argparse.Namespace) -> Results:
         for name in (n for n in args.hierarchy_refused.split(",") if n):
             spec = str(mesh3d(54, work / f"{MESH}.gr")) if name == MESH else data.spec(name)
             row = build(name, spec, work / f"refused-{name}", args.hierarchy_repeats)
-            measured({"kind": "refused", **row, "met": row["exit"] == 2 and row["wall_s"] <= REFUSAL_TARGET_S,
-                      "command": command_line()})
+            rows.append({"kind": "refused", **row, "met": row["exit"] == 2 and row["wall_s"] <= REFUSAL_TARGET_S,
+                         "command": command_line()})
+            save()
             print(f"hierarchy: {name} refused in {row['wall_s']:.1f} s: {row.get('reason', 'built')}", flush=True)
         for name in (n for n in args.hierarchy_graphs.split(",") if n):
             spec, cache = data.spec(name), work / f"built-{name}"
@@ -206,7 +205,8 @@ def run(args: argparse.Namespace) -> Results:
             target = TARGETS_S.get(name)
             row.update(kind="built", target_s=target, command=command_line(),
                        met=None if target is None else row.get("build_s") is not None and row["build_s"] <= target)
-            measured(row)
+            rows.append(row)
+            save()
             print(f"hierarchy: {name} built in {row.get('build_s')} s ({row['wall_s']:.1f} s wall)", flush=True)
             if row.get("build_s") is None:
                 continue
@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> Results:
                 earlier_cache = with_hierarchy(work / f"baseline-{name}", row["sha256"], baseline)
                 row["baseline"] = phast_times(spec, earlier_cache, args.hierarchy_table, row["phast"]["config"])
                 row["baseline_levels"] = Hierarchy.from_file(baseline, row["vertices"]).levels
-            measured(row)
+            save()
             print(f"hierarchy: {name} PHAST {row['phast']['one_query_ms']} ms one query, "
                   f"{row['phast']['batch_ms_per_sssp']} ms per SSSP in a batch", flush=True)
     return results_of()
