@@ -235,7 +235,7 @@ def test_a_grid_defers_from_the_mean_degree_that_splits_its_deferring_winners_fr
         config, decisions = rules.apply(batch, (), DELTA, graph, width)
         assert config.param("defer_work") == expected, (degree, width)
         assert {d.parameter: d.rule for d in decisions}["defer_work"] == "delta latency 6"
-    flat = GraphFeatures("flat", 100_000, 2_500_000, max_degree=20, mean_weight=50.0, max_weight=100)
+    flat = GraphFeatures("flat", 100_000, 1_500_000, max_degree=15, mean_weight=50.0, max_weight=100)
     config, decisions = rules.apply(DELTA.predict(flat, device).config.replace(concurrent_kernels=1), (), DELTA, flat,
                                     50_000.0)
     assert config.param("defer_work") == "off" and "defer_work" not in {d.parameter for d in decisions}  # no hub

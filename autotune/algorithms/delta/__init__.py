@@ -104,7 +104,10 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
 
 
 DEFER_WEIGHTS = (1, 2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
-DEFER_WORK_BELOW = 32  # a graph of no vertex with this many edges has nothing worth deferring
+# A graph of no vertex with this many edges has nothing worth deferring. At 32, random4194304-d16 (every out-degree
+# 16) was never offered deferral, and its one query took 7.87 ms where `defer_work` 800 takes 3.65 (the H200, the
+# table's configuration with Δ INF; docs/notes/scale.md); below 16 not measured.
+DEFER_WORK_BELOW = 16
 DEFER_FIRST = 4  # one query's grid is also tried first with defer_work at this many largest weights
 GRID_TILES = 2  # `tiles` where a configuration does not set it (kernels/delta.cu's host loop: GRID_TILES)
 
@@ -116,7 +119,7 @@ def defer_values(features: Any) -> tuple[ParamValue, ...]:
 
     Example:
         >>> from types import SimpleNamespace
-        >>> defer_values(SimpleNamespace(max_degree=300, max_weight=100)), defer_values(SimpleNamespace(max_degree=6))
+        >>> defer_values(SimpleNamespace(max_degree=16, max_weight=100)), defer_values(SimpleNamespace(max_degree=6))
         (('off', 100, 200, 400, 800, 1600, 3200), ('off',))
         >>> defer_values(SimpleNamespace(max_degree=300, max_weight=2 * 10**8))
         ('off', 200000000, 400000000, 800000000, 1073741824)
