@@ -104,9 +104,9 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
 
 
 DEFER_WEIGHTS = (1, 2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
-# A graph of no vertex with this many edges has nothing worth deferring. At 32, random4194304-d16 (every out-degree
-# 16) was never offered deferral, and its one query took 7.87 ms where `defer_work` 800 takes 3.65 (the H200, the
-# table's configuration with Δ INF; docs/notes/scale.md); below 16 not measured.
+# `defer_work` is offered where some vertex has this many edges. At 32, random4194304-d16 (every out-degree 16) was
+# never offered it: its one query took 7.87 ms where `defer_work` 800 takes 3.65 (the H200: its table's configuration
+# with Δ INF and 2 tiles, a probe; docs/notes/scale.md). Graphs of smaller degrees are not measured.
 DEFER_WORK_BELOW = 16
 DEFER_FIRST = 4  # one query's grid is also tried first with defer_work at this many largest weights
 GRID_TILES = 2  # `tiles` where a configuration does not set it (kernels/delta.cu's host loop: GRID_TILES)
