@@ -75,9 +75,11 @@ def _latency_c(latency: Any, domain_block: tuple, domain_warp: tuple) -> str:
         ""])
 
 
-def header_rules(algorithm: Any, device: Any, characterization: Any, latency: Any, shared_graph_bytes: int) -> str:
+def header_rules(algorithm: Any, device: Any, characterization: Any, latency: Any, shared_graph_bytes: int,
+                 defer_below: int) -> str:
     """`autotune_rules_delta_(graph, queries, config)` in C (see the module's doc); `shared_graph_bytes`:
-    the most shared memory the `shared` loop mode takes for the graph (`delta.MAX_SHARED_GRAPH_BYTES`)."""
+    the most shared memory the `shared` loop mode takes for the graph (`delta.MAX_SHARED_GRAPH_BYTES`);
+    `defer_below`: the max degree below which `defer_work` has no value but off (`delta.DEFER_WORK_BELOW`)."""
     constants = constants_of(characterization)
     sizes = launchable_sizes(device, characterization)
     ladder = ladder_of(constants)
@@ -185,7 +187,7 @@ static inline int autotune_rules_delta_(const autotune_graph *g, int queries, au
         }}
         autotune_delta_threshold_(c, "warp_threshold", autotune_delta_one_warp_[grid]);
         autotune_delta_threshold_(c, "block_threshold", hub1);
-        if (!(g->max_degree >= 0.0 && g->max_degree < 32.0)) {{  /* defer_work's domain has values */
+        if (!(g->max_degree >= 0.0 && g->max_degree < {float(defer_below)!r})) {{  /* defer_work's domain has values */
             long long weight = g->max_weight > 0.0 ? (long long)g->max_weight : 100, values[6];
             double target, best = 0.0;
             if (weight < 1) weight = 1;
