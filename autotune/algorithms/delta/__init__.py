@@ -105,8 +105,9 @@ def loop_values(features: Any) -> tuple[ParamValue, ...]:
 
 DEFER_WEIGHTS = (1, 2, 4, 8, 16, 32)  # `defer_work`'s values, in the graph's largest weights
 # `defer_work` is offered where some vertex has this many edges. At 32, random4194304-d16 (every out-degree 16) was
-# never offered it: its one query took 7.87 ms where `defer_work` 800 takes 3.65 (the H200: its table's configuration
-# with Δ INF and 2 tiles, a probe; docs/notes/scale.md). Graphs of smaller degrees are not measured.
+# never offered it: its default sweep's one query 7.842 ms at b0141ee, 3.666 ms with `defer_work` 800 at 0ca17ab (the
+# H200, suite `large`: benchmarks/results/nvidia-h200/large.json, the earlier row in its version before a1ba9cf).
+# Graphs of smaller degrees are not measured.
 DEFER_WORK_BELOW = 16
 DEFER_FIRST = 4  # one query's grid is also tried first with defer_work at this many largest weights
 GRID_TILES = 2  # `tiles` where a configuration does not set it (kernels/delta.cu's host loop: GRID_TILES)
