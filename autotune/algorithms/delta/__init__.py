@@ -327,7 +327,8 @@ class DeltaStepping(Algorithm):
     def header_rules(self, device: DeviceProfile, characterization: Characterization, latency: Any) -> str:
         from autotune.algorithms.delta.header import header_rules
 
-        return header_rules(self, device, characterization, latency, MAX_SHARED_GRAPH_BYTES, DEFER_WORK_BELOW)
+        return header_rules(self, device, characterization, latency, MAX_SHARED_GRAPH_BYTES, DEFER_WORK_BELOW,
+                            DEFER_WEIGHTS, MAX_DEFER_WORK)
 
 
 DELTA = DeltaStepping()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import Any
+from typing import Any, Sequence
 
 from autotune.algorithms.delta.rules import constants_of, keeps_bitmaps, ladder_of, launchable_sizes, per_sm
 
@@ -76,10 +76,12 @@ def _latency_c(latency: Any, domain_block: tuple, domain_warp: tuple) -> str:
 
 
 def header_rules(algorithm: Any, device: Any, characterization: Any, latency: Any, shared_graph_bytes: int,
-                 defer_below: int) -> str:
+                 defer_below: int, defer_factors: Sequence[int], max_defer_work: int) -> str:
     """`autotune_rules_delta_(graph, queries, config)` in C (see the module's doc); `shared_graph_bytes`:
     the most shared memory the `shared` loop mode takes for the graph (`delta.MAX_SHARED_GRAPH_BYTES`);
-    `defer_below`: the max degree below which `defer_work` has no value but off (`delta.DEFER_WORK_BELOW`)."""
+    `defer_below`: the max degree below which `defer_work` has no value but off (`delta.DEFER_WORK_BELOW`);
+    its values are the largest weight times each of `defer_factors`, at most `max_defer_work`
+    (`delta.DEFER_WEIGHTS`, `delta.MAX_DEFER_WORK`)."""
     constants = constants_of(characterization)
     sizes = launchable_sizes(device, characterization)
     ladder = ladder_of(constants)
@@ -96,6 +98,7 @@ def header_rules(algorithm: Any, device: Any, characterization: Any, latency: An
     return f"""
 /* ---- delta: Delta-stepping's rules (autotune/algorithms/delta: rules.py, latency.py, spread.py) ---- */
 static const int autotune_delta_cks_[] = {{{", ".join(map(str, cks))}}};
+static const long long autotune_delta_defer_factors_[] = {{{", ".join(f"{int(k)}LL" for k in defer_factors)}}};
 static const int autotune_delta_sizes_[] = {{{", ".join(map(str, sizes))}}};
 static const int autotune_delta_ladder_[] = {{{", ".join(str(s) for s, _ in steps) or "0"}}};
 static const double autotune_delta_ladder_from_[] = {{{", ".join(repr(float(w)) for _, w in steps) or "0.0"}}};
@@ -188,14 +191,17 @@ static inline int autotune_rules_delta_(const autotune_graph *g, int queries, au
         autotune_delta_threshold_(c, "warp_threshold", autotune_delta_one_warp_[grid]);
         autotune_delta_threshold_(c, "block_threshold", hub1);
         if (!(g->max_degree >= 0.0 && g->max_degree < {float(defer_below)!r})) {{  /* defer_work's domain has values */
-            long long weight = g->max_weight > 0.0 ? (long long)g->max_weight : 100, values[6];
+            long long weight = g->max_weight > 0.0 ? (long long)g->max_weight : 100, values[{len(defer_factors)}];
             double target, best = 0.0;
             if (weight < 1) weight = 1;
             defer_set = 1;
             if (grid && autotune_delta_defer_degree_ >= 0.0 && g->mean_degree >= autotune_delta_defer_degree_) {{
-                for (int i = 0; i < 6; ++i) values[i] = weight * (1LL << i) < (1LL << 30) ? weight * (1LL << i) : (1LL << 30);
+                for (int i = 0; i < {len(defer_factors)}; ++i) {{
+                    long long value = weight * autotune_delta_defer_factors_[i];
+                    values[i] = value < {int(max_defer_work)}LL ? value : {int(max_defer_work)}LL;
+                }}
                 target = autotune_delta_defer_weights_ * (g->max_weight > 0.0 ? g->max_weight : (double)values[0]);
-                for (int i = 0; i < 6; ++i) {{
+                for (int i = 0; i < {len(defer_factors)}; ++i) {{
                     double away = fabs(log2((double)values[i] / target));
                     if (i == 0 || away < best) {{ best = away; defer = values[i]; }}
                 }}
