@@ -228,6 +228,10 @@ def _range(values: list[float] | None) -> str:
     return f" [{min(values):.1f}-{max(values):.1f}]" if values and len(values) > 1 else ""
 
 
+def _count(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
@@ -252,7 +256,7 @@ def render(found: Sequence[Results]) -> list[str]:
             target = "-" if r.get("target_s") is None else f"{r['target_s']:g} ({'met' if r['met'] else 'not met'})"
             build_s = "-" if r.get("build_s") is None else f"{r['build_s']:.1f}" + _range(r.get("builds_s"))
             lines.append(f"| {r['graph']} | {r['vertices']:,} | {build_s} | {r['wall_s']:.1f} | {target} | "
-                         f"{r.get('levels', '-')} | {r.get('hierarchy_arcs', 0):,} | {_ms(p.get('one_query_ms'))} | "
+                         f"{r.get('levels', '-')} | {_count(r.get('hierarchy_arcs'))} | {_ms(p.get('one_query_ms'))} | "
                          f"{_ms(p.get('batch_ms_per_sssp'))} | {earlier} |")
         lines.append("")
         for r in results.measurements:
