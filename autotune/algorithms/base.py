@@ -62,6 +62,8 @@ class Algorithm:
             the choice model may then learn to pick it wherever a graph admits it.
         bytes_per_vertex, bytes_per_instance: the GPU workspace one concurrent instance takes (its
             engine allocates CK x (bytes_per_vertex x n + bytes_per_instance)); see `instances_that_fit`.
+        renumbers_hubs: whether its engine relaxes a copy of the graph renumbered by in-degree where
+            `graphs.order.hub_order` gives one (the copy's memory counts beside the graph's).
         reads_level_width: whether its model's rules read the graph's level width
             (`GraphFeatures.level_width`): callers measure it (breadth-first searches) only then.
         wide_distances: whether its kernels have 64-bit builds (`-DWIDE_DISTANCES=1`), with which
@@ -88,6 +90,7 @@ class Algorithm:
     conditional: bool = False
     bytes_per_vertex: int = 0
     bytes_per_instance: int = 0
+    renumbers_hubs: bool = False
     reads_level_width: bool = False
     wide_distances: bool = False
     wide_bytes_per_vertex: int = 0
@@ -122,10 +125,11 @@ class Algorithm:
 
     # --- memory -----------------------------------------------------------------------------------
 
-    def instances_that_fit(self, n_vertices: int, n_edges: int, memory_bytes: int, wide: bool = False) -> int:
+    def instances_that_fit(self, n_vertices: int, n_edges: int, memory_bytes: int, wide: bool = False,
+                           hub_ordered: bool = False) -> int:
         """How many concurrent instances' workspaces fit in `MEMORY_SHARE` of a GPU's memory beside
         the graph's CSR arrays (row offsets, columns and weights, 4 bytes each): what bounds CK
-        (`wide`: of the 64-bit builds).
+        (`wide`: of the 64-bit builds; `hub_ordered`: a graph `hub_order` renumbers, `memory_bytes`).
 
         Example::
 
@@ -133,17 +137,22 @@ class Algorithm:
             >>> get("delta").instances_that_fit(23_947_347, 58_333_344, 80 * 2**30)  # USA roads, 80 GiB
             114
         """
-        graph_bytes = self.memory_bytes(n_vertices, n_edges, 0)
-        per_instance = self.memory_bytes(n_vertices, n_edges, 1, wide) - graph_bytes
+        graph_bytes = self.memory_bytes(n_vertices, n_edges, 0, hub_ordered=hub_ordered)
+        per_instance = self.memory_bytes(n_vertices, n_edges, 1, wide, hub_ordered) - graph_bytes
         return max(0, int((MEMORY_SHARE * memory_bytes - graph_bytes) // max(per_instance, 1)))
 
-    def memory_bytes(self, n_vertices: int, n_edges: int, ck: int, wide: bool = False) -> int:
+    def memory_bytes(self, n_vertices: int, n_edges: int, ck: int, wide: bool = False,
+                     hub_ordered: bool = False) -> int:
         """The GPU memory a batch of `ck` instances takes: the graph's CSR arrays (row offsets,
-        columns and weights, 4 bytes each) and `ck` workspaces (what a table records per CK point;
-        `wide`: of the 64-bit builds)."""
+        columns and weights, 4 bytes each), its renumbered copy where the algorithm relaxes one
+        and the graph is `hub_ordered` (`renumbers_hubs`, `graphs.order.renumbered_bytes`), and `ck`
+        workspaces (what a table records per CK point; `wide`: of the 64-bit builds)."""
+        from autotune.graphs.order import renumbered_bytes
+
         per_vertex = self.bytes_per_vertex + (self.wide_bytes_per_vertex if wide else 0)
         per_instance = self.bytes_per_instance + (self.wide_bytes_per_instance if wide else 0)
-        return 4 * (n_vertices + 1) + 8 * n_edges + ck * (per_vertex * n_vertices + per_instance)
+        copy = renumbered_bytes(n_vertices, n_edges) if hub_ordered and self.renumbers_hubs else 0
+        return 4 * (n_vertices + 1) + 8 * n_edges + copy + ck * (per_vertex * n_vertices + per_instance)
 
     # --- parameters and configurations ------------------------------------------------------------
 

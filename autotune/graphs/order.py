@@ -70,6 +70,18 @@ def _order(graph: CSRGraph) -> VertexOrder | None:
     return VertexOrder(new_of, old_of)
 
 
+def renumbered_bytes(n_vertices: int, n_edges: int) -> int:
+    """The GPU memory a renumbered copy of a graph takes beside the graph (`autotune.gpu.renumber`):
+    its row offsets, columns and weights, and both renamings (4 bytes each), the run lists of its rows
+    of more than 64 arcs left out (8 bytes a run of at most 2,048 arcs).
+
+    Example:
+        >>> renumbered_bytes(1000, 16000)
+        140004
+    """
+    return 4 * (n_vertices + 1) + 8 * max(n_edges, 1) + 8 * n_vertices
+
+
 def renumbered(graph: CSRGraph, order: VertexOrder) -> CSRGraph:
     """The graph in `order`'s ids: row r is row old_of[r] of the graph, each head renamed, its arcs
     by head (what the GPU builds, `autotune.gpu.renumber`, whose rows of more than 2,048 arcs are

@@ -78,3 +78,26 @@ def test_a_gpu_the_delta_kernels_cannot_run_on_is_a_one_line_error():
     roads = GraphFeatures("roads", 87575, 242982, max_degree=6, mean_weight=95.3)
     with pytest.raises(InputError, match="delta cannot run on fermi-gf100"):
         get("delta").predict(roads, load_device("fermi-gf100"))
+
+
+def test_a_renumbered_copy_counts_for_the_algorithms_that_relax_one():
+    from autotune.graphs.order import renumbered_bytes
+
+    n, m = 1_000_000, 16_000_000
+    delta, crauser = get("delta"), get("crauser")
+    assert delta.renumbers_hubs and not crauser.renumbers_hubs
+    assert delta.memory_bytes(n, m, 4, hub_ordered=True) - delta.memory_bytes(n, m, 4) == renumbered_bytes(n, m)
+    assert crauser.memory_bytes(n, m, 4, hub_ordered=True) == crauser.memory_bytes(n, m, 4)
+    memory = 2 * 2**30
+    fit, fit_renumbered = (delta.instances_that_fit(n, m, memory, hub_ordered=h) for h in (False, True))
+    assert fit_renumbered * 28 * n + delta.memory_bytes(n, m, 0, hub_ordered=True) <= MEMORY_SHARE * memory
+    assert fit_renumbered < fit
+
+
+def test_a_sweep_knows_which_graphs_are_renumbered():
+    from autotune.graphs import load_graph
+    from autotune.search.run.specials import graph_info
+
+    rmat, grid = (graph_info(load_graph(spec, use_cache=False)) for spec in ("rmat16", "grid16"))
+    assert rmat.hub_ordered and not grid.hub_ordered
+    assert "hub_ordered" not in rmat.to_json()  # a table's format is unchanged

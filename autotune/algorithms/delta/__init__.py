@@ -179,6 +179,7 @@ class DeltaStepping(Algorithm):
     auto_rank = 0
     bytes_per_vertex = 28  # 7 int arrays (dist, 2 near queues, 2 far piles, 2 stamps): delta_engine.Workspace
     bytes_per_instance = 136  # 32 int fields of state, the source and the target (hub chunks, when used, come on top)
+    renumbers_hubs = True  # delta_engine relaxes a skewed graph renumbered by in-degree (gpu.renumber)
     wide_distances = True  # kernels/delta.cu's dist, thresholds and minima are dist_t
     wide_bytes_per_vertex = 4  # dist of 8 bytes
     wide_bytes_per_instance = 256  # the state's 32 rows of 64-bit fields (delta_engine.state_bytes)

@@ -112,6 +112,8 @@ class GraphInfo:
             graph).
         distance_bits: the width of its distances on the GPU (`distance_range.width_for`: 64
             where a shortest path may pass 32 bits); a table entry says 64 as `x-distance_bits`.
+        hub_ordered: whether `graphs.order.hub_order` renumbers it (an engine that relaxes the
+            renumbered copy holds it beside the graph: `Algorithm.memory_bytes`); not written out.
     """
 
     name: str
@@ -128,6 +130,7 @@ class GraphInfo:
     mean_weight: float | None = None
     lightest_weight: float | None = None
     distance_bits: int = 32
+    hub_ordered: bool = False
 
     @property
     def key(self) -> str:

@@ -30,13 +30,14 @@ def measured_part(result: ConfigResult | None) -> dict[str, Any] | None:
 
 
 def memory_of(result: ConfigResult, graph: GraphInfo) -> int:
-    """The GPU memory, in bytes, that a point's batch takes (`Algorithm.memory_bytes`: the graph
-    and CK workspaces), which a table records per CK (`x-memory`) for a program to check it has it."""
+    """The GPU memory, in bytes, that a point's batch takes (`Algorithm.memory_bytes`: the graph, its
+    renumbered copy where one is relaxed, and CK workspaces), which a table records per CK (`x-memory`)
+    for a program to check it has it."""
     from autotune.algorithms import get
 
     config = result.config
     return get(config.algorithm).memory_bytes(graph.n_vertices, graph.n_edges, config.concurrent_kernels,
-                                              graph.distance_bits == 64)
+                                              graph.distance_bits == 64, graph.hub_ordered)
 
 
 def _failure(result: ConfigResult) -> dict[str, Any]:

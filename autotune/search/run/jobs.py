@@ -84,10 +84,11 @@ def fitting_memory(space: SearchSpace, algorithm: Any, graph: GraphInfo, memory_
         BeyondCK: not even its smallest CK fits.
     """
     wide = graph.distance_bits == 64
-    fit = algorithm.instances_that_fit(graph.n_vertices, graph.n_edges, memory_bytes, wide)
+    fit = algorithm.instances_that_fit(graph.n_vertices, graph.n_edges, memory_bytes, wide, graph.hub_ordered)
     kept = tuple(ck for ck in space.concurrent_kernels if ck <= fit)
     if not kept:
-        smallest = algorithm.memory_bytes(graph.n_vertices, graph.n_edges, min(space.concurrent_kernels), wide)
+        smallest = algorithm.memory_bytes(graph.n_vertices, graph.n_edges, min(space.concurrent_kernels), wide,
+                                          graph.hub_ordered)
         raise BeyondCK(f"{graph.name}: {algorithm.name}'s smallest batch (CK {min(space.concurrent_kernels)}) needs "
                        f"{smallest / 2**30:.1f} "
                        f"GiB of GPU memory; {memory_bytes / 2**30:.1f} GiB may be used (the GPU's, or --max-memory)")

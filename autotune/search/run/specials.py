@@ -116,14 +116,15 @@ def profile_from_json(data: Mapping[str, Any], where: str = "records") -> Any | 
 
 
 def graph_info(graph: Any, seed: int | None = None, weights: str | None = None) -> GraphInfo:
-    """The `GraphInfo` of a loaded `CSRGraph` (its degree skew, weight figures and distances' width
-    included)."""
+    """The `GraphInfo` of a loaded `CSRGraph` (its degree skew, weight figures, distances' width and
+    whether it is renumbered by in-degree included)."""
+    from autotune.graphs.order import hub_order
     from autotune.model.features import graph_statistics
     from autotune.reference.distance_range import width_for
 
     return GraphInfo(name=graph.name, sha256=graph.sha256, n_vertices=graph.n_vertices, n_edges=graph.n_edges,
                      max_degree=graph.max_degree, seed=seed, weights=weights, **graph_statistics(graph),
-                     distance_bits=width_for(graph).bits)
+                     distance_bits=width_for(graph).bits, hub_ordered=hub_order(graph) is not None)
 
 
 def features(graph: GraphInfo) -> Any:
