@@ -113,7 +113,8 @@ class GraphInfo:
         distance_bits: the width of its distances on the GPU (`distance_range.width_for`: 64
             where a shortest path may pass 32 bits); a table entry says 64 as `x-distance_bits`.
         hub_ordered: whether `graphs.order.hub_order` renumbers it (an engine that relaxes the
-            renumbered copy holds it beside the graph: `Algorithm.memory_bytes`); not written out.
+            renumbered copy holds it beside the graph: `Algorithm.memory_bytes`); written into
+            records (`to_record_json`), not into tables.
     """
 
     name: str
@@ -143,7 +144,8 @@ class GraphInfo:
                    n_vertices=int(data.get("vertices", 0)), n_edges=int(data.get("edges", 0)),
                    max_degree=data.get("max_degree"), seed=data.get("seed"), weights=data.get("weights"),
                    degree_cv=data.get("degree_cv"), min_positive_weight=data.get("min_positive_weight"),
-                   max_weight=data.get("max_weight"), mean_weight=data.get("mean_weight"))
+                   max_weight=data.get("max_weight"), mean_weight=data.get("mean_weight"),
+                   distance_bits=int(data.get("distance_bits", 32)), hub_ordered=bool(data.get("hub_ordered", False)))
 
     def to_json(self) -> dict[str, Any]:
         """The graph object of a table entry (and of records, without the classes)."""
@@ -157,6 +159,26 @@ class GraphInfo:
         if self.classes:
             data.update({k: v for k, v in self.classes.items() if k in ("mean_degree", "stress_ratio",
                                                                          "stress_class", "degree_class")})
+        return data
+
+    def to_record_json(self) -> dict[str, Any]:
+        """The graph object of a record: `to_json`'s, with the distances' width where it is 64 and
+        `hub_ordered` where true, which a table says otherwise (`x-distance_bits`) or not at all, so
+        that a sweep replayed from records launches the builds and counts the memory the measured
+        one did.
+
+        Example:
+            >>> graph = GraphInfo("g", "", 4, 8, distance_bits=64, hub_ordered=True)
+            >>> graph.to_record_json()
+            {'name': 'g', 'vertices': 4, 'edges': 8, 'distance_bits': 64, 'hub_ordered': True}
+            >>> GraphInfo.from_json(graph.to_record_json()) == graph
+            True
+        """
+        data = self.to_json()
+        if self.distance_bits != 32:
+            data["distance_bits"] = self.distance_bits
+        if self.hub_ordered:
+            data["hub_ordered"] = True
         return data
 
 

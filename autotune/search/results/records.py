@@ -79,7 +79,7 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         data = {
             "format": RECORDS_FORMAT,
-            "graph": dataclasses.replace(self.graph, classes=None).to_json(),
+            "graph": dataclasses.replace(self.graph, classes=None).to_record_json(),
             "algorithm": self.algorithm,
             "device": dict(self.device),
             "strategy": self.strategy,
