@@ -304,8 +304,10 @@ def test_a_search_of_one_query_starts_from_the_algorithm_s_own_shapes_for_it():
     latency = SearchSpace.from_options("delta", ck="1", graph=graph)
     design = initial_design(latency)
     assert design[: len(get("delta").latency_design(latency))] == get("delta").latency_design(latency)
-    assert {c.param("blocks") for c in design[:4]} == {1, 128} and all(c.concurrent_kernels == 1 for c in design)
+    assert {c.param("blocks") for c in design[:6]} == {1, 128, 256} and all(c.concurrent_kernels == 1 for c in design)
     assert design[0].param("blocks") == 128  # measured first: one block on a large graph is the slow shape
+    sizes = {c.param("blocks"): c.kernel("advance").block_size for c in design[:6]}
+    assert sizes[256] * 2 == sizes[128] == sizes[1]  # twice the blocks of half the size: the same threads
     batches = SearchSpace.from_options("delta", graph=graph)
     assert not any(c.param("blocks") == 128 for c in initial_design(batches))  # batches: the plain design
     assert {c.param("defer_work") for c in design} == {"off"}  # no vertex of 32 edges: nothing deferred

@@ -258,7 +258,10 @@ class DeltaStepping(Algorithm):
         middle first) and warp bins off, within the space's values; one query's grid also with
         `defer_work` at `DEFER_FIRST` times the graph's largest weight (run Z: the best of rmat17 to
         rmat20 and the random graphs of degree 20 lay at 2 to 8 times; a Bayesian sweep of rmat20
-        that had to find it missed it).
+        that had to find it missed it). One query's grid also as twice the blocks of half the size,
+        the same threads two blocks a SM: random4194304-d16's one query 3.63 -> 3.48 ms on the H200
+        (docs/notes/scale.md), a shape its latency sweep never drew (the sampler's draws of 256
+        blocks came with block sizes that cannot all be resident, refused).
         In that order, from the largest CK down: the first measured has no incumbent to be pruned
         against, one block on a large graph is the slow one (rmat20: 115 ms against the grid's
         2.4 ms, 21 s of a sweep's budget measured whole when it came first), and on a road network
@@ -276,9 +279,10 @@ class DeltaStepping(Algorithm):
         design, one_block = [], {1, max(space.concurrent_kernels)}
         for ck in sorted(space.concurrent_kernels, reverse=True):
             grid = max(1, GRID_BLOCKS // ck)
-            shapes = [(SHARED, 1), (PERSISTENT, 1 << (grid.bit_length() - 1))]
-            shapes += [(PERSISTENT, 1)] if ck in one_block else []
-            for loop, blocks in shapes:
+            shapes = [(SHARED, 1, block), (PERSISTENT, 1 << (grid.bit_length() - 1), block)]
+            shapes += [(PERSISTENT, 2 * GRID_BLOCKS, block // 2)] if ck == 1 else []
+            shapes += [(PERSISTENT, 1, block)] if ck in one_block else []
+            for loop, blocks, size in shapes:
                 if loop not in values["loop"]:
                     continue
                 # one block has little to spend on relaxed settlement's extra work: the middle Δ first
@@ -287,7 +291,7 @@ class DeltaStepping(Algorithm):
                 for delta, work in itertools.product(dict.fromkeys(order), defer):
                     params = {"loop": loop, "blocks": blocks, "delta": delta, "warp_threshold": OFF, "defer_work": work}
                     params = {k: v for k, v in params.items() if v in values[k]}
-                    design.append(self.uniform(block, space.caches[0], ck, 1, params))
+                    design.append(self.uniform(size, space.caches[0], ck, 1, params))
         return [c for c in dict.fromkeys(design) if space.contains(c)]
 
     def solve_cpu(self, graph: CSRGraph, source: int, params: Mapping[str, ParamValue] | None = None) -> SolveResult:
