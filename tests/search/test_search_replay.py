@@ -162,7 +162,7 @@ def test_records_keep_the_graphs_distance_width_and_hub_order_which_tables_leave
     measurement = SyntheticTimer().measure(CRAUSER.default_config())
     wide = dataclasses.replace(synthetic_graph(), distance_bits=64, hub_ordered=True)
     back = read_records(write_records(tmp_path / "wide.jsonl", [_record(measurement, graph=wide)]))[0].graph
-    assert (back.distance_bits, back.hub_ordered) == (64, True)  # a replay launches 64-bit builds, counts the copy
+    assert (back.distance_bits, back.hub_ordered) == (64, True)  # x-distance_bits, x-memory's copy
     assert not {"distance_bits", "hub_ordered"} & set(wide.to_json())  # a table entry's graph: x-distance_bits
     narrow = read_records(write_records(tmp_path / "narrow.jsonl", [_record(measurement)]))[0].graph
     assert (narrow.distance_bits, narrow.hub_ordered) == (32, False)

@@ -259,7 +259,7 @@ class DeltaStepping(Algorithm):
         `defer_work` at `DEFER_FIRST` times the graph's largest weight (run Z: the best of rmat17 to
         rmat20 and the random graphs of degree 20 lay at 2 to 8 times; a Bayesian sweep of rmat20
         that had to find it missed it). One query's grid also as twice the blocks of half the size,
-        the same threads two blocks a SM: random4194304-d16's one query 3.63 -> 3.48 ms on the H200
+        the same threads in two blocks a SM: random4194304-d16's one query 3.63 -> 3.48 ms on the H200
         (docs/notes/scale.md), a shape its latency sweep never drew (the sampler's draws of 256
         blocks came with block sizes that cannot all be resident, refused).
         In that order, from the largest CK down: the first measured has no incumbent to be pruned

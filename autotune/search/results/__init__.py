@@ -164,8 +164,8 @@ class GraphInfo:
     def to_record_json(self) -> dict[str, Any]:
         """The graph object of a record: `to_json`'s, with the distances' width where it is 64 and
         `hub_ordered` where true, which a table says otherwise (`x-distance_bits`) or not at all, so
-        that a sweep replayed from records launches the builds and counts the memory the measured
-        one did.
+        that a sweep replayed from records writes the width and counts the memory (`x-memory`) as
+        the measured one did.
 
         Example:
             >>> graph = GraphInfo("g", "", 4, 8, distance_bits=64, hub_ordered=True)
