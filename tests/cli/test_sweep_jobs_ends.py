@@ -23,6 +23,23 @@ def test_the_curve_has_three_ends_and_the_batch_end_bridges_only_what_no_other_s
     assert settings["latency"] == {"prune_references": True, "enough": 30}
 
 
+def test_a_sweep_of_one_end_without_its_trials_given_samples_on_until_enough_configurations():
+    """The reference a default sweep's ends are held to (issue 68) tunes its end as the curve's ends
+    are tuned; a search given its trials (`--trials`, the suite `tuner`'s share) keeps to them."""
+    from autotune.cli import build_parser
+    from autotune.cli.sweep_request import parse
+    from autotune.search.run.plan import ENOUGH_AT_END
+
+    def enough(*options: str) -> int:
+        return parse(build_parser("sweep").parse_args(["sweep", "--graph", "rmat10", *options])).settings.enough
+
+    assert enough("--objective", "latency") == enough("--objective", "throughput") == ENOUGH_AT_END
+    assert enough("--queries", "16") == ENOUGH_AT_END  # K at once: the batch end alone
+    assert enough("--objective", "latency", "--trials", "20") == 0
+    assert enough("--objective", "throughput", "--strategy", "exhaustive") == 0
+    assert enough() == 0  # the curve: its ends' own (`jobs_of_algorithm`), not its middle's
+
+
 def test_an_algorithm_without_small_ck_values_has_the_batch_end_alone():
     spaces = end_spaces(SpaceOptions(), "curve", "delta_lanes", _graph())
     assert [end.objective for end, _ in spaces] == ["throughput"]

@@ -49,7 +49,8 @@ class SweepSettings:
         patience: a sampling search stops once this many trials in a row finished without bettering
             the study's best by `IMPROVEMENT` (0: it samples its whole trial budget).
         enough: a search that leads its end of the curve stops for patience only once it has verified
-            this many configurations at its best's CK (`short_of_enough`; the curve's two ends).
+            this many configurations at its best's CK (`short_of_enough`; the curve's two ends, and a
+            sweep of one end given no `--trials`).
     """
 
     finalists: int = 3
