@@ -101,10 +101,13 @@ def test_a_large_graphs_references_are_said_on_stderr_with_their_time(tmp_path, 
     assert capsys.readouterr().err.splitlines()[0].endswith("of 2 sources on 1 core ...")
 
 
-def test_references_started_ahead_fork_their_workers_at_once_and_are_waited_for_and_kept_once(tmp_path):
+def test_references_started_ahead_fork_their_workers_at_once_and_are_waited_for_and_kept_once(tmp_path, monkeypatch):
     """A sweep starts its references before it opens the GPU and builds its kernels in threads: the
-    workers are forked by `start`, and `ensure` (or `distances`) waits for them and keeps the rows."""
+    workers are forked by `start`, and `ensure` (or `distances`) waits for them and keeps the rows
+    (two cores to fork on, however many this process may run on: `taskset -c 0 pytest` has one)."""
     import multiprocessing
+
+    monkeypatch.setattr("autotune.reference.cache.usable_cores", lambda: 2)
 
     from autotune.graphs import load_graph
     from autotune.reference.cache import INF
@@ -122,11 +125,13 @@ def test_references_started_ahead_fork_their_workers_at_once_and_are_waited_for_
     ReferenceCache(None).start(graph, [0])  # nothing kept, nothing started
 
 
-def test_references_started_and_abandoned_stop_their_workers_at_once(tmp_path):
+def test_references_started_and_abandoned_stop_their_workers_at_once(tmp_path, monkeypatch):
     """A sweep that fails or is interrupted between starting its references and waiting for them
     stops the workers instead of waiting for their Dijkstras, and keeps nothing."""
     import multiprocessing
     import time
+
+    monkeypatch.setattr("autotune.reference.cache.usable_cores", lambda: 2)  # workers to fork, as above
 
     from autotune.graphs import load_graph
 
