@@ -8,7 +8,8 @@ row; `--kernels-no-hierarchy`: not built), are measured by the sweep's
 `CudaEventTimer` (a warm-up, then `--repetitions` timed passes over a sample of 32 sources, CUDA
 events around the launches, launches included; every solve's distances compared with scipy's, a
 wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` of the same sources
-in this process (one core), and over `--cpu-all-sources` sources on every core of the machine (a
+in this process (one core; its warm-up, `limit=0`, searches nothing: on a 2^24-vertex graph a whole
+search is a minute), and over `--cpu-all-sources` sources on every core of the machine (a
 forked worker a core, each Dijkstra from its share of the sources: what a user without a GPU would
 run for a batch; 0 leaves it out), its wall time per SSSP set against the batch's. Gunrock's SSSP
 is measured too where its binary is (`--gunrock`, by default `.peers/gunrock-sssp`, built by
@@ -16,6 +17,7 @@ is measured too where its binary is (`--gunrock`, by default `.peers/gunrock-sss
 same sources; the results say where it was not. A run of some
 graphs keeps the other graphs' rows of the results it finds (each row names the commit that
 measured it); the results file is written after each graph, so a run cut short keeps what it measured.
+Each step of a row says what it does and then how long it took (a 2^24-vertex graph's row is minutes).
 """
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ def scipy_ms(graph: Any, sources: Sequence[int]) -> list[float]:
     from autotune.reference.oracle import _scipy_graph
 
     matrix = _scipy_graph(graph)
-    dijkstra(matrix, directed=True, indices=sources[0])  # warm-up: scipy's own set-up
+    dijkstra(matrix, directed=True, indices=sources[0], limit=0)  # warm-up: scipy's own set-up, no search
     times = []
     for source in sources:
         start = time.perf_counter()
@@ -132,7 +134,8 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
     from autotune.measure import choose_sources
     from autotune.predict.auto import admitted_on
 
-    cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
+    with step(name, f"scipy's Dijkstra from {min(args.cpu_sources, len(sample))} of the sources on one core"):
+        cpu = scipy_ms(graph, list(sample[: args.cpu_sources]))
     row: dict[str, Any] = {"graph": name, "vertices": graph.n_vertices, "edges": graph.n_edges,
                            "scipy_ms": statistics.median(cpu), "scipy_times_ms": cpu, "commit": commit(), "date": now()}
     start = time.perf_counter()
@@ -140,7 +143,8 @@ def graph_row(name: str, graph: Any, sample: Sequence[int], expected: dict, args
     row["admits_s"] = time.perf_counter() - start  # the hierarchy's build, where one was built
     for label, queries in (("one_query", 1), ("batch", None)):
         match = table.lookup(graph, queries=queries, device=gpu, admits=admits)
-        with open_solver(graph, match.config.algorithm) as solver:
+        with step(name, f"the table's {label.replace('_', ' ')} on the GPU ({match.config.algorithm}, CK "
+                        f"{match.config.concurrent_kernels})"), open_solver(graph, match.config.algorithm) as solver:
             measured = CudaEventTimer(solver, sample, protocol, expected=expected).measure(match.config)
         row[label] = {"config": match.config.to_json(), "entry": match.graph_name, "source": match.source,
                       "status": str(measured.status), "reason": measured.reason,

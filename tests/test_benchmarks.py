@@ -8,6 +8,7 @@ import dataclasses
 import datetime
 import gzip
 import json
+import re
 import sys
 
 import pytest
@@ -42,7 +43,7 @@ def test_a_results_file_round_trips_and_replaces_its_suite_s_file_for_its_gpu(tm
     assert [r.commit for r in results.newest("model", tmp_path)] == ["def"]
 
 
-def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu, tmp_path):
+def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu, tmp_path, capsys):
     table = tmp_path / "t.json"
     assert main(["sweep", "--graph", "rmat8", "--algorithm", "crauser", "--trials", "12", "--block-sizes", "64,128,256",
                  "--ck", "1,2,4", "--lanes", "1,4", "--repetitions", "2", "--storage", "memory", "-o", str(table),
@@ -54,7 +55,13 @@ def test_the_kernels_suite_measures_one_query_and_a_batch_against_scipy(fake_gpu
     results.write(earlier, tmp_path)
     args = argparse.Namespace(graphs="rmat8", table=table, repetitions=2, cpu_sources=2, cpu_all_sources=8,
                               results=tmp_path, gunrock=tmp_path / "no-gunrock")
+    capsys.readouterr()
     found = kernels.run(args)
+    said = capsys.readouterr().out  # each step of the row, then its time: never a silent minute on a large graph
+    for what in ("scipy's Dijkstra from 2 of the sources on one core", "the table's one query on the GPU (",
+                 "the table's batch on the GPU (", "scipy's Dijkstra from 8 sources on every core"):
+        assert re.search(rf"kernels: rmat8: {re.escape(what)}[^\n]* \.\.\.\n", said)  # what it starts
+        assert re.search(rf"kernels: rmat8: {re.escape(what)}[^\n]*: \d+\.\d s\n", said)  # and how long it took
     row, kept = found.measurements  # the other graph's row stays, naming the commit that measured it
     assert kept["graph"] == "other" and kept["commit"] == "old" and row["commit"] != "old"
     assert row["one_query"]["config"]["concurrent_kernels"] == 1 and row["one_query"]["status"] == "ok"
