@@ -8,8 +8,7 @@ row; `--kernels-no-hierarchy`: not built), are measured by the sweep's
 `CudaEventTimer` (a warm-up, then `--repetitions` timed passes over a sample of 32 sources, CUDA
 events around the launches, launches included; every solve's distances compared with scipy's, a
 wrong one recorded as such), and scipy's Dijkstra is timed from `--cpu-sources` of the same sources
-in this process (one core; its warm-up, `limit=0`, searches nothing: on a 2^24-vertex graph a whole
-search is a minute), and over `--cpu-all-sources` sources on every core of the machine (a
+in this process (one core; its warm-up, `limit=0`, runs scipy's set-up and searches nothing), and over `--cpu-all-sources` sources on every core of the machine (a
 forked worker a core, each Dijkstra from its share of the sources: what a user without a GPU would
 run for a batch; 0 leaves it out), its wall time per SSSP set against the batch's. Gunrock's SSSP
 is measured too where its binary is (`--gunrock`, by default `.peers/gunrock-sssp`, built by
